@@ -1,0 +1,84 @@
+// Tidy-CSV writing shared by every arlab writer. Schemas themselves are defined once each, as
+// X-macro column lists (see common/measurement_schema.h); readers use fast-cpp-csv-parser with the
+// same names, and plots/ read columns by name.
+#pragma once
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace arlab {
+
+// Quote a cell only when it needs it (RFC 4180).
+inline std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+inline std::string csv_join(const std::vector<std::string>& cells) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) line += ',';
+    line += csv_cell(cells[i]);
+  }
+  return line;
+}
+
+// Appends rows to a CSV file. A new or empty file gets the header; an existing file must carry the
+// same header, otherwise the writer refuses (rows of two schemas never mix, nothing is overwritten).
+class CsvAppender {
+ public:
+  CsvAppender(const std::string& path, const std::vector<std::string>& header) : path_(path) {
+    std::string existing;
+    {
+      std::ifstream in(path);
+      if (in) std::getline(in, existing);
+    }
+    const std::string want = csv_join(header);
+    if (!existing.empty() && existing != want)
+      throw std::runtime_error("CSV file " + path + " has a different header; refusing to append.\n  found:    " +
+                               existing + "\n  expected: " + want);
+    out_.open(path, std::ios::app);
+    if (!out_) throw std::runtime_error("cannot open CSV file " + path + " for appending");
+    if (existing.empty()) out_ << want << '\n';
+    ncols_ = header.size();
+  }
+  void append(const std::vector<std::string>& cells) {
+    if (cells.size() != ncols_)
+      throw std::logic_error("CSV row for " + path_ + " has " + std::to_string(cells.size()) + " cells, header has " +
+                             std::to_string(ncols_));
+    out_ << csv_join(cells) << '\n';
+    out_.flush();
+    if (!out_) throw std::runtime_error("write to CSV file " + path_ + " failed");
+  }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  size_t ncols_ = 0;
+};
+
+// Shortest round-trip text for a double (numbers in CSVs must re-read exactly).
+inline std::string csv_num(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  std::string s = os.str();
+  // Prefer the short form when it round-trips.
+  for (int p = 6; p < 17; ++p) {
+    std::ostringstream t;
+    t.precision(p);
+    t << v;
+    if (std::stod(t.str()) == v) return t.str();
+  }
+  return s;
+}
+
+}  // namespace arlab

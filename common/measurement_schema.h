@@ -1,0 +1,83 @@
+// The one definition of the measurement CSV schema (DESIGN §8): one row per measured
+// (problem, launch configuration) written by `arlab run` and the experiments, read by
+// `arlab validate` / `arlab fit` (fast-cpp-csv-parser, by column name) and by plots/.
+// Units are in the names (_us = microseconds). Timing-source columns say where a figure came from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/csv.h"
+
+// X(type, name, description)
+#define ARLAB_MEASUREMENT_COLUMNS(X)                                                                     \
+  X(std::string, experiment, "experiment or command that produced the row")                              \
+  X(std::string, git_sha, "arlab commit the binary was built from")                                      \
+  X(std::string, date_utc, "UTC time of the measurement, ISO 8601")                                      \
+  X(std::string, gpu, "device name as the driver reports it")                                            \
+  X(std::string, driver, "driver version")                                                               \
+  X(std::string, cuda, "CUDA runtime version")                                                           \
+  X(std::string, topology, "emulated (green-context partitions of one GPU), p2p or mpi")                 \
+  X(std::string, link, "link the traffic crossed: local (one GPU) or nvlink")                            \
+  X(int, sm_per_rank, "SMs available to each rank")                                                      \
+  X(int, nranks, "ranks N")                                                                              \
+  X(std::string, dtype, "bf16, fp16 or fp32")                                                            \
+  X(std::string, pattern, "fused pattern name (DESIGN §2)")                                              \
+  X(std::string, algo, "oneshot or twoshot")                                                             \
+  X(std::string, acc, "pairwise or fp32_acc")                                                            \
+  X(int, tokens, "tokens per call")                                                                      \
+  X(int, hidden, "hidden size H")                                                                        \
+  X(std::string, policy, "launch-configuration policy")                                                  \
+  X(int, tpb, "threads per block")                                                                       \
+  X(int, cluster, "cluster size (blocks)")                                                               \
+  X(int, grid, "blocks in the grid")                                                                     \
+  X(int, vecs_per_thread, "16-byte vectors per thread per token")                                        \
+  X(int, pdl, "programmatic dependent launch on (1) or off (0)")                                         \
+  X(int, regs, "registers per thread of the kernel instantiation")                                       \
+  X(int, iters, "timed iterations")                                                                      \
+  X(std::string, timing_source, "cupti (kernel records) or events (CUDA events around launches)")        \
+  X(double, kernel_us_median, "median over iterations of max-over-ranks kernel duration")                \
+  X(double, kernel_us_p10, "10th percentile of the same")                                                \
+  X(double, kernel_us_p90, "90th percentile of the same")                                                \
+  X(double, skewfree_us_median, "median of max_r(end_r) - max_r(start_r)")                               \
+  X(double, rank_spread_us_median, "median of max_r(duration) - min_r(duration)")                        \
+  X(double, graph_us_per_call, "graph-captured back-to-back calls: time per call (events)")              \
+  X(double, predicted_us, "analytic model prediction for this configuration")                            \
+  X(std::string, check, "correctness gate verdict: pass or fail")                                        \
+  X(int, norm_max_ulp, "largest ulp difference of norm_out against the reference")                       \
+  X(long long, quant_nonexact, "quantized codes that differ from the reference (within one step)")       \
+  X(double, err_rel_rms_vs_exact, "relative RMS error of the main output against the fp64 reference")
+
+namespace arlab {
+
+inline std::vector<std::string> measurement_header() {
+  std::vector<std::string> h;
+#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
+  ARLAB_MEASUREMENT_COLUMNS(ARLAB_X_NAME)
+#undef ARLAB_X_NAME
+  return h;
+}
+
+// One measurement row; fields named and typed by the schema above.
+struct MeasurementRow {
+#define ARLAB_X_FIELD(type, name, desc) type name{};
+  ARLAB_MEASUREMENT_COLUMNS(ARLAB_X_FIELD)
+#undef ARLAB_X_FIELD
+};
+
+namespace detail {
+inline std::string cell_of(const std::string& v) { return v; }
+inline std::string cell_of(int v) { return std::to_string(v); }
+inline std::string cell_of(long long v) { return std::to_string(v); }
+inline std::string cell_of(double v) { return csv_num(v); }
+}  // namespace detail
+
+inline std::vector<std::string> to_cells(const MeasurementRow& r) {
+  std::vector<std::string> c;
+#define ARLAB_X_CELL(type, name, desc) c.push_back(detail::cell_of(r.name));
+  ARLAB_MEASUREMENT_COLUMNS(ARLAB_X_CELL)
+#undef ARLAB_X_CELL
+  return c;
+}
+
+}  // namespace arlab

@@ -1,0 +1,142 @@
+// Shared vocabulary of every arlab layer: dtypes, fused-op patterns, accumulation modes,
+// algorithms and the Problem struct (DESIGN §2). Header-only, depends on nothing of ours,
+// so `reference/`, `model/`, `kernels/` (host side) and `harness/` can all use it.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace arlab {
+
+// Every user-facing validation failure throws this; the message names the value and the limit.
+struct InvalidArgument : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+enum class DType { bf16, fp16, fp32 };
+// Pattern numbering follows the peer libraries (DESIGN §2 table).
+enum class Pattern : int {
+  ar = 0,
+  ar_res_rms = 1,
+  ar_res_rms_fp8 = 2,
+  ar_res_rms_fp4 = 3,
+  ar_res_rms_out_fp8 = 4,
+  ar_res_rms_out_fp4 = 5,
+};
+enum class Accumulation { pairwise, fp32_acc };
+enum class Algorithm { oneshot, twoshot };
+enum class ScaleLayout { linear, swizzled_128x4 };
+
+constexpr int kNumPatterns = 6;
+constexpr int kVectorBytes = 16;     // one 16-byte vector per access (DESIGN §3)
+constexpr int kFp4BlockElems = 16;   // NVFP4 scale block: 16 consecutive elements (DESIGN §2)
+
+inline int dtype_bytes(DType d) { return d == DType::fp32 ? 4 : 2; }
+// Elements per 16-byte vector: 8 for bf16/fp16, 4 for fp32.
+inline int vec_elems(DType d) { return kVectorBytes / dtype_bytes(d); }
+
+inline bool has_residual(Pattern p) { return p != Pattern::ar; }
+inline bool has_allreduce_out(Pattern p) { return p == Pattern::ar; }
+inline bool has_norm_out(Pattern p) {
+  return p == Pattern::ar_res_rms || p == Pattern::ar_res_rms_out_fp8 || p == Pattern::ar_res_rms_out_fp4;
+}
+inline bool has_fp8(Pattern p) { return p == Pattern::ar_res_rms_fp8 || p == Pattern::ar_res_rms_out_fp8; }
+inline bool has_fp4(Pattern p) { return p == Pattern::ar_res_rms_fp4 || p == Pattern::ar_res_rms_out_fp4; }
+inline bool has_quant(Pattern p) { return has_fp8(p) || has_fp4(p); }
+
+inline const char* to_string(DType d) {
+  switch (d) {
+    case DType::bf16: return "bf16";
+    case DType::fp16: return "fp16";
+    case DType::fp32: return "fp32";
+  }
+  return "?";
+}
+inline const char* to_string(Pattern p) {
+  switch (p) {
+    case Pattern::ar: return "ar";
+    case Pattern::ar_res_rms: return "ar_res_rms";
+    case Pattern::ar_res_rms_fp8: return "ar_res_rms_fp8";
+    case Pattern::ar_res_rms_fp4: return "ar_res_rms_fp4";
+    case Pattern::ar_res_rms_out_fp8: return "ar_res_rms_out_fp8";
+    case Pattern::ar_res_rms_out_fp4: return "ar_res_rms_out_fp4";
+  }
+  return "?";
+}
+inline const char* to_string(Accumulation a) { return a == Accumulation::pairwise ? "pairwise" : "fp32_acc"; }
+inline const char* to_string(Algorithm a) { return a == Algorithm::oneshot ? "oneshot" : "twoshot"; }
+inline const char* to_string(ScaleLayout l) { return l == ScaleLayout::linear ? "linear" : "swizzled_128x4"; }
+
+inline DType parse_dtype(const std::string& s) {
+  if (s == "bf16") return DType::bf16;
+  if (s == "fp16") return DType::fp16;
+  if (s == "fp32") return DType::fp32;
+  throw InvalidArgument("unknown dtype '" + s + "' (expected bf16, fp16 or fp32)");
+}
+inline Pattern parse_pattern(const std::string& s) {
+  for (int i = 0; i < kNumPatterns; ++i)
+    if (s == to_string(static_cast<Pattern>(i)) || s == std::to_string(i)) return static_cast<Pattern>(i);
+  throw InvalidArgument("unknown pattern '" + s + "' (expected 0..5 or ar, ar_res_rms, ar_res_rms_fp8, "
+                        "ar_res_rms_fp4, ar_res_rms_out_fp8, ar_res_rms_out_fp4)");
+}
+inline Accumulation parse_accumulation(const std::string& s) {
+  if (s == "pairwise") return Accumulation::pairwise;
+  if (s == "fp32_acc" || s == "fp32-acc") return Accumulation::fp32_acc;
+  throw InvalidArgument("unknown accumulation '" + s + "' (expected pairwise or fp32_acc)");
+}
+inline Algorithm parse_algorithm(const std::string& s) {
+  if (s == "oneshot" || s == "one-shot") return Algorithm::oneshot;
+  if (s == "twoshot" || s == "two-shot") return Algorithm::twoshot;
+  throw InvalidArgument("unknown algorithm '" + s + "' (expected oneshot or twoshot)");
+}
+inline ScaleLayout parse_scale_layout(const std::string& s) {
+  if (s == "linear") return ScaleLayout::linear;
+  if (s == "swizzled" || s == "swizzled_128x4") return ScaleLayout::swizzled_128x4;
+  throw InvalidArgument("unknown scale layout '" + s + "' (expected linear or swizzled_128x4)");
+}
+
+inline bool is_supported_nranks(int n) { return n == 2 || n == 4 || n == 8 || n == 16; }
+
+// One fused all-reduce call: what every kernel and the reference compute (DESIGN §2).
+struct Problem {
+  int tokens = 128;
+  int hidden = 4096;
+  int nranks = 2;
+  DType dtype = DType::bf16;
+  Pattern pattern = Pattern::ar_res_rms;
+  Accumulation acc = Accumulation::pairwise;
+  Algorithm algo = Algorithm::oneshot;
+  ScaleLayout sf_layout = ScaleLayout::swizzled_128x4;
+  float eps = 1e-5f;   // RMSNorm epsilon (Llama-3 uses 1e-5)
+  float scale = 1.0f;  // FP8: the dequant scale (q = e4m3(norm / scale)); FP4: the global scale S
+};
+
+inline long long threads_per_token(const Problem& p) { return p.hidden / vec_elems(p.dtype); }
+
+// Throws InvalidArgument naming the offending value and the limit (DESIGN §2, §9).
+inline void validate(const Problem& p) {
+  auto fail = [](const std::string& m) { throw InvalidArgument(m); };
+  if (!is_supported_nranks(p.nranks))
+    fail("nranks = " + std::to_string(p.nranks) + " is not supported (expected 2, 4, 8 or 16)");
+  if (p.tokens < 1) fail("tokens = " + std::to_string(p.tokens) + " must be >= 1");
+  if (p.hidden < 1) fail("hidden = " + std::to_string(p.hidden) + " must be >= 1");
+  const int v = vec_elems(p.dtype);
+  if (p.hidden % v != 0)
+    fail("hidden = " + std::to_string(p.hidden) + " is not a multiple of the vector width " + std::to_string(v) +
+         " elements for " + to_string(p.dtype) + " (16 bytes / " + std::to_string(dtype_bytes(p.dtype)) + ")");
+  if (has_fp4(p.pattern)) {
+    if (p.dtype == DType::fp32)
+      fail(std::string("pattern ") + to_string(p.pattern) + " (FP4) needs a 16-bit dtype, got fp32");
+    if (p.hidden % kFp4BlockElems != 0)
+      fail("hidden = " + std::to_string(p.hidden) + " is not a multiple of 16, required by FP4 patterns");
+  }
+  if (!std::isfinite(p.eps) || p.eps < 0.0f)
+    fail("eps = " + std::to_string(p.eps) + " must be finite and >= 0");
+  if (has_quant(p.pattern) && (!std::isfinite(p.scale) || !(p.scale > 0.0f)))
+    fail("scale = " + std::to_string(p.scale) + " must be finite and > 0 for quantizing patterns");
+}
+
+}  // namespace arlab

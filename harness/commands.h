@@ -1,0 +1,18 @@
+// Registration points of the `arlab` subcommands. Each function adds one subcommand (options and
+// callback) to the CLI11 app; main.cpp calls them all. Commands that need a GPU are registered
+// in every build and explain themselves when the binary was built without CUDA.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace arlab::cli {
+
+void add_numerics_command(CLI::App& app);   // experiments/numerics.cpp   (CPU)
+void add_predict_command(CLI::App& app);    // harness/cli_model.cpp      (CPU)
+void add_validate_command(CLI::App& app);   // harness/cli_model.cpp      (CPU)
+void add_fit_command(CLI::App& app);        // harness/cli_model.cpp      (CPU)
+void add_run_command(CLI::App& app);        // harness/cli_run.cpp        (GPU)
+
+}  // namespace arlab::cli

@@ -1,0 +1,27 @@
+// The `arlab` binary: one CLI11 app, one subcommand per capability (see harness/commands.h).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "harness/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"arlab: fused all-reduce kernels for tensor-parallel inference -- run, check, predict"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("arlab ") + ARLAB_GIT_SHA);
+  arlab::cli::add_numerics_command(app);
+  arlab::cli::add_predict_command(app);
+  arlab::cli::add_validate_command(app);
+  arlab::cli::add_fit_command(app);
+  arlab::cli::add_run_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "arlab: error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,1 @@
+// placeholder translation unit (replaced in this commit series)

@@ -1,0 +1,32 @@
+// The launch configuration of one fused all-reduce kernel call: produced by the policies in
+// model/, consumed verbatim by the host launchers in kernels/ (which never compute it), echoed and
+// recorded by harness/. Plain data; legality is checked by model::check_legal.
+#pragma once
+
+#include <string>
+
+#include "common/problem.h"
+
+namespace arlab {
+
+struct LaunchConfig {
+  int tpb = 0;               // threads per block
+  int cluster = 1;           // thread-block cluster size (1, 2, 4 or 8)
+  int grid = 0;              // blocks in the grid (a multiple of cluster)
+  int vecs_per_thread = 1;   // 16-byte vectors each thread covers per token: ceil(H/VEC / (tpb*cluster))
+  Algorithm algo = Algorithm::oneshot;
+  bool pdl = false;          // programmatic dependent launch
+};
+
+inline std::string to_string(const LaunchConfig& c) {
+  return std::to_string(c.tpb) + "/" + std::to_string(c.cluster) + "/" + std::to_string(c.grid) +
+         " vpt=" + std::to_string(c.vecs_per_thread) + " " + to_string(c.algo) + (c.pdl ? " pdl" : "");
+}
+
+inline bool operator==(const LaunchConfig& a, const LaunchConfig& b) {
+  return a.tpb == b.tpb && a.cluster == b.cluster && a.grid == b.grid && a.vecs_per_thread == b.vecs_per_thread &&
+         a.algo == b.algo && a.pdl == b.pdl;
+}
+inline bool operator!=(const LaunchConfig& a, const LaunchConfig& b) { return !(a == b); }
+
+}  // namespace arlab

@@ -1,0 +1,28 @@
+// The one definition of the calibration CSV schema (long format, one constant per row): written by
+// `arlab fit` and model::save_calibration, read by model::load_calibration (fast-cpp-csv-parser, by
+// column name; extra columns ignored) and by plots/. The constants themselves are listed, with
+// units and meaning, in model/calibration.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+// X(type, name, description)
+#define ARLAB_CALIBRATION_COLUMNS(X)                                                      \
+  X(std::string, name, "constant name (model/calibration.h), unit in the name")           \
+  X(double, value, "value in `unit`")                                                     \
+  X(std::string, unit, "unit of value; must equal the documented unit when read")         \
+  X(std::string, source, "where the value came from: default prior, fit (data, split)")   \
+  X(std::string, meaning, "what the constant is (documentation; ignored when read)")
+
+namespace arlab {
+
+inline std::vector<std::string> calibration_header() {
+  std::vector<std::string> h;
+#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
+  ARLAB_CALIBRATION_COLUMNS(ARLAB_X_NAME)
+#undef ARLAB_X_NAME
+  return h;
+}
+
+}  // namespace arlab

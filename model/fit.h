@@ -1,0 +1,55 @@
+// Fitting the timing model's free constants to measured rows (DESIGN §7: judged on held-out data).
+//
+// Method: Levenberg-Marquardt (damped Gauss-Newton, Eigen) on the log of each fitted constant
+// (keeps them positive and makes steps scale-free), minimizing the sum of squared *relative*
+// errors (predicted - measured) / measured over the training rows -- the quantity MAPE reports.
+// The model is nonlinear in most constants (max() of latency, Little's-law and port bounds), so
+// no constant is fitted in closed form; the Jacobian is taken by forward differences (relative
+// step 1e-6 in log space). Constants not selected keep their starting values.
+// Split: deterministic by problem (FNV-1a hash of the problem key): a problem's rows are either all
+// in training or all held out, so the held-out error measures generalization to unseen problems.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/calibration.h"
+#include "model/measurements.h"
+
+namespace arlab::model {
+
+// The constants fitted by default: the ones the kernels' timings can separate (additive constants
+// such as rank_skew_us are collinear with launch_overhead_us and stay fixed).
+std::vector<std::string> default_fit_parameters();
+
+struct FitOptions {
+  std::vector<std::string> parameters = default_fit_parameters();
+  int holdout_every = 5;       // problems whose hash % holdout_every == 0 are held out (20%)
+  int max_iterations = 100;
+  std::string gpu_override;    // as in ValidateOptions
+};
+
+struct FittedConstant {
+  std::string name;
+  double start = 0;
+  double fitted = 0;
+};
+
+struct FitReport {
+  Calibration fitted;
+  std::vector<FittedConstant> constants;
+  int train_rows = 0, test_rows = 0, train_problems = 0, test_problems = 0;
+  double train_mape_start = 0, train_mape_fitted = 0;  // fractions
+  double test_mape_start = 0, test_mape_fitted = 0;
+  int iterations = 0;
+  bool converged = false;
+  std::string stop_reason;
+};
+
+// Is this row's problem held out? (deterministic; exposed for tests and the CLI's report)
+bool is_held_out(const MeasuredRow& row, int holdout_every);
+
+// Throws InvalidArgument when there are no usable training rows or a parameter name is unknown.
+FitReport fit_calibration(const std::vector<MeasuredRow>& rows, const Calibration& start, const FitOptions& opts);
+
+}  // namespace arlab::model

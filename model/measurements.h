@@ -1,0 +1,59 @@
+// Measured rows as validate / fit need them: read from the measurement CSV
+// (common/measurement_schema.h) by column name through fast-cpp-csv-parser, extra columns
+// ignored, every bad cell reported with file, line and column. Also: the GpuSpec a row was
+// measured on, and the problem key rows are grouped by.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/launch_config.h"
+#include "common/problem.h"
+#include "model/gpu_spec.h"
+#include "model/legality.h"
+
+namespace arlab::model {
+
+struct MeasuredRow {
+  int line = 0;              // line in the CSV (header = 1); 0 for rows made in memory
+  std::string gpu;           // device name as recorded (or a preset name)
+  LinkKind link = LinkKind::nvlink;
+  int sm_per_rank = 0;
+  Problem problem;           // problem.algo = the algorithm the row ran
+  LaunchConfig config;
+  KernelResources resources; // regs from the row; shared memory assumed 0 (not recorded)
+  std::string policy;        // the policy label the row was recorded under
+  bool check_passed = true;  // correctness gate verdict ("pass")
+  double kernel_us = 0;      // kernel_us_median
+};
+
+// The columns read (all required): gpu, link, sm_per_rank, nranks, dtype, pattern, algo, acc,
+// tokens, hidden, policy, tpb, cluster, grid, vecs_per_thread, pdl, regs, check, kernel_us_median.
+std::vector<MeasuredRow> read_measurements(const std::string& csv_path);
+
+// Writes rows in the measurement schema (the columns this module knows; others empty), e.g. for
+// synthetic data. `experiment` and `timing_source` label the rows.
+void write_measurements(const std::vector<MeasuredRow>& rows, const std::string& csv_path,
+                        const std::string& experiment, const std::string& timing_source);
+
+// The spec a row ran on: the preset named by `gpu_override` or matching the row's gpu name; the
+// whole GPU when sm_per_rank equals its SM count, else an emulated partition of sm_per_rank SMs;
+// link as recorded. Throws InvalidArgument naming the row's line when no preset matches.
+GpuSpec spec_for_row(const MeasuredRow& row, const std::string& gpu_override);
+
+// Memoizes spec_for_row per (gpu, sm_per_rank, nranks, link) -- one lookup per row is cheap.
+class SpecCache {
+ public:
+  explicit SpecCache(std::string gpu_override) : override_(std::move(gpu_override)) {}
+  const GpuSpec& get(const MeasuredRow& row);
+
+ private:
+  std::string override_;
+  std::map<std::string, GpuSpec> specs_;
+};
+
+// Rows measuring the same problem on the same machine share this key (configuration excluded).
+std::string problem_key(const MeasuredRow& row);
+
+}  // namespace arlab::model

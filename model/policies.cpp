@@ -1,0 +1,137 @@
+// Launch-configuration policies: the peer mapping (legacy / trtllm), occupancy sizing, the model
+// search and explicit configurations, each validated by check_legal before it is returned.
+#include "model/policies.h"
+
+#include <algorithm>
+
+#include "model/candidates.h"
+#include "model/occupancy.h"
+
+namespace arlab::model {
+
+const char* to_string(Policy p) {
+  switch (p) {
+    case Policy::legacy: return "legacy";
+    case Policy::trtllm: return "trtllm";
+    case Policy::occupancy: return "occupancy";
+    case Policy::model: return "model";
+    case Policy::explicit_config: return "explicit";
+  }
+  return "?";
+}
+
+Policy parse_policy(const std::string& s) {
+  for (Policy p : all_policies())
+    if (s == to_string(p)) return p;
+  throw InvalidArgument("unknown policy '" + s + "' (expected legacy, trtllm, occupancy, model or explicit)");
+}
+
+std::vector<Policy> all_policies() {
+  return {Policy::legacy, Policy::trtllm, Policy::occupancy, Policy::model, Policy::explicit_config};
+}
+
+namespace {
+long long clusters_wanted(const Problem& p) {
+  return p.algo == Algorithm::oneshot ? p.tokens : (p.tokens + p.nranks - 1) / p.nranks;
+}
+std::string problem_text(const Problem& p) {
+  return std::to_string(p.tokens) + " tokens, H " + std::to_string(p.hidden) + ", " + to_string(p.dtype) + ", N " +
+         std::to_string(p.nranks) + ", " + to_string(p.algo);
+}
+}  // namespace
+
+PeerMapping peer_mapping(Policy policy, const Problem& p, int sm_count, int cc_major) {
+  if (policy != Policy::legacy && policy != Policy::trtllm)
+    throw InvalidArgument(std::string("peer_mapping: policy ") + to_string(policy) + " is not legacy or trtllm");
+  PeerMapping m;
+  const long long tpt = threads_per_token(p);
+  m.clusters_wanted = clusters_wanted(p);
+  int cs = cc_major >= 9 ? 8 : 1;
+  while (cs > 1 && tpt % cs != 0) cs /= 2;
+  long long tpb = tpt / cs;
+  while (tpb < 128 && cs >= 2) {
+    tpb *= 2;
+    cs /= 2;
+  }
+  if (policy == Policy::trtllm) {
+    while (m.clusters_wanted * cs > sm_count && cs > 1 && tpb <= 512) {
+      tpb *= 2;
+      cs /= 2;
+    }
+  }
+  const long long grid = std::min<long long>(sm_count, m.clusters_wanted * cs) / cs * cs;
+  m.tpb = static_cast<int>(std::min<long long>(tpb, 1 << 30));
+  m.cluster = cs;
+  m.grid = static_cast<int>(grid);
+  return m;
+}
+
+namespace {
+
+LaunchConfig peer_config(Policy policy, const Problem& p, const GpuSpec& s) {
+  const PeerMapping m = peer_mapping(policy, p, s.sm_count, s.cc_major);
+  const std::string who = std::string(to_string(policy)) + " policy (" + problem_text(p) + " on " + s.name + "): ";
+  if (m.tpb > kMaxThreadsPerBlock)
+    throw InvalidArgument(who + "the reference mapping tpb * cluster == threads_per_token needs tpb = " +
+                          std::to_string(threads_per_token(p)) + " / " + std::to_string(m.cluster) + " = " +
+                          std::to_string(m.tpb) + " > " + std::to_string(kMaxThreadsPerBlock) +
+                          " (threads_per_token has no power-of-two factor large enough); the model and explicit "
+                          "policies can cover it with vecs_per_thread > 1");
+  if (m.grid < m.cluster)
+    throw InvalidArgument(who + "grid = " + std::to_string(m.grid) + " < cluster = " + std::to_string(m.cluster) +
+                          " (fewer SMs than one cluster)");
+  if (p.algo == Algorithm::twoshot && m.tpb < p.nranks)
+    throw InvalidArgument(who + "two-shot needs tpb >= nranks, got tpb = " + std::to_string(m.tpb));
+  if (p.algo == Algorithm::twoshot && m.grid > kPeerTwoShotMaxBlocks)
+    throw InvalidArgument(who + "grid = " + std::to_string(m.grid) + " exceeds the peer's " +
+                          std::to_string(kPeerTwoShotMaxBlocks) + " two-shot barrier flags");
+  LaunchConfig c;
+  c.tpb = m.tpb;
+  c.cluster = m.cluster;
+  c.grid = m.grid;
+  c.vecs_per_thread = 1;
+  c.algo = p.algo;
+  return c;
+}
+
+LaunchConfig occupancy_config(const Problem& p, const GpuSpec& s, const KernelResources& res) {
+  LaunchConfig c = peer_config(Policy::trtllm, p, s);
+  const int bps = blocks_per_sm(s, c.tpb, res.regs_per_thread, res.smem_per_block_bytes);
+  long long cap = max_active_clusters(s, c.cluster, bps);
+  if (p.algo == Algorithm::twoshot) {
+    cap = std::min<long long>(cap, static_cast<long long>(bps) * s.sm_count / c.cluster);
+    cap = std::min<long long>(cap, kMaxTwoShotBlocks / c.cluster);
+  }
+  cap = std::min<long long>(cap, kMaxGridBlocks / c.cluster);
+  const long long clusters = std::min(clusters_wanted(p), cap);
+  if (clusters < 1)
+    throw InvalidArgument("occupancy policy (" + problem_text(p) + " on " + s.name + "): no cluster of " +
+                          std::to_string(c.cluster) + " x " + std::to_string(c.tpb) + " threads with " +
+                          std::to_string(res.regs_per_thread) + " registers/thread can be resident");
+  c.grid = static_cast<int>(clusters * c.cluster);
+  return c;
+}
+
+}  // namespace
+
+LaunchConfig choose_launch_config(Policy policy, const Problem& p, const GpuSpec& s, const KernelResources& res,
+                                  const Calibration& cal, const LaunchConfig* explicit_cfg) {
+  validate(p);
+  validate(s);
+  LaunchConfig c;
+  switch (policy) {
+    case Policy::legacy:
+    case Policy::trtllm: c = peer_config(policy, p, s); break;
+    case Policy::occupancy: c = occupancy_config(p, s, res); break;
+    case Policy::model: c = search_best_config(p, s, res, cal, model_algorithms(p)).best; break;
+    case Policy::explicit_config:
+      if (!explicit_cfg) throw InvalidArgument("explicit policy: no configuration given (tpb / cluster / grid)");
+      c = *explicit_cfg;
+      break;
+  }
+  const std::string v = legality_violation(p, c, s, res);
+  if (!v.empty()) throw InvalidArgument(std::string(to_string(policy)) + " policy produced an illegal configuration: " + v);
+  return c;
+}
+
+}  // namespace arlab::model

@@ -1,0 +1,192 @@
+// validate_measurements: predictions, errors, rank correlation and regret (see validate.h).
+#include "model/validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+#include "common/csv.h"
+#include "common/validation_schema.h"
+#include "model/candidates.h"
+#include "model/policies.h"
+#include "model/stats.h"
+#include "model/timing_model.h"
+
+namespace arlab::model {
+
+namespace {
+
+// A configuration's identity within a problem (pdl is not a model input and is ignored).
+long long config_key(const LaunchConfig& c) {
+  return ((static_cast<long long>(c.tpb) * 16 + c.cluster) * 70000LL + c.grid) * 8 * 2 + c.vecs_per_thread * 2 +
+         (c.algo == Algorithm::twoshot ? 1 : 0);
+}
+
+struct ConfigStats {
+  double measured_sum = 0;
+  int measured_n = 0;
+  double predicted_sum = 0;
+  int predicted_n = 0;
+  double measured() const { return measured_sum / measured_n; }
+  double predicted() const { return predicted_sum / predicted_n; }
+};
+
+void summarize(PolicyRegret& pr, const std::vector<double>& regrets) {
+  pr.evaluated = static_cast<int>(regrets.size());
+  pr.mean = mean(regrets);
+  pr.median = median(regrets);
+  pr.max = regrets.empty() ? 0 : *std::max_element(regrets.begin(), regrets.end());
+  pr.zero_regret = static_cast<int>(std::count(regrets.begin(), regrets.end(), 0.0));
+}
+
+}  // namespace
+
+ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, const Calibration& cal,
+                                       const ValidateOptions& opts) {
+  ValidationReport rep;
+  SpecCache specs(opts.gpu_override);
+  std::unordered_map<std::string, int> group_of;
+  std::vector<std::vector<size_t>> groups;
+  rep.rows.resize(rows.size());
+  std::vector<double> pred_used, meas_used, apes;
+  pred_used.reserve(rows.size());
+  meas_used.reserve(rows.size());
+  apes.reserve(rows.size());
+
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const MeasuredRow& r = rows[i];
+    RowResult& out = rep.rows[i];
+    out.row = i;
+    const auto [it, inserted] = group_of.emplace(problem_key(r), static_cast<int>(groups.size()));
+    if (inserted) groups.emplace_back();
+    groups[it->second].push_back(i);
+    out.problem_id = "p" + std::to_string(it->second);
+    if (!r.check_passed) {
+      out.status = "failed_check";
+      ++rep.rows_failed_check;
+      continue;
+    }
+    const GpuSpec& spec = specs.get(r);
+    const std::string illegal = legality_violation(r.problem, r.config, spec, r.resources);
+    if (!illegal.empty()) {
+      out.status = "not_predicted: " + illegal;
+      ++rep.rows_not_predicted;
+      continue;
+    }
+    out.predicted_us = predict_total_us(r.problem, r.config, spec, cal, r.resources);
+    out.predicted = true;
+    out.ape = abs_pct_error(out.predicted_us, r.kernel_us);
+    out.status = "ok";
+    pred_used.push_back(out.predicted_us);
+    meas_used.push_back(r.kernel_us);
+    apes.push_back(out.ape);
+  }
+  rep.rows_used = static_cast<int>(apes.size());
+  rep.problems = static_cast<int>(groups.size());
+  rep.mape = mean(apes);
+  rep.median_ape = median(apes);
+  if (!apes.empty()) {
+    std::vector<double> sorted = apes;
+    std::sort(sorted.begin(), sorted.end());
+    rep.p90_ape = sorted[static_cast<size_t>(std::floor(0.9 * static_cast<double>(sorted.size() - 1)))];
+    rep.max_ape = sorted.back();
+  }
+  rep.spearman_all = spearman(pred_used, meas_used);
+
+  // Per problem: rank correlation and regret.
+  const std::vector<Policy> fixed = {Policy::legacy, Policy::trtllm, Policy::occupancy};
+  std::vector<std::vector<double>> regrets(fixed.size() + 1);
+  std::vector<PolicyRegret> pr(fixed.size() + 1);
+  for (size_t k = 0; k < fixed.size(); ++k) pr[k].policy = to_string(fixed[k]);
+  pr.back().policy = "model (lowest predicted among measured)";
+  std::vector<double> rhos;
+  int global_in_measured = 0;
+  for (const auto& g : groups) {
+    std::map<long long, ConfigStats> configs;
+    for (size_t i : g) {
+      if (!rows[i].check_passed) continue;
+      ConfigStats& cs = configs[config_key(rows[i].config)];
+      cs.measured_sum += rows[i].kernel_us;
+      ++cs.measured_n;
+      if (rep.rows[i].predicted) {
+        cs.predicted_sum += rep.rows[i].predicted_us;
+        ++cs.predicted_n;
+      }
+    }
+    if (configs.empty()) continue;
+    double best = 0;
+    bool first = true;
+    for (const auto& [key, cs] : configs) {
+      if (first || cs.measured() < best) best = cs.measured();
+      first = false;
+    }
+    const MeasuredRow& r0 = rows[g.front()];
+    const GpuSpec& spec = specs.get(r0);
+    for (size_t k = 0; k < fixed.size(); ++k) {
+      LaunchConfig chosen;
+      try {
+        chosen = choose_launch_config(fixed[k], r0.problem, spec, r0.resources, cal);
+      } catch (const InvalidArgument&) {
+        ++pr[k].refused;
+        continue;
+      }
+      const auto it = configs.find(config_key(chosen));
+      if (it == configs.end()) {
+        ++pr[k].unmeasured;
+        continue;
+      }
+      regrets[k].push_back(it->second.measured() / best - 1.0);
+    }
+    // Model: lowest predicted among the measured configurations; rank correlation.
+    std::vector<double> p, m;
+    const ConfigStats* pick = nullptr;
+    for (const auto& [key, cs] : configs) {
+      if (cs.predicted_n == 0) continue;
+      p.push_back(cs.predicted());
+      m.push_back(cs.measured());
+      if (!pick || cs.predicted() < pick->predicted()) pick = &cs;
+    }
+    if (pick) regrets.back().push_back(pick->measured() / best - 1.0);
+    if (p.size() >= 3) {
+      const double rho = spearman(p, m);
+      if (!std::isnan(rho)) rhos.push_back(rho);
+    }
+    if (opts.model_global_search) {
+      try {
+        const SearchResult s = search_best_config(r0.problem, spec, r0.resources, cal, {r0.problem.algo});
+        if (configs.count(config_key(s.best))) ++global_in_measured;
+      } catch (const InvalidArgument&) {
+      }
+    }
+  }
+  for (size_t k = 0; k < pr.size(); ++k) summarize(pr[k], regrets[k]);
+  rep.regrets = pr;
+  rep.spearman_problems = static_cast<int>(rhos.size());
+  rep.spearman_per_problem_mean = rhos.empty() ? std::nan("") : mean(rhos);
+  rep.spearman_per_problem_median = rhos.empty() ? std::nan("") : median(rhos);
+  if (opts.model_global_search) rep.model_global_in_measured = global_in_measured;
+  return rep;
+}
+
+void write_validation_csv(const std::vector<MeasuredRow>& rows, const ValidationReport& rep, const std::string& path) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw InvalidArgument("cannot open " + path + " for writing");
+  out << csv_join(validation_header()) << '\n';
+  for (const RowResult& res : rep.rows) {
+    const MeasuredRow& r = rows[res.row];
+    const Problem& p = r.problem;
+    out << csv_join({std::to_string(r.line), res.problem_id, r.gpu, to_string(r.link), std::to_string(r.sm_per_rank),
+                     std::to_string(p.nranks), to_string(p.dtype), to_string(p.pattern), to_string(r.config.algo),
+                     to_string(p.acc), std::to_string(p.tokens), std::to_string(p.hidden), r.policy,
+                     std::to_string(r.config.tpb), std::to_string(r.config.cluster), std::to_string(r.config.grid),
+                     std::to_string(r.config.vecs_per_thread), std::to_string(r.resources.regs_per_thread),
+                     csv_num(r.kernel_us), res.predicted ? csv_num(res.predicted_us) : "",
+                     res.predicted ? csv_num(100.0 * res.ape) : "", res.status})
+        << '\n';
+  }
+  if (!out) throw InvalidArgument("write to " + path + " failed");
+}
+
+}  // namespace arlab::model

@@ -1,0 +1,316 @@
+// Calibration CSV round trip and error reporting, measurement CSV reading, statistics, validation
+// (errors, Spearman, regret) and the fit's recovery of known constants from model-generated rows.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "common/csv.h"
+#include "common/validation_schema.h"
+#include "model/calibration.h"
+#include "model/csv_read.h"
+#include "model/fit.h"
+#include "model/measurements.h"
+#include "model/stats.h"
+#include "model/synthetic.h"
+#include "model/validate.h"
+#include "tests/catch.h"
+
+using namespace arlab;
+using namespace arlab::model;
+
+namespace {
+// A file under the build's temporary directory, removed at scope exit.
+struct TempFile {
+  std::string path;
+  explicit TempFile(const std::string& name, const std::string& content = "")
+      : path("arlab_test_" + name) {
+    std::ofstream(path, std::ios::trunc) << content;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+// Runs f, expects a CsvError at (line, column), returns its message.
+template <class F>
+std::string expect_csv_error(F f, int line, const std::string& column) {
+  try {
+    f();
+  } catch (const CsvError& e) {
+    CHECK(e.line == line);
+    CHECK(e.column == column);
+    return e.what();
+  }
+  FAIL("no CsvError thrown");
+  return "";
+}
+
+Calibration scaled_truth() {
+  // Known constants: every fitted constant moved away from its default by a different factor.
+  Calibration t = default_calibration();
+  const double factors[] = {1.25, 0.8, 1.2, 0.85, 1.3, 0.9, 1.15, 0.75};
+  const auto names = default_fit_parameters();
+  for (size_t i = 0; i < names.size(); ++i) set_constant(t, names[i], get_constant(t, names[i]) * factors[i % 8]);
+  return t;
+}
+}  // namespace
+
+TEST_CASE("calibration: the committed default CSV equals default_calibration()", "[calibration]") {
+  const Calibration c = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/default.csv");
+  const Calibration d = default_calibration();
+  for (const auto& info : calibration_constants()) {
+    INFO(info.name);
+    CHECK(get_constant(c, info.name) == get_constant(d, info.name));
+  }
+}
+
+TEST_CASE("calibration: save / load round-trips exactly", "[calibration]") {
+  Calibration c = default_calibration();
+  double v = 1.0 / 3.0;
+  for (const auto& info : calibration_constants()) set_constant(c, info.name, (v += 0.1234567891234));
+  TempFile f("roundtrip.csv");
+  save_calibration(c, f.path, "test");
+  const Calibration back = load_calibration(f.path);
+  for (const auto& info : calibration_constants()) CHECK(get_constant(back, info.name) == get_constant(c, info.name));
+  // A partial file overrides only what it names.
+  TempFile partial("partial.csv", "name,value,unit,source\nl2_latency_ns,123.5,ns,test\n");
+  const Calibration p = load_calibration(partial.path);
+  CHECK(p.l2_latency_ns == 123.5);
+  CHECK(p.dram_latency_ns == default_calibration().dram_latency_ns);
+}
+
+TEST_CASE("calibration: malformed CSV names file, line and column", "[calibration][errors]") {
+  {
+    TempFile f("empty.csv", "");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 1, "name");
+    CHECK_THAT(m, Catch::Contains(f.path) && Catch::Contains("empty file"));
+  }
+  {
+    TempFile f("nocol.csv", "name,unit,source\nl2_latency_ns,ns,x\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 1, "value");
+    CHECK_THAT(m, Catch::Contains(f.path + ":1"));
+  }
+  {
+    TempFile f("nonnum.csv", "name,value,unit,source\nl2_latency_ns,250,ns,x\ndram_latency_ns,abc,ns,x\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 3, "value");
+    CHECK_THAT(m, Catch::Contains(f.path + ":3") && Catch::Contains("'abc' is not a number"));
+  }
+  {
+    TempFile f("emptycell.csv", "name,value,unit,source\nl2_latency_ns,,ns,x\n");
+    expect_csv_error([&] { load_calibration(f.path); }, 2, "value");
+  }
+  {
+    TempFile f("trailing.csv", "name,value,unit,source\nl2_latency_ns,250ns,ns,x\n");
+    expect_csv_error([&] { load_calibration(f.path); }, 2, "value");
+  }
+  {
+    TempFile f("unknown.csv", "name,value,unit,source\nwarp_speed,9,ns,x\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 2, "name");
+    CHECK_THAT(m, Catch::Contains("warp_speed") && Catch::Contains("l2_latency_ns"));
+  }
+  {
+    TempFile f("unit.csv", "name,value,unit,source\nl2_latency_ns,0.25,us,x\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 2, "unit");
+    CHECK_THAT(m, Catch::Contains("'ns'"));
+  }
+  {
+    TempFile f("short.csv", "name,value,unit,source\nl2_latency_ns,250,ns,x\ndram_latency_ns,600\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 3, "unit");
+    CHECK_THAT(m, Catch::Contains("2 cells"));
+  }
+  {
+    TempFile f("dup.csv", "name,value,unit,source\nl2_latency_ns,250,ns,x\nl2_latency_ns,260,ns,x\n");
+    expect_csv_error([&] { load_calibration(f.path); }, 3, "name");
+  }
+  {
+    TempFile f("negative.csv", "name,value,unit,source\nl2_latency_ns,-1,ns,x\n");
+    expect_csv_error([&] { load_calibration(f.path); }, 2, "value");
+  }
+  CHECK_THROWS_WITH(load_calibration("/nonexistent/calib.csv"), Catch::Contains("/nonexistent/calib.csv"));
+}
+
+TEST_CASE("measurements: read by column name; malformed input names file, line and column", "[measurements][errors]") {
+  SyntheticOptions so;
+  so.rows = 50;
+  const auto rows = synthetic_measurements(default_calibration(), so);
+  TempFile f("meas.csv");
+  write_measurements(rows, f.path, "test", "model");
+  const auto back = read_measurements(f.path);
+  REQUIRE(back.size() == rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(back[i].config == rows[i].config);
+    CHECK(back[i].kernel_us == rows[i].kernel_us);  // exact: csv_num round-trips, cells parsed with strtod
+    CHECK(back[i].line == static_cast<int>(i) + 2);
+    CHECK(problem_key(back[i]) == problem_key(rows[i]));
+  }
+  // Break one cell at a time in a copy of the file.
+  std::ifstream in(f.path);
+  std::string header, line1, line2;
+  std::getline(in, header);
+  std::getline(in, line1);
+  std::getline(in, line2);
+  auto replace_col = [&](std::string line, const std::string& col, const std::string& value) {
+    // Column index from the header.
+    int idx = 0;
+    size_t pos = 0;
+    while (header.substr(pos, header.find(',', pos) - pos) != col) {
+      pos = header.find(',', pos) + 1;
+      ++idx;
+    }
+    size_t start = 0;
+    for (int i = 0; i < idx; ++i) start = line.find(',', start) + 1;
+    const size_t end = line.find(',', start);
+    return line.substr(0, start) + value + line.substr(end);
+  };
+  {
+    TempFile g("meas_tokens.csv", header + "\n" + line1 + "\n" + replace_col(line2, "tokens", "12x") + "\n");
+    const std::string m = expect_csv_error([&] { read_measurements(g.path); }, 3, "tokens");
+    CHECK_THAT(m, Catch::Contains("'12x' is not an integer"));
+  }
+  {
+    TempFile g("meas_time.csv", header + "\n" + replace_col(line1, "kernel_us_median", "fast") + "\n");
+    expect_csv_error([&] { read_measurements(g.path); }, 2, "kernel_us_median");
+  }
+  {
+    TempFile g("meas_dtype.csv", header + "\n" + replace_col(line1, "dtype", "int8") + "\n");
+    const std::string m = expect_csv_error([&] { read_measurements(g.path); }, 2, "dtype");
+    CHECK_THAT(m, Catch::Contains("int8"));
+  }
+  {
+    std::string h = header;
+    h.replace(h.find("kernel_us_median"), 16, "kernel_us_mean__");
+    TempFile g("meas_missing.csv", h + "\n" + line1 + "\n");
+    expect_csv_error([&] { read_measurements(g.path); }, 1, "kernel_us_median");
+  }
+  {
+    TempFile g("meas_empty.csv", "");
+    expect_csv_error([&] { read_measurements(g.path); }, 1, "gpu");
+  }
+}
+
+TEST_CASE("stats: APE, median, ranks with ties, Spearman", "[stats]") {
+  CHECK(abs_pct_error(11, 10) == Approx(0.1));
+  CHECK(abs_pct_error(9, 10) == Approx(0.1));
+  CHECK_THROWS_AS(abs_pct_error(1, 0), InvalidArgument);
+  CHECK(median({3, 1, 2}) == 2);
+  CHECK(median({4, 1, 3, 2}) == 2.5);
+  CHECK(median({}) == 0);
+  const auto r = average_ranks({10, 20, 20, 5});
+  CHECK(r == std::vector<double>{2, 3.5, 3.5, 1});
+  CHECK(spearman({1, 2, 3, 4}, {10, 20, 30, 40}) == Approx(1));
+  CHECK(spearman({1, 2, 3, 4}, {4, 3, 2, 1}) == Approx(-1));
+  // Ties: ranks (1, 2.5, 2.5, 4) vs (1, 2, 3, 4): 4.5 / sqrt(4.5 * 5).
+  CHECK(spearman({1, 2, 2, 3}, {10, 20, 30, 40}) == Approx(4.5 / std::sqrt(22.5)));
+  CHECK(std::isnan(spearman({1, 1, 1}, {1, 2, 3})));
+}
+
+TEST_CASE("validate: exact model rows give zero error, rank 1 and zero model regret", "[validate]") {
+  const Calibration truth = scaled_truth();
+  SyntheticOptions so;
+  so.rows = 400;
+  so.gpus = {"h200_sxm", "b200"};
+  const auto rows = synthetic_measurements(truth, so);
+  const ValidationReport exact = validate_measurements(rows, truth, {});
+  CHECK(exact.rows_used == static_cast<int>(rows.size()));
+  CHECK(exact.mape < 1e-12);
+  CHECK(exact.spearman_all == Approx(1.0));
+  CHECK(exact.spearman_per_problem_mean == Approx(1.0));
+  const PolicyRegret& model = exact.regrets.back();
+  CHECK(model.evaluated == exact.problems);
+  CHECK(model.max == 0);
+  for (const auto& pr : exact.regrets) {
+    CHECK(pr.evaluated + pr.unmeasured + pr.refused <= exact.problems);
+    CHECK(pr.mean >= 0);
+  }
+  // The peer policies' configurations are among the synthetic rows (they are always emitted).
+  CHECK(exact.regrets[0].evaluated + exact.regrets[0].refused == exact.problems);
+  // With the wrong constants the errors are real.
+  const ValidationReport off = validate_measurements(rows, default_calibration(), {});
+  CHECK(off.mape > 0.01);
+  CHECK(off.median_ape > 0);
+
+  // A policy whose configuration was not measured is counted, not guessed.
+  std::vector<MeasuredRow> no_trtllm;
+  for (const auto& r : rows)
+    if (r.policy != "trtllm" && r.policy != "occupancy") no_trtllm.push_back(r);
+  const ValidationReport partial = validate_measurements(no_trtllm, truth, {});
+  CHECK(partial.regrets[1].unmeasured > 0);
+
+  // Failed correctness checks are excluded.
+  std::vector<MeasuredRow> failed = rows;
+  failed[0].check_passed = false;
+  CHECK(validate_measurements(failed, truth, {}).rows_failed_check == 1);
+
+  // The per-row CSV has the schema's header and one line per row.
+  TempFile out("validation.csv");
+  write_validation_csv(rows, exact, out.path);
+  std::ifstream in(out.path);
+  std::string header;
+  std::getline(in, header);
+  CHECK(header == csv_join(validation_header()));
+  size_t lines = 0;
+  for (std::string l; std::getline(in, l);) ++lines;
+  CHECK(lines == rows.size());
+}
+
+TEST_CASE("fit recovers known constants from rows generated by the model", "[fit]") {
+  const Calibration truth = scaled_truth();
+  SyntheticOptions so;
+  so.rows = 1500;
+  so.seed = 7;
+  const auto rows = synthetic_measurements(truth, so);
+  const FitReport rep = fit_calibration(rows, default_calibration(), FitOptions{});
+  INFO("stop: " << rep.stop_reason << " after " << rep.iterations << " iterations");
+  CHECK(rep.test_rows > 0);
+  CHECK(rep.train_rows > rep.test_rows);
+  CHECK(rep.train_mape_start > 0.02);  // the start really is off
+  for (const auto& c : rep.constants) {
+    INFO(c.name << ": start " << c.start << ", fitted " << c.fitted << ", truth " << get_constant(truth, c.name));
+    CHECK(c.fitted == Approx(get_constant(truth, c.name)).epsilon(1e-4));
+  }
+  CHECK(rep.test_mape_fitted < 1e-6);
+  WARN("fit on " << rep.train_rows << " model-generated rows: held-out MAPE " << 100 * rep.test_mape_start << " % -> "
+                 << 100 * rep.test_mape_fitted << " % in " << rep.iterations << " iterations");
+}
+
+TEST_CASE("fit with measurement-like noise stays close and generalizes", "[fit]") {
+  const Calibration truth = scaled_truth();
+  SyntheticOptions so;
+  so.rows = 1500;
+  so.seed = 11;
+  so.noise_sigma = 0.03;
+  const auto rows = synthetic_measurements(truth, so);
+  const FitReport rep = fit_calibration(rows, default_calibration(), FitOptions{});
+  CHECK(rep.test_mape_fitted < rep.test_mape_start);
+  CHECK(rep.test_mape_fitted < 0.04);  // ~ the noise level (E|N(0, 0.03)| = 2.4 %)
+  WARN("fit with 3 % noise: held-out MAPE " << 100 * rep.test_mape_start << " % -> " << 100 * rep.test_mape_fitted
+                                            << " %");
+}
+
+TEST_CASE("fit: bad requests are refused", "[fit]") {
+  FitOptions o;
+  o.parameters = {"no_such_constant"};
+  SyntheticOptions so;
+  so.rows = 30;
+  const auto rows = synthetic_measurements(default_calibration(), so);
+  CHECK_THROWS_WITH(fit_calibration(rows, default_calibration(), o), Catch::Contains("no_such_constant"));
+  CHECK_THROWS_AS(fit_calibration({}, default_calibration(), FitOptions{}), InvalidArgument);
+}
+
+TEST_CASE("fit: the split holds out whole problems, about one in five", "[fit]") {
+  SyntheticOptions so;
+  so.rows = 3000;
+  const auto rows = synthetic_measurements(default_calibration(), so);
+  std::map<std::string, bool> held;
+  for (const auto& r : rows) {
+    const auto [it, inserted] = held.emplace(problem_key(r), is_held_out(r, 5));
+    CHECK(it->second == is_held_out(r, 5));  // every row of a problem on the same side
+  }
+  int out = 0;
+  for (const auto& kv : held) out += kv.second;
+  const double fraction = static_cast<double>(out) / static_cast<double>(held.size());
+  INFO(out << " of " << held.size() << " problems held out");
+  CHECK(fraction > 0.08);
+  CHECK(fraction < 0.35);
+  CHECK_FALSE(is_held_out(rows[0], 1));  // holdout_every <= 1: nothing held out
+}

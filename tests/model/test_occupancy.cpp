@@ -1,0 +1,217 @@
+// Occupancy and cluster capacity: blocks_per_sm against the toolkit's own occupancy calculator
+// (cuda_occupancy.h) on random configurations, the DESIGN §7 H200 cluster facts, GpuSpec presets,
+// emulated-rank partitions and gpu_spec_from_properties.
+#include <cstdint>
+#include <string>
+
+#include "model/gpu_spec.h"
+#include "model/occupancy.h"
+#include "tests/catch.h"
+
+#if ARLAB_HAVE_CUDA_OCCUPANCY_H
+#include <cuda_occupancy.h>
+#endif
+
+using namespace arlab;
+using namespace arlab::model;
+
+namespace {
+// SplitMix64: deterministic test inputs on every platform.
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  int in(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+};
+}  // namespace
+
+#if ARLAB_HAVE_CUDA_OCCUPANCY_H
+namespace {
+// The toolkit calculator's answer for a kernel with `regs` registers and `smem` bytes of dynamic
+// shared memory, opted in up to the per-block maximum, one block barrier (what cudaFuncAttributes
+// converts to), default carveout.
+int oracle_blocks_per_sm(const GpuSpec& s, int tpb, int regs, int smem) {
+  cudaOccDeviceProp prop;
+  prop.computeMajor = s.cc_major;
+  prop.computeMinor = s.cc_minor;
+  prop.maxThreadsPerBlock = s.max_threads_per_block;
+  prop.maxThreadsPerMultiprocessor = s.max_threads_per_sm;
+  prop.regsPerBlock = s.max_regs_per_block;
+  prop.regsPerMultiprocessor = s.regs_per_sm;
+  prop.warpSize = s.warp_size;
+  prop.sharedMemPerBlock = 48 * 1024;  // default per-block limit without opt-in (CUDA Programming Guide)
+  prop.sharedMemPerMultiprocessor = static_cast<size_t>(s.smem_per_sm);
+  prop.numSms = s.sm_count;
+  prop.sharedMemPerBlockOptin = static_cast<size_t>(s.max_smem_per_block_optin);
+  prop.reservedSharedMemPerBlock = static_cast<size_t>(s.reserved_smem_per_block);
+  cudaOccFuncAttributes attr;
+  attr.maxThreadsPerBlock = 1024;
+  attr.numRegs = regs;
+  attr.sharedSizeBytes = 0;
+  attr.partitionedGCConfig = PARTITIONED_GC_OFF;
+  attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+  attr.maxDynamicSharedSizeBytes = static_cast<size_t>(s.max_smem_per_block_optin);
+  attr.numBlockBarriers = 1;
+  cudaOccDeviceState state;
+  cudaOccResult result{};
+  const cudaOccError err = cudaOccMaxActiveBlocksPerMultiprocessor(&result, &prop, &attr, &state, tpb,
+                                                                    static_cast<size_t>(smem));
+  REQUIRE(err == CUDA_OCC_SUCCESS);
+  return result.activeBlocksPerMultiprocessor;
+}
+
+void compare_with_oracle(const std::string& preset, int configs) {
+  const GpuSpec s = gpu_preset(preset);
+  Rng rng{0x0cc0 + static_cast<std::uint64_t>(s.cc_major)};
+  int mismatches = 0, zero = 0;
+  for (int i = 0; i < configs; ++i) {
+    const int tpb = rng.in(0, 9) == 0 ? rng.in(1025, 1200) : rng.in(1, 1024);
+    // Registers 0..255 (what compilers emit); beyond 256 as invalid inputs. 256 itself is excluded:
+    // the calculator accepts it, the ISA limit (GpuSpec::max_regs_per_thread = 255) does not.
+    int regs = rng.in(0, 255);
+    if (rng.in(0, 19) == 0) regs = rng.in(257, 400);
+    const int smem_choice = rng.in(0, 3);
+    const int smem = smem_choice == 0   ? 0
+                     : smem_choice == 1 ? rng.in(0, 48 * 1024)
+                                        : rng.in(0, s.max_smem_per_block_optin + 4096);
+    const int ours = blocks_per_sm(s, tpb, regs, smem);
+    const int oracle = oracle_blocks_per_sm(s, tpb, regs, smem);
+    if (ours == 0) ++zero;
+    if (ours != oracle) {
+      if (++mismatches <= 10)
+        FAIL_CHECK(preset << ": tpb " << tpb << " regs " << regs << " smem " << smem << ": ours " << ours
+                          << " vs cuda_occupancy.h " << oracle);
+    }
+  }
+  INFO(preset << ": " << configs << " random configurations, " << zero << " that cannot launch");
+  CHECK(mismatches == 0);
+  CHECK(zero > 0);                     // the random set reaches the failure paths too
+  CHECK(configs - zero > configs / 4);  // and mostly configurations that launch
+}
+}  // namespace
+
+TEST_CASE("blocks_per_sm matches cuda_occupancy.h on random configurations (cc 8.0, 9.0, 10.0)", "[occupancy]") {
+  compare_with_oracle("a100_sxm", 12000);  // cc 8.0
+  compare_with_oracle("h200_sxm", 12000);  // cc 9.0
+  compare_with_oracle("b200", 12000);      // cc 10.0
+}
+#else
+TEST_CASE("blocks_per_sm matches cuda_occupancy.h on random configurations (cc 8.0, 9.0, 10.0)", "[occupancy]") {
+  WARN("SKIPPED: cuda_occupancy.h not found at configure time (no CUDA toolkit); the oracle comparison did not run");
+  SUCCEED();
+}
+#endif
+
+TEST_CASE("blocks_per_sm: hand-checked cases", "[occupancy]") {
+  const GpuSpec h = gpu_preset("h200_sxm");
+  CHECK(blocks_per_sm(h, 1024, 64, 0) == 1);   // 64 regs x 1024 threads = the whole register file
+  CHECK(blocks_per_sm(h, 1024, 65, 0) == 0);   // 65 regs -> 2304 per warp x 32 warps > 65536
+  CHECK(blocks_per_sm(h, 128, 32, 0) == 16);   // warps: 64 / 4
+  CHECK(blocks_per_sm(h, 32, 16, 0) == 32);    // block limit
+  CHECK(blocks_per_sm(h, 256, 0, 100 * 1024) == 2);  // (100K + 1K reserved) -> 2 per 228 KB
+  CHECK(blocks_per_sm(h, 256, 0, 227 * 1024) == 1);
+  CHECK(blocks_per_sm(h, 256, 0, 227 * 1024 + 1) == 0);
+  CHECK(blocks_per_sm(h, 1025, 0, 0) == 0);
+  const OccupancyLimits l = occupancy_limits(h, 96, 40, 0);
+  CHECK(l.regs_allocated_per_block == 1280 * 3);  // 40 x 32 = 1280 (a multiple of 256) x 3 warps
+}
+
+TEST_CASE("max_active_clusters reproduces the H200 facts of DESIGN §7", "[occupancy][cluster]") {
+  const GpuSpec h = gpu_preset("h200_sxm");
+  CHECK(max_active_clusters(h, 8, 1) == 15);  // 120 SMs usable at cs 8
+  CHECK(max_active_clusters(h, 8, 1) * 8 == 120);
+  CHECK(max_active_clusters(h, 4, 1) == 30);  // 120 SMs at cs 4
+  CHECK(max_active_clusters(h, 2, 1) == 66);  // lone TPCs count for cs <= 2: all 132 SMs
+  CHECK(max_active_clusters(h, 1, 1) == 132);
+  CHECK(max_active_clusters(h, 1, 4) == 528);
+  // Two blocks per SM: sum floor(2 * gpc / 8) = 4+4+4*5+2 = 30.
+  CHECK(max_active_clusters(h, 8, 2) == 30);
+  // The min(k, 8) cap.
+  CHECK(max_active_clusters(h, 8, 16) == max_active_clusters(h, 8, 8));
+  CHECK(max_active_clusters(h, 2, 16) == max_active_clusters(h, 2, 8));
+  CHECK(max_active_clusters(h, 8, 0) == 0);
+  CHECK(max_active_clusters(h, 16, 1) == 0);  // beyond the portable maximum
+  CHECK(max_active_clusters(gpu_preset("a100_sxm"), 2, 1) == 0);  // no clusters below cc 9
+}
+
+TEST_CASE("presets are valid and self-consistent", "[gpu_spec]") {
+  for (const auto& name : gpu_preset_names()) {
+    const GpuSpec s = gpu_preset(name);
+    INFO(name);
+    CHECK_NOTHROW(validate(s));
+    CHECK(s.name == name);
+    CHECK(s.max_warps_per_sm * s.warp_size == s.max_threads_per_sm);
+    CHECK(s.link == LinkKind::nvlink);
+    CHECK(s.link_gbps > 0);
+  }
+  CHECK(gpu_preset("h200_sxm").sm_count == 132);
+  CHECK(gpu_preset("b200").sm_count == 148);
+  CHECK(gpu_preset("h20").sm_count == 78);
+  CHECK_THROWS_AS(gpu_preset("h300"), InvalidArgument);
+  CHECK(preset_for_device_name("NVIDIA H200") == "h200_sxm");
+  CHECK(preset_for_device_name("NVIDIA H100 80GB HBM3") == "h100_sxm");
+  CHECK(preset_for_device_name("NVIDIA H20") == "h20");
+  CHECK(preset_for_device_name("NVIDIA B200") == "b200");
+  CHECK(preset_for_device_name("NVIDIA A100-SXM4-80GB") == "a100_sxm");
+  CHECK(preset_for_device_name("Tesla V100") == "");
+}
+
+TEST_CASE("sm_partition: multiples of 8 SMs on Hopper, local link, 8-SM cluster groups", "[gpu_spec]") {
+  const GpuSpec h = gpu_preset("h200_sxm");
+  const int expect[][2] = {{2, 64}, {4, 32}, {8, 16}, {16, 8}};
+  for (const auto& e : expect) {
+    const GpuSpec p = sm_partition(h, e[0]);
+    INFO("N = " << e[0]);
+    CHECK(p.sm_count == e[1]);
+    CHECK(p.link == LinkKind::local);
+    CHECK(p.hbm_gbps == Approx(h.hbm_gbps / e[0]));
+    CHECK(max_active_clusters(p, 8, 1) == e[1] / 8);
+    CHECK(max_active_clusters(p, 2, 1) == e[1] / 2);
+    CHECK_NOTHROW(validate(p));
+  }
+  CHECK(sm_partition(gpu_preset("a100_sxm"), 8).sm_count == 12);  // cc 8: multiples of 2, 108/8 = 13.5 -> 12
+  CHECK_THROWS_AS(sm_partition(gpu_preset("h20"), 16), InvalidArgument);  // 78/16 < 8
+  CHECK_THROWS_AS(sm_partition_with_count(h, 60, 2), InvalidArgument);   // not a multiple of 8
+}
+
+TEST_CASE("gpu_spec_from_properties: queried numbers win, preset fills the rest", "[gpu_spec]") {
+  DeviceProperties d;
+  d.name = "NVIDIA H200";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.max_threads_per_sm = 2048;
+  d.max_threads_per_block = 1024;
+  d.max_blocks_per_sm = 32;
+  d.regs_per_sm = 65536;
+  d.regs_per_block = 65536;
+  d.smem_per_sm = 233472;
+  d.smem_per_block_optin = 232448;
+  d.reserved_smem_per_block = 1024;
+  d.l2_bytes = 52428800;
+  d.sm_clock_khz = 1980000;
+  const GpuSpec s = gpu_spec_from_properties(d);
+  CHECK(s.sm_count == 132);
+  CHECK(s.hbm_gbps == 4800);  // from the preset (no memory clock given)
+  CHECK(max_active_clusters(s, 8, 1) == 15);
+  CHECK(s.sm_clock_ghz == Approx(1.98));
+  for (int tpb : {64, 128, 256, 512, 1024})
+    CHECK(blocks_per_sm(s, tpb, 64, 0) == blocks_per_sm(gpu_preset("h200_sxm"), tpb, 64, 0));
+
+  DeviceProperties unknown = d;
+  unknown.name = "Mystery GPU";
+  CHECK_THROWS_AS(gpu_spec_from_properties(unknown), InvalidArgument);  // no HBM bandwidth source
+  unknown.memory_clock_khz = 2619000;
+  unknown.memory_bus_width_bits = 5120;
+  const GpuSpec u = gpu_spec_from_properties(unknown);
+  CHECK(u.hbm_gbps == Approx(2.0 * 2619e6 * 640 / 1e9));
+  CHECK(u.link == LinkKind::local);
+  CHECK(max_active_clusters(u, 8, 1) == 132 / 8);  // assumed 8-SM groups
+  DeviceProperties bad = d;
+  bad.sm_count = 0;
+  CHECK_THROWS_AS(gpu_spec_from_properties(bad), InvalidArgument);
+}

@@ -1,0 +1,194 @@
+// Timing model: the seed's qualitative fact (legacy much slower than trtllm at 128 tokens, TP2,
+// H 4096 and 8192, equal at 1 token) arising from the mechanism (rounds per cluster), monotonicity
+// in tokens, term bookkeeping, links, and refusal of illegal configurations.
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "model/candidates.h"
+#include "model/occupancy.h"
+#include "model/policies.h"
+#include "model/timing_model.h"
+#include "tests/catch.h"
+
+using namespace arlab;
+using namespace arlab::model;
+
+namespace {
+const KernelResources kRes{64, 0};
+
+Problem problem(int tokens, int hidden, int n = 2, Algorithm algo = Algorithm::oneshot) {
+  Problem p;
+  p.tokens = tokens;
+  p.hidden = hidden;
+  p.nranks = n;
+  p.algo = algo;
+  return p;
+}
+
+double term(const Prediction& pr, const std::string& name) {
+  for (const auto& t : pr.terms)
+    if (t.name == name) return t.us;
+  FAIL("no term " << name);
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("seed: legacy is much slower than trtllm at 128 tokens, TP2, on the H200 preset", "[timing][seed]") {
+  const GpuSpec s = gpu_preset("h200_sxm");
+  const Calibration cal = default_calibration();
+  for (int hidden : {4096, 8192}) {
+    const Problem p = problem(128, hidden);
+    const LaunchConfig legacy = choose_launch_config(Policy::legacy, p, s, kRes, cal);
+    const LaunchConfig trtllm = choose_launch_config(Policy::trtllm, p, s, kRes, cal);
+    const Prediction pl = predict(p, legacy, s, cal, kRes);
+    const Prediction pt = predict(p, trtllm, s, cal, kRes);
+    const double ratio = pl.total_us / pt.total_us;
+    WARN("H " << hidden << ", 128 tokens, TP2, H200 nvlink, default calibration: legacy " << to_string(legacy) << " "
+              << pl.total_us << " us, trtllm " << to_string(trtllm) << " " << pt.total_us
+              << " us, ratio legacy/trtllm = " << ratio << " (seed: ~26.8 -> ~9.8 us, 2.7x)");
+    CHECK(ratio > 1.5);
+    // The mechanism: legacy's clusters walk several tokens serially (H 4096: ceil(128/33) = 4,
+    // H 8192: ceil(128/16) = 8), trtllm's one token each; every per-round term scales with that.
+    const double rounds = hidden == 4096 ? 4 : 8;
+    CHECK(term(pl, "visibility") == Approx(rounds * term(pt, "visibility")));
+    CHECK(term(pl, "input_loads") >= rounds * 0.999 * cal.dram_latency_ns / 1e3);
+  }
+}
+
+TEST_CASE("seed: legacy and trtllm predict the same at 1 token", "[timing][seed]") {
+  const GpuSpec s = gpu_preset("h200_sxm");
+  const Calibration cal = default_calibration();
+  for (int hidden : {4096, 8192}) {
+    const Problem p = problem(1, hidden);
+    const LaunchConfig legacy = choose_launch_config(Policy::legacy, p, s, kRes, cal);
+    const LaunchConfig trtllm = choose_launch_config(Policy::trtllm, p, s, kRes, cal);
+    CHECK(legacy == trtllm);
+    CHECK(predict(p, legacy, s, cal, kRes).total_us == predict(p, trtllm, s, cal, kRes).total_us);
+  }
+}
+
+TEST_CASE("predictions are monotone in tokens for a fixed configuration", "[timing][property]") {
+  const Calibration cal = default_calibration();
+  for (const GpuSpec& s : {gpu_preset("h200_sxm"), sm_partition(gpu_preset("h200_sxm"), 4), gpu_preset("a100_sxm")}) {
+    for (int n : {2, 8}) {
+      for (Algorithm a : {Algorithm::oneshot, Algorithm::twoshot}) {
+        for (int hidden : {2048, 4096, 8192, 7168}) {
+          // Configurations of every policy at a few reference sizes, plus the model's pick.
+          std::vector<LaunchConfig> configs;
+          for (int ref : {8, 128, 1024}) {
+            const Problem p = problem(ref, hidden, n, a);
+            for (Policy pol : {Policy::legacy, Policy::trtllm, Policy::occupancy}) {
+              try {
+                configs.push_back(choose_launch_config(pol, p, s, kRes, cal));
+              } catch (const InvalidArgument&) {
+              }
+            }
+            configs.push_back(search_best_config(p, s, kRes, cal, {a}).best);
+          }
+          for (const LaunchConfig& c : configs) {
+            double prev = 0;
+            for (int t = a == Algorithm::twoshot ? n : 1; t <= 4096; t += (t < 300 ? 1 : 37)) {
+              const double now = predict_total_us(problem(t, hidden, n, a), c, s, cal, kRes);
+              INFO(s.name << " N " << n << " " << to_string(a) << " H " << hidden << " " << to_string(c) << " tokens "
+                          << t);
+              REQUIRE(now >= prev);
+              prev = now;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("terms: non-negative, unique names, explained, sum to the total", "[timing]") {
+  const Calibration cal = default_calibration();
+  const GpuSpec h = gpu_preset("h200_sxm");
+  const GpuSpec emu = sm_partition(h, 2);
+  for (const GpuSpec& s : {h, emu}) {
+    for (Algorithm a : {Algorithm::oneshot, Algorithm::twoshot}) {
+      for (Pattern pat : {Pattern::ar, Pattern::ar_res_rms, Pattern::ar_res_rms_fp8, Pattern::ar_res_rms_out_fp4}) {
+        Problem p = problem(300, 5120, 2, a);
+        p.pattern = pat;
+        const LaunchConfig c = choose_launch_config(Policy::occupancy, p, s, kRes, cal);
+        const Prediction pr = predict(p, c, s, cal, kRes);
+        double sum = 0;
+        std::set<std::string> names;
+        for (const auto& t : pr.terms) {
+          CHECK(t.us >= 0);
+          CHECK_FALSE(t.explanation.empty());
+          CHECK(names.insert(t.name).second);
+          sum += t.us;
+        }
+        CHECK(sum == Approx(pr.total_us).epsilon(1e-12));
+        CHECK(pr.total_us == Approx(predict_total_us(p, c, s, cal, kRes)).epsilon(1e-15));
+        CHECK(pr.link.rfind(s.link == LinkKind::nvlink ? "nvlink" : "local", 0) == 0);
+        if (pat == Pattern::ar) CHECK(term(pr, "block_reduce") == 0);
+        if (pat != Pattern::ar) CHECK(term(pr, "block_reduce") > 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("links: NVLink pays the link latency and bandwidth, local pays L2", "[timing]") {
+  Calibration cal = default_calibration();
+  const GpuSpec nv = gpu_preset("h200_sxm");
+  GpuSpec local = nv;
+  local.link = LinkKind::local;
+  local.link_gbps = 0;
+  const Problem p = problem(128, 8192);
+  const LaunchConfig c = choose_launch_config(Policy::trtllm, p, nv, kRes, cal);
+  const Prediction a = predict(p, c, nv, cal, kRes), b = predict(p, c, local, cal, kRes);
+  CHECK(term(a, "visibility") == Approx(cal.nvlink_latency_ns / 1e3));
+  CHECK(term(b, "visibility") == Approx(cal.l2_latency_ns / 1e3));
+  // A slower link shows up as bandwidth-bound time at large sizes.
+  const Problem big = problem(4096, 8192);
+  const LaunchConfig cb = choose_launch_config(Policy::trtllm, big, nv, kRes, cal);
+  cal.link_efficiency = 0.1;
+  CHECK(term(predict(big, cb, nv, cal, kRes), "bandwidth_excess") > 0);
+  CHECK(predict(big, cb, local, cal, kRes).total_us < predict(big, cb, nv, cal, kRes).total_us);
+}
+
+TEST_CASE("larger constants never make a prediction faster", "[timing][property]") {
+  const GpuSpec s = gpu_preset("h200_sxm");
+  const Problem p = problem(512, 4096, 4);
+  const Calibration base = default_calibration();
+  for (const auto& info : calibration_constants()) {
+    if (info.name == "bytes_in_flight_per_sm" || info.name == "sm_l2_bytes_per_cycle" || info.name == "hbm_efficiency" ||
+        info.name == "link_efficiency")
+      continue;  // rates: larger is faster
+    Calibration more = base;
+    set_constant(more, info.name, get_constant(base, info.name) * 2);
+    for (Policy pol : {Policy::legacy, Policy::trtllm, Policy::occupancy}) {
+      const LaunchConfig c = choose_launch_config(pol, p, s, kRes, base);
+      INFO(info.name << " " << to_string(pol));
+      // (A bandwidth-bound total can absorb a longer chain; allow for the last-bit rounding of
+      // chain + (bound - chain).)
+      CHECK(predict_total_us(p, c, s, more, kRes) >= predict_total_us(p, c, s, base, kRes) * (1 - 1e-12));
+    }
+  }
+}
+
+TEST_CASE("illegal configurations are refused, not predicted", "[timing]") {
+  const GpuSpec s = gpu_preset("h200_sxm");
+  LaunchConfig c;
+  c.tpb = 128;
+  c.cluster = 4;
+  c.grid = 130;
+  CHECK_THROWS_WITH(predict(problem(128, 4096), c, s, default_calibration(), kRes), Catch::Contains("rule 1 (grid)"));
+  c.grid = 128;
+  c.tpb = 1024;
+  c.cluster = 1;
+  CHECK(predict_total_us(problem(128, 4096), c, s, default_calibration(), KernelResources{255, 0}) < 0);
+}
+
+TEST_CASE("the model policy's search over one problem", "[timing][model]") {
+  const GpuSpec s = gpu_preset("h200_sxm");
+  const Problem p = problem(128, 8192);
+  const SearchResult r = search_best_config(p, s, kRes, default_calibration(), model_algorithms(p));
+  CHECK(r.evaluated > 1000);
+  const LaunchConfig trt = choose_launch_config(Policy::trtllm, p, s, kRes, default_calibration());
+  CHECK(r.best_us <= predict_total_us(p, trt, s, default_calibration(), kRes));
+  CHECK(r.best_us == Approx(predict_total_us(p, r.best, s, default_calibration(), kRes)));
+}

@@ -1,0 +1,66 @@
+// The one definition of the numerics CSV schema: one row per (N, dtype, accumulation, output) of
+// `arlab numerics` (experiments/numerics.cpp), read by plots/plot_numerics.py by column name.
+// Errors are of the reference's T-rounded output against the fp64 "exact" reference on the same
+// inputs (DESIGN §2); ulps are ulps of the dtype, counted from the correctly rounded exact value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/csv.h"
+
+// X(type, name, description)
+#define ARLAB_NUMERICS_COLUMNS(X)                                                                        \
+  X(std::string, experiment, "always 'numerics'")                                                         \
+  X(std::string, git_sha, "arlab commit the binary was built from")                                       \
+  X(std::string, date_utc, "UTC start time of the run, ISO 8601 (the same on every row of one run)")      \
+  X(unsigned long long, seed, "input seed (make_inputs)")                                                 \
+  X(std::string, distribution, "input distribution: normal, uniform or heavy_tailed")                     \
+  X(int, tokens, "tokens")                                                                                \
+  X(int, hidden, "hidden size H")                                                                         \
+  X(double, eps, "RMSNorm epsilon")                                                                       \
+  X(int, nranks, "ranks N summed")                                                                        \
+  X(std::string, dtype, "bf16, fp16 or fp32")                                                             \
+  X(std::string, acc, "pairwise or fp32_acc")                                                             \
+  X(std::string, output, "sum (the all-reduced sum), residual_out or norm_out")                          \
+  X(long long, elements, "elements compared (finite exact values)")                                       \
+  X(double, err_max_abs, "max |got - exact|, in the units of the data")                                   \
+  X(double, err_rel_rms, "sqrt(sum (got - exact)^2 / sum exact^2)")                                       \
+  X(long long, err_max_ulp, "max distance in ulps of dtype from the correctly rounded exact value")       \
+  X(double, err_mean_ulp, "mean of the same")                                                             \
+  X(double, frac_correctly_rounded, "share of elements equal to the correctly rounded exact value")
+
+namespace arlab {
+
+inline std::vector<std::string> numerics_header() {
+  std::vector<std::string> h;
+#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
+  ARLAB_NUMERICS_COLUMNS(ARLAB_X_NAME)
+#undef ARLAB_X_NAME
+  return h;
+}
+
+// One numerics row; fields named and typed by the schema above.
+struct NumericsRow {
+#define ARLAB_X_FIELD(type, name, desc) type name{};
+  ARLAB_NUMERICS_COLUMNS(ARLAB_X_FIELD)
+#undef ARLAB_X_FIELD
+};
+
+namespace numerics_detail {
+inline std::string cell_of(const std::string& v) { return v; }
+inline std::string cell_of(int v) { return std::to_string(v); }
+inline std::string cell_of(long long v) { return std::to_string(v); }
+inline std::string cell_of(unsigned long long v) { return std::to_string(v); }
+inline std::string cell_of(double v) { return csv_num(v); }
+}  // namespace numerics_detail
+
+inline std::vector<std::string> to_cells(const NumericsRow& r) {
+  std::vector<std::string> c;
+#define ARLAB_X_CELL(type, name, desc) c.push_back(numerics_detail::cell_of(r.name));
+  ARLAB_NUMERICS_COLUMNS(ARLAB_X_CELL)
+#undef ARLAB_X_CELL
+  return c;
+}
+
+}  // namespace arlab

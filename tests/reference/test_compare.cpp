@@ -108,6 +108,29 @@ TEST_CASE("norm_out: 1 ulp is accepted and counted, 2 ulps fail", "[gate]") {
   CHECK(r.first_failure.find("2 ulp") != std::string::npos);
 }
 
+TEST_CASE("norm_out in fp32: the limit grows with the reduction depth", "[gate]") {
+  // H = 128: ceil(log2 128) = 7 -> 1 + 4 = 5 ulps (see norm_ulp_tolerance).
+  Case c = make_case(Pattern::ar_res_rms, DType::fp32, 2);
+  CHECK(norm_ulp_tolerance(c.p) == 5);
+  Problem big = c.p;
+  big.hidden = 4096;
+  CHECK(norm_ulp_tolerance(big) == 7);
+  big.hidden = 8192;
+  CHECK(norm_ulp_tolerance(big) == 8);
+  big.dtype = DType::fp16;
+  CHECK(norm_ulp_tolerance(big) == 1);
+  const int64_t i = first_index_where(c.expected.norm_out, [](float v) { return v > 0.5f; });
+  for (auto& rank : c.ranks) move_ulps(rank.norm_out, i, 5);
+  GateReport r = run(c);
+  CHECK(r.pass);
+  CHECK(r.norm_ulp_limit == 5);
+  CHECK(r.norm_nonexact == 2);
+  for (auto& rank : c.ranks) move_ulps(rank.norm_out, i, 1);
+  r = run(c);
+  CHECK_FALSE(r.pass);
+  CHECK(r.first_failure.find("6 ulp (limit 5)") != std::string::npos);
+}
+
 TEST_CASE("NaN handling: NaN where the reference has NaN is exact, elsewhere a failure", "[gate]") {
   Case c = make_case(Pattern::ar_res_rms, DType::fp16);
   c.expected.residual_out.set_bits(3, 0x7FFFu);

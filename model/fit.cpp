@@ -96,6 +96,8 @@ FitReport fit_calibration(const std::vector<MeasuredRow>& rows, const Calibratio
   Eigen::VectorXd r, r_try, r_step;
   residuals(train, with_params(start, names, x), r);
   double cost = r.squaredNorm();
+  // Damping: start small (close to Gauss-Newton), divide by 3 after a successful step, multiply by
+  // 4 after a failed one (the usual Levenberg-Marquardt schedule; Marquardt scaling by diag(J'J)).
   double lambda = 1e-3;
   constexpr double kStep = 1e-6;         // forward-difference step in log space
   constexpr double kRelTolerance = 1e-14; // stop when the cost improves by less than this (relative)
@@ -112,7 +114,7 @@ FitReport fit_calibration(const std::vector<MeasuredRow>& rows, const Calibratio
     const Eigen::MatrixXd JtJ = J.transpose() * J;
     const Eigen::VectorXd g = J.transpose() * r;
     bool improved = false;
-    for (int attempt = 0; attempt < 20 && !improved; ++attempt) {
+    for (int attempt = 0; attempt < 20 && !improved; ++attempt) {  // lambda grows 4^20 ~ 1e12 at most
       Eigen::MatrixXd A = JtJ;
       for (long d = 0; d < np; ++d) A(d, d) += lambda * std::max(JtJ(d, d), 1e-12);
       const Eigen::VectorXd step = A.ldlt().solve(-g);

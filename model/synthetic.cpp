@@ -115,6 +115,8 @@ std::vector<MeasuredRow> synthetic_measurements(const Calibration& truth, const 
       r.policy = policy;
       const double t = predict_total_us(p, c, spec, truth, res);
       r.kernel_us = t * std::exp(opts.noise_sigma * rng.normal());
+      if (opts.resolution_us > 0)
+        r.kernel_us = std::max(opts.resolution_us, std::round(r.kernel_us / opts.resolution_us) * opts.resolution_us);
       rows.push_back(r);
     };
     for (Policy pol : {Policy::legacy, Policy::trtllm, Policy::occupancy}) {

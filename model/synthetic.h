@@ -18,6 +18,7 @@ struct SyntheticOptions {
   int configs_per_problem = 24;    // random legal configurations + legacy/trtllm/occupancy when legal
   std::uint64_t seed = 1;
   double noise_sigma = 0.0;        // multiplicative log-normal noise (0 = exact model times)
+  double resolution_us = 0.0;      // round times to this step (0.001 = CUPTI's 1 ns); 0 = exact
   std::vector<std::string> gpus = {"h200_sxm"};  // presets; each problem on one, nvlink or emulated
 };
 

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "common/csv.h"
 #include "common/validation_schema.h"
 #include "model/candidates.h"
+#include "model/csv_write.h"
 #include "model/policies.h"
 #include "model/stats.h"
 #include "model/timing_model.h"
@@ -19,9 +21,9 @@ namespace arlab::model {
 namespace {
 
 // A configuration's identity within a problem (pdl is not a model input and is ignored).
-long long config_key(const LaunchConfig& c) {
-  return ((static_cast<long long>(c.tpb) * 16 + c.cluster) * 70000LL + c.grid) * 8 * 2 + c.vecs_per_thread * 2 +
-         (c.algo == Algorithm::twoshot ? 1 : 0);
+using ConfigKey = std::tuple<int, int, int, int, bool>;
+ConfigKey config_key(const LaunchConfig& c) {
+  return {c.tpb, c.cluster, c.grid, c.vecs_per_thread, c.algo == Algorithm::twoshot};
 }
 
 struct ConfigStats {
@@ -104,7 +106,7 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
   std::vector<double> rhos;
   int global_in_measured = 0;
   for (const auto& g : groups) {
-    std::map<long long, ConfigStats> configs;
+    std::map<ConfigKey, ConfigStats> configs;
     for (size_t i : g) {
       if (!rows[i].check_passed) continue;
       ConfigStats& cs = configs[config_key(rows[i].config)];
@@ -182,8 +184,8 @@ void write_validation_csv(const std::vector<MeasuredRow>& rows, const Validation
                      to_string(p.acc), std::to_string(p.tokens), std::to_string(p.hidden), r.policy,
                      std::to_string(r.config.tpb), std::to_string(r.config.cluster), std::to_string(r.config.grid),
                      std::to_string(r.config.vecs_per_thread), std::to_string(r.resources.regs_per_thread),
-                     csv_num(r.kernel_us), res.predicted ? csv_num(res.predicted_us) : "",
-                     res.predicted ? csv_num(100.0 * res.ape) : "", res.status})
+                     num_cell(r.kernel_us), res.predicted ? num_cell(res.predicted_us) : "",
+                     res.predicted ? num_cell(100.0 * res.ape) : "", res.status})
         << '\n';
   }
   if (!out) throw InvalidArgument("write to " + path + " failed");

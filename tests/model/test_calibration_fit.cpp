@@ -2,9 +2,11 @@
 // (errors, Spearman, regret) and the fit's recovery of known constants from model-generated rows.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <unistd.h>
 
 #include "common/csv.h"
 #include "common/validation_schema.h"
@@ -21,11 +23,14 @@ using namespace arlab;
 using namespace arlab::model;
 
 namespace {
-// A file under the build's temporary directory, removed at scope exit.
+// A file in the system's temporary directory (never the source tree), named after this process so
+// concurrent runs do not collide, removed at scope exit.
 struct TempFile {
   std::string path;
   explicit TempFile(const std::string& name, const std::string& content = "")
-      : path("arlab_test_" + name) {
+      : path((std::filesystem::temp_directory_path() /
+              ("arlab_test_" + std::to_string(static_cast<long>(getpid())) + "_" + name))
+                 .string()) {
     std::ofstream(path, std::ios::trunc) << content;
   }
   ~TempFile() { std::remove(path.c_str()); }

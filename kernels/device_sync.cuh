@@ -1,0 +1,57 @@
+// Device-side primitives of the cross-rank protocols: 16-byte loads and stores with explicit
+// memory-model semantics (PTX inline asm, so the compiler can neither cache nor merge them), the
+// %globaltimer clock that bounds every spin-wait, the fault-word writer, and programmatic
+// dependent launch controls. Shared by the one-shot kernel and the timing gate.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "kernels/device_fault.h"
+
+namespace arlab::kernels {
+
+// Polling load: relaxed at system scope, so it observes stores of other ranks (also other GPUs
+// over NVLink) and is never served from a stale L1 line.
+__device__ __forceinline__ uint4 ld_relaxed_sys_v4(const void* p) {
+  uint4 v;
+  asm volatile("ld.relaxed.sys.global.v4.b32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+// Push store into a peer's receive buffer: relaxed at system scope (a strong store, so the racing
+// polling load of the owner is a well-defined morally-strong pair in the PTX memory model).
+__device__ __forceinline__ void st_relaxed_sys_v4(void* p, const uint4& v) {
+  asm volatile("st.relaxed.sys.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+               "r"(v.w)
+               : "memory");
+}
+
+// Read-only input load through the non-coherent path (inputs do not change during the kernel).
+__device__ __forceinline__ uint4 ld_input_v4(const void* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+
+__device__ __forceinline__ void st_v4(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
+
+__device__ __forceinline__ unsigned long long ld_volatile_u64(const unsigned long long* p) {
+  return *reinterpret_cast<const volatile unsigned long long*>(p);
+}
+
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// First writer wins; returns true when this call's fault is the one recorded.
+__device__ __forceinline__ bool record_fault(unsigned long long* fault_word, unsigned long long code) {
+  return atomicCAS(fault_word, 0ull, code) == 0ull;
+}
+
+// Programmatic dependent launch (sm_90): wait for the previous kernel in the stream (a no-op when
+// the launch was not programmatic), and allow the next one to start its prologue.
+__device__ __forceinline__ void pdl_wait_for_prerequisites() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+__device__ __forceinline__ void pdl_launch_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+
+}  // namespace arlab::kernels

@@ -1,0 +1,87 @@
+// The dispatch table and launcher of kernels/dispatch.h.
+#include "kernels/dispatch.h"
+
+#include "kernels/oneshot_table.h"
+
+namespace arlab::kernels {
+
+std::string kernel_name(const KernelKey& key) {
+  const bool acc_matters = key.dtype != DType::fp32;
+  return std::string(to_string(key.algo)) + "<" + to_string(key.dtype) + ",N=" + std::to_string(key.nranks) + "," +
+         to_string(key.pattern) + "," + (acc_matters ? to_string(key.acc) : "fp32") + ">";
+}
+
+static const void* oneshot_lookup(const KernelKey& k) {
+  switch (k.dtype) {
+    case DType::bf16:
+      return k.acc == Accumulation::pairwise ? oneshot_kernel_bf16_pairwise(k.nranks, k.pattern)
+                                             : oneshot_kernel_bf16_fp32acc(k.nranks, k.pattern);
+    case DType::fp16:
+      return k.acc == Accumulation::pairwise ? oneshot_kernel_fp16_pairwise(k.nranks, k.pattern)
+                                             : oneshot_kernel_fp16_fp32acc(k.nranks, k.pattern);
+    case DType::fp32: return oneshot_kernel_fp32(k.nranks, k.pattern);
+  }
+  return nullptr;
+}
+
+FusedKernel find_fused_kernel(const KernelKey& key) {
+  if (key.algo != Algorithm::oneshot)
+    throw InvalidArgument(std::string("algorithm ") + to_string(key.algo) +
+                          " has no kernel yet (only oneshot is implemented; two-shot is issue 5)");
+  if (!is_supported_nranks(key.nranks))
+    throw InvalidArgument("nranks = " + std::to_string(key.nranks) + " has no kernel (expected 2, 4, 8 or 16)");
+  if (has_fp4(key.pattern) && key.dtype == DType::fp32)
+    throw InvalidArgument(std::string("pattern ") + to_string(key.pattern) + " (NVFP4) needs a 16-bit dtype, got fp32");
+  const void* fn = oneshot_lookup(key);
+  if (fn == nullptr) throw InvalidArgument("no kernel instantiated for " + kernel_name(key));
+  return FusedKernel{fn, key, kernel_name(key)};
+}
+
+std::vector<KernelKey> all_kernel_keys() {
+  std::vector<KernelKey> keys;
+  for (DType d : {DType::bf16, DType::fp16, DType::fp32})
+    for (int n : {2, 4, 8, 16})
+      for (int pi = 0; pi < kNumPatterns; ++pi) {
+        const Pattern p = static_cast<Pattern>(pi);
+        if (has_fp4(p) && d == DType::fp32) continue;
+        for (Accumulation a : {Accumulation::pairwise, Accumulation::fp32_acc}) {
+          if (d == DType::fp32 && a == Accumulation::fp32_acc) continue;  // same instantiation as pairwise
+          keys.push_back(KernelKey{Algorithm::oneshot, d, n, p, a});
+        }
+      }
+  return keys;
+}
+
+size_t fused_dynamic_smem_bytes(const KernelKey& key, const LaunchConfig& cfg) {
+  if (!has_fp4(key.pattern) || cfg.tpb % 2 == 0) return 0;
+  return static_cast<size_t>(cfg.vecs_per_thread) * static_cast<size_t>(cfg.tpb) * sizeof(float);
+}
+
+cudaError_t launch_fused(const FusedKernel& kernel, const FusedParams& params, const LaunchConfig& cfg,
+                         cudaStream_t stream) {
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = dim3(static_cast<unsigned>(cfg.grid), 1, 1);
+  lc.blockDim = dim3(static_cast<unsigned>(cfg.tpb), 1, 1);
+  lc.dynamicSmemBytes = fused_dynamic_smem_bytes(kernel.key, cfg);
+  lc.stream = stream;
+  cudaLaunchAttribute attrs[2] = {};
+  unsigned n = 0;
+  if (cfg.cluster > 1) {
+    attrs[n].id = cudaLaunchAttributeClusterDimension;
+    attrs[n].val.clusterDim.x = static_cast<unsigned>(cfg.cluster);
+    attrs[n].val.clusterDim.y = 1;
+    attrs[n].val.clusterDim.z = 1;
+    ++n;
+  }
+  if (cfg.pdl) {
+    attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n].val.programmaticStreamSerializationAllowed = 1;
+    ++n;
+  }
+  lc.attrs = attrs;
+  lc.numAttrs = n;
+  void* args[] = {const_cast<FusedParams*>(&params)};
+  return cudaLaunchKernelExC(&lc, kernel.fn, args);
+}
+
+}  // namespace arlab::kernels

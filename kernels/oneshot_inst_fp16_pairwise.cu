@@ -1,0 +1,11 @@
+// One-shot kernel instantiations for T = __half, accumulation pairwise (N in {2,4,8,16} x patterns).
+#include "kernels/oneshot_instantiate.cuh"
+#include "kernels/oneshot_table.h"
+
+namespace arlab::kernels {
+
+const void* oneshot_kernel_fp16_pairwise(int nranks, Pattern pattern) {
+  return oneshot_kernel_by_ranks<__half, Accumulation::pairwise>(nranks, pattern);
+}
+
+}  // namespace arlab::kernels

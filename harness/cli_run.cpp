@@ -1,8 +1,343 @@
-// `arlab run` (under construction in this commit series).
+// `arlab run`: one fused problem x one launch-configuration policy (or an explicit configuration)
+// on the emulated node (DESIGN §5). It echoes its full configuration, runs the problem once with
+// every output poisoned and checks every output of every rank against the CPU reference (the
+// DESIGN §2 gate), times it as DESIGN §6 says (gated isolated calls: max over ranks, skew-free
+// figure, spread; graph-captured back-to-back calls), prints a one-line summary, appends one tidy
+// row to --csv (common/measurement_schema.h, predicted_us from model::predict) and exits non-zero
+// when the check fails. `arlab run --registers` prints the registers of every kernel instantiation.
+// In a build without CUDA the command exists, parses its options, and says it cannot run.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "common/launch_config.h"
+#include "common/problem.h"
 #include "harness/commands.h"
+#include "model/policies.h"
+
+#ifdef ARLAB_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <limits>
+
+#include "common/csv.h"
+#include "common/measurement_schema.h"
+#include "harness/check.h"
+#include "harness/cupti_timer.h"
+#include "harness/emulated_node.h"
+#include "harness/fused_runner.h"
+#include "harness/timing.h"
+#include "kernels/dispatch.h"
+#include "model/calibration.h"
+#include "model/legality.h"
+#include "model/timing_model.h"
+#include "reference/compare.h"
+#include "reference/fused_reference.h"
+#endif
 
 namespace arlab::cli {
-void add_run_command(CLI::App&) {}
+namespace {
+
+struct RunOptions {
+  int tokens = 128;
+  int hidden = 4096;
+  int ranks = 2;
+  std::string dtype = "bf16";
+  std::string pattern = "ar_res_rms";
+  std::string acc = "pairwise";
+  std::string algo = "oneshot";
+  std::string sf_layout = "swizzled_128x4";
+  float eps = 1e-5f;
+  float scale = 1.0f;
+  std::string policy = "trtllm";
+  int tpb = 0, cluster = 0, grid = 0, vpt = 0;  // explicit configuration (0 = not given)
+  bool pdl = false;
+  int warmup = 20;
+  int iters = 200;
+  int graph_calls = 64;
+  int graph_reps = 10;
+  int sets = 0;  // input sets (0: enough to exceed 2x L2)
+  unsigned long long seed = 1;
+  std::string distribution = "normal";
+  int max_tokens = 0;  // workspace capacity (0: --tokens)
+  double timeout_ms = 2000;
+  int sms_per_rank = 0;
+  int device = 0;
+  std::string csv;
+  std::string experiment = "run";
+  std::string calibration;
+  bool no_check = false;
+  bool no_cupti = false;
+  bool registers = false;
+};
+
+void add_options(CLI::App* run, RunOptions& o) {
+  run->add_option("-t,--tokens", o.tokens, "tokens per call")->capture_default_str();
+  run->add_option("--hidden", o.hidden, "hidden size H")->capture_default_str();
+  run->add_option("-n,--ranks", o.ranks, "ranks N (2, 4, 8, 16)")->capture_default_str();
+  run->add_option("-d,--dtype", o.dtype, "bf16, fp16 or fp32")->capture_default_str();
+  run->add_option("--pattern", o.pattern, "0-5 or ar, ar_res_rms, ar_res_rms_fp8, ar_res_rms_fp4, "
+                                          "ar_res_rms_out_fp8, ar_res_rms_out_fp4")
+      ->capture_default_str();
+  run->add_option("--acc", o.acc, "pairwise or fp32_acc")->capture_default_str();
+  run->add_option("--algo", o.algo, "oneshot (twoshot: issue 5)")->capture_default_str();
+  run->add_option("--sf-layout", o.sf_layout, "NVFP4 scale-factor layout: linear or swizzled_128x4")
+      ->capture_default_str();
+  run->add_option("--eps", o.eps, "RMSNorm epsilon")->capture_default_str();
+  run->add_option("--scale", o.scale, "FP8 dequant scale / NVFP4 global scale")->capture_default_str();
+  run->add_option("--policy", o.policy, "legacy, trtllm, occupancy, model or explicit")->capture_default_str();
+  run->add_option("--tpb", o.tpb, "explicit: threads per block");
+  run->add_option("--cluster", o.cluster, "explicit: cluster size (1, 2, 4, 8)");
+  run->add_option("--grid", o.grid, "explicit: blocks in the grid");
+  run->add_option("--vpt", o.vpt, "explicit: 16-byte vectors per thread (default: the required one)");
+  run->add_flag("--pdl", o.pdl, "programmatic dependent launch");
+  run->add_option("-w,--warmup", o.warmup, "untimed warm-up calls")->capture_default_str();
+  run->add_option("-i,--iters", o.iters, "timed isolated calls (0: no timing)")->capture_default_str();
+  run->add_option("--graph-calls", o.graph_calls, "calls per captured CUDA graph (0: no graph timing)")
+      ->capture_default_str();
+  run->add_option("--graph-reps", o.graph_reps, "timed graph replays")->capture_default_str();
+  run->add_option("--sets", o.sets, "input sets rotated while timing (0: enough to exceed 2x L2)")
+      ->capture_default_str();
+  run->add_option("--seed", o.seed, "input seed")->capture_default_str();
+  run->add_option("--distribution", o.distribution, "normal, uniform or heavy_tailed")->capture_default_str();
+  run->add_option("--max-tokens", o.max_tokens, "workspace capacity in tokens (0: --tokens)")->capture_default_str();
+  run->add_option("--timeout-ms", o.timeout_ms, "bound of every device spin-wait")->capture_default_str();
+  run->add_option("--sms-per-rank", o.sms_per_rank, "SMs per rank partition (0: largest equal split)")
+      ->capture_default_str();
+  run->add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();
+  run->add_option("--csv", o.csv, "append one measurement row to this CSV file");
+  run->add_option("--experiment", o.experiment, "experiment name recorded in the CSV row")->capture_default_str();
+  run->add_option("--calibration", o.calibration, "model calibration CSV for predicted_us (default constants)");
+  run->add_flag("--no-check", o.no_check, "skip the correctness gate");
+  run->add_flag("--no-cupti", o.no_cupti, "time with CUDA events only");
+  run->add_flag("--registers", o.registers, "print registers / shared / local memory of every kernel and exit");
+}
+
+[[maybe_unused]] Problem to_problem(const RunOptions& o) {
+  Problem p;
+  p.tokens = o.tokens;
+  p.hidden = o.hidden;
+  p.nranks = o.ranks;
+  p.dtype = parse_dtype(o.dtype);
+  p.pattern = parse_pattern(o.pattern);
+  p.acc = parse_accumulation(o.acc);
+  p.algo = parse_algorithm(o.algo);
+  p.sf_layout = parse_scale_layout(o.sf_layout);
+  p.eps = o.eps;
+  p.scale = o.scale;
+  validate(p);
+  return p;
+}
+
+#ifdef ARLAB_HAVE_CUDA
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void print_registers() {
+  std::printf("%-48s %6s %10s %10s\n", "kernel", "regs", "smem_B", "local_B");
+  for (const kernels::KernelKey& key : kernels::all_kernel_keys()) {
+    const kernels::FusedKernel k = kernels::find_fused_kernel(key);
+    cudaFuncAttributes a{};
+    ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&a, k.fn));
+    std::printf("%-48s %6d %10zu %10zu\n", k.name.c_str(), a.numRegs, a.sharedSizeBytes, a.localSizeBytes);
+  }
+}
+
+LaunchConfig explicit_config(const RunOptions& o, const Problem& p) {
+  if (o.tpb <= 0 || o.grid <= 0)
+    throw InvalidArgument("--policy explicit needs --tpb and --grid (and optionally --cluster, --vpt)");
+  LaunchConfig c;
+  c.tpb = o.tpb;
+  c.cluster = o.cluster > 0 ? o.cluster : 1;
+  c.grid = o.grid;
+  c.vecs_per_thread = o.vpt > 0 ? o.vpt : model::required_vecs_per_thread(p, c.tpb, c.cluster);
+  c.algo = p.algo;
+  return c;
+}
+
+void run_main(const RunOptions& o) {
+  harness::request_device_connections();  // before the first CUDA call
+  if (o.registers) {
+    print_registers();
+    return;
+  }
+  const Problem p = to_problem(o);
+  const model::Policy policy = model::parse_policy(o.policy);
+  if (policy != model::Policy::explicit_config && (o.tpb || o.cluster || o.grid || o.vpt))
+    throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " + o.policy + ")");
+  if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
+
+  // CUPTI first: activity tracing is best enabled before the context exists.
+  std::unique_ptr<harness::CuptiKernelTimer> cupti;
+  std::string cupti_note;
+  if (!o.no_cupti && o.iters > 0) {
+    try {
+      cupti = std::make_unique<harness::CuptiKernelTimer>();
+    } catch (const std::exception& e) {
+      cupti_note = std::string("CUPTI unavailable (") + e.what() + "); timing with CUDA events";
+    }
+  }
+
+  harness::NodeOptions nopt;
+  nopt.nranks = p.nranks;
+  nopt.device = o.device;
+  nopt.max_tokens = o.max_tokens > 0 ? o.max_tokens : p.tokens;
+  nopt.max_hidden = p.hidden;
+  nopt.max_elem_bytes = dtype_bytes(p.dtype);
+  nopt.timeout_ms = o.timeout_ms;
+  nopt.sms_per_rank = o.sms_per_rank;
+  harness::EmulatedNode node(nopt);
+  node.check_fits(p);
+
+  const int nsets = o.sets > 0 ? o.sets : harness::input_sets_for(p, node.device().spec.l2_bytes);
+  harness::FusedRunner runner(node, p, nsets, o.seed, ref::parse_distribution(o.distribution));
+  const model::Calibration cal =
+      o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
+  LaunchConfig given;
+  if (policy == model::Policy::explicit_config) given = explicit_config(o, p);
+  model::KernelResources base_res;
+  base_res.regs_per_thread = runner.registers_per_thread();
+  base_res.smem_per_block_bytes = runner.resources(LaunchConfig{}).smem_per_block_bytes;
+  LaunchConfig cfg = model::choose_launch_config(policy, p, node.rank_spec(), base_res, cal,
+                                                 policy == model::Policy::explicit_config ? &given : nullptr);
+  cfg.pdl = o.pdl;
+  if (cfg.algo != p.algo)
+    throw InvalidArgument(std::string("policy ") + o.policy + " chose the " + to_string(cfg.algo) +
+                          " algorithm, which has no kernel yet; run with --algo " + to_string(cfg.algo) +
+                          " once it exists, or pick another policy");
+  runner.validate_call(p, cfg);
+  const model::KernelResources res = runner.resources(cfg);
+
+  std::printf("arlab run: %s tokens=%d H=%d N=%d %s %s acc=%s sf=%s eps=%g scale=%g seed=%llu dist=%s\n",
+              to_string(p.algo), p.tokens, p.hidden, p.nranks, to_string(p.dtype), to_string(p.pattern),
+              to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
+              o.seed, o.distribution.c_str());
+  std::printf("  device: %s (%d SMs), driver %s, CUDA runtime %s, git %s\n", node.device().name.c_str(),
+              node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(), ARLAB_GIT_SHA);
+  std::printf("  node: emulated, %d ranks x %d SMs (green contexts), workspace %lld tokens, timeout %g ms\n",
+              node.nranks(), node.sms_per_rank(), node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
+  std::printf("  kernel: %s, %d registers/thread, %d B shared/block\n", runner.kernel().name.c_str(),
+              res.regs_per_thread, res.smem_per_block_bytes);
+  std::printf("  policy %s -> tpb %d, cluster %d, grid %d, vpt %d%s\n", o.policy.c_str(), cfg.tpb, cfg.cluster,
+              cfg.grid, cfg.vecs_per_thread, cfg.pdl ? ", pdl" : "");
+  std::printf("  timing: warmup %d, iters %d, graph %d calls x %d replays, %d input sets, %s\n", o.warmup, o.iters,
+              o.graph_calls, o.graph_reps, nsets,
+              o.iters <= 0 ? "off" : (cupti ? "cupti" : (cupti_note.empty() ? "events" : cupti_note.c_str())));
+
+  ref::GateReport gate;
+  bool checked = false;
+  if (!o.no_check) {
+    gate = runner.check(p, cfg);
+    checked = true;
+    std::printf("  check: %s\n", gate.summary().c_str());
+  }
+
+  harness::TimingReport timing;
+  double graph_us = kNaN;
+  if (o.iters > 0) {
+    harness::TimingOptions topt;
+    topt.warmup = o.warmup;
+    topt.iters = o.iters;
+    topt.graph_calls = o.graph_calls;
+    topt.graph_reps = o.graph_reps;
+    timing = harness::time_isolated(runner, p, cfg, topt, cupti.get());
+    if (!timing.note.empty() && timing.source != "cupti") std::printf("  timing note: %s\n", timing.note.c_str());
+    if (o.graph_calls > 0) graph_us = harness::time_graph_per_call(runner, p, cfg, topt);
+  }
+
+  double predicted = kNaN;
+  try {
+    predicted = model::predict(p, cfg, node.rank_spec(), cal, res).total_us;
+  } catch (const std::exception& e) {
+    std::printf("  model: no prediction (%s)\n", e.what());
+  }
+
+  const char* verdict = !checked ? "skipped" : (gate.pass ? "pass" : "fail");
+  std::printf("SUMMARY %s N=%d H=%d tokens=%d %s %s %s cfg=%d/%d/%d vpt=%d%s | check %s | kernel %.2f us "
+              "(p10 %.2f p90 %.2f, %s) skew-free %.2f us spread %.2f us | graph %.2f us/call | model %.2f us\n",
+              o.policy.c_str(), p.nranks, p.hidden, p.tokens, to_string(p.dtype), to_string(p.pattern),
+              to_string(p.acc), cfg.tpb, cfg.cluster, cfg.grid, cfg.vecs_per_thread, cfg.pdl ? " pdl" : "", verdict,
+              o.iters > 0 ? timing.kernel_us.median : kNaN, o.iters > 0 ? timing.kernel_us.p10 : kNaN,
+              o.iters > 0 ? timing.kernel_us.p90 : kNaN, o.iters > 0 ? timing.source.c_str() : "untimed",
+              o.iters > 0 ? timing.skewfree_us : kNaN, o.iters > 0 ? timing.rank_spread_us : kNaN, graph_us, predicted);
+
+  if (!o.csv.empty()) {
+    MeasurementRow row;
+    row.experiment = o.experiment;
+    row.git_sha = ARLAB_GIT_SHA;
+    row.date_utc = utc_now_iso8601();
+    row.gpu = node.device().name;
+    row.driver = node.device().driver;
+    row.cuda = node.device().runtime;
+    row.topology = "emulated";
+    row.link = "local";
+    row.sm_per_rank = node.sms_per_rank();
+    row.nranks = p.nranks;
+    row.dtype = to_string(p.dtype);
+    row.pattern = to_string(p.pattern);
+    row.algo = to_string(cfg.algo);
+    row.acc = to_string(p.acc);
+    row.tokens = p.tokens;
+    row.hidden = p.hidden;
+    row.policy = model::to_string(policy);
+    row.tpb = cfg.tpb;
+    row.cluster = cfg.cluster;
+    row.grid = cfg.grid;
+    row.vecs_per_thread = cfg.vecs_per_thread;
+    row.pdl = cfg.pdl ? 1 : 0;
+    row.regs = res.regs_per_thread;
+    row.iters = o.iters > 0 ? timing.iters : 0;
+    row.timing_source = o.iters > 0 ? timing.source : "none";
+    row.kernel_us_median = o.iters > 0 ? timing.kernel_us.median : kNaN;
+    row.kernel_us_p10 = o.iters > 0 ? timing.kernel_us.p10 : kNaN;
+    row.kernel_us_p90 = o.iters > 0 ? timing.kernel_us.p90 : kNaN;
+    row.skewfree_us_median = o.iters > 0 ? timing.skewfree_us : kNaN;
+    row.rank_spread_us_median = o.iters > 0 ? timing.rank_spread_us : kNaN;
+    row.graph_us_per_call = graph_us;
+    row.predicted_us = predicted;
+    row.check = verdict;
+    row.norm_max_ulp = checked ? gate.norm_max_ulp : -1;
+    row.quant_nonexact = checked ? static_cast<long long>(gate.quant_nonexact) : -1;
+    row.err_rel_rms_vs_exact = checked ? gate.err_rel_rms_vs_exact : kNaN;
+    CsvAppender(o.csv, measurement_header()).append(to_cells(row));
+    std::printf("  appended a row to %s\n", o.csv.c_str());
+  }
+  if (checked && !gate.pass) throw std::runtime_error("correctness gate FAILED: " + gate.first_failure);
+}
+
+#else  // no CUDA
+
+void run_main(const RunOptions&) {
+  throw std::runtime_error(
+      "`arlab run` needs the GPU parts, and this arlab was built without CUDA (no nvcc at configure time, or "
+      "-DARLAB_ENABLE_CUDA=OFF). Rebuild on a machine with the CUDA toolkit to run kernels.");
+}
+
+#endif
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto opts = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand(
+      "run", "run one fused all-reduce problem on the emulated node: check every output, time it, append a CSV row");
+  add_options(run, *opts);
+  run->callback([opts]() { run_main(*opts); });
+}
+
 }  // namespace arlab::cli

@@ -1,0 +1,141 @@
+// RAII owners of the CUDA resources the harness creates: device and pinned host buffers, events,
+// streams (runtime- or green-context-created), green contexts, graphs and graph executables.
+// Move-only; destructors never throw (a failing release during teardown is ignored, the process
+// is already unwinding or exiting). Creation failures throw CudaError (harness/check.h).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "harness/check.h"
+#include "harness/driver_api.h"
+
+namespace arlab::harness {
+
+// A unique owner of a handle with a release function.
+template <typename Handle, typename Release>
+class Owned {
+ public:
+  Owned() = default;
+  Owned(Handle h, Release r) : h_(h), release_(r) {}
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  Owned(Owned&& o) noexcept : h_(std::exchange(o.h_, Handle{})), release_(o.release_) {}
+  Owned& operator=(Owned&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, Handle{});
+      release_ = o.release_;
+    }
+    return *this;
+  }
+  ~Owned() { reset(); }
+  void reset() noexcept {
+    if (h_ != Handle{}) release_(h_);
+    h_ = Handle{};
+  }
+  Handle get() const { return h_; }
+  explicit operator bool() const { return h_ != Handle{}; }
+
+ private:
+  Handle h_{};
+  Release release_{};
+};
+
+struct CudaFreeRelease {
+  void operator()(void* p) const noexcept { cudaFree(p); }
+};
+struct CudaFreeHostRelease {
+  void operator()(void* p) const noexcept { cudaFreeHost(p); }
+};
+struct EventRelease {
+  void operator()(cudaEvent_t e) const noexcept { cudaEventDestroy(e); }
+};
+struct GraphRelease {
+  void operator()(cudaGraph_t g) const noexcept { cudaGraphDestroy(g); }
+};
+struct GraphExecRelease {
+  void operator()(cudaGraphExec_t g) const noexcept { cudaGraphExecDestroy(g); }
+};
+// Green-context streams are destroyed through the driver entry point they were created with.
+struct StreamRelease {
+  PFN_cuStreamDestroy_v4000 driver_destroy = nullptr;  // nullptr: a runtime-created stream
+  void operator()(cudaStream_t s) const noexcept {
+    if (driver_destroy) driver_destroy(s);
+    else cudaStreamDestroy(s);
+  }
+};
+struct GreenCtxRelease {
+  PFN_cuGreenCtxDestroy_v12040 destroy = nullptr;
+  void operator()(CUgreenCtx g) const noexcept {
+    if (destroy) destroy(g);
+  }
+};
+
+// Device memory (cudaMalloc: 256-byte aligned, and shareable through CUDA IPC handles).
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes, int rank = detail::kNoRank) : bytes_(bytes) {
+    void* p = nullptr;
+    if (bytes > 0) ARLAB_CUDA_CHECK_RANK(rank, cudaMalloc(&p, bytes));
+    mem_ = Owned<void*, CudaFreeRelease>(p, CudaFreeRelease{});
+  }
+  void* data() const { return mem_.get(); }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(mem_.get());
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  Owned<void*, CudaFreeRelease> mem_;
+  size_t bytes_ = 0;
+};
+
+// Page-locked host memory (fast, asynchronous copies).
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(size_t bytes) : bytes_(bytes) {
+    void* p = nullptr;
+    if (bytes > 0) ARLAB_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    mem_ = Owned<void*, CudaFreeHostRelease>(p, CudaFreeHostRelease{});
+  }
+  void* data() const { return mem_.get(); }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  Owned<void*, CudaFreeHostRelease> mem_;
+  size_t bytes_ = 0;
+};
+
+class Event {
+ public:
+  Event() {
+    cudaEvent_t e = nullptr;
+    ARLAB_CUDA_CHECK(cudaEventCreate(&e));
+    ev_ = Owned<cudaEvent_t, EventRelease>(e, EventRelease{});
+  }
+  cudaEvent_t get() const { return ev_.get(); }
+
+ private:
+  Owned<cudaEvent_t, EventRelease> ev_;
+};
+
+using Stream = Owned<cudaStream_t, StreamRelease>;
+using GreenContext = Owned<CUgreenCtx, GreenCtxRelease>;
+using Graph = Owned<cudaGraph_t, GraphRelease>;
+using GraphExec = Owned<cudaGraphExec_t, GraphExecRelease>;
+
+// A non-blocking runtime stream.
+inline Stream make_stream() {
+  cudaStream_t s = nullptr;
+  ARLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return Stream(s, StreamRelease{});
+}
+
+}  // namespace arlab::harness

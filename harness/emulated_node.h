@@ -1,0 +1,77 @@
+// The emulated node (DESIGN §5): N ranks in one process on one GPU, each rank in its own green
+// context holding a disjoint SM partition (multiples of 8 SMs on Hopper: 64/32/16/8 per rank for
+// N = 2/4/8/16 on 132 SMs), its policy seeing the partition's GpuSpec. Owns the partitions and the
+// ranks' workspaces, wires every rank to every peer's workspace (plain device pointers: one
+// address space), and provides the node-wide operations: format/re-initialize the workspaces,
+// synchronize with a host-side deadline, and turn a device fault word into an error naming rank,
+// block and what was awaited (after re-initializing the workspaces, so the node stays usable).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "common/problem.h"
+#include "harness/device_query.h"
+#include "harness/driver_api.h"
+#include "harness/green_partitions.h"
+#include "harness/rank_context.h"
+
+namespace arlab::harness {
+
+struct NodeOptions {
+  int nranks = 2;
+  int device = 0;
+  int max_tokens = 1024;    // workspace capacity (tokens of max_hidden elements)
+  int max_hidden = 8192;
+  int max_elem_bytes = 2;   // 4 to also run fp32
+  double timeout_ms = 2000; // bound of every device spin-wait
+  int sms_per_rank = 0;     // 0: the largest equal partition (model::sm_partition)
+};
+
+// Sets CUDA_DEVICE_MAX_CONNECTIONS=32 (unless the user set it) so N ranks' streams get their own
+// hardware queues. Effective only before the process's first CUDA call: call it first thing.
+void request_device_connections();
+
+class EmulatedNode {
+ public:
+  explicit EmulatedNode(const NodeOptions& options);
+  ~EmulatedNode();
+  EmulatedNode(const EmulatedNode&) = delete;
+  EmulatedNode& operator=(const EmulatedNode&) = delete;
+
+  int nranks() const { return static_cast<int>(ranks_.size()); }
+  const DeviceInfo& device() const { return device_; }
+  const model::GpuSpec& rank_spec() const { return rank_spec_; }
+  int sms_per_rank() const { return rank_spec_.sm_count; }
+  RankContext& rank(int r) { return *ranks_.at(static_cast<size_t>(r)); }
+  const RankContext& rank(int r) const { return *ranks_.at(static_cast<size_t>(r)); }
+  const NodeOptions& options() const { return options_; }
+  unsigned long long timeout_ns() const;
+  void set_timeout_ms(double ms);
+
+  // Tokens of `hidden` x dtype one call may have (the workspace capacity).
+  long long token_capacity(int hidden, DType dtype) const;
+  // Throws InvalidArgument when p does not fit this node: nranks differs, tokens above the
+  // capacity, fp32 on a 2-byte workspace.
+  void check_fits(const Problem& p) const;
+
+  // Re-initializes every workspace for `dtype` when it currently holds another one (synchronous).
+  void format(DType dtype);
+  // Every rank idle, every workspace back to its initial state for the current dtype (synchronous).
+  void reinitialize();
+  // Waits for every rank's stream (bounded by a host deadline well past the device timeout), then
+  // checks every fault word: on a fault, re-initializes and throws DeviceTimeout.
+  void synchronize();
+
+ private:
+  NodeOptions options_;
+  DriverApi driver_;
+  DeviceInfo device_;
+  model::GpuSpec rank_spec_;
+  std::vector<GreenPartition> partitions_;
+  std::vector<std::unique_ptr<RankContext>> ranks_;  // destroyed before the partitions
+  DType format_ = DType::bf16;
+  bool formatted_ = false;
+};
+
+}  // namespace arlab::harness

@@ -1,0 +1,29 @@
+// Implementation of harness/fault_text.h.
+#include "harness/fault_text.h"
+
+#include <sstream>
+
+namespace arlab::harness {
+
+std::string describe_fault(const kernels::FaultInfo& f, double timeout_ms, int nranks) {
+  std::ostringstream os;
+  switch (f.kind) {
+    case kernels::WaitKind::peer_data:
+      os << "rank " << f.rank << ", block " << f.block << ": the one-shot poll waited " << timeout_ms
+         << " ms for rank " << f.peer << "'s data of token " << f.token
+         << " without seeing it (that rank did not run its part of the call)";
+      break;
+    case kernels::WaitKind::gate:
+      os << "rank " << f.rank << ": the timing gate waited " << timeout_ms << " ms and saw only " << f.peer << " of "
+         << nranks << " ranks arrive";
+      break;
+    case kernels::WaitKind::none:
+    default:
+      os << "unknown fault word (kind " << static_cast<unsigned>(f.kind) << ", rank " << f.rank << ", block " << f.block
+         << ")";
+      break;
+  }
+  return os.str();
+}
+
+}  // namespace arlab::harness

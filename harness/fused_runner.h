@@ -1,0 +1,85 @@
+// One fused problem on a node: every rank's device tensors with uploaded input sets, the kernel
+// instantiation (one dispatch, one attribute query), the CPU reference (cached per token count),
+// and the operations every user of the node needs: validate a call, enqueue it on all ranks, run it
+// checked (poison -> call -> download -> correctness gate of DESIGN §2 on every output of every
+// rank). Calls may use fewer tokens than the shape (the first rows); everything else is the shape's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "common/launch_config.h"
+#include "common/problem.h"
+#include "harness/emulated_node.h"
+#include "harness/rank_tensors.h"
+#include "kernels/dispatch.h"
+#include "model/legality.h"
+#include "reference/compare.h"
+#include "reference/fused_reference.h"
+
+namespace arlab::harness {
+
+class CuptiKernelTimer;
+
+class FusedRunner {
+ public:
+  // Seeded inputs: set s uses seed + s. Throws InvalidArgument when the shape does not fit the node
+  // or has no kernel.
+  FusedRunner(EmulatedNode& node, const Problem& shape, int nsets, uint64_t seed, ref::Distribution dist);
+  // Caller-made inputs, one FusedInputs per set (each of shape.tokens rows).
+  FusedRunner(EmulatedNode& node, const Problem& shape, std::vector<ref::FusedInputs> input_sets);
+
+  EmulatedNode& node() { return node_; }
+  const Problem& shape() const { return shape_; }
+  int nsets() const { return static_cast<int>(inputs_.size()); }
+  const kernels::FusedKernel& kernel() const { return kernel_; }
+  int registers_per_thread() const { return regs_; }
+  // Registers and shared memory (static + this configuration's dynamic) for model/ legality.
+  model::KernelResources resources(const LaunchConfig& cfg) const;
+
+  // Throws InvalidArgument naming the problem: call differs from the shape in anything but
+  // tokens / config, tokens above the tensors or the workspace, an illegal configuration
+  // (model::check_legal against the rank's partition spec).
+  void validate_call(const Problem& call, const LaunchConfig& cfg) const;
+
+  // Enqueues the call on every rank (asynchronous). With `gate`, each rank's kernel is preceded by
+  // the start gate. With a timer, each rank's launch is tagged with external id tag_base + rank.
+  void enqueue(const Problem& call, const LaunchConfig& cfg, int set, bool gate, CuptiKernelTimer* timer = nullptr,
+               uint64_t tag_base = 0);
+  // The same for one rank only (graph capture per rank; fault-injection tests).
+  void enqueue_rank(int rank, const Problem& call, const LaunchConfig& cfg, int set, bool gate,
+                    CuptiKernelTimer* timer = nullptr, uint64_t tag = 0);
+
+  void poison(const Problem& call);
+  std::vector<ref::FusedOutputs> download(const Problem& call);
+  // Poison, run on input set 0, synchronize (faults throw DeviceTimeout), download, gate.
+  ref::GateReport check(const Problem& call, const LaunchConfig& cfg);
+  // The gate of outputs of a call on input set `set`.
+  ref::GateReport judge(const Problem& call, int set, const std::vector<ref::FusedOutputs>& per_rank);
+
+ private:
+  struct Expected {
+    ref::FusedOutputs outputs;
+    ref::ExactOutputs exact;
+  };
+  const Expected& expected(const Problem& call, int set);
+  void setup();
+
+  EmulatedNode& node_;
+  Problem shape_;
+  std::vector<ref::FusedInputs> inputs_;
+  kernels::FusedKernel kernel_;
+  int regs_ = 0;
+  int static_smem_ = 0;
+  std::vector<std::unique_ptr<RankTensors>> tensors_;
+  std::map<std::pair<int, int>, Expected> expected_;  // (tokens, set)
+};
+
+// Input sets that keep timed calls out of L2 (DESIGN §6): enough sets that their x and residual
+// of all ranks together exceed twice the L2, at most kMaxInputSets; 1 when one set already does.
+constexpr int kMaxInputSets = 16;
+int input_sets_for(const Problem& p, long long l2_bytes);
+
+}  // namespace arlab::harness

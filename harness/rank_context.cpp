@@ -1,0 +1,79 @@
+// Implementation of harness/rank_context.h.
+#include "harness/rank_context.h"
+
+#include <string>
+
+#include "harness/check.h"
+
+namespace arlab::harness {
+
+RankContext::RankContext(int rank, int nranks, cudaStream_t stream, const model::GpuSpec& spec,
+                         const WorkspaceShape& shape)
+    : rank_(rank), nranks_(nranks), stream_(stream), spec_(spec), workspace_(shape, rank) {}
+
+void RankContext::connect(const std::vector<void*>& peer_bases, unsigned long long* gate_arrivals) {
+  if (static_cast<int>(peer_bases.size()) != nranks_)
+    throw InvalidArgument("rank " + std::to_string(rank_) + ": " + std::to_string(peer_bases.size()) +
+                          " peer workspaces given for " + std::to_string(nranks_) + " ranks");
+  peer_bases_ = peer_bases;
+  gate_arrivals_ = gate_arrivals;
+}
+
+kernels::FusedParams RankContext::fused_params(const Problem& p, const LaunchConfig& cfg, const RankTensors& t,
+                                               int set, unsigned long long timeout_ns) const {
+  if (static_cast<int>(peer_bases_.size()) != nranks_)
+    throw std::logic_error("rank " + std::to_string(rank_) + " used before connect()");
+  kernels::FusedParams k;
+  k.x = t.x(set);
+  k.residual_in = t.residual(set);
+  k.gamma = t.gamma();
+  k.scale = t.scale();
+  k.allreduce_out = t.allreduce_out();
+  k.residual_out = t.residual_out();
+  k.norm_out = t.norm_out();
+  k.quant_out = t.quant_out();
+  k.scale_out = t.scale_out();
+  k.eps = p.eps;
+  k.tokens = p.tokens;
+  k.hidden = p.hidden;
+  k.sf_swizzled = p.sf_layout == ScaleLayout::swizzled_128x4 ? 1 : 0;
+  k.rank = rank_;
+  k.cluster = cfg.cluster;
+  k.vecs_per_thread = cfg.vecs_per_thread;
+  for (int r = 0; r < nranks_; ++r) k.regions[r] = lamport_region(peer_bases_[static_cast<size_t>(r)]);
+  k.my_region = lamport_region(workspace_.base());
+  k.control = workspace_.control();
+  k.fault = workspace_.fault_word();
+  k.slot_bytes = static_cast<long long>(workspace_.layout().slot_bytes);
+  k.buffer_bytes = static_cast<long long>(workspace_.layout().buffer_bytes);
+  k.timeout_ns = timeout_ns;
+  return k;
+}
+
+kernels::GateParams RankContext::gate_params(unsigned long long timeout_ns) const {
+  kernels::GateParams g;
+  g.my_control = workspace_.control();
+  g.arrivals = gate_arrivals_;
+  g.fault = workspace_.fault_word();
+  g.timeout_ns = timeout_ns;
+  g.nranks = nranks_;
+  g.rank = rank_;
+  return g;
+}
+
+void RankContext::launch_fused(const kernels::FusedKernel& k, const kernels::FusedParams& params,
+                               const LaunchConfig& cfg) const {
+  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_fused(k, params, cfg, stream_));
+}
+
+void RankContext::launch_gate(unsigned long long timeout_ns) const {
+  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_gate(gate_params(timeout_ns), stream_));
+}
+
+unsigned long long RankContext::read_fault_word() const {
+  unsigned long long w = 0;
+  ARLAB_CUDA_CHECK_RANK(rank_, cudaMemcpy(&w, workspace_.fault_word(), sizeof(w), cudaMemcpyDeviceToHost));
+  return w;
+}
+
+}  // namespace arlab::harness

@@ -1,0 +1,57 @@
+// One rank's one-shot Lamport workspace (layout in kernels/lamport_layout.h): a single cudaMalloc
+// allocation (so a later multi-process node can share it with one CUDA IPC handle) holding the
+// control block, the fault word and the 3 x N-slot Lamport region. Sized from the largest call it
+// must hold (max tokens x max hidden x element bytes) and N; "formatted" for one dtype, because the
+// "not arrived" mark is that dtype's -0.0 pattern. initialize() is how it starts, how it changes
+// dtype and how it recovers after a fault.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "common/problem.h"
+#include "harness/cuda_resources.h"
+#include "kernels/lamport_layout.h"
+
+namespace arlab::harness {
+
+struct WorkspaceShape {
+  int max_tokens = 0;
+  int max_hidden = 0;
+  int nranks = 0;
+  int max_elem_bytes = 2;  // 2: bf16/fp16 only; 4: also fp32
+};
+
+class LamportWorkspace {
+ public:
+  // Throws InvalidArgument for a non-positive size or N outside {2,4,8,16}; CudaError when the
+  // allocation fails.
+  LamportWorkspace(const WorkspaceShape& shape, int rank);
+
+  const WorkspaceShape& shape() const { return shape_; }
+  const kernels::LamportLayout& layout() const { return layout_; }
+  void* base() const { return mem_.data(); }  // the whole allocation (what IPC would share)
+  kernels::LamportControl* control() const { return mem_.as<kernels::LamportControl>(); }
+  unsigned long long* fault_word() const {
+    return reinterpret_cast<unsigned long long*>(mem_.as<char>() + kernels::kFaultOffset);
+  }
+
+  // Tokens of `hidden` elements of `dtype` one slot holds.
+  long long token_capacity(int hidden, DType dtype) const;
+
+  // Asynchronous on `stream`: control block and fault word to zero, every buffer to dtype's -0.0.
+  void initialize(DType dtype, cudaStream_t stream);
+
+ private:
+  WorkspaceShape shape_;
+  int rank_;
+  kernels::LamportLayout layout_;
+  DeviceBuffer mem_;
+};
+
+// The Lamport region inside a (possibly peer-mapped) workspace allocation.
+inline void* lamport_region(void* workspace_base) { return static_cast<char*>(workspace_base) + kernels::kRegionOffset; }
+
+// The dtype's -0.0 as a 32-bit fill pattern (two 16-bit elements, or one fp32).
+uint32_t negative_zero_fill(DType dtype);
+
+}  // namespace arlab::harness

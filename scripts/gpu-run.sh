@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]
+# scripts/gpu-run.sh --pack BUILD_DIR DEST
+#
+# On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
+# ctest, runs the issue-4 benchmark (emulated TP2 on one GPU, bf16 ar_res_rms: legacy vs trtllm at
+# 128 tokens for H 4096 and 8192, the 1-token time, more policies), writes every log and the CSV to
+# OUTDIR, and prints a short summary table last.
+#
+# --build-dir DIR  use a build tree configured and built elsewhere (e.g. carried to the GPU machine);
+#                  the absolute source and build paths recorded in its CMakeCache.txt are linked to
+#                  this checkout and DIR when they do not exist here. Without it, the script
+#                  configures and builds ./build-gpu-run with every core.
+# --pack B DEST    copy from build tree B only what this script needs (CMake/CTest files, the arlab
+#                  binary and the gpu test binaries) into DEST, to carry it cheaply.
+# The GPU machine may lack fast-cpp-csv-parser: a copy at ./.carry/libfccp/csv.h is used when the
+# system has none.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+if [ "${1:-}" = "--pack" ]; then
+  src=${2:?--pack needs BUILD_DIR}; dest=${3:?--pack needs DEST}
+  rm -rf "$dest"; mkdir -p "$dest"
+  (cd "$src" && find . \( -name CTestTestfile.cmake -o -name CMakeCache.txt -o -path ./harness/arlab \
+      -o -name 'arlab_*gpu_test' \) -type f -print0 | xargs -0 -I{} cp --parents {} "$dest/")
+  du -sh "$dest"
+  exit 0
+fi
+
+out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
+build=""; run_tests=1; run_bench=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build=$2; shift 2 ;;
+    --skip-tests) run_tests=0; shift ;;
+    --skip-bench) run_bench=0; shift ;;
+    *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+export CUDA_DEVICE_MAX_CONNECTIONS=32   # DESIGN §5: one hardware queue per rank stream
+status=0
+
+{ nvidia-smi; nvidia-smi -q -d CLOCK; } > "$out/nvidia-smi.txt" 2>&1 || true
+echo "gpu-run: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+
+# ---- build (or adopt a carried build tree) ----
+bin=""
+if [ -n "$build" ]; then
+  build=$(realpath "$build")
+  cache_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+  cache_bld=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt")
+  for pair in "$cache_src|$repo" "$cache_bld|$build"; do
+    want=${pair%%|*}; have=${pair##*|}
+    if [ -n "$want" ] && [ "$want" != "$have" ] && [ ! -e "$want" ]; then
+      mkdir -p "$(dirname "$want")" && ln -s "$have" "$want" && echo "gpu-run: linked $want -> $have"
+    fi
+  done
+  if "$build/harness/arlab" --version > "$out/arlab-version.txt" 2>&1; then
+    bin=$build
+    echo "gpu-run: using the carried build tree $build ($(cat "$out/arlab-version.txt"))"
+  else
+    echo "gpu-run: the carried arlab does not run here ($(tail -1 "$out/arlab-version.txt")); building instead"
+  fi
+fi
+if [ -z "$bin" ]; then
+  bin=$repo/build-gpu-run
+  fccp=()
+  if [ ! -f /usr/include/libfccp/csv.h ] && [ -f "$repo/.carry/libfccp/csv.h" ]; then fccp=(-DFCCP_INCLUDE_DIR="$repo/.carry"); fi
+  start=$(date +%s)
+  cmake -S "$repo" -B "$bin" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "${fccp[@]}" > "$out/configure.log" 2>&1 \
+    && cmake --build "$bin" -j"$(nproc)" > "$out/build.log" 2>&1
+  rc=$?
+  echo "gpu-run: build exit $rc in $(( $(date +%s) - start )) s (log: build.log)"
+  if [ $rc -ne 0 ]; then tail -30 "$out/build.log"; exit $rc; fi
+fi
+arlab=$bin/harness/arlab
+
+# ---- GPU tests ----
+if [ $run_tests -eq 1 ]; then
+  start=$(date +%s)
+  (cd "$bin" && ctest -L gpu --output-on-failure --timeout 600) > "$out/ctest-gpu.log" 2>&1
+  rc=$?
+  [ $rc -ne 0 ] && status=1
+  echo "gpu-run: gpu ctest exit $rc in $(( $(date +%s) - start )) s (log: ctest-gpu.log)"
+fi
+
+# ---- issue-4 benchmark ----
+csv=$out/issue4_oneshot.csv
+if [ $run_bench -eq 1 ]; then
+  "$arlab" run --registers > "$out/registers.txt" 2>&1 || status=1
+  common=(-n 2 -d bf16 --pattern ar_res_rms -w 50 -i 500 --graph-calls 64 --graph-reps 20 --csv "$csv"
+          --experiment issue4_oneshot)
+  runs=(
+    "-t 128 --hidden 8192 --policy legacy"
+    "-t 128 --hidden 8192 --policy trtllm"
+    "-t 128 --hidden 4096 --policy legacy"
+    "-t 128 --hidden 4096 --policy trtllm"
+    "-t 1 --hidden 8192 --policy trtllm"
+    "-t 1 --hidden 4096 --policy trtllm"
+    "-t 128 --hidden 8192 --policy occupancy"
+    "-t 128 --hidden 4096 --policy occupancy"
+    "-t 128 --hidden 8192 --policy trtllm --pdl"
+    "-t 128 --hidden 4096 --policy trtllm --pdl"
+  )
+  : > "$out/bench.log"
+  for r in "${runs[@]}"; do
+    # shellcheck disable=SC2086
+    echo "\$ arlab run ${common[*]} $r" >> "$out/bench.log"
+    # shellcheck disable=SC2086
+    "$arlab" run "${common[@]}" $r >> "$out/bench.log" 2>&1 || { status=1; echo "  (exit $?)" >> "$out/bench.log"; }
+  done
+  echo "gpu-run: benchmark log bench.log, CSV $(basename "$csv")"
+fi
+
+# ---- summary (last) ----
+if [ $run_tests -eq 1 ]; then
+  echo "== GPU tests =="
+  grep -E "tests passed|tests failed|correctness matrix:|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -12
+fi
+if [ -f "$csv" ]; then
+  echo "== issue-4 benchmark (emulated TP2, bf16 ar_res_rms; kernel = median of max over ranks) =="
+  python3 - "$csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(f"{'H':>5} {'tok':>4} {'policy':>9} {'pdl':>3} {'tpb/cs/grid':>12} {'check':>5} {'kernel_us':>9} {'p10':>6} {'p90':>6} {'skewfree':>8} {'graph/call':>10} {'model':>7} {'src':>5}")
+t = {}
+for r in rows:
+    f = lambda k: float(r[k]) if r[k] not in ("", "nan") else float("nan")
+    cfg = f"{r['tpb']}/{r['cluster']}/{r['grid']}"
+    print(f"{r['hidden']:>5} {r['tokens']:>4} {r['policy']:>9} {r['pdl']:>3} {cfg:>12} {r['check']:>5} {f('kernel_us_median'):9.2f} "
+          f"{f('kernel_us_p10'):6.2f} {f('kernel_us_p90'):6.2f} {f('skewfree_us_median'):8.2f} {f('graph_us_per_call'):10.2f} "
+          f"{f('predicted_us'):7.2f} {r['timing_source']:>5}")
+    if r['tokens'] == '128' and r['pdl'] == '0':
+        t[(r['hidden'], r['policy'])] = f('kernel_us_median')
+for h in ('8192', '4096'):
+    if (h, 'legacy') in t and (h, 'trtllm') in t:
+        print(f"H {h}, 128 tokens: legacy {t[(h,'legacy')]:.2f} us / trtllm {t[(h,'trtllm')]:.2f} us = {t[(h,'legacy')]/t[(h,'trtllm')]:.2f}x")
+PY
+fi
+exit $status

@@ -1,0 +1,113 @@
+// CPU tests of the pure parts of harness/: timing statistics (DESIGN §6 figures), the pairwise
+// covering-array generator the GPU correctness matrix uses, fault-word text, and the Lamport
+// workspace layout / fault-word encoding shared with the kernels.
+#include <cmath>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "common/problem.h"
+#include "harness/covering_array.h"
+#include "harness/fault_text.h"
+#include "harness/timing_stats.h"
+#include "kernels/device_fault.h"
+#include "kernels/lamport_layout.h"
+#include "tests/catch.h"
+
+using namespace arlab;
+using namespace arlab::harness;
+
+TEST_CASE("quantile interpolates between order statistics") {
+  REQUIRE(quantile({3, 1, 2}, 0.5) == 2.0);
+  REQUIRE(quantile({4, 1, 3, 2}, 0.5) == 2.5);
+  REQUIRE(quantile({10, 20}, 0.0) == 10.0);
+  REQUIRE(quantile({10, 20}, 1.0) == 20.0);
+  REQUIRE(quantile({0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 0.1) == Approx(10.0));
+  REQUIRE(quantile({0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 0.9) == Approx(90.0));
+  const Spread3 s = spread3({5, 1, 4, 2, 3});
+  REQUIRE(s.median == 3.0);
+  REQUIRE(s.p10 == Approx(1.4));
+  REQUIRE(s.p90 == Approx(4.6));
+  REQUIRE_THROWS_AS(quantile({}, 0.5), InvalidArgument);
+  REQUIRE_THROWS_AS(quantile({1}, 1.5), InvalidArgument);
+}
+
+TEST_CASE("combine_ranks: max duration, skew-free figure, spread") {
+  // rank 0 starts early and waits for rank 1: its duration holds the start skew.
+  const IterationFigures f = combine_ranks({100, 103}, {110, 111});
+  REQUIRE(f.max_duration == 10.0);  // rank 0: 110 - 100
+  REQUIRE(f.skew_free == 8.0);      // 111 - 103
+  REQUIRE(f.rank_spread == 2.0);    // 10 - 8
+  REQUIRE_THROWS_AS(combine_ranks({1}, {0}), InvalidArgument);
+  REQUIRE_THROWS_AS(combine_ranks({1, 2}, {3}), InvalidArgument);
+  REQUIRE_THROWS_AS(combine_ranks({}, {}), InvalidArgument);
+}
+
+TEST_CASE("pairwise_cover covers every feasible pair and respects the constraint") {
+  // The GPU matrix's shape: pattern x dtype x N x tokens x H x acc x config x pdl x sf layout, with
+  // NVFP4 patterns (3, 5) excluded for fp32 (dtype index 2).
+  const std::vector<int> levels = {6, 3, 3, 5, 5, 2, 8, 2, 2};
+  auto allowed = [](const CoverRow& r) { return !((r[0] == 3 || r[0] == 5) && r[1] == 2); };
+  const PairwiseCover c = pairwise_cover(levels, allowed);
+  REQUIRE(covers_all_feasible_pairs(levels, allowed, c.rows));
+  for (const CoverRow& r : c.rows) REQUIRE(allowed(r));
+  // Lower bound: the two largest axes' product; the greedy stays well below the full product.
+  REQUIRE(c.rows.size() >= 48u);
+  REQUIRE(c.rows.size() < 120u);
+  // Exactly the two excluded (pattern, dtype) pairs are infeasible.
+  REQUIRE(c.infeasible.size() == 2u);
+  for (const auto& p : c.infeasible) {
+    REQUIRE(p.param_a == 0);
+    REQUIRE(p.param_b == 1);
+    REQUIRE(p.value_b == 2);
+    REQUIRE((p.value_a == 3 || p.value_a == 5));
+  }
+  // Every value of every axis appears.
+  for (size_t i = 0; i < levels.size(); ++i) {
+    std::set<int> seen;
+    for (const CoverRow& r : c.rows) seen.insert(r[i]);
+    REQUIRE(static_cast<int>(seen.size()) == levels[i]);
+  }
+  // Deterministic.
+  REQUIRE(pairwise_cover(levels, allowed).rows == c.rows);
+}
+
+TEST_CASE("covers_all_feasible_pairs detects a missing pair") {
+  const std::vector<int> levels = {2, 2, 2};
+  const PairwiseCover c = pairwise_cover(levels, nullptr);
+  REQUIRE(covers_all_feasible_pairs(levels, nullptr, c.rows));
+  std::vector<CoverRow> fewer(c.rows.begin(), c.rows.end() - 1);
+  REQUIRE_FALSE(covers_all_feasible_pairs(levels, nullptr, fewer));
+  REQUIRE_THROWS_AS(pairwise_cover({3}, nullptr), InvalidArgument);
+  REQUIRE_THROWS_AS(pairwise_cover({2, 0}, nullptr), InvalidArgument);
+}
+
+TEST_CASE("fault words round-trip and read as text") {
+  using kernels::WaitKind;
+  const unsigned long long w = kernels::encode_fault(WaitKind::peer_data, 3, 7, 1000, 12345);
+  const kernels::FaultInfo f = kernels::decode_fault(w);
+  REQUIRE(f.kind == WaitKind::peer_data);
+  REQUIRE(f.rank == 3);
+  REQUIRE(f.peer == 7);
+  REQUIRE(f.block == 1000);
+  REQUIRE(f.token == 12345);
+  REQUIRE(w != 0ull);  // a recorded fault is never the "no fault" word
+  const std::string text = describe_fault(f, 50, 8);
+  REQUIRE(text.find("rank 3, block 1000") != std::string::npos);
+  REQUIRE(text.find("rank 7's data of token 12345") != std::string::npos);
+  const std::string gate = describe_fault(kernels::decode_fault(kernels::encode_fault(WaitKind::gate, 1, 1, 0, 0)), 50, 2);
+  REQUIRE(gate.find("saw only 1 of 2 ranks") != std::string::npos);
+}
+
+TEST_CASE("Lamport layout: 3 buffers of N slots after the control block and fault word") {
+  const kernels::LamportLayout l = kernels::lamport_layout(1000, 8192, 8, 2);
+  REQUIRE(l.slot_bytes == kernels::round_up(1000ull * 8192 * 2, kernels::kLayoutAlign));
+  REQUIRE(l.buffer_bytes == 8 * l.slot_bytes);
+  REQUIRE(l.region_bytes == 3 * l.buffer_bytes);
+  REQUIRE(l.total_bytes == kernels::kRegionOffset + l.region_bytes);
+  REQUIRE(kernels::kRegionOffset % 16 == 0);
+  REQUIRE(kernels::kFaultOffset >= sizeof(kernels::LamportControl));
+  const kernels::LamportLayout odd = kernels::lamport_layout(3, 1032, 2, 2);
+  REQUIRE(odd.slot_bytes % kernels::kLayoutAlign == 0);
+  REQUIRE(odd.slot_bytes >= 3u * 1032u * 2u);
+}

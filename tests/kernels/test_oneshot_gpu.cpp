@@ -1,0 +1,365 @@
+// GPU tests of the one-shot fused kernel on the emulated node (issue 4):
+//  * a correctness matrix over pattern x dtype x N x tokens x H x accumulation x launch
+//    configuration x PDL x scale-factor layout, as a pairwise covering array (every value of every
+//    axis and every pair of values of any two axes; NVFP4 with fp32 excluded), each case poisoned,
+//    run and gated on every output of every rank;
+//  * refusals: NVFP4 with fp32, H not a multiple of the vector width, tokens above the workspace;
+//  * 1000 consecutive checked calls with changing token counts (buffer rotation), then 1000
+//    unsynchronized back-to-back calls;
+//  * CUDA-graph capture and replay;
+//  * -0.0, NaN and +-Inf inputs (DESIGN §2) never stall and match the reference;
+//  * a rank that never runs makes its peer time out with an error naming rank / block / what, and
+//    the workspace recovers.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/launch_config.h"
+#include "common/problem.h"
+#include "harness/check.h"
+#include "harness/covering_array.h"
+#include "harness/emulated_node.h"
+#include "harness/fused_runner.h"
+#include "harness/timing.h"
+#include "model/calibration.h"
+#include "model/legality.h"
+#include "model/policies.h"
+#include "reference/compare.h"
+#include "reference/fused_reference.h"
+#include "tests/catch.h"
+
+using namespace arlab;
+using namespace arlab::harness;
+
+namespace {
+
+// ---- the matrix axes (issue 4) ----
+const std::vector<Pattern> kPatterns = {Pattern::ar,          Pattern::ar_res_rms,         Pattern::ar_res_rms_fp8,
+                                        Pattern::ar_res_rms_fp4, Pattern::ar_res_rms_out_fp8, Pattern::ar_res_rms_out_fp4};
+const std::vector<DType> kDtypes = {DType::bf16, DType::fp16, DType::fp32};
+const std::vector<int> kRanks = {2, 4, 8};
+const std::vector<int> kTokens = {1, 3, 128, 129, 1000};
+const std::vector<int> kHidden = {1024, 4096, 5120, 7168, 8192};
+const std::vector<Accumulation> kAccs = {Accumulation::pairwise, Accumulation::fp32_acc};
+const std::vector<ScaleLayout> kLayouts = {ScaleLayout::linear, ScaleLayout::swizzled_128x4};
+
+// Launch configurations: the policies, and explicit shapes that leave the reference mapping.
+enum class Recipe {
+  legacy,          // peer library before the change
+  trtllm,          // after the change
+  occupancy,       // trtllm shape, occupancy-sized grid (several blocks per SM)
+  vpt2_c1,         // 2 vectors per thread, no cluster
+  vpt4_c2,         // 4 vectors per thread, clusters of 2
+  many_blocks_c1,  // no cluster, 4 vectors per thread, 8 blocks per SM (grid > tokens when few)
+  grid_gt_tokens,  // trtllm shape with 5 idle clusters beyond the tokens
+  odd_tpb,         // odd block size, clusters of 2 (NVFP4 amax pairs cross threads / blocks)
+};
+const std::vector<Recipe> kRecipes = {Recipe::legacy,  Recipe::trtllm,         Recipe::occupancy,
+                                      Recipe::vpt2_c1, Recipe::vpt4_c2,        Recipe::many_blocks_c1,
+                                      Recipe::grid_gt_tokens, Recipe::odd_tpb};
+
+const char* recipe_name(Recipe r) {
+  switch (r) {
+    case Recipe::legacy: return "legacy";
+    case Recipe::trtllm: return "trtllm";
+    case Recipe::occupancy: return "occupancy";
+    case Recipe::vpt2_c1: return "vpt2_c1";
+    case Recipe::vpt4_c2: return "vpt4_c2";
+    case Recipe::many_blocks_c1: return "many_blocks_c1";
+    case Recipe::grid_gt_tokens: return "grid_gt_tokens";
+    case Recipe::odd_tpb: return "odd_tpb";
+  }
+  return "?";
+}
+
+int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+LaunchConfig shaped(const Problem& p, int tpb, int cluster, int grid) {
+  LaunchConfig c;
+  c.tpb = tpb;
+  c.cluster = cluster;
+  c.grid = grid;
+  c.vecs_per_thread = model::required_vecs_per_thread(p, tpb, cluster);
+  c.algo = p.algo;
+  return c;
+}
+
+LaunchConfig make_config(Recipe r, const Problem& p, const model::GpuSpec& spec, const model::KernelResources& res) {
+  const model::Calibration cal = model::default_calibration();
+  const long long tpt = threads_per_token(p);
+  const int sms = spec.sm_count;
+  switch (r) {
+    case Recipe::legacy: return model::choose_launch_config(model::Policy::legacy, p, spec, res, cal);
+    case Recipe::trtllm: return model::choose_launch_config(model::Policy::trtllm, p, spec, res, cal);
+    case Recipe::occupancy: return model::choose_launch_config(model::Policy::occupancy, p, spec, res, cal);
+    case Recipe::vpt2_c1: return shaped(p, ceil_div(tpt, 2), 1, sms);
+    case Recipe::vpt4_c2: return shaped(p, ceil_div(tpt, 8), 2, 2 * std::min(p.tokens, sms / 2));
+    case Recipe::many_blocks_c1: return shaped(p, ceil_div(tpt, 4), 1, 8 * sms);
+    case Recipe::grid_gt_tokens: {
+      const LaunchConfig t = model::choose_launch_config(model::Policy::trtllm, p, spec, res, cal);
+      return shaped(p, t.tpb, t.cluster, t.cluster * (p.tokens + 5));
+    }
+    case Recipe::odd_tpb: {
+      for (int vpt : {2, 1, 4}) {
+        const int tpb = ceil_div(tpt, 2LL * vpt) | 1;
+        if (tpb <= 1024 && model::required_vecs_per_thread(p, tpb, 2) == vpt)
+          return shaped(p, tpb, 2, 2 * std::min(p.tokens, sms / 2));
+      }
+      break;
+    }
+  }
+  throw std::logic_error(std::string("no ") + recipe_name(r) + " configuration for H = " + std::to_string(p.hidden));
+}
+
+std::string describe(const Problem& p, Recipe r, const LaunchConfig& c) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s %s N=%d tokens=%d H=%d %s %s %s cfg=%d/%d/%d vpt=%d%s", to_string(p.pattern),
+                to_string(p.dtype), p.nranks, p.tokens, p.hidden, to_string(p.acc), to_string(p.sf_layout),
+                recipe_name(r), c.tpb, c.cluster, c.grid, c.vecs_per_thread, c.pdl ? " pdl" : "");
+  return buf;
+}
+
+NodeOptions matrix_node(int n) {
+  NodeOptions o;
+  o.nranks = n;
+  o.max_tokens = 1000;
+  o.max_hidden = 8192;
+  o.max_elem_bytes = 4;
+  o.timeout_ms = 2000;
+  return o;
+}
+
+Problem base_problem(int n, int tokens, int hidden, DType d, Pattern pat) {
+  Problem p;
+  p.nranks = n;
+  p.tokens = tokens;
+  p.hidden = hidden;
+  p.dtype = d;
+  p.pattern = pat;
+  return p;
+}
+
+LaunchConfig trtllm_config(FusedRunner& runner, const Problem& p) {
+  return model::choose_launch_config(model::Policy::trtllm, p, runner.node().rank_spec(),
+                                     runner.resources(LaunchConfig{}), model::default_calibration());
+}
+
+}  // namespace
+
+TEST_CASE("one-shot correctness matrix (pairwise covering array)") {
+  const std::vector<int> levels = {static_cast<int>(kPatterns.size()), static_cast<int>(kDtypes.size()),
+                                   static_cast<int>(kRanks.size()),    static_cast<int>(kTokens.size()),
+                                   static_cast<int>(kHidden.size()),   static_cast<int>(kAccs.size()),
+                                   static_cast<int>(kRecipes.size()),  2,
+                                   static_cast<int>(kLayouts.size())};
+  auto allowed = [](const CoverRow& row) { return !(has_fp4(kPatterns[row[0]]) && kDtypes[row[1]] == DType::fp32); };
+  const PairwiseCover cover = pairwise_cover(levels, allowed);
+  REQUIRE(covers_all_feasible_pairs(levels, allowed, cover.rows));
+  std::printf("correctness matrix: %zu cases cover every pair of the %zu axes\n", cover.rows.size(), levels.size());
+
+  int passed = 0, run = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t ni = 0; ni < kRanks.size(); ++ni) {
+    EmulatedNode node(matrix_node(kRanks[ni]));
+    for (const CoverRow& row : cover.rows) {
+      if (row[2] != static_cast<int>(ni)) continue;
+      Problem p = base_problem(kRanks[ni], kTokens[row[3]], kHidden[row[4]], kDtypes[row[1]], kPatterns[row[0]]);
+      p.acc = kAccs[row[5]];
+      p.sf_layout = kLayouts[row[8]];
+      if (has_quant(p.pattern)) p.scale = has_fp4(p.pattern) ? 0.75f : 0.02f;  // exercise the scale, not 1.0
+      const Recipe recipe = kRecipes[row[6]];
+      FusedRunner runner(node, p, 1, 1000 + static_cast<uint64_t>(run), ref::Distribution::normal);
+      LaunchConfig cfg = make_config(recipe, p, node.rank_spec(), runner.resources(LaunchConfig{}));
+      cfg.pdl = row[7] == 1;
+      const std::string what = describe(p, recipe, cfg);
+      INFO(what);
+      REQUIRE(model::legality_violation(p, cfg, node.rank_spec(), runner.resources(cfg)).empty());
+      const ref::GateReport rep = runner.check(p, cfg);
+      ++run;
+      passed += rep.pass ? 1 : 0;
+      std::printf("  [%s] %s | %s\n", rep.pass ? "pass" : "FAIL", what.c_str(), rep.summary().c_str());
+      CHECK(rep.pass);
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("correctness matrix: %d of %d cases passed in %.1f s\n", passed, run, secs);
+  REQUIRE(run == static_cast<int>(cover.rows.size()));
+}
+
+TEST_CASE("legacy's odd block size (tpb 129 for bf16 H 1032) and more clusters than tokens") {
+  EmulatedNode node(matrix_node(2));
+  Problem p = base_problem(2, 3, 1032, DType::bf16, Pattern::ar_res_rms_out_fp8);
+  FusedRunner runner(node, p, 1, 5, ref::Distribution::uniform);
+  const LaunchConfig cfg = model::choose_launch_config(model::Policy::legacy, p, node.rank_spec(),
+                                                       runner.resources(LaunchConfig{}), model::default_calibration());
+  INFO(to_string(cfg));
+  REQUIRE(cfg.tpb == 129);
+  REQUIRE(runner.check(p, cfg).pass);
+  const LaunchConfig wide = shaped(p, 129, 1, 64);  // 64 clusters for 3 tokens
+  REQUIRE(runner.check(p, wide).pass);
+}
+
+TEST_CASE("unsupported problems are refused with a clear error") {
+  EmulatedNode node(matrix_node(2));
+  SECTION("NVFP4 with fp32") {
+    const Problem p = base_problem(2, 8, 4096, DType::fp32, Pattern::ar_res_rms_fp4);
+    try {
+      FusedRunner runner(node, p, 1, 1, ref::Distribution::normal);
+      FAIL("NVFP4 with fp32 must be refused");
+    } catch (const InvalidArgument& e) {
+      REQUIRE(std::string(e.what()).find("needs a 16-bit dtype, got fp32") != std::string::npos);
+    }
+    REQUIRE_THROWS_AS(kernels::find_fused_kernel(kernels::kernel_key(p)), InvalidArgument);
+  }
+  SECTION("H not a multiple of the vector width") {
+    const Problem p = base_problem(2, 8, 1028, DType::bf16, Pattern::ar_res_rms);  // 1028 % 8 = 4
+    try {
+      FusedRunner runner(node, p, 1, 1, ref::Distribution::normal);
+      FAIL("H = 1028 with bf16 must be refused");
+    } catch (const InvalidArgument& e) {
+      REQUIRE(std::string(e.what()).find("hidden = 1028 is not a multiple of the vector width 8") != std::string::npos);
+    }
+  }
+  SECTION("tokens above the workspace") {
+    const Problem p = base_problem(2, 1001, 8192, DType::fp32, Pattern::ar_res_rms);
+    try {
+      FusedRunner runner(node, p, 1, 1, ref::Distribution::normal);
+      FAIL("1001 tokens in a 1000-token workspace must be refused");
+    } catch (const InvalidArgument& e) {
+      REQUIRE(std::string(e.what()).find("tokens = 1001 exceeds the workspace capacity of 1000 tokens") !=
+              std::string::npos);
+    }
+  }
+  SECTION("two-shot has no kernel yet") {
+    Problem p = base_problem(2, 8, 4096, DType::bf16, Pattern::ar_res_rms);
+    p.algo = Algorithm::twoshot;
+    REQUIRE_THROWS_AS(kernels::find_fused_kernel(kernels::kernel_key(p)), InvalidArgument);
+  }
+}
+
+TEST_CASE("1000 consecutive calls with changing token counts are all correct (buffer rotation)") {
+  EmulatedNode node(matrix_node(2));
+  const std::vector<int> token_counts = {1, 2, 3, 7, 16, 31, 64, 100, 128, 129};
+  const Problem shape = base_problem(2, 129, 4096, DType::bf16, Pattern::ar_res_rms);
+  FusedRunner runner(node, shape, 1, 11, ref::Distribution::normal);
+  uint64_t lcg = 12345;  // fixed-seed sequence of token counts
+  auto next_tokens = [&]() {
+    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return token_counts[(lcg >> 33) % token_counts.size()];
+  };
+  int failures = 0;
+  for (int call = 0; call < 1000; ++call) {
+    Problem p = shape;
+    p.tokens = next_tokens();
+    LaunchConfig cfg = trtllm_config(runner, p);
+    cfg.pdl = (call % 3) == 0;
+    const ref::GateReport rep = runner.check(p, cfg);
+    if (!rep.pass && ++failures <= 5)
+      std::printf("  call %d (%d tokens): %s\n", call, p.tokens, rep.first_failure.c_str());
+  }
+  REQUIRE(failures == 0);
+
+  // Back-to-back, unsynchronized: ranks drift up to a call apart; the last call is checked.
+  for (int call = 0; call < 1000; ++call) {
+    Problem p = shape;
+    p.tokens = next_tokens();
+    LaunchConfig cfg = trtllm_config(runner, p);
+    cfg.pdl = (call % 2) == 0;
+    runner.enqueue(p, cfg, 0, false);
+  }
+  REQUIRE_NOTHROW(node.synchronize());
+  REQUIRE(runner.check(shape, trtllm_config(runner, shape)).pass);
+}
+
+TEST_CASE("CUDA-graph capture and replay are correct") {
+  for (bool pdl : {false, true}) {
+    EmulatedNode node(matrix_node(4));
+    Problem p = base_problem(4, 96, 5120, DType::bf16, Pattern::ar_res_rms_out_fp4);
+    p.scale = 0.5f;
+    FusedRunner runner(node, p, 1, 21, ref::Distribution::heavy_tailed);
+    LaunchConfig cfg = trtllm_config(runner, p);
+    cfg.pdl = pdl;
+    INFO("pdl " << pdl);
+    const ref::GateReport rep = check_graph_replay(runner, p, cfg, 20);
+    INFO(rep.summary());
+    REQUIRE(rep.pass);
+    REQUIRE(runner.check(p, cfg).pass);  // direct launches still agree after the replays
+  }
+}
+
+namespace {
+
+uint32_t nan_bits(DType d) { return d == DType::fp32 ? 0x7FC00000u : d == DType::bf16 ? 0x7FC0u : 0x7E00u; }
+uint32_t inf_bits(DType d, bool negative) {
+  const uint32_t pos = d == DType::fp32 ? 0x7F800000u : d == DType::bf16 ? 0x7F80u : 0x7C00u;
+  const uint32_t sign = d == DType::fp32 ? 0x80000000u : 0x8000u;
+  return negative ? (pos | sign) : pos;
+}
+uint32_t neg_zero_bits(DType d) { return d == DType::fp32 ? 0x80000000u : 0x8000u; }
+
+// Seeded inputs with -0.0 sprinkled over every x_r, a token whose x is -0.0 on every rank, and
+// NaN / +-Inf placed on some ranks' x and in the residual.
+ref::FusedInputs special_inputs(const Problem& p) {
+  ref::FusedInputs in = ref::make_inputs(p, 99, ref::Distribution::normal);
+  ref::add_negative_zeros(in, 7, 0.25);
+  const int64_t H = p.hidden;
+  in.x[0].set_bits(1 * H + 5, nan_bits(p.dtype));
+  in.x[1].set_bits(2 * H + 17, inf_bits(p.dtype, false));
+  in.x[p.nranks - 1].set_bits(2 * H + 17, inf_bits(p.dtype, true));  // +Inf + -Inf = NaN
+  in.x[p.nranks - 1].set_bits(3 * H + 100, inf_bits(p.dtype, false));
+  for (int r = 0; r < p.nranks; ++r)
+    for (int64_t i = 0; i < H; ++i) in.x[static_cast<size_t>(r)].set_bits(5 * H + i, neg_zero_bits(p.dtype));
+  if (!in.residual_in.empty()) in.residual_in.set_bits(4 * H + 9, nan_bits(p.dtype));
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("-0.0, NaN and +-Inf inputs behave as DESIGN §2 says and never stall") {
+  EmulatedNode node(matrix_node(4));
+  node.set_timeout_ms(200);  // a stall would surface as a DeviceTimeout quickly
+  for (DType d : kDtypes)
+    for (Pattern pat : kPatterns) {
+      if (has_fp4(pat) && d == DType::fp32) continue;
+      Problem p = base_problem(4, 8, 4096, d, pat);
+      std::vector<ref::FusedInputs> sets;
+      sets.push_back(special_inputs(p));
+      FusedRunner runner(node, p, std::move(sets));
+      const LaunchConfig cfg = trtllm_config(runner, p);
+      INFO(to_string(d) << " " << to_string(pat));
+      ref::GateReport rep;
+      REQUIRE_NOTHROW(rep = runner.check(p, cfg));
+      INFO(rep.summary());
+      CHECK(rep.pass);
+    }
+}
+
+TEST_CASE("a rank that never runs: its peer times out naming rank/block/what, the workspace recovers") {
+  EmulatedNode node(matrix_node(2));
+  node.set_timeout_ms(50);
+  const Problem p = base_problem(2, 16, 4096, DType::bf16, Pattern::ar_res_rms);
+  FusedRunner runner(node, p, 1, 3, ref::Distribution::normal);
+  const LaunchConfig cfg = trtllm_config(runner, p);
+  REQUIRE(runner.check(p, cfg).pass);
+  runner.enqueue_rank(0, p, cfg, 0, false);  // rank 1 never launches its part
+  try {
+    node.synchronize();
+    FAIL("rank 0 alone must time out");
+  } catch (const DeviceTimeout& e) {
+    const std::string what = e.what();
+    INFO(what);
+    REQUIRE(e.fault.kind == kernels::WaitKind::peer_data);
+    REQUIRE(e.fault.rank == 0);
+    REQUIRE(e.fault.peer == 1);
+    REQUIRE(e.fault.block < cfg.grid);
+    REQUIRE(what.find("rank 0, block ") != std::string::npos);
+    REQUIRE(what.find("rank 1's data") != std::string::npos);
+    REQUIRE(what.find("re-initialized") != std::string::npos);
+  }
+  for (int i = 0; i < 5; ++i) REQUIRE(runner.check(p, cfg).pass);  // recovered, rotation in step again
+}

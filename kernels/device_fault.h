@@ -16,6 +16,7 @@ enum class WaitKind : unsigned {
   none = 0,
   peer_data = 1,  // one-shot poll: a peer's vector of a token never arrived in my Lamport buffer
   gate = 2,       // timing gate: not every rank arrived at the start line
+  barrier = 3,    // two-shot barrier: block `block` of rank `peer` never announced barrier `token` (1 or 2)
 };
 
 struct FaultInfo {
@@ -23,7 +24,7 @@ struct FaultInfo {
   int rank = 0;   // rank that timed out
   int peer = 0;   // rank it waited for (peer_data) / ranks that had arrived (gate)
   int block = 0;  // blockIdx.x of the waiting block
-  int token = 0;  // token whose data was awaited (peer_data)
+  int token = 0;  // token whose data was awaited (peer_data) / barrier 1 or 2 (barrier)
 };
 
 constexpr unsigned long long kFaultFieldMask4 = 0xFull;

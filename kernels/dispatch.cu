@@ -2,6 +2,7 @@
 #include "kernels/dispatch.h"
 
 #include "kernels/oneshot_table.h"
+#include "kernels/twoshot_table.h"
 
 namespace arlab::kernels {
 
@@ -24,31 +25,45 @@ static const void* oneshot_lookup(const KernelKey& k) {
   return nullptr;
 }
 
+static const void* twoshot_lookup(const KernelKey& k) {
+  switch (k.dtype) {
+    case DType::bf16:
+      return k.acc == Accumulation::pairwise ? twoshot_kernel_bf16_pairwise(k.nranks, k.pattern)
+                                             : twoshot_kernel_bf16_fp32acc(k.nranks, k.pattern);
+    case DType::fp16:
+      return k.acc == Accumulation::pairwise ? twoshot_kernel_fp16_pairwise(k.nranks, k.pattern)
+                                             : twoshot_kernel_fp16_fp32acc(k.nranks, k.pattern);
+    case DType::fp32: return twoshot_kernel_fp32(k.nranks, k.pattern);
+  }
+  return nullptr;
+}
+
 FusedKernel find_fused_kernel(const KernelKey& key) {
-  if (key.algo != Algorithm::oneshot)
-    throw InvalidArgument(std::string("algorithm ") + to_string(key.algo) +
-                          " has no kernel yet (only oneshot is implemented; two-shot is issue 5)");
   if (!is_supported_nranks(key.nranks))
     throw InvalidArgument("nranks = " + std::to_string(key.nranks) + " has no kernel (expected 2, 4, 8 or 16)");
   if (has_fp4(key.pattern) && key.dtype == DType::fp32)
     throw InvalidArgument(std::string("pattern ") + to_string(key.pattern) + " (NVFP4) needs a 16-bit dtype, got fp32");
-  const void* fn = oneshot_lookup(key);
+  const void* fn = key.algo == Algorithm::twoshot ? twoshot_lookup(key) : oneshot_lookup(key);
   if (fn == nullptr) throw InvalidArgument("no kernel instantiated for " + kernel_name(key));
   return FusedKernel{fn, key, kernel_name(key)};
 }
 
 std::vector<KernelKey> all_kernel_keys() {
   std::vector<KernelKey> keys;
-  for (DType d : {DType::bf16, DType::fp16, DType::fp32})
-    for (int n : {2, 4, 8, 16})
-      for (int pi = 0; pi < kNumPatterns; ++pi) {
-        const Pattern p = static_cast<Pattern>(pi);
-        if (has_fp4(p) && d == DType::fp32) continue;
-        for (Accumulation a : {Accumulation::pairwise, Accumulation::fp32_acc}) {
-          if (d == DType::fp32 && a == Accumulation::fp32_acc) continue;  // same instantiation as pairwise
-          keys.push_back(KernelKey{Algorithm::oneshot, d, n, p, a});
+  for (Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot}) {
+    for (DType d : {DType::bf16, DType::fp16, DType::fp32}) {
+      for (int n : {2, 4, 8, 16}) {
+        for (int pi = 0; pi < kNumPatterns; ++pi) {
+          const Pattern p = static_cast<Pattern>(pi);
+          if (has_fp4(p) && d == DType::fp32) continue;
+          for (Accumulation a : {Accumulation::pairwise, Accumulation::fp32_acc}) {
+            if (d == DType::fp32 && a == Accumulation::fp32_acc) continue;  // same instantiation as pairwise
+            keys.push_back(KernelKey{algo, d, n, p, a});
+          }
         }
       }
+    }
+  }
   return keys;
 }
 

@@ -1,7 +1,7 @@
 // The one dispatch point of the fused kernels: (algorithm, dtype, N, pattern, accumulation) ->
 // kernel function, and the thin host launcher. The launcher takes the launch configuration as
 // given (policies in model/ choose it), never allocates, synchronizes or queries the device, and
-// returns the CUDA status of the launch. Issue 5 adds the two-shot algorithm behind the same key.
+// returns the CUDA status of the launch. One-shot and two-shot kernels sit behind the same key.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -34,8 +34,8 @@ struct FusedKernel {
 
 std::string kernel_name(const KernelKey& key);
 
-// The kernel for `key`; throws InvalidArgument naming the value when none exists (two-shot is not
-// implemented yet, N outside {2,4,8,16}, NVFP4 with fp32).
+// The kernel for `key`; throws InvalidArgument naming the value when none exists (N outside
+// {2,4,8,16}, NVFP4 with fp32).
 FusedKernel find_fused_kernel(const KernelKey& key);
 
 // Every instantiated kernel (for the registers table and one-time attribute queries).

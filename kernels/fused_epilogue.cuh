@@ -312,8 +312,6 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
             partner.set(k, *slot);
           }
         }
-        // Nobody may overwrite the exchange (next token) before every partner has read it.
-        cluster_barrier(m.cluster);
       }
 #pragma unroll 1
       for (int k = 0; k < vpt; ++k) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kernels/lamport_layout.h"
+#include "kernels/twoshot_layout.h"
 
 namespace arlab::kernels {
 
@@ -37,6 +38,8 @@ struct FusedParams {
   long long slot_bytes = 0;
   long long buffer_bytes = 0;
   unsigned long long timeout_ns = 0;  // bound of every spin-wait (%globaltimer nanoseconds)
+  // ---- two-shot workspace (kernels/twoshot_layout.h); unused by the one-shot kernel ----
+  TwoshotView twoshot;
 };
 
 }  // namespace arlab::kernels

@@ -5,6 +5,7 @@
 //   offset 0               LamportControl   (flag, arrival counter, bytes per buffer, gate words)
 //   offset kFaultOffset    fault word       (first timeout of this rank, see device_fault.h)
 //   offset kRegionOffset   Lamport region:  3 buffers x N slots x slot_bytes
+//   (then the two-shot part, kernels/twoshot_layout.h; LamportLayout::total_bytes excludes it)
 //
 // Slot s of buffer b holds rank s's input of the call that uses buffer b, row-major [tokens, H];
 // every byte not yet written by that call is the dtype's -0.0 pattern (the "not arrived" mark).

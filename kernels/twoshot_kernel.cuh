@@ -1,0 +1,188 @@
+// The two-shot fused all-reduce kernel (DESIGN §2, §3): copy -> cross-rank barrier ->
+// reduce-scatter with the sums pushed to every rank -> barrier -> fused epilogue (the same one as
+// one-shot, kernels/fused_epilogue.cuh). One kernel body templated on <T, N, Pattern, Accumulation>,
+// instantiated in kernels/twoshot_inst_*.cu, selected through kernels/dispatch.h.
+//
+// TOKEN RANGES: chunk = ceil(tokens / N); rank r reduces tokens [r*chunk, min((r+1)*chunk, tokens)).
+// Cluster c of every rank handles the local indices l = c, c + C, ... < chunk (C = clusters in the
+// grid) of EVERY range, with the thread mapping of fused_epilogue.cuh. So in all three phases block b
+// of every rank touches exactly the same (token, vector) elements, and a barrier between block b of
+// all ranks (not the whole grid) orders everything that matters.
+//
+// ONE CALL on rank q:
+//  1. copy: my input x (-0.0 turned into +0.0, DESIGN §2) into my comm buffer, for my elements of
+//     every range;
+//  2. barrier 1 (block b of every rank has copied);
+//  3. reduce-scatter: for my elements of MY range, load the N comm buffers (relaxed.sys loads; peers'
+//     over NVLink / IPC), sum in rank order 0..N-1, and store the T-rounded sum into the same
+//     element of EVERY rank's comm buffer (in place: the element is read by me only, and I read all
+//     N values before writing any);
+//  4. barrier 2 (block b of every rank has pushed its sums);
+//  5. epilogue over my elements of every range, reading the sums from my comm buffer.
+//
+// BARRIER (block b, value v): __syncthreads; thread s < N stores v into flags[q][b] of rank s
+// (st.release.sys), then spins on my flags[s][b] (ld.acquire.sys) until it is >= v (modulo 2^32:
+// (int)(seen - v) >= 0); __syncthreads. The release is cumulative: the block's earlier stores,
+// ordered before it by __syncthreads, are visible to whoever acquires the flag; the acquire plus
+// the closing __syncthreads orders the block's later loads after the peer's stores. Values: block b
+// keeps its epoch e_b in my workspace (only block b touches it); barrier 1 uses e_b + 1, barrier 2
+// e_b + 2, and e_b += 2 at the end. Every rank runs the same sequence of calls with the same grids,
+// so e_b is equal on all ranks whatever the grids were (block b counts the calls whose grid had a
+// block b): consecutive calls, also with different grids, never see each other's values. A peer can
+// be at most one barrier ahead (it cannot pass barrier k+1 before I announce it), hence ">=".
+// Co-residency: block b waits for block b of the peers, which waits for ITS peers' block b ... all
+// blocks of all ranks must be resident at once; the host refuses other grids (model::check_legal).
+//
+// BOUNDED WAITS: every spin gives up after p.timeout_ns (%globaltimer), records (rank, block, peer,
+// barrier 1/2) in my fault word (first writer wins, kind `barrier`) and the block stops waiting
+// (still announcing, so peers are not held back by me); other blocks stop once they see the fault
+// word. The host raises an error and re-initializes every rank's workspace.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/fused_epilogue.cuh"
+#include "kernels/twoshot_layout.h"
+
+namespace arlab::kernels {
+
+constexpr int kTwoshotLoadBatch = 4;            // peer vectors loaded together: 4 x 16 B in flight per thread
+constexpr int kBarrierFaultCheckPeriod = 64;    // spins between looks at the fault word
+
+__device__ __forceinline__ void st_release_sys_u32(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ uint32_t ld_acquire_sys_u32(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Barrier of block blockIdx.x across the N ranks (see the file comment). `stage` (1 or 2) names the
+// barrier in a fault record. `aborted` (shared) is set once this block gave up waiting.
+template <int N>
+__device__ __forceinline__ void twoshot_block_barrier(const FusedParams& p, uint32_t value, int stage, int& aborted) {
+  __syncthreads();
+  const int peer = static_cast<int>(threadIdx.x);
+  if (peer < N) {
+    const size_t slot = static_cast<size_t>(p.rank) * kMaxTwoShotBlocks + blockIdx.x;
+    st_release_sys_u32(p.twoshot.flags[peer] + slot, value);
+    const uint32_t* watch = p.twoshot.my_flags + static_cast<size_t>(peer) * kMaxTwoShotBlocks + blockIdx.x;
+    if (!aborted && static_cast<int>(ld_acquire_sys_u32(watch) - value) < 0) {
+      const unsigned long long start = global_timer_ns();
+      for (unsigned spin = 1;; ++spin) {
+        if (static_cast<int>(ld_acquire_sys_u32(watch) - value) >= 0) break;
+        if (spin % kBarrierFaultCheckPeriod == 0 && ld_volatile_u64(p.fault) != 0ull) {
+          aborted = 1;  // another wait of this rank already timed out
+          break;
+        }
+        if (global_timer_ns() - start > p.timeout_ns) {
+          record_fault(p.fault, encode_fault(WaitKind::barrier, p.rank, peer, static_cast<int>(blockIdx.x), stage));
+          aborted = 1;
+          break;
+        }
+      }
+    }
+  }
+  __syncthreads();
+}
+
+template <typename T, int N, Pattern P, Accumulation A>
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(const __grid_constant__ FusedParams p) {
+  using Tr = DTypeTraits<T>;
+  constexpr int kVec = Tr::kVec;
+  constexpr int kBatch = N < kTwoshotLoadBatch ? N : kTwoshotLoadBatch;
+
+  __shared__ EpilogueShared sh;
+  __shared__ uint32_t epoch;
+  __shared__ int aborted;
+  extern __shared__ float fp4_amax_exchange[];  // [vecs_per_thread][tpb], odd tpb with NVFP4 only
+
+  pdl_wait_for_prerequisites();
+  if (threadIdx.x == 0) {
+    epoch = p.twoshot.block_epoch[blockIdx.x];
+    aborted = 0;
+  }
+  __syncthreads();
+  pdl_launch_dependents();
+
+  const TokenMapping m = token_mapping<T>(p);
+  const int chunk = (p.tokens + N - 1) / N;
+  const int vpt = m.vecs_per_thread;
+
+  // ---- 1. copy my input into my comm buffer (my elements of every range) ----
+  char* my_comm = static_cast<char*>(p.twoshot.my_comm);
+  for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
+    for (int r = 0; r < N; ++r) {
+      const int tok = r * chunk + l;
+      if (tok >= p.tokens) break;
+      const long long row = tok * m.row_bytes;
+#pragma unroll 1
+      for (int k = 0; k < vpt; ++k) {
+        const int v = m.t_in_cluster + k * m.stride;
+        if (v < m.vecs_per_token) {
+          const long long off = row + static_cast<long long>(v) * kVectorBytes;
+          st_v4(my_comm + off, vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off)));
+        }
+      }
+    }
+  }
+
+  twoshot_block_barrier<N>(p, epoch + 1u, 1, aborted);
+
+  // ---- 3. reduce my range, push the sums to every rank ----
+  for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
+    const int tok = p.rank * chunk + l;
+    if (tok >= p.tokens) break;
+    const long long row = tok * m.row_bytes;
+#pragma unroll 1
+    for (int k = 0; k < vpt; ++k) {
+      const int v = m.t_in_cluster + k * m.stride;
+      if (v < m.vecs_per_token) {
+        const long long off = row + static_cast<long long>(v) * kVectorBytes;
+        float acc[kVec];
+#pragma unroll
+        for (int base = 0; base < N; base += kBatch) {
+          uint4 val[kBatch];
+#pragma unroll
+          for (int j = 0; j < kBatch; ++j)
+            val[j] = ld_relaxed_sys_v4(static_cast<const char*>(p.twoshot.comm[base + j]) + off);
+#pragma unroll
+          for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
+        }
+        finish_rank_sum<T, A>(acc);
+        unsigned bits[kVec];
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) bits[e] = Tr::from_float(acc[e]);
+        const uint4 sum = vec_pack<T>(bits);
+#pragma unroll
+        for (int r = 0; r < N; ++r) st_relaxed_sys_v4(static_cast<char*>(p.twoshot.comm[r]) + off, sum);
+      }
+    }
+  }
+
+  twoshot_block_barrier<N>(p, epoch + 2u, 2, aborted);
+
+  // ---- 5. epilogue over my elements of every range ----
+  const QuantScales q = load_quant_scales<P>(p);
+  int parity = 0;
+  for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
+    for (int r = 0; r < N; ++r, parity ^= 1) {
+      const int tok = r * chunk + l;
+      if (tok >= p.tokens) break;
+      fused_token_epilogue<T, P>(p, m, sh, fp4_amax_exchange, q, tok, parity,
+                                 [&](long long off, float (&acc)[kVec]) {
+                                   const uint4 s = ld_relaxed_sys_v4(my_comm + off);
+#pragma unroll
+                                   for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(s, e));
+                                 });
+    }
+  }
+
+  if (threadIdx.x == 0) p.twoshot.block_epoch[blockIdx.x] = epoch + 2u;
+  // Keep this block's shared memory alive until no other block of the cluster can still read it.
+  if (m.cluster > 1) cooperative_groups::this_cluster().sync();
+}
+
+}  // namespace arlab::kernels

@@ -17,7 +17,7 @@
   X(std::string, gpu, "device name as the driver reports it")                                            \
   X(std::string, driver, "driver version")                                                               \
   X(std::string, cuda, "CUDA runtime version")                                                           \
-  X(std::string, topology, "emulated (green-context partitions of one GPU), p2p or mpi")                 \
+  X(std::string, topology, "emulated (green-context partitions), mpi, mpi-shared-gpu (untimeable) or p2p")\
   X(std::string, link, "link the traffic crossed: local (one GPU) or nvlink")                            \
   X(int, sm_per_rank, "SMs available to each rank")                                                      \
   X(int, nranks, "ranks N")                                                                              \

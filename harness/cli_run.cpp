@@ -1,5 +1,7 @@
 // `arlab run`: one fused problem x one launch-configuration policy (or an explicit configuration)
-// on the emulated node (DESIGN §5). It echoes its full configuration, runs the problem once with
+// on the emulated node (DESIGN §5) or, when the process was started by mpirun / srun as one of
+// several (harness/launch_env.h), as one rank of the multi-process node (one process per GPU,
+// workspaces shared through CUDA IPC, harness/mpi_node.h; process 0 prints and writes the CSV). It echoes its full configuration, runs the problem once with
 // every output poisoned and checks every output of every rank against the CPU reference (the
 // DESIGN §2 gate), times it as DESIGN §6 says (gated isolated calls: max over ranks, skew-free
 // figure, spread; graph-captured back-to-back calls), prints a one-line summary, appends one tidy
@@ -32,6 +34,7 @@
 #include "harness/cupti_timer.h"
 #include "harness/emulated_node.h"
 #include "harness/fused_runner.h"
+#include "harness/launch_env.h"
 #include "harness/timing.h"
 #include "kernels/dispatch.h"
 #include "model/calibration.h"
@@ -39,6 +42,10 @@
 #include "model/timing_model.h"
 #include "reference/compare.h"
 #include "reference/fused_reference.h"
+#ifdef ARLAB_HAVE_MPI
+#include "harness/mpi_node.h"
+#include "harness/mpi_session.h"
+#endif
 #endif
 
 namespace arlab::cli {
@@ -86,7 +93,7 @@ void add_options(CLI::App* run, RunOptions& o) {
                                           "ar_res_rms_out_fp8, ar_res_rms_out_fp4")
       ->capture_default_str();
   run->add_option("--acc", o.acc, "pairwise or fp32_acc")->capture_default_str();
-  run->add_option("--algo", o.algo, "oneshot (twoshot: issue 5)")->capture_default_str();
+  run->add_option("--algo", o.algo, "oneshot or twoshot")->capture_default_str();
   run->add_option("--sf-layout", o.sf_layout, "NVFP4 scale-factor layout: linear or swizzled_128x4")
       ->capture_default_str();
   run->add_option("--eps", o.eps, "RMSNorm epsilon")->capture_default_str();
@@ -110,7 +117,8 @@ void add_options(CLI::App* run, RunOptions& o) {
   run->add_option("--timeout-ms", o.timeout_ms, "bound of every device spin-wait")->capture_default_str();
   run->add_option("--sms-per-rank", o.sms_per_rank, "SMs per rank partition (0: largest equal split)")
       ->capture_default_str();
-  run->add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();
+  run->add_option("--device", o.device, "CUDA device ordinal (emulated node; under mpirun/srun: local rank % devices)")
+      ->capture_default_str();
   run->add_option("--csv", o.csv, "append one measurement row to this CSV file");
   run->add_option("--experiment", o.experiment, "experiment name recorded in the CSV row")->capture_default_str();
   run->add_option("--calibration", o.calibration, "model calibration CSV for predicted_us (default constants)");
@@ -170,38 +178,11 @@ LaunchConfig explicit_config(const RunOptions& o, const Problem& p) {
   return c;
 }
 
-void run_main(const RunOptions& o) {
-  harness::request_device_connections();  // before the first CUDA call
-  if (o.registers) {
-    print_registers();
-    return;
-  }
-  const Problem p = to_problem(o);
-  const model::Policy policy = model::parse_policy(o.policy);
-  if (policy != model::Policy::explicit_config && (o.tpb || o.cluster || o.grid || o.vpt))
-    throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " + o.policy + ")");
-  if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
-
-  // CUPTI first: activity tracing is best enabled before the context exists.
-  std::unique_ptr<harness::CuptiKernelTimer> cupti;
-  std::string cupti_note;
-  if (!o.no_cupti && o.iters > 0) {
-    try {
-      cupti = std::make_unique<harness::CuptiKernelTimer>();
-    } catch (const std::exception& e) {
-      cupti_note = std::string("CUPTI unavailable (") + e.what() + "); timing with CUDA events";
-    }
-  }
-
-  harness::NodeOptions nopt;
-  nopt.nranks = p.nranks;
-  nopt.device = o.device;
-  nopt.max_tokens = o.max_tokens > 0 ? o.max_tokens : p.tokens;
-  nopt.max_hidden = p.hidden;
-  nopt.max_elem_bytes = dtype_bytes(p.dtype);
-  nopt.timeout_ms = o.timeout_ms;
-  nopt.sms_per_rank = o.sms_per_rank;
-  harness::EmulatedNode node(nopt);
+// Everything after the node exists, the same on the emulated and the multi-process node: every
+// process runs its ranks and joins the collectives; process 0 prints and writes the CSV row.
+void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, harness::Node& node,
+                 harness::CuptiKernelTimer* cupti_timer, const std::string& cupti_note) {
+  const bool printer = node.process_index() == 0;
   node.check_fits(p);
 
   const int nsets = o.sets > 0 ? o.sets : harness::input_sets_for(p, node.device().spec.l2_bytes);
@@ -218,33 +199,35 @@ void run_main(const RunOptions& o) {
   cfg.pdl = o.pdl;
   if (cfg.algo != p.algo)
     throw InvalidArgument(std::string("policy ") + o.policy + " chose the " + to_string(cfg.algo) +
-                          " algorithm, which has no kernel yet; run with --algo " + to_string(cfg.algo) +
-                          " once it exists, or pick another policy");
+                          " algorithm for a " + to_string(p.algo) + " problem; run with --algo " + to_string(cfg.algo) +
+                          " or pick another policy");
   runner.validate_call(p, cfg);
   const model::KernelResources res = runner.resources(cfg);
 
-  std::printf("arlab run: %s tokens=%d H=%d N=%d %s %s acc=%s sf=%s eps=%g scale=%g seed=%llu dist=%s\n",
-              to_string(p.algo), p.tokens, p.hidden, p.nranks, to_string(p.dtype), to_string(p.pattern),
-              to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
-              o.seed, o.distribution.c_str());
-  std::printf("  device: %s (%d SMs), driver %s, CUDA runtime %s, git %s\n", node.device().name.c_str(),
-              node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(), ARLAB_GIT_SHA);
-  std::printf("  node: emulated, %d ranks x %d SMs (green contexts), workspace %lld tokens, timeout %g ms\n",
-              node.nranks(), node.sms_per_rank(), node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
-  std::printf("  kernel: %s, %d registers/thread, %d B shared/block\n", runner.kernel().name.c_str(),
-              res.regs_per_thread, res.smem_per_block_bytes);
-  std::printf("  policy %s -> tpb %d, cluster %d, grid %d, vpt %d%s\n", o.policy.c_str(), cfg.tpb, cfg.cluster,
-              cfg.grid, cfg.vecs_per_thread, cfg.pdl ? ", pdl" : "");
-  std::printf("  timing: warmup %d, iters %d, graph %d calls x %d replays, %d input sets, %s\n", o.warmup, o.iters,
-              o.graph_calls, o.graph_reps, nsets,
-              o.iters <= 0 ? "off" : (cupti ? "cupti" : (cupti_note.empty() ? "events" : cupti_note.c_str())));
+  if (printer) {
+    std::printf("arlab run: %s tokens=%d H=%d N=%d %s %s acc=%s sf=%s eps=%g scale=%g seed=%llu dist=%s\n",
+                to_string(p.algo), p.tokens, p.hidden, p.nranks, to_string(p.dtype), to_string(p.pattern),
+                to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
+                o.seed, o.distribution.c_str());
+    std::printf("  device: %s (%d SMs), driver %s, CUDA runtime %s, git %s\n", node.device().name.c_str(),
+                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(), ARLAB_GIT_SHA);
+    std::printf("  node: %s; workspace %lld tokens, timeout %g ms\n", node.describe().c_str(),
+                node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
+    std::printf("  kernel: %s, %d registers/thread, %d B shared/block\n", runner.kernel().name.c_str(),
+                res.regs_per_thread, res.smem_per_block_bytes);
+    std::printf("  policy %s -> tpb %d, cluster %d, grid %d, vpt %d%s\n", o.policy.c_str(), cfg.tpb, cfg.cluster,
+                cfg.grid, cfg.vecs_per_thread, cfg.pdl ? ", pdl" : "");
+    std::printf("  timing: warmup %d, iters %d, graph %d calls x %d replays, %d input sets, %s\n", o.warmup, o.iters,
+                o.graph_calls, o.graph_reps, nsets,
+                o.iters <= 0 ? "off" : (cupti_timer ? "cupti" : (cupti_note.empty() ? "events" : cupti_note.c_str())));
+  }
 
   ref::GateReport gate;
   bool checked = false;
   if (!o.no_check) {
     gate = runner.check(p, cfg);
     checked = true;
-    std::printf("  check: %s\n", gate.summary().c_str());
+    if (printer || !gate.pass) std::printf("  check%s: %s\n", printer ? "" : " (this process)", gate.summary().c_str());
   }
 
   harness::TimingReport timing;
@@ -255,8 +238,8 @@ void run_main(const RunOptions& o) {
     topt.iters = o.iters;
     topt.graph_calls = o.graph_calls;
     topt.graph_reps = o.graph_reps;
-    timing = harness::time_isolated(runner, p, cfg, topt, cupti.get());
-    if (!timing.note.empty() && timing.source != "cupti") std::printf("  timing note: %s\n", timing.note.c_str());
+    timing = harness::time_isolated(runner, p, cfg, topt, cupti_timer);
+    if (printer && !timing.note.empty()) std::printf("  timing note: %s\n", timing.note.c_str());
     if (o.graph_calls > 0) graph_us = harness::time_graph_per_call(runner, p, cfg, topt);
   }
 
@@ -264,19 +247,26 @@ void run_main(const RunOptions& o) {
   try {
     predicted = model::predict(p, cfg, node.rank_spec(), cal, res).total_us;
   } catch (const std::exception& e) {
-    std::printf("  model: no prediction (%s)\n", e.what());
+    if (printer) std::printf("  model: no prediction (%s)\n", e.what());
   }
 
   const char* verdict = !checked ? "skipped" : (gate.pass ? "pass" : "fail");
-  std::printf("SUMMARY %s N=%d H=%d tokens=%d %s %s %s cfg=%d/%d/%d vpt=%d%s | check %s | kernel %.2f us "
-              "(p10 %.2f p90 %.2f, %s) skew-free %.2f us spread %.2f us | graph %.2f us/call | model %.2f us\n",
-              o.policy.c_str(), p.nranks, p.hidden, p.tokens, to_string(p.dtype), to_string(p.pattern),
-              to_string(p.acc), cfg.tpb, cfg.cluster, cfg.grid, cfg.vecs_per_thread, cfg.pdl ? " pdl" : "", verdict,
+  const bool meaningful = node.timings_meaningful();
+  if (printer && o.iters > 0 && !meaningful)
+    std::printf("  WARNING: several processes share one GPU and time-slice it (no MPS): the times below are NOT "
+                "kernel times; this run proves correctness only (CSV topology %s)\n", node.topology().c_str());
+  if (printer)
+    std::printf("SUMMARY %s %s N=%d H=%d tokens=%d %s %s %s cfg=%d/%d/%d vpt=%d%s | check %s | kernel %.2f us "
+              "(p10 %.2f p90 %.2f, %s) skew-free %.2f us spread %.2f us | graph %.2f us/call | model %.2f us | %s%s\n",
+              to_string(p.algo), o.policy.c_str(), p.nranks, p.hidden, p.tokens, to_string(p.dtype),
+              to_string(p.pattern), to_string(p.acc), cfg.tpb, cfg.cluster, cfg.grid, cfg.vecs_per_thread,
+              cfg.pdl ? " pdl" : "", verdict,
               o.iters > 0 ? timing.kernel_us.median : kNaN, o.iters > 0 ? timing.kernel_us.p10 : kNaN,
               o.iters > 0 ? timing.kernel_us.p90 : kNaN, o.iters > 0 ? timing.source.c_str() : "untimed",
-              o.iters > 0 ? timing.skewfree_us : kNaN, o.iters > 0 ? timing.rank_spread_us : kNaN, graph_us, predicted);
+              o.iters > 0 ? timing.skewfree_us : kNaN, o.iters > 0 ? timing.rank_spread_us : kNaN, graph_us, predicted,
+              node.topology().c_str(), meaningful ? "" : " (timings NOT meaningful)");
 
-  if (!o.csv.empty()) {
+  if (printer && !o.csv.empty()) {
     MeasurementRow row;
     row.experiment = o.experiment;
     row.git_sha = ARLAB_GIT_SHA;
@@ -284,8 +274,8 @@ void run_main(const RunOptions& o) {
     row.gpu = node.device().name;
     row.driver = node.device().driver;
     row.cuda = node.device().runtime;
-    row.topology = "emulated";
-    row.link = "local";
+    row.topology = node.topology();
+    row.link = node.topology() == "mpi" ? "nvlink" : "local";
     row.sm_per_rank = node.sms_per_rank();
     row.nranks = p.nranks;
     row.dtype = to_string(p.dtype);
@@ -318,6 +308,69 @@ void run_main(const RunOptions& o) {
     std::printf("  appended a row to %s\n", o.csv.c_str());
   }
   if (checked && !gate.pass) throw std::runtime_error("correctness gate FAILED: " + gate.first_failure);
+}
+
+
+void run_main(const RunOptions& o) {
+  harness::request_device_connections();  // before the first CUDA call
+  if (o.registers) {
+    print_registers();
+    return;
+  }
+  const Problem p = to_problem(o);
+  const model::Policy policy = model::parse_policy(o.policy);
+  if (policy != model::Policy::explicit_config && (o.tpb || o.cluster || o.grid || o.vpt))
+    throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " + o.policy + ")");
+  if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
+
+  // CUPTI first: activity tracing is best enabled before the context exists.
+  std::unique_ptr<harness::CuptiKernelTimer> cupti;
+  std::string cupti_note;
+  if (!o.no_cupti && o.iters > 0) {
+    try {
+      cupti = std::make_unique<harness::CuptiKernelTimer>();
+    } catch (const std::exception& e) {
+      cupti_note = std::string("CUPTI unavailable (") + e.what() + "); timing with CUDA events";
+    }
+  }
+
+  harness::NodeOptions nopt;
+  nopt.nranks = p.nranks;
+  nopt.device = o.device;
+  nopt.max_tokens = o.max_tokens > 0 ? o.max_tokens : p.tokens;
+  nopt.max_hidden = p.hidden;
+  nopt.max_elem_bytes = dtype_bytes(p.dtype);
+  nopt.timeout_ms = o.timeout_ms;
+  nopt.sms_per_rank = o.sms_per_rank;
+
+  const harness::LaunchEnv launch = harness::detect_launch(harness::process_env);
+  if (harness::is_multi_process(launch)) {
+#ifdef ARLAB_HAVE_MPI
+    harness::MpiSession mpi;  // outlives the node: MPI_Finalize after the IPC mappings are closed
+    if (mpi.size() > 1) {
+      try {
+        const int local_rank = launch.local_rank >= 0 ? launch.local_rank : mpi.local_rank();
+        harness::MpiNode node(nopt, mpi, local_rank);
+        run_on_node(o, p, policy, node, cupti.get(), cupti_note);
+      } catch (const std::exception& e) {
+        // The other processes would wait for this one in their next collective: end them all.
+        std::fprintf(stderr, "arlab: error on MPI rank %d of %d: %s\n", mpi.rank(), mpi.size(), e.what());
+        std::fflush(stderr);
+        mpi.abort(2);
+      }
+      return;
+    }
+    // A launcher environment (e.g. an sbatch script's SLURM_NTASKS) but a one-process MPI world:
+    // run the emulated node.
+#else
+    throw std::runtime_error("this process was started by " + launch.launcher + " as rank " +
+                             std::to_string(launch.world_rank) + " of " + std::to_string(launch.world_size) +
+                             ", but this arlab was built without MPI (no MPI at configure time, or "
+                             "-DARLAB_ENABLE_MPI=OFF); rebuild with libopenmpi-dev for the multi-process node");
+#endif
+  }
+  harness::EmulatedNode node(nopt);
+  run_on_node(o, p, policy, node, cupti.get(), cupti_note);
 }
 
 #else  // no CUDA

@@ -44,6 +44,7 @@ EmulatedNode::EmulatedNode(const NodeOptions& options) : options_(options) {
     ranks_.push_back(std::make_unique<RankContext>(r, options.nranks, partitions_[static_cast<size_t>(r)].stream.get(),
                                                    rank_spec_, shape));
     bases.push_back(ranks_.back()->workspace().base());
+    local_ranks_.push_back(r);
   }
   unsigned long long* gate_arrivals = &ranks_[0]->workspace().control()->gate_arrivals;
   for (auto& r : ranks_) r->connect(bases, gate_arrivals);
@@ -52,6 +53,11 @@ EmulatedNode::EmulatedNode(const NodeOptions& options) : options_(options) {
 EmulatedNode::~EmulatedNode() {
   // Let every rank finish before its workspace, streams and green contexts go away.
   cudaDeviceSynchronize();
+}
+
+std::string EmulatedNode::describe() const {
+  return "emulated, " + std::to_string(nranks()) + " ranks x " + std::to_string(sms_per_rank()) +
+         " SMs (green contexts) in one process on GPU " + std::to_string(options_.device);
 }
 
 unsigned long long EmulatedNode::timeout_ns() const {
@@ -67,20 +73,23 @@ long long EmulatedNode::token_capacity(int hidden, DType dtype) const {
   return ranks_[0]->workspace().token_capacity(hidden, dtype);
 }
 
-void EmulatedNode::check_fits(const Problem& p) const {
-  if (p.nranks != nranks())
+void check_problem_fits(const Problem& p, int nranks, const NodeOptions& options, long long cap) {
+  if (p.nranks != nranks)
     throw InvalidArgument("problem nranks = " + std::to_string(p.nranks) + " on a node of " +
-                          std::to_string(nranks()) + " ranks");
-  if (dtype_bytes(p.dtype) > options_.max_elem_bytes)
+                          std::to_string(nranks) + " ranks");
+  if (dtype_bytes(p.dtype) > options.max_elem_bytes)
     throw InvalidArgument(std::string("dtype ") + to_string(p.dtype) + " needs a workspace of " +
                           std::to_string(dtype_bytes(p.dtype)) + "-byte elements; this one was sized for " +
-                          std::to_string(options_.max_elem_bytes));
-  const long long cap = token_capacity(p.hidden, p.dtype);
+                          std::to_string(options.max_elem_bytes));
   if (p.tokens > cap)
     throw InvalidArgument("tokens = " + std::to_string(p.tokens) + " exceeds the workspace capacity of " +
                           std::to_string(cap) + " tokens at H = " + std::to_string(p.hidden) + " " +
-                          to_string(p.dtype) + " (workspace sized for " + std::to_string(options_.max_tokens) +
-                          " tokens x H " + std::to_string(options_.max_hidden) + "; raise --max-tokens)");
+                          to_string(p.dtype) + " (workspace sized for " + std::to_string(options.max_tokens) +
+                          " tokens x H " + std::to_string(options.max_hidden) + "; raise --max-tokens)");
+}
+
+void EmulatedNode::check_fits(const Problem& p) const {
+  check_problem_fits(p, nranks(), options_, token_capacity(p.hidden, p.dtype));
 }
 
 void EmulatedNode::format(DType dtype) {

@@ -14,6 +14,7 @@
 #include "harness/device_query.h"
 #include "harness/driver_api.h"
 #include "harness/green_partitions.h"
+#include "harness/node.h"
 #include "harness/rank_context.h"
 
 namespace arlab::harness {
@@ -28,40 +29,53 @@ struct NodeOptions {
   int sms_per_rank = 0;     // 0: the largest equal partition (model::sm_partition)
 };
 
+// Throws InvalidArgument when p does not fit a node of `nranks` ranks built with `options` whose
+// workspace holds `capacity` tokens of p's H and dtype (shared by every kind of node).
+void check_problem_fits(const Problem& p, int nranks, const NodeOptions& options, long long capacity);
+
 // Sets CUDA_DEVICE_MAX_CONNECTIONS=32 (unless the user set it) so N ranks' streams get their own
 // hardware queues. Effective only before the process's first CUDA call: call it first thing.
 void request_device_connections();
 
-class EmulatedNode {
+class EmulatedNode : public Node {
  public:
   explicit EmulatedNode(const NodeOptions& options);
-  ~EmulatedNode();
+  ~EmulatedNode() override;
   EmulatedNode(const EmulatedNode&) = delete;
   EmulatedNode& operator=(const EmulatedNode&) = delete;
 
-  int nranks() const { return static_cast<int>(ranks_.size()); }
-  const DeviceInfo& device() const { return device_; }
-  const model::GpuSpec& rank_spec() const { return rank_spec_; }
-  int sms_per_rank() const { return rank_spec_.sm_count; }
-  RankContext& rank(int r) { return *ranks_.at(static_cast<size_t>(r)); }
+  int nranks() const override { return static_cast<int>(ranks_.size()); }
+  const std::vector<int>& local_ranks() const override { return local_ranks_; }
+  const DeviceInfo& device() const override { return device_; }
+  const model::GpuSpec& rank_spec() const override { return rank_spec_; }
+  int sms_per_rank() const override { return rank_spec_.sm_count; }
+  RankContext& rank(int r) override { return *ranks_.at(static_cast<size_t>(r)); }
   const RankContext& rank(int r) const { return *ranks_.at(static_cast<size_t>(r)); }
   const NodeOptions& options() const { return options_; }
-  unsigned long long timeout_ns() const;
-  void set_timeout_ms(double ms);
+  unsigned long long timeout_ns() const override;
+  double timeout_ms() const override { return options_.timeout_ms; }
+  void set_timeout_ms(double ms) override;
 
   // Tokens of `hidden` x dtype one call may have (the workspace capacity).
-  long long token_capacity(int hidden, DType dtype) const;
+  long long token_capacity(int hidden, DType dtype) const override;
   // Throws InvalidArgument when p does not fit this node: nranks differs, tokens above the
   // capacity, fp32 on a 2-byte workspace.
-  void check_fits(const Problem& p) const;
+  void check_fits(const Problem& p) const override;
 
   // Re-initializes every workspace for `dtype` when it currently holds another one (synchronous).
-  void format(DType dtype);
+  void format(DType dtype) override;
   // Every rank idle, every workspace back to its initial state for the current dtype (synchronous).
-  void reinitialize();
+  void reinitialize() override;
   // Waits for every rank's stream (bounded by a host deadline well past the device timeout), then
   // checks every fault word: on a fault, re-initializes and throws DeviceTimeout.
-  void synchronize();
+  void synchronize() override;
+
+  std::string topology() const override { return "emulated"; }
+  std::string describe() const override;
+  bool timings_meaningful() const override { return true; }
+  int process_index() const override { return 0; }
+  std::vector<double> allgather(const std::vector<double>& mine) const override { return mine; }
+  std::vector<uint64_t> allgather_u64(const std::vector<uint64_t>& mine) const override { return mine; }
 
  private:
   NodeOptions options_;
@@ -70,6 +84,7 @@ class EmulatedNode {
   model::GpuSpec rank_spec_;
   std::vector<GreenPartition> partitions_;
   std::vector<std::unique_ptr<RankContext>> ranks_;  // destroyed before the partitions
+  std::vector<int> local_ranks_;
   DType format_ = DType::bf16;
   bool formatted_ = false;
 };

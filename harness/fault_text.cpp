@@ -17,6 +17,11 @@ std::string describe_fault(const kernels::FaultInfo& f, double timeout_ms, int n
       os << "rank " << f.rank << ": the timing gate waited " << timeout_ms << " ms and saw only " << f.peer << " of "
          << nranks << " ranks arrive";
       break;
+    case kernels::WaitKind::barrier:
+      os << "rank " << f.rank << ", block " << f.block << ": the two-shot barrier " << f.token << " waited "
+         << timeout_ms << " ms for block " << f.block << " of rank " << f.peer
+         << " without seeing it arrive (that rank did not run its part of the call, or not all blocks were resident)";
+      break;
     case kernels::WaitKind::none:
     default:
       os << "unknown fault word (kind " << static_cast<unsigned>(f.kind) << ", rank " << f.rank << ", block " << f.block

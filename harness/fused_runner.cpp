@@ -20,7 +20,7 @@ int input_sets_for(const Problem& p, long long l2_bytes) {
   return static_cast<int>(std::clamp<long long>(want, 1, kMaxInputSets));
 }
 
-FusedRunner::FusedRunner(EmulatedNode& node, const Problem& shape, int nsets, uint64_t seed, ref::Distribution dist)
+FusedRunner::FusedRunner(Node& node, const Problem& shape, int nsets, uint64_t seed, ref::Distribution dist)
     : node_(node), shape_(shape) {
   validate(shape);
   if (nsets < 1 || nsets > kMaxInputSets)
@@ -29,7 +29,7 @@ FusedRunner::FusedRunner(EmulatedNode& node, const Problem& shape, int nsets, ui
   setup();
 }
 
-FusedRunner::FusedRunner(EmulatedNode& node, const Problem& shape, std::vector<ref::FusedInputs> input_sets)
+FusedRunner::FusedRunner(Node& node, const Problem& shape, std::vector<ref::FusedInputs> input_sets)
     : node_(node), shape_(shape), inputs_(std::move(input_sets)) {
   validate(shape);
   if (inputs_.empty() || static_cast<int>(inputs_.size()) > kMaxInputSets)
@@ -40,6 +40,11 @@ FusedRunner::FusedRunner(EmulatedNode& node, const Problem& shape, std::vector<r
 }
 
 void FusedRunner::setup() {
+  // gamma is a weight of the problem, not an input: the device holds one gamma per rank
+  // (RankTensors), so every input set uses set 0's. Without this the device kept the LAST set's
+  // gamma while the reference of set s used set s's, and every checked call with more than one
+  // input set failed norm_out (seen on an H200: `arlab run` at 128 tokens, 16 sets).
+  for (auto& in : inputs_) in.gamma = inputs_.front().gamma;
   node_.check_fits(shape_);
   kernel_ = kernels::find_fused_kernel(kernels::kernel_key(shape_));
   cudaFuncAttributes attr{};
@@ -47,10 +52,11 @@ void FusedRunner::setup() {
   regs_ = attr.numRegs;
   static_smem_ = static_cast<int>(attr.sharedSizeBytes);
   node_.format(shape_.dtype);
-  for (int r = 0; r < node_.nranks(); ++r) {
-    tensors_.push_back(std::make_unique<RankTensors>(shape_, nsets(), r));
-    for (int s = 0; s < nsets(); ++s)
-      tensors_.back()->upload(inputs_[static_cast<size_t>(s)], s, shape_.scale, node_.rank(r).stream());
+  tensors_.resize(static_cast<size_t>(node_.nranks()));  // only the local ranks' entries are used
+  for (int r : node_.local_ranks()) {
+    auto& t = tensors_[static_cast<size_t>(r)];
+    t = std::make_unique<RankTensors>(shape_, nsets(), r);
+    for (int s = 0; s < nsets(); ++s) t->upload(inputs_[static_cast<size_t>(s)], s, shape_.scale, node_.rank(r).stream());
   }
 }
 
@@ -96,16 +102,16 @@ void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& c
 
 void FusedRunner::enqueue(const Problem& call, const LaunchConfig& cfg, int set, bool gate, CuptiKernelTimer* timer,
                           uint64_t tag_base) {
-  for (int r = 0; r < node_.nranks(); ++r) enqueue_rank(r, call, cfg, set, gate, timer, tag_base + static_cast<uint64_t>(r));
+  for (int r : node_.local_ranks()) enqueue_rank(r, call, cfg, set, gate, timer, tag_base + static_cast<uint64_t>(r));
 }
 
 void FusedRunner::poison(const Problem& call) {
-  for (int r = 0; r < node_.nranks(); ++r) tensors_[static_cast<size_t>(r)]->poison_outputs(call, node_.rank(r).stream());
+  for (int r : node_.local_ranks()) tensors_[static_cast<size_t>(r)]->poison_outputs(call, node_.rank(r).stream());
 }
 
 std::vector<ref::FusedOutputs> FusedRunner::download(const Problem& call) {
   std::vector<ref::FusedOutputs> out;
-  for (int r = 0; r < node_.nranks(); ++r)
+  for (int r : node_.local_ranks())
     out.push_back(tensors_[static_cast<size_t>(r)]->download_outputs(call, node_.rank(r).stream()));
   return out;
 }
@@ -123,7 +129,80 @@ const FusedRunner::Expected& FusedRunner::expected(const Problem& call, int set)
 
 ref::GateReport FusedRunner::judge(const Problem& call, int set, const std::vector<ref::FusedOutputs>& per_rank) {
   const Expected& e = expected(call, set);
-  return ref::check_outputs(call, e.outputs, per_rank, &e.exact);
+  ref::GateReport report = ref::check_outputs(call, e.outputs, per_rank, &e.exact);
+  if (static_cast<int>(node_.local_ranks().size()) != node_.nranks())
+    combine_gate_across_processes(node_, per_rank, report);
+  return report;
+}
+
+uint64_t output_digest(const ref::FusedOutputs& o) {
+  constexpr uint64_t kFnvOffset = 1469598103934665603ull;  // FNV-1a 64-bit offset basis
+  constexpr uint64_t kFnvPrime = 1099511628211ull;         // FNV-1a 64-bit prime
+  uint64_t h = kFnvOffset;
+  for (const std::vector<uint8_t>* bytes : {&o.allreduce_out.bytes, &o.residual_out.bytes, &o.norm_out.bytes,
+                                            &o.quant_out, &o.scale_out}) {
+    for (uint8_t b : *bytes) h = (h ^ b) * kFnvPrime;
+    h = (h ^ 0xFFu) * kFnvPrime;  // separator: outputs of different lengths never collide trivially
+  }
+  return h;
+}
+
+void combine_gate_across_processes(const Node& node, const std::vector<ref::FusedOutputs>& local_outputs,
+                                   ref::GateReport& report) {
+  // Per process: pass, ranks checked, the summed counts, the maxima; then the local ranks' digests.
+  const std::vector<double> mine = {report.pass ? 1.0 : 0.0,
+                                    static_cast<double>(report.ranks_checked),
+                                    static_cast<double>(report.allreduce_mismatches),
+                                    static_cast<double>(report.residual_mismatches),
+                                    static_cast<double>(report.norm_nonexact),
+                                    static_cast<double>(report.norm_over_1ulp),
+                                    static_cast<double>(report.norm_max_ulp),
+                                    static_cast<double>(report.quant_nonexact),
+                                    static_cast<double>(report.quant_over_1step),
+                                    static_cast<double>(report.sf_nonexact),
+                                    static_cast<double>(report.sf_over_1step)};
+  const size_t k = mine.size();
+  const std::vector<double> all = node.allgather(mine);
+  ref::GateReport c = report;
+  c.ranks_checked = 0;
+  c.allreduce_mismatches = c.residual_mismatches = c.norm_nonexact = c.norm_over_1ulp = 0;
+  c.quant_nonexact = c.quant_over_1step = c.sf_nonexact = c.sf_over_1step = 0;
+  c.norm_max_ulp = 0;
+  int first_failed_process = -1;
+  for (size_t p = 0; p * k < all.size(); ++p) {
+    const double* v = &all[p * k];
+    if (v[0] == 0.0 && first_failed_process < 0) first_failed_process = static_cast<int>(p);
+    c.ranks_checked += static_cast<int>(v[1]);
+    c.allreduce_mismatches += static_cast<int64_t>(v[2]);
+    c.residual_mismatches += static_cast<int64_t>(v[3]);
+    c.norm_nonexact += static_cast<int64_t>(v[4]);
+    c.norm_over_1ulp += static_cast<int64_t>(v[5]);
+    c.norm_max_ulp = std::max(c.norm_max_ulp, static_cast<int>(v[6]));
+    c.quant_nonexact += static_cast<int64_t>(v[7]);
+    c.quant_over_1step += static_cast<int64_t>(v[8]);
+    c.sf_nonexact += static_cast<int64_t>(v[9]);
+    c.sf_over_1step += static_cast<int64_t>(v[10]);
+  }
+  if (first_failed_process >= 0) {
+    c.pass = false;
+    if (report.pass)
+      c.first_failure = "process " + std::to_string(first_failed_process) + " failed its check (see its output)";
+  }
+  // Bit-identical outputs on every rank: compare every rank's digest with the first one.
+  std::vector<uint64_t> digests;
+  for (const ref::FusedOutputs& o : local_outputs) digests.push_back(output_digest(o));
+  const std::vector<uint64_t> all_digests = node.allgather_u64(digests);
+  for (size_t i = 1; i < all_digests.size(); ++i) {
+    if (all_digests[i] != all_digests[0]) {
+      ++c.cross_rank_mismatches;
+      if (c.pass) {
+        c.pass = false;
+        c.first_failure = "outputs of rank " + std::to_string(i) + " differ from rank 0's (64-bit digest " +
+                          std::to_string(all_digests[i]) + " vs " + std::to_string(all_digests[0]) + ")";
+      }
+    }
+  }
+  report = c;
 }
 
 ref::GateReport FusedRunner::check(const Problem& call, const LaunchConfig& cfg) {

@@ -1,8 +1,11 @@
-// One fused problem on a node: every rank's device tensors with uploaded input sets, the kernel
+// One fused problem on a node (emulated or multi-process, harness/node.h): the device tensors of
+// every rank this process drives, with uploaded input sets, the kernel
 // instantiation (one dispatch, one attribute query), the CPU reference (cached per token count),
 // and the operations every user of the node needs: validate a call, enqueue it on all ranks, run it
 // checked (poison -> call -> download -> correctness gate of DESIGN §2 on every output of every
 // rank). Calls may use fewer tokens than the shape (the first rows); everything else is the shape's.
+// On a multi-process node each process checks its own ranks and the verdicts, counts and output
+// digests are combined across processes (outputs must be bit-identical on all ranks).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +15,7 @@
 
 #include "common/launch_config.h"
 #include "common/problem.h"
-#include "harness/emulated_node.h"
+#include "harness/node.h"
 #include "harness/rank_tensors.h"
 #include "kernels/dispatch.h"
 #include "model/legality.h"
@@ -25,13 +28,13 @@ class CuptiKernelTimer;
 
 class FusedRunner {
  public:
-  // Seeded inputs: set s uses seed + s. Throws InvalidArgument when the shape does not fit the node
+  // Seeded inputs: set s uses seed + s (x and residual; gamma, a weight, is set 0's in every set). Throws InvalidArgument when the shape does not fit the node
   // or has no kernel.
-  FusedRunner(EmulatedNode& node, const Problem& shape, int nsets, uint64_t seed, ref::Distribution dist);
+  FusedRunner(Node& node, const Problem& shape, int nsets, uint64_t seed, ref::Distribution dist);
   // Caller-made inputs, one FusedInputs per set (each of shape.tokens rows).
-  FusedRunner(EmulatedNode& node, const Problem& shape, std::vector<ref::FusedInputs> input_sets);
+  FusedRunner(Node& node, const Problem& shape, std::vector<ref::FusedInputs> input_sets);
 
-  EmulatedNode& node() { return node_; }
+  Node& node() { return node_; }
   const Problem& shape() const { return shape_; }
   int nsets() const { return static_cast<int>(inputs_.size()); }
   const kernels::FusedKernel& kernel() const { return kernel_; }
@@ -67,7 +70,7 @@ class FusedRunner {
   const Expected& expected(const Problem& call, int set);
   void setup();
 
-  EmulatedNode& node_;
+  Node& node_;
   Problem shape_;
   std::vector<ref::FusedInputs> inputs_;
   kernels::FusedKernel kernel_;
@@ -76,6 +79,13 @@ class FusedRunner {
   std::vector<std::unique_ptr<RankTensors>> tensors_;
   std::map<std::pair<int, int>, Expected> expected_;  // (tokens, set)
 };
+
+// FNV-1a digest of every output's bytes (cross-process bit-identity check).
+uint64_t output_digest(const ref::FusedOutputs& o);
+// Collective: folds every process's gate report of its local ranks into `report` (verdict, counts,
+// maxima) and fails it when any rank's outputs differ from rank 0's.
+void combine_gate_across_processes(const Node& node, const std::vector<ref::FusedOutputs>& local_outputs,
+                                   ref::GateReport& report);
 
 // Input sets that keep timed calls out of L2 (DESIGN §6): enough sets that their x and residual
 // of all ranks together exceed twice the L2, at most kMaxInputSets; 1 when one set already does.

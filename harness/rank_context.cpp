@@ -47,6 +47,14 @@ kernels::FusedParams RankContext::fused_params(const Problem& p, const LaunchCon
   k.slot_bytes = static_cast<long long>(workspace_.layout().slot_bytes);
   k.buffer_bytes = static_cast<long long>(workspace_.layout().buffer_bytes);
   k.timeout_ns = timeout_ns;
+  const kernels::LamportLayout& l = workspace_.layout();  // every rank's workspace has the same shape
+  for (int r = 0; r < nranks_; ++r) {
+    k.twoshot.comm[r] = twoshot_comm(peer_bases_[static_cast<size_t>(r)], l);
+    k.twoshot.flags[r] = twoshot_flags(peer_bases_[static_cast<size_t>(r)], l);
+  }
+  k.twoshot.my_comm = twoshot_comm(workspace_.base(), l);
+  k.twoshot.my_flags = twoshot_flags(workspace_.base(), l);
+  k.twoshot.block_epoch = twoshot_block_epochs(workspace_.base(), l);
   return k;
 }
 

@@ -4,8 +4,12 @@
 #include <string>
 
 #include "kernels/fill.h"
+#include "model/legality.h"
 
 namespace arlab::harness {
+
+static_assert(kernels::kMaxTwoShotBlocks == model::kMaxTwoShotBlocks,
+              "the workspace's two-shot flag slots must match the legality rule's grid limit");
 
 uint32_t negative_zero_fill(DType dtype) {
   constexpr uint32_t kNegZero16x2 = 0x80008000u;  // bf16 and fp16 -0.0 = 0x8000
@@ -28,7 +32,7 @@ LamportWorkspace::LamportWorkspace(const WorkspaceShape& shape, int rank)
     : shape_(checked(shape)),
       rank_(rank),
       layout_(kernels::lamport_layout(shape.max_tokens, shape.max_hidden, shape.nranks, shape.max_elem_bytes)),
-      mem_(layout_.total_bytes, rank) {}
+      mem_(kernels::workspace_bytes(layout_), rank) {}
 
 long long LamportWorkspace::token_capacity(int hidden, DType dtype) const {
   if (hidden < 1) return 0;
@@ -39,6 +43,7 @@ void LamportWorkspace::initialize(DType dtype, cudaStream_t stream) {
   ARLAB_CUDA_CHECK_RANK(rank_, cudaMemsetAsync(mem_.data(), 0, kernels::kRegionOffset, stream));
   ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_fill_u32(lamport_region(mem_.data()), layout_.region_bytes,
                                                         negative_zero_fill(dtype), stream));
+  ARLAB_CUDA_CHECK_RANK(rank_, cudaMemsetAsync(twoshot_flags(mem_.data(), layout_), 0, kernels::kTwoshotSyncBytes, stream));
 }
 
 }  // namespace arlab::harness

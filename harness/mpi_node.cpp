@@ -1,0 +1,168 @@
+// Implementation of harness/mpi_node.h.
+#include "harness/mpi_node.h"
+
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "harness/check.h"
+#include "harness/fault_text.h"
+
+namespace arlab::harness {
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+// The host gives the device this long beyond its own spin-wait bound before calling it a hang
+// (as the emulated node does).
+constexpr double kHostDeadlineSlackMs = 30000;
+constexpr auto kHostPollInterval = std::chrono::microseconds(50);
+constexpr int kPciBusIdChars = 32;  // "0000:00:00.0" plus room (cudaDeviceGetPCIBusId wants >= 13)
+
+NodeOptions checked(const NodeOptions& o, const MpiSession& mpi) {
+  if (o.nranks != mpi.size())
+    throw InvalidArgument("--ranks = " + std::to_string(o.nranks) + " but the MPI launch has " +
+                          std::to_string(mpi.size()) + " processes (one rank per process: mpirun -np " +
+                          std::to_string(o.nranks) + ")");
+  if (!is_supported_nranks(o.nranks))
+    throw InvalidArgument("nranks = " + std::to_string(o.nranks) + " is not supported (expected 2, 4, 8 or 16)");
+  if (o.sms_per_rank != 0)
+    throw InvalidArgument("--sms-per-rank = " + std::to_string(o.sms_per_rank) +
+                          " applies to the emulated node only (a process rank owns its whole GPU)");
+  if (!(o.timeout_ms > 0)) throw InvalidArgument("timeout = " + std::to_string(o.timeout_ms) + " ms must be > 0");
+  return o;
+}
+
+}  // namespace
+
+MpiNode::MpiNode(const NodeOptions& options, const MpiSession& mpi, int local_rank)
+    : mpi_(mpi), options_(checked(options, mpi)) {
+  int devices = 0;
+  ARLAB_CUDA_CHECK_RANK(mpi.rank(), cudaGetDeviceCount(&devices));
+  if (devices < 1) throw CudaError("rank " + std::to_string(mpi.rank()) + ": no CUDA device visible");
+  options_.device = local_rank % devices;
+  ARLAB_CUDA_CHECK_RANK(mpi.rank(), cudaSetDevice(options_.device));
+  ARLAB_CUDA_CHECK_RANK(mpi.rank(), cudaFree(nullptr));  // create the context
+  device_ = query_device(options_.device);
+  char bus[kPciBusIdChars] = {};
+  ARLAB_CUDA_CHECK_RANK(mpi.rank(), cudaDeviceGetPCIBusId(bus, kPciBusIdChars, options_.device));
+  bus_id_ = bus;
+  host_ = mpi.processor_name();
+  // Processes that drive the same physical GPU: same host and PCI bus id.
+  const std::vector<std::string> where = mpi.allgather_strings(host_ + "|" + bus_id_);
+  processes_per_gpu_ = 0;
+  for (const std::string& w : where) processes_per_gpu_ += w == where[static_cast<size_t>(mpi.rank())] ? 1 : 0;
+
+  local_ = {mpi.rank()};
+  stream_ = make_stream();
+  const WorkspaceShape shape{options_.max_tokens, options_.max_hidden, options_.nranks, options_.max_elem_bytes};
+  ctx_ = std::make_unique<RankContext>(mpi.rank(), options_.nranks, stream_.get(), device_.spec, shape);
+
+  // Exchange the workspaces' IPC handles and map every peer's.
+  const cudaIpcMemHandle_t mine = export_ipc_handle(ctx_->workspace().base(), mpi.rank());
+  const std::vector<uint8_t> all = mpi.allgather_bytes(&mine, sizeof(mine));
+  peers_.resize(static_cast<size_t>(mpi.size()));
+  std::vector<void*> bases(static_cast<size_t>(mpi.size()), nullptr);
+  for (int r = 0; r < mpi.size(); ++r) {
+    if (r == mpi.rank()) {
+      bases[static_cast<size_t>(r)] = ctx_->workspace().base();
+      continue;
+    }
+    cudaIpcMemHandle_t h{};
+    std::memcpy(&h, &all[static_cast<size_t>(r) * sizeof(h)], sizeof(h));
+    peers_[static_cast<size_t>(r)] = IpcMapping(h, r);
+    bases[static_cast<size_t>(r)] = peers_[static_cast<size_t>(r)].get();
+  }
+  auto* rank0_control = static_cast<kernels::LamportControl*>(bases[0]);  // control block at offset 0
+  ctx_->connect(bases, &rank0_control->gate_arrivals);
+  mpi.barrier();  // every process has mapped every workspace
+}
+
+MpiNode::~MpiNode() {
+  // Drain my GPU, wait until nobody uses any workspace, close my mappings, wait until everybody
+  // closed theirs; then the members free my workspace and stream.
+  try {
+    cudaDeviceSynchronize();
+    mpi_.barrier();
+    peers_.clear();
+    mpi_.barrier();
+  } catch (...) {
+    // Teardown after a failed collective: nothing more can be coordinated; close what we hold.
+    peers_.clear();
+  }
+}
+
+RankContext& MpiNode::rank(int r) {
+  if (r != mpi_.rank())
+    throw InvalidArgument("rank " + std::to_string(r) + " is not driven by this process (it drives rank " +
+                          std::to_string(mpi_.rank()) + ")");
+  return *ctx_;
+}
+
+unsigned long long MpiNode::timeout_ns() const { return static_cast<unsigned long long>(options_.timeout_ms * kNsPerMs); }
+
+void MpiNode::set_timeout_ms(double ms) {
+  if (!(ms > 0)) throw InvalidArgument("timeout = " + std::to_string(ms) + " ms must be > 0");
+  options_.timeout_ms = ms;
+}
+
+long long MpiNode::token_capacity(int hidden, DType dtype) const { return ctx_->workspace().token_capacity(hidden, dtype); }
+
+void MpiNode::check_fits(const Problem& p) const {
+  check_problem_fits(p, nranks(), options_, token_capacity(p.hidden, p.dtype));
+}
+
+void MpiNode::format(DType dtype) {
+  if (formatted_ && format_ == dtype) return;
+  format_ = dtype;
+  formatted_ = true;
+  reinitialize();
+}
+
+void MpiNode::reinitialize() {
+  ARLAB_CUDA_CHECK_RANK(mpi_.rank(), cudaDeviceSynchronize());
+  mpi_.barrier();  // no kernel runs anywhere: nobody touches a workspace while it is reset
+  ctx_->workspace().initialize(format_, ctx_->stream());
+  ARLAB_CUDA_CHECK_RANK(mpi_.rank(), cudaStreamSynchronize(ctx_->stream()));
+  mpi_.barrier();  // every workspace is reset before anybody launches again
+}
+
+void MpiNode::synchronize() {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long long>(options_.timeout_ms + kHostDeadlineSlackMs));
+  for (;;) {
+    const cudaError_t e = cudaStreamQuery(ctx_->stream());
+    if (e == cudaSuccess) break;
+    if (e != cudaErrorNotReady) ARLAB_CUDA_CHECK_RANK(mpi_.rank(), e);
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::ostringstream os;
+      os << "rank " << mpi_.rank() << " did not finish within " << (options_.timeout_ms + kHostDeadlineSlackMs) / 1000
+         << " s although every device wait is bounded by " << options_.timeout_ms
+         << " ms: the GPU is hung (no recovery possible in this process)";
+      throw CudaError(os.str());
+    }
+    std::this_thread::sleep_for(kHostPollInterval);
+  }
+  const std::vector<uint64_t> faults = mpi_.allgather_u64({ctx_->read_fault_word()});
+  for (uint64_t w : faults) {
+    if (w == 0) continue;
+    const kernels::FaultInfo f = kernels::decode_fault(w);
+    reinitialize();
+    throw DeviceTimeout(describe_fault(f, options_.timeout_ms, nranks()) +
+                            "; the workspaces of all ranks were re-initialized",
+                        f);
+  }
+}
+
+std::string MpiNode::describe() const {
+  std::ostringstream os;
+  os << "mpi, rank " << mpi_.rank() << " of " << nranks() << " (one process per rank), host " << host_ << ", GPU "
+     << options_.device << " (" << bus_id_ << "), " << processes_per_gpu_ << " process(es) on this GPU";
+  if (processes_per_gpu_ > 1)
+    os << " -- TIMINGS ARE NOT MEANINGFUL: without MPS the processes' kernels time-slice the GPU "
+          "(milliseconds per round); this mode checks correctness only";
+  return os.str();
+}
+
+}  // namespace arlab::harness

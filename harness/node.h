@@ -1,0 +1,64 @@
+// A node of N ranks as the runner, the timing code and `arlab run` see it, whatever hosts the
+// ranks: the emulated node (all N ranks in this process on one GPU, harness/emulated_node.h) or the
+// multi-process node (one rank per process under mpirun/srun, workspaces shared through CUDA IPC,
+// harness/mpi_node.h). This process drives local_ranks() only; the node-wide operations
+// (re-initialize, synchronize with fault check, gather figures) are collective over all processes
+// of the node, so every process calls them in the same order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/problem.h"
+#include "harness/device_query.h"
+#include "harness/rank_context.h"
+#include "model/gpu_spec.h"
+
+namespace arlab::harness {
+
+class Node {
+ public:
+  virtual ~Node() = default;
+
+  virtual int nranks() const = 0;
+  // Ranks this process drives, ascending (all of them on the emulated node, one under MPI).
+  virtual const std::vector<int>& local_ranks() const = 0;
+  virtual RankContext& rank(int r) = 0;  // r must be a local rank
+  virtual const DeviceInfo& device() const = 0;
+  virtual const model::GpuSpec& rank_spec() const = 0;  // what each rank's policy sees
+  virtual int sms_per_rank() const = 0;
+  virtual unsigned long long timeout_ns() const = 0;
+  virtual double timeout_ms() const = 0;
+  virtual void set_timeout_ms(double ms) = 0;
+
+  // Tokens of `hidden` x dtype one call may have (the workspace capacity).
+  virtual long long token_capacity(int hidden, DType dtype) const = 0;
+  // Throws InvalidArgument when p does not fit this node.
+  virtual void check_fits(const Problem& p) const = 0;
+
+  // Collective. Re-initializes every workspace for `dtype` when it currently holds another one.
+  virtual void format(DType dtype) = 0;
+  // Collective. Every rank idle, every workspace back to its initial state.
+  virtual void reinitialize() = 0;
+  // Collective. Waits for the local ranks (bounded), then checks every rank's fault word: on a
+  // fault anywhere, re-initializes and throws DeviceTimeout (in every process).
+  virtual void synchronize() = 0;
+
+  // CSV topology: "emulated", "mpi", or "mpi-shared-gpu" (several processes time-slice one GPU).
+  virtual std::string topology() const = 0;
+  // One line for the configuration echo: how ranks, processes and GPUs are arranged.
+  virtual std::string describe() const = 0;
+  // False when kernel timings do not measure the kernels (processes time-slicing one GPU).
+  virtual bool timings_meaningful() const = 0;
+  // This process's index among the node's processes (0 on the emulated node): the one that
+  // prints summaries and writes CSV rows is process 0.
+  virtual int process_index() const = 0;
+
+  // Collective. Every process passes the same number of values; returns all processes' values,
+  // process 0's first (the identity on a single-process node).
+  virtual std::vector<double> allgather(const std::vector<double>& mine) const = 0;
+  virtual std::vector<uint64_t> allgather_u64(const std::vector<uint64_t>& mine) const = 0;
+};
+
+}  // namespace arlab::harness

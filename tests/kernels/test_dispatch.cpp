@@ -14,8 +14,9 @@ using namespace arlab::kernels;
 
 TEST_CASE("every supported combination has its own kernel") {
   const std::vector<KernelKey> keys = all_kernel_keys();
-  // bf16, fp16: 4 N x 6 patterns x 2 acc; fp32: 4 N x 4 patterns (no NVFP4), one acc.
-  REQUIRE(keys.size() == 2u * 4 * 6 * 2 + 4u * 4);
+  // Per algorithm (one-shot, two-shot): bf16, fp16: 4 N x 6 patterns x 2 acc; fp32: 4 N x 4
+  // patterns (no NVFP4), one acc.
+  REQUIRE(keys.size() == 2u * (2u * 4 * 6 * 2 + 4u * 4));
   std::set<const void*> fns;
   std::set<std::string> names;
   for (const KernelKey& k : keys) {
@@ -47,8 +48,10 @@ TEST_CASE("unsupported combinations are refused, naming the value") {
   REQUIRE(message(k).find("needs a 16-bit dtype, got fp32") != std::string::npos);
   k = KernelKey{Algorithm::oneshot, DType::bf16, 3, Pattern::ar, Accumulation::pairwise};
   REQUIRE(message(k).find("nranks = 3") != std::string::npos);
+  k = KernelKey{Algorithm::twoshot, DType::fp32, 2, Pattern::ar_res_rms_out_fp4, Accumulation::pairwise};
+  REQUIRE(message(k).find("needs a 16-bit dtype, got fp32") != std::string::npos);
   k = KernelKey{Algorithm::twoshot, DType::bf16, 2, Pattern::ar, Accumulation::pairwise};
-  REQUIRE(message(k).find("twoshot") != std::string::npos);
+  REQUIRE(find_fused_kernel(k).name == "twoshot<bf16,N=2,ar,pairwise>");
 }
 
 TEST_CASE("dynamic shared memory: the NVFP4 amax exchange, odd block sizes only") {

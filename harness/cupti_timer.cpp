@@ -21,12 +21,22 @@ void check_cupti(int code, const char* call, const char* file, int line) {
 }  // namespace detail
 
 namespace harness {
+
+struct CuptiKernelTimer::State {
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::mutex mutex;
+  bool tagging = false;
+  uint64_t tag = 0;
+  std::unordered_map<uint32_t, uint64_t> tag_of_correlation;  // launches made under a tag
+  size_t last_kernel_records = 0, last_tagged_launches = 0;
+};
+
 namespace {
 
 constexpr size_t kBufferBytes = 8u << 20;  // per CUPTI activity buffer (CUPTI's samples use 8 MB)
 constexpr size_t kBufferAlign = 8;         // CUPTI requires 8-byte aligned buffers
 
-// Completed activity buffers, handed from CUPTI's callbacks (no user pointer) to the timer.
+// Completed activity buffers, handed from CUPTI's buffer callbacks (no user pointer) to the timer.
 struct CompletedBuffers {
   std::mutex mutex;
   std::vector<std::pair<uint8_t*, size_t>> buffers;  // (buffer, valid bytes)
@@ -53,19 +63,34 @@ std::vector<std::pair<uint8_t*, size_t>> take_buffers() {
   return std::exchange(sink().buffers, {});
 }
 
+// Runtime-API callback: remember the correlation id of each launch made under a tag.
+void CUPTIAPI on_runtime_api(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* cbdata) {
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
+  const auto* info = static_cast<const CUpti_CallbackData*>(cbdata);
+  if (info->callbackSite != CUPTI_API_EXIT) return;
+  auto* st = static_cast<CuptiKernelTimer::State*>(userdata);
+  std::lock_guard<std::mutex> lock(st->mutex);
+  if (st->tagging) st->tag_of_correlation[info->correlationId] = st->tag;
+}
+
 }  // namespace
 
-CuptiKernelTimer::CuptiKernelTimer() {
+CuptiKernelTimer::CuptiKernelTimer() : state_(std::make_unique<State>()) {
   {
     std::lock_guard<std::mutex> lock(sink().mutex);
     if (sink().timer_alive) throw CudaError("a CuptiKernelTimer already exists in this process (CUPTI is process-wide)");
     sink().timer_alive = true;
   }
   try {
+    ARLAB_CUPTI_CHECK(cuptiSubscribe(&state_->subscriber, on_runtime_api, state_.get()));
+    ARLAB_CUPTI_CHECK(cuptiEnableCallback(1, state_->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060));
+    ARLAB_CUPTI_CHECK(cuptiEnableCallback(1, state_->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060));
     ARLAB_CUPTI_CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
     ARLAB_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-    ARLAB_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
   } catch (...) {
+    if (state_->subscriber) cuptiUnsubscribe(state_->subscriber);
     std::lock_guard<std::mutex> lock(sink().mutex);
     sink().timer_alive = false;
     throw;
@@ -74,50 +99,55 @@ CuptiKernelTimer::CuptiKernelTimer() {
 
 CuptiKernelTimer::~CuptiKernelTimer() {
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   for (auto& b : take_buffers()) std::free(b.first);
+  if (state_->subscriber) cuptiUnsubscribe(state_->subscriber);
   std::lock_guard<std::mutex> lock(sink().mutex);
   sink().timer_alive = false;
 }
 
-void CuptiKernelTimer::push_id(uint64_t external_id) {
-  ARLAB_CUPTI_CHECK(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external_id));
+void CuptiKernelTimer::set_tag(uint64_t tag) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->tagging = true;
+  state_->tag = tag;
 }
 
-void CuptiKernelTimer::pop_id() {
-  uint64_t last = 0;
-  ARLAB_CUPTI_CHECK(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last));
+void CuptiKernelTimer::clear_tag() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->tagging = false;
 }
+
+size_t CuptiKernelTimer::last_kernel_records() const { return state_->last_kernel_records; }
+size_t CuptiKernelTimer::last_tagged_launches() const { return state_->last_tagged_launches; }
 
 std::vector<KernelInterval> CuptiKernelTimer::collect() {
   ARLAB_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-  std::unordered_map<uint32_t, uint64_t> external_of;  // CUPTI correlation id -> external id
-  std::unordered_map<uint32_t, KernelInterval> kernel_of;
+  std::unordered_map<uint32_t, uint64_t> tags;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    tags = std::exchange(state_->tag_of_correlation, {});
+  }
+  std::vector<KernelInterval> out;
+  size_t kernels = 0;
   for (auto& [buffer, valid] : take_buffers()) {
     CUpti_Activity* record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-      if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        KernelInterval iv;
-        iv.start_ns = k->start;
-        iv.end_ns = k->end;
-        iv.registers_per_thread = k->registersPerThread;
-        kernel_of[k->correlationId] = iv;
-      } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-        const auto* c = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-        if (c->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) external_of[c->correlationId] = c->externalId;
-      }
+      if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
+      ++kernels;
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      const auto it = tags.find(k->correlationId);
+      if (it == tags.end() || k->start == 0 || k->end < k->start) continue;
+      KernelInterval iv;
+      iv.tag = it->second;
+      iv.start_ns = k->start;
+      iv.end_ns = k->end;
+      iv.registers_per_thread = k->registersPerThread;
+      out.push_back(iv);
     }
     std::free(buffer);
   }
-  std::vector<KernelInterval> out;
-  for (auto& [corr, iv] : kernel_of) {
-    const auto it = external_of.find(corr);
-    if (it == external_of.end() || iv.start_ns == 0 || iv.end_ns < iv.start_ns) continue;
-    iv.external_id = it->second;
-    out.push_back(iv);
-  }
+  state_->last_kernel_records = kernels;
+  state_->last_tagged_launches = tags.size();
   return out;
 }
 

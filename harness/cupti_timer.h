@@ -1,39 +1,51 @@
 // Kernel durations from CUPTI activity records (DESIGN §6: the precise source; start and end of
 // every kernel on the GPU's own clock, per green context). The caller tags each launch it wants
-// timed with an external correlation id (push before the launch call, pop after); collect() joins
-// CUPTI's kernel records to those ids through CUPTI's correlation records.
+// timed (set_tag before the launch call, clear_tag after); a CUPTI runtime-API callback records
+// the correlation id of every cudaLaunchKernelExC made under a tag, and collect() joins CUPTI's
+// concurrent-kernel records to the tags through those correlation ids.
 //
-// CUPTI's activity API is process-wide and its buffer callbacks carry no user pointer, so the
-// completed buffers are handed over through one function-local sink in cupti_timer.cpp: the one
-// piece of process-global state in arlab, forced by that C API. Only one CuptiKernelTimer may
-// exist at a time (the constructor refuses a second).
+// CUPTI's activity buffers are handed over by callbacks without a user pointer, so the completed
+// buffers pass through one function-local sink in cupti_timer.cpp: the one piece of process-global
+// state in arlab, forced by that C API. Only one CuptiKernelTimer may exist at a time (CUPTI allows
+// one subscriber per process; the constructor refuses a second).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace arlab::harness {
 
 struct KernelInterval {
-  uint64_t external_id = 0;
+  uint64_t tag = 0;
   uint64_t start_ns = 0, end_ns = 0;
   int registers_per_thread = 0;
 };
 
 class CuptiKernelTimer {
  public:
-  // Enables concurrent-kernel and external-correlation records. Throws CudaError when CUPTI is
-  // unavailable (the caller then falls back to CUDA events) or another timer exists.
+  // Subscribes to the launch callbacks and enables concurrent-kernel records. Throws CudaError when
+  // CUPTI is unavailable (the caller then falls back to CUDA events) or another timer exists.
   CuptiKernelTimer();
   ~CuptiKernelTimer();
   CuptiKernelTimer(const CuptiKernelTimer&) = delete;
   CuptiKernelTimer& operator=(const CuptiKernelTimer&) = delete;
 
-  void push_id(uint64_t external_id);
-  void pop_id();
-  // Flushes CUPTI (call after the device is idle) and returns the kernels launched under a pushed
-  // id since the last collect(), in any order. Untagged kernels are dropped.
+  // Launches made by this thread between set_tag and clear_tag are timed under `tag`.
+  void set_tag(uint64_t tag);
+  void clear_tag();
+  // Flushes CUPTI (call after the device is idle) and returns the tagged kernels launched since the
+  // last collect(), in any order. Untagged kernels are dropped.
   std::vector<KernelInterval> collect();
+  // What the last collect() saw, for diagnostics: kernel records, tagged launches.
+  size_t last_kernel_records() const;
+  size_t last_tagged_launches() const;
+
+  struct State;  // shared with the CUPTI callback (its user pointer)
+
+ private:
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace arlab::harness

@@ -12,7 +12,9 @@ namespace arlab::harness {
 namespace {
 
 // "580.159.04" from the first line of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
-// x86_64 Kernel Module  580.159.04  ..."), or "" when unreadable (containers may hide it).
+// x86_64 Kernel Module  580.159.04  ..." or "... Open Kernel Module for x86_64  580.159.04 ..."):
+// the first word made of digits and dots with a dot in it after "Kernel Module"; "" when
+// unreadable (containers may hide it).
 std::string kernel_module_version() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
@@ -21,9 +23,9 @@ std::string kernel_module_version() {
   const size_t at = line.find(key);
   if (at == std::string::npos) return "";
   std::istringstream rest(line.substr(at + key.size()));
-  std::string version;
-  rest >> version;
-  return version;
+  for (std::string word; rest >> word;)
+    if (word.find('.') != std::string::npos && word.find_first_not_of("0123456789.") == std::string::npos) return word;
+  return "";
 }
 
 int attribute(cudaDeviceAttr a, int ordinal) {

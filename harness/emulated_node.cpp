@@ -2,8 +2,8 @@
 #include "harness/emulated_node.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <thread>
 
 #include "harness/check.h"
@@ -114,11 +114,14 @@ void EmulatedNode::synchronize() {
       if (e == cudaSuccess) break;
       if (e != cudaErrorNotReady) ARLAB_CUDA_CHECK_RANK(r->rank(), e);
       if (std::chrono::steady_clock::now() > deadline) {
-        std::ostringstream os;
-        os << "rank " << r->rank() << " did not finish within " << (options_.timeout_ms + kHostDeadlineSlackMs) / 1000
-           << " s although every device wait is bounded by " << options_.timeout_ms
-           << " ms: the GPU is hung (no recovery possible in this process)";
-        throw CudaError(os.str());
+        // Every device wait is bounded, so this is a bug or a broken GPU. Nothing can be freed or
+        // synchronized any more (each such call would wait forever): say why and stop the process.
+        std::fprintf(stderr,
+                     "arlab: fatal: rank %d did not finish within %.0f s although every device wait is bounded by "
+                     "%.0f ms: the GPU is hung; aborting\n",
+                     r->rank(), (options_.timeout_ms + kHostDeadlineSlackMs) / 1000, options_.timeout_ms);
+        std::fflush(stderr);
+        std::abort();
       }
       std::this_thread::sleep_for(kHostPollInterval);
     }

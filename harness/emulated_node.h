@@ -66,8 +66,10 @@ class EmulatedNode : public Node {
   void format(DType dtype) override;
   // Every rank idle, every workspace back to its initial state for the current dtype (synchronous).
   void reinitialize() override;
-  // Waits for every rank's stream (bounded by a host deadline well past the device timeout), then
-  // checks every fault word: on a fault, re-initializes and throws DeviceTimeout.
+  // Waits for every rank's stream, then checks every fault word: on a fault, re-initializes and
+  // throws DeviceTimeout. A rank still running 30 s past the device timeout means a hung GPU (every
+  // device wait is bounded): the process then prints why and aborts, since no CUDA call could
+  // return any more.
   void synchronize() override;
 
   std::string topology() const override { return "emulated"; }

@@ -95,9 +95,9 @@ void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& c
   RankContext& rank = node_.rank(r);
   const kernels::FusedParams params = rank.fused_params(call, cfg, *tensors_.at(static_cast<size_t>(r)), set, timeout);
   if (gate) rank.launch_gate(timeout);
-  if (timer) timer->push_id(tag);
+  if (timer) timer->set_tag(tag);
   rank.launch_fused(kernel_, params, cfg);
-  if (timer) timer->pop_id();
+  if (timer) timer->clear_tag();
 }
 
 void FusedRunner::enqueue(const Problem& call, const LaunchConfig& cfg, int set, bool gate, CuptiKernelTimer* timer,

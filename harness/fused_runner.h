@@ -48,7 +48,7 @@ class FusedRunner {
   void validate_call(const Problem& call, const LaunchConfig& cfg) const;
 
   // Enqueues the call on every rank (asynchronous). With `gate`, each rank's kernel is preceded by
-  // the start gate. With a timer, each rank's launch is tagged with external id tag_base + rank.
+  // the start gate. With a timer, each rank's launch is tagged tag_base + rank for CUPTI.
   void enqueue(const Problem& call, const LaunchConfig& cfg, int set, bool gate, CuptiKernelTimer* timer = nullptr,
                uint64_t tag_base = 0);
   // The same for one rank only (graph capture per rank; fault-injection tests).

@@ -20,8 +20,16 @@ std::vector<GreenPartition> create_green_partitions(const DriverApi& drv, int de
   std::vector<CUdevResource> groups(static_cast<size_t>(nranks));
   unsigned made = static_cast<unsigned>(nranks);
   CUdevResource remaining{};
-  ARLAB_CU_CHECK(drv, drv.dev_sm_resource_split_by_count(groups.data(), &made, &whole, &remaining, 0,
-                                                         static_cast<unsigned>(sms_per_rank)));
+  // Ask for groups that can host the largest clusters (the legacy policy launches clusters of 8);
+  // where the driver cannot, take its default split.
+  if (drv.dev_sm_resource_split_by_count(groups.data(), &made, &whole, &remaining,
+                                         CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE,
+                                         static_cast<unsigned>(sms_per_rank)) != CUDA_SUCCESS ||
+      made < static_cast<unsigned>(nranks)) {
+    made = static_cast<unsigned>(nranks);
+    ARLAB_CU_CHECK(drv, drv.dev_sm_resource_split_by_count(groups.data(), &made, &whole, &remaining, 0,
+                                                           static_cast<unsigned>(sms_per_rank)));
+  }
   if (made < static_cast<unsigned>(nranks))
     throw InvalidArgument("the GPU's " + std::to_string(whole.sm.smCount) + " SMs split into only " +
                           std::to_string(made) + " partitions of " + std::to_string(sms_per_rank) +

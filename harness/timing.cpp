@@ -18,7 +18,7 @@ namespace {
 constexpr double kUsPerMs = 1e3;
 constexpr double kNsPerUs = 1e3;
 constexpr int kSyncEvery = 32;        // iterations enqueued between host synchronizations
-constexpr uint64_t kTagRankBits = 8;  // CUPTI external id = (iteration << 8) | rank (N <= 16 < 256)
+constexpr uint64_t kTagRankBits = 8;  // CUPTI tag = (iteration << 8) | rank (N <= 16 < 256)
 
 // One graph per local rank (in local_ranks() order) holding `calls` launches of the call; input
 // sets rotate when `rotate`.
@@ -142,7 +142,7 @@ TimingReport time_isolated(FusedRunner& runner, const Problem& call, const Launc
   bool complete = cupti != nullptr;
   if (cupti) {
     std::unordered_map<uint64_t, KernelInterval> by_tag;
-    for (const KernelInterval& k : cupti->collect()) by_tag[k.external_id] = k;
+    for (const KernelInterval& k : cupti->collect()) by_tag[k.tag] = k;
     for (int i = 0; i < opt.iters && complete; ++i) {
       for (int r : local) {
         const auto it = by_tag.find((static_cast<uint64_t>(i) << kTagRankBits) | static_cast<uint64_t>(r));
@@ -156,7 +156,8 @@ TimingReport time_isolated(FusedRunner& runner, const Problem& call, const Launc
     }
     if (!complete)
       note = "CUPTI delivered " + std::to_string(by_tag.size()) + " of " + std::to_string(opt.iters * n) +
-             " kernel records; using CUDA events";
+             " tagged kernel records (" + std::to_string(cupti->last_kernel_records()) + " kernel records, " +
+             std::to_string(cupti->last_tagged_launches()) + " tagged launches seen); using CUDA events";
   } else {
     note = "CUPTI not used";
   }

@@ -54,7 +54,13 @@
 
 namespace arlab::kernels {
 
-constexpr int kPollBatch = 4;              // slots polled together: 4 x 16 B in flight per thread (64-register cap)
+// Slots polled together (16 B each in flight per thread). 1024-thread blocks cap a thread at 64
+// registers; with N >= 8 and a quantizing epilogue 4 in flight spill a few bytes, 2 do not
+// (ptxas -v, CUDA 13.0, sm_90).
+template <int N, bool kQuantizes>
+__host__ __device__ constexpr int poll_batch() {
+  return N <= 4 ? N : (kQuantizes ? 2 : 4);
+}
 constexpr int kFaultCheckPeriod = 64;      // spins between looks at the fault word (another thread's timeout)
 
 struct OneshotShared {
@@ -104,10 +110,9 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
 
 // Polls slots 0..N-1 of one vector (address `vec0` in slot 0) and sums them in rank order.
 // acc receives the T-rounded sum as fp32 values.
-template <typename T, int N, Accumulation A>
+template <typename T, int N, Accumulation A, int kBatch>
 __device__ __forceinline__ void poll_and_sum(const char* vec0, long long slot_bytes, int token, const FusedParams& p,
                                              PollState& st, float (&acc)[DTypeTraits<T>::kVec]) {
-  constexpr int kBatch = N < kPollBatch ? N : kPollBatch;
 #pragma unroll
   for (int base = 0; base < N; base += kBatch) {
     uint4 val[kBatch];
@@ -203,7 +208,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   for (int tok = cluster_id; tok < p.tokens; tok += num_clusters, parity ^= 1) {
     fused_token_epilogue<T, P>(p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
                                [&](long long off, float (&acc)[kVec]) {
-                                 poll_and_sum<T, N, A>(my_cur + off, p.slot_bytes, tok, p, st, acc);
+                                 poll_and_sum<T, N, A, poll_batch<N, P != Pattern::ar && P != Pattern::ar_res_rms>()>(my_cur + off, p.slot_bytes,
+                                                                                      tok, p, st, acc);
                                });
   }
 

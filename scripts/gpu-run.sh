@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]
+# scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -11,6 +11,7 @@
 #                  the absolute source and build paths recorded in its CMakeCache.txt are linked to
 #                  this checkout and DIR when they do not exist here. Without it, the script
 #                  configures and builds ./build-gpu-run with every core.
+# --test-timeout S  per-test ctest timeout (default 600 s, the suite's budget).
 # --pack B DEST    copy from build tree B only what this script needs (CMake/CTest files, the arlab
 #                  binary and the gpu test binaries) into DEST, to carry it cheaply.
 # The GPU machine may lack fast-cpp-csv-parser: a copy at ./.carry/libfccp/csv.h is used when the
@@ -29,10 +30,11 @@ if [ "${1:-}" = "--pack" ]; then
 fi
 
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
-build=""; run_tests=1; run_bench=1
+build=""; run_tests=1; run_bench=1; test_timeout=600
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
+    --test-timeout) test_timeout=$2; shift 2 ;;
     --skip-tests) run_tests=0; shift ;;
     --skip-bench) run_bench=0; shift ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
@@ -44,6 +46,15 @@ status=0
 
 { nvidia-smi; nvidia-smi -q -d CLOCK; } > "$out/nvidia-smi.txt" 2>&1 || true
 echo "gpu-run: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+
+# CUPTI (libcupti.so.13) lives in the toolkit's lib64 or extras/CUPTI, or in pip's nvidia-cuda-cupti:
+# make sure the loader finds it for binaries built on another machine.
+cupti_dir=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64; do
+  if [ -e "$d/libcupti.so.13" ]; then cupti_dir=$d; break; fi
+done
+[ -z "$cupti_dir" ] && cupti_dir=$(dirname "$(find /usr /opt -name 'libcupti.so.13' 2>/dev/null | head -1)" 2>/dev/null)
+[ -n "$cupti_dir" ] && export LD_LIBRARY_PATH="$cupti_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # ---- build (or adopt a carried build tree) ----
 bin=""
@@ -80,7 +91,7 @@ arlab=$bin/harness/arlab
 # ---- GPU tests ----
 if [ $run_tests -eq 1 ]; then
   start=$(date +%s)
-  (cd "$bin" && ctest -L gpu --output-on-failure --timeout 600) > "$out/ctest-gpu.log" 2>&1
+  (cd "$bin" && ctest -L gpu -V --timeout "$test_timeout") > "$out/ctest-gpu.log" 2>&1
   rc=$?
   [ $rc -ne 0 ] && status=1
   echo "gpu-run: gpu ctest exit $rc in $(( $(date +%s) - start )) s (log: ctest-gpu.log)"
@@ -117,7 +128,7 @@ fi
 # ---- summary (last) ----
 if [ $run_tests -eq 1 ]; then
   echo "== GPU tests =="
-  grep -E "tests passed|tests failed|correctness matrix:|Passed|Failed|\*\*\*" "$out/ctest-gpu.log" | tail -12
+  grep -E "tests passed|tests failed|correctness matrix:|Test +#|\*\*\*|FAILED|FAIL\]" "$out/ctest-gpu.log" | tail -20
 fi
 if [ -f "$csv" ]; then
   echo "== issue-4 benchmark (emulated TP2, bf16 ar_res_rms; kernel = median of max over ranks) =="

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S]
+# scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -12,6 +12,7 @@
 #                  this checkout and DIR when they do not exist here. Without it, the script
 #                  configures and builds ./build-gpu-run with every core.
 # --test-timeout S  per-test ctest timeout (default 600 s, the suite's budget).
+# --tests REGEX     run only the gpu tests whose names match (ctest -R), e.g. 'oneshot|node' for issue 4.
 # --pack B DEST    copy from build tree B only what this script needs (CMake/CTest files, the arlab
 #                  binary and the gpu test binaries) into DEST, to carry it cheaply.
 # The GPU machine may lack fast-cpp-csv-parser: a copy at ./.carry/libfccp/csv.h is used when the
@@ -30,11 +31,12 @@ if [ "${1:-}" = "--pack" ]; then
 fi
 
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
-build=""; run_tests=1; run_bench=1; test_timeout=600
+build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
     --test-timeout) test_timeout=$2; shift 2 ;;
+    --tests) tests_regex=$2; shift 2 ;;
     --skip-tests) run_tests=0; shift ;;
     --skip-bench) run_bench=0; shift ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
@@ -91,7 +93,7 @@ arlab=$bin/harness/arlab
 # ---- GPU tests ----
 if [ $run_tests -eq 1 ]; then
   start=$(date +%s)
-  (cd "$bin" && ctest -L gpu -V --timeout "$test_timeout") > "$out/ctest-gpu.log" 2>&1
+  (cd "$bin" && ctest -L gpu ${tests_regex:+-R "$tests_regex"} -V --timeout "$test_timeout") > "$out/ctest-gpu.log" 2>&1
   rc=$?
   [ $rc -ne 0 ] && status=1
   echo "gpu-run: gpu ctest exit $rc in $(( $(date +%s) - start )) s (log: ctest-gpu.log)"

@@ -327,7 +327,9 @@ std::vector<Term> explain(const Numeric& r, const Problem& p, const LaunchConfig
     add(kCopy, std::to_string(d.rounds_copy) + " rounds (ceil(" + std::to_string(p.tokens) + " / " +
                    std::to_string(d.clusters) + " clusters)) x [" +
                    load_expl(d.pl_copy.blocks_per_used_sm * d.token_bytes / c.cluster, cal.dram_latency_ns, cal, port) +
-                   " + store]");
+                   " + store " +
+                   store_expl(d.pl_copy.blocks_per_used_sm * d.token_bytes / c.cluster, cal.l2_latency_ns, cal, port) +
+                   "] [x to my comm buffer]");
     add(kBarrier1, "cross-rank barrier: " + link + " flag " + num(d.link_latency_ns) + " ns + poll " +
                        num(cal.l2_latency_ns) + " ns");
     add(kRsLoads, std::to_string(d.rounds_rs) + " rounds (ceil(" + std::to_string(d.rs_tokens) + " tokens / " +
@@ -335,7 +337,10 @@ std::vector<Term> explain(const Numeric& r, const Problem& p, const LaunchConfig
                       load_expl(d.pl_rs.blocks_per_used_sm * d.token_bytes / c.cluster * p.nranks,
                                 d.remote_load_latency_ns, cal, port) +
                       " [" + std::to_string(p.nranks) + " peers' slices]");
-    add(kRsCompute, std::to_string(d.rounds_rs) + " rounds x sum of " + std::to_string(p.nranks) + " ranks");
+    add(kRsCompute, std::to_string(d.rounds_rs) + " rounds x " +
+                        num(d.pl_rs.blocks_per_used_sm * static_cast<double>(threads_per_token(p)) / c.cluster) +
+                        " vectors/SM x " + std::to_string(p.nranks + 1) + " ops (sum of " +
+                        std::to_string(p.nranks) + " ranks, pack) x " + num3(cal.sm_ns_per_vector_op) + " ns");
     add(kRsPush, std::to_string(d.rounds_rs) + " rounds x " +
                      store_expl(d.pl_rs.blocks_per_used_sm * d.token_bytes / c.cluster * p.nranks, d.link_latency_ns,
                                 cal, port) +

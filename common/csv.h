@@ -3,8 +3,8 @@
 // same names, and plots/ read columns by name.
 #pragma once
 
+#include <charconv>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,20 +65,11 @@ class CsvAppender {
   size_t ncols_ = 0;
 };
 
-// Shortest round-trip text for a double (numbers in CSVs must re-read exactly).
+// Shortest text that reads back as exactly the same double (std::to_chars' round-trip form).
 inline std::string csv_num(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  std::string s = os.str();
-  // Prefer the short form when it round-trips.
-  for (int p = 6; p < 17; ++p) {
-    std::ostringstream t;
-    t.precision(p);
-    t << v;
-    if (std::stod(t.str()) == v) return t.str();
-  }
-  return s;
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
 }
 
 }  // namespace arlab

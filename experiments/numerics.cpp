@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/build_info.h"
 #include "common/csv.h"
 #include "common/numerics_schema.h"
 #include "experiments/numerics_sweep.h"
@@ -82,7 +83,7 @@ void run_numerics(const NumericsOptions& o) {
   const std::string date = utc_now_iso8601();
   std::printf("arlab numerics (git %s, %s): seed=%llu distribution=%s tokens=%d hidden=%d eps=%s ranks=%s dtypes=%s "
               "acc=%s pattern=ar_res_rms out=%s\n",
-              ARLAB_GIT_SHA, date.c_str(), o.seed, ref::to_string(c.distribution), c.tokens, c.hidden,
+              arlab::git_sha(), date.c_str(), o.seed, ref::to_string(c.distribution), c.tokens, c.hidden,
               numerics::shortest_float_text(c.eps).c_str(), joined(c.ranks, [](int n) { return std::to_string(n); }).c_str(),
               joined(c.dtypes, [](DType d) { return std::string(to_string(d)); }).c_str(),
               joined(c.accs, [](Accumulation a) { return std::string(to_string(a)); }).c_str(), o.out.c_str());
@@ -91,7 +92,7 @@ void run_numerics(const NumericsOptions& o) {
   std::vector<NumericsRow> rows = numerics::run_sweep(c);
   for (NumericsRow& r : rows) {
     r.experiment = "numerics";
-    r.git_sha = ARLAB_GIT_SHA;
+    r.git_sha = arlab::git_sha();
     r.date_utc = date;
   }
   print_table(rows);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common/build_info.h"
 #include "common/csv.h"
 #include "common/prediction_schema.h"
 #include "harness/commands.h"
@@ -152,7 +153,7 @@ void run_predict(const PredictOptions& o) {
   explicit_cfg.algo = p.algo;
   explicit_cfg.vecs_per_thread = o.vpt > 0 ? o.vpt : model::required_vecs_per_thread(p, o.tpb, o.cluster);
 
-  std::printf("arlab predict %s\n", ARLAB_GIT_SHA);
+  std::printf("arlab predict %s\n", arlab::git_sha());
   std::printf("  problem     : tokens %d, hidden %d, ranks %d, dtype %s, pattern %s, algo %s, acc %s\n", p.tokens,
               p.hidden, p.nranks, to_string(p.dtype), to_string(p.pattern), to_string(p.algo), to_string(p.acc));
   std::printf("  gpu         : %s%s\n", spec_text(spec).c_str(), o.emulated ? " [emulated rank: sm_partition]" : "");
@@ -252,7 +253,7 @@ struct ValidateCliOptions {
 
 void run_validate(const ValidateCliOptions& o) {
   std::printf("arlab validate %s\n  input       : %s\n  calibration : %s\n  gpu         : %s\n  output      : %s\n",
-              ARLAB_GIT_SHA, o.input.c_str(), cal_text(o.calibration).c_str(),
+              arlab::git_sha(), o.input.c_str(), cal_text(o.calibration).c_str(),
               o.gpu.empty() ? "from each row's gpu column" : o.gpu.c_str(), o.out.empty() ? "(none)" : o.out.c_str());
   const model::Calibration cal = load_cal(o.calibration);
   const auto t0 = Clock::now();
@@ -314,7 +315,7 @@ void run_fit(const FitCliOptions& o) {
   for (const auto& n : fo.parameters) plist += (plist.empty() ? "" : ",") + n;
   std::printf("arlab fit %s\n  input       : %s\n  start       : %s\n  gpu         : %s\n  parameters  : %s\n"
               "  split       : problems with FNV-1a(problem key) %% %d == 0 held out\n  output      : %s\n",
-              ARLAB_GIT_SHA, o.input.c_str(), cal_text(o.calibration).c_str(),
+              arlab::git_sha(), o.input.c_str(), cal_text(o.calibration).c_str(),
               o.gpu.empty() ? "from each row's gpu column" : o.gpu.c_str(), plist.c_str(), o.holdout_every,
               o.out.c_str());
   const model::Calibration start = load_cal(o.calibration);
@@ -330,7 +331,7 @@ void run_fit(const FitCliOptions& o) {
   std::printf("  MAPE train: %.2f %% -> %.2f %%   held out: %.2f %% -> %.2f %%\n", 100 * rep.train_mape_start,
               100 * rep.train_mape_fitted, 100 * rep.test_mape_start, 100 * rep.test_mape_fitted);
   const std::string source = "fit: " + o.input + " (" + std::to_string(rep.train_rows) + " train rows, held-out MAPE " +
-                             fmt("%.2f", 100 * rep.test_mape_fitted) + " %, git " + ARLAB_GIT_SHA + ")";
+                             fmt("%.2f", 100 * rep.test_mape_fitted) + " %, git " + arlab::git_sha() + ")";
   model::save_calibration(rep.fitted, o.out, source);
   std::printf("  wrote %s\n", o.out.c_str());
 }

@@ -1,4 +1,5 @@
 // Reading and writing measurement rows (common/measurement_schema.h) for validate / fit.
+#include "common/build_info.h"
 #include "model/measurements.h"
 
 #include <fstream>
@@ -75,7 +76,7 @@ void write_measurements(const std::vector<MeasuredRow>& rows, const std::string&
   for (const MeasuredRow& r : rows) {
     MeasurementRow m;
     m.experiment = experiment;
-    m.git_sha = ARLAB_GIT_SHA;
+    m.git_sha = arlab::git_sha();
     m.gpu = r.gpu;
     m.topology = r.link == LinkKind::local ? "emulated" : "p2p";
     m.link = to_string(r.link);

@@ -1,0 +1,10 @@
+// Provenance of this build, recorded in every CSV row and echo (DESIGN §6, §8).
+#pragma once
+
+namespace arlab {
+
+// The arlab commit the binary was built from (12 hex digits, "-dirty" when tracked files had
+// uncommitted changes, "unknown" outside a git checkout). Refreshed at every build.
+const char* git_sha();
+
+}  // namespace arlab

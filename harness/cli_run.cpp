@@ -12,11 +12,11 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "common/build_info.h"
 #include "common/launch_config.h"
 #include "common/problem.h"
 #include "harness/commands.h"
@@ -25,9 +25,6 @@
 #ifdef ARLAB_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include <cmath>
-#include <limits>
-
 #include "common/csv.h"
 #include "common/measurement_schema.h"
 #include "harness/check.h"
@@ -35,6 +32,7 @@
 #include "harness/emulated_node.h"
 #include "harness/fused_runner.h"
 #include "harness/launch_env.h"
+#include "harness/measurement.h"
 #include "harness/timing.h"
 #include "kernels/dispatch.h"
 #include "model/calibration.h"
@@ -145,17 +143,6 @@ void add_options(CLI::App* run, RunOptions& o) {
 
 #ifdef ARLAB_HAVE_CUDA
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 void print_registers() {
   std::printf("%-48s %6s %10s %10s\n", "kernel", "regs", "smem_B", "local_B");
   for (const kernels::KernelKey& key : kernels::all_kernel_keys()) {
@@ -210,7 +197,7 @@ void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, ha
                 to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
                 o.seed, o.distribution.c_str());
     std::printf("  device: %s (%d SMs), driver %s, CUDA runtime %s, git %s\n", node.device().name.c_str(),
-                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(), ARLAB_GIT_SHA);
+                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(), arlab::git_sha());
     std::printf("  node: %s; workspace %lld tokens, timeout %g ms\n", node.describe().c_str(),
                 node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
     std::printf("  kernel: %s, %d registers/thread, %d B shared/block\n", runner.kernel().name.c_str(),
@@ -222,92 +209,41 @@ void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, ha
                 o.iters <= 0 ? "off" : (cupti_timer ? "cupti" : (cupti_note.empty() ? "events" : cupti_note.c_str())));
   }
 
-  ref::GateReport gate;
-  bool checked = false;
-  if (!o.no_check) {
-    gate = runner.check(p, cfg);
-    checked = true;
-    if (printer || !gate.pass) std::printf("  check%s: %s\n", printer ? "" : " (this process)", gate.summary().c_str());
-  }
+  harness::MeasureSettings settings;
+  settings.check = !o.no_check;
+  settings.experiment = o.experiment;
+  settings.policy = model::to_string(policy);
+  settings.timing.warmup = o.warmup;
+  settings.timing.iters = o.iters;
+  settings.timing.graph_calls = o.iters > 0 ? o.graph_calls : 0;
+  settings.timing.graph_reps = o.graph_reps;
+  const harness::Measurement m = harness::measure_call(runner, p, cfg, cal, settings, cupti_timer);
+  const bool timed = o.iters > 0;
+  if (m.checked && (printer || !m.gate.pass))
+    std::printf("  check%s: %s\n", printer ? "" : " (this process)", m.gate.summary().c_str());
+  if (printer && timed && !m.timing.note.empty()) std::printf("  timing note: %s\n", m.timing.note.c_str());
+  if (printer && !m.prediction_note.empty()) std::printf("  model: no prediction (%s)\n", m.prediction_note.c_str());
 
-  harness::TimingReport timing;
-  double graph_us = kNaN;
-  if (o.iters > 0) {
-    harness::TimingOptions topt;
-    topt.warmup = o.warmup;
-    topt.iters = o.iters;
-    topt.graph_calls = o.graph_calls;
-    topt.graph_reps = o.graph_reps;
-    timing = harness::time_isolated(runner, p, cfg, topt, cupti_timer);
-    if (printer && !timing.note.empty()) std::printf("  timing note: %s\n", timing.note.c_str());
-    if (o.graph_calls > 0) graph_us = harness::time_graph_per_call(runner, p, cfg, topt);
-  }
-
-  double predicted = kNaN;
-  try {
-    predicted = model::predict(p, cfg, node.rank_spec(), cal, res).total_us;
-  } catch (const std::exception& e) {
-    if (printer) std::printf("  model: no prediction (%s)\n", e.what());
-  }
-
-  const char* verdict = !checked ? "skipped" : (gate.pass ? "pass" : "fail");
   const bool meaningful = node.timings_meaningful();
-  if (printer && o.iters > 0 && !meaningful)
+  if (printer && timed && !meaningful)
     std::printf("  WARNING: several processes share one GPU and time-slice it (no MPS): the times below are NOT "
                 "kernel times; this run proves correctness only (CSV topology %s)\n", node.topology().c_str());
+  const MeasurementRow& row = m.row;
   if (printer)
     std::printf("SUMMARY %s %s N=%d H=%d tokens=%d %s %s %s cfg=%d/%d/%d vpt=%d%s | check %s | kernel %.2f us "
               "(p10 %.2f p90 %.2f, %s) skew-free %.2f us spread %.2f us | graph %.2f us/call | model %.2f us | %s%s\n",
               to_string(p.algo), o.policy.c_str(), p.nranks, p.hidden, p.tokens, to_string(p.dtype),
               to_string(p.pattern), to_string(p.acc), cfg.tpb, cfg.cluster, cfg.grid, cfg.vecs_per_thread,
-              cfg.pdl ? " pdl" : "", verdict,
-              o.iters > 0 ? timing.kernel_us.median : kNaN, o.iters > 0 ? timing.kernel_us.p10 : kNaN,
-              o.iters > 0 ? timing.kernel_us.p90 : kNaN, o.iters > 0 ? timing.source.c_str() : "untimed",
-              o.iters > 0 ? timing.skewfree_us : kNaN, o.iters > 0 ? timing.rank_spread_us : kNaN, graph_us, predicted,
-              node.topology().c_str(), meaningful ? "" : " (timings NOT meaningful)");
+              cfg.pdl ? " pdl" : "", row.check.c_str(), row.kernel_us_median, row.kernel_us_p10, row.kernel_us_p90,
+              timed ? row.timing_source.c_str() : "untimed", row.skewfree_us_median, row.rank_spread_us_median,
+              row.graph_us_per_call, row.predicted_us, node.topology().c_str(),
+              meaningful ? "" : " (timings NOT meaningful)");
 
   if (printer && !o.csv.empty()) {
-    MeasurementRow row;
-    row.experiment = o.experiment;
-    row.git_sha = ARLAB_GIT_SHA;
-    row.date_utc = utc_now_iso8601();
-    row.gpu = node.device().name;
-    row.driver = node.device().driver;
-    row.cuda = node.device().runtime;
-    row.topology = node.topology();
-    row.link = node.topology() == "mpi" ? "nvlink" : "local";
-    row.sm_per_rank = node.sms_per_rank();
-    row.nranks = p.nranks;
-    row.dtype = to_string(p.dtype);
-    row.pattern = to_string(p.pattern);
-    row.algo = to_string(cfg.algo);
-    row.acc = to_string(p.acc);
-    row.tokens = p.tokens;
-    row.hidden = p.hidden;
-    row.policy = model::to_string(policy);
-    row.tpb = cfg.tpb;
-    row.cluster = cfg.cluster;
-    row.grid = cfg.grid;
-    row.vecs_per_thread = cfg.vecs_per_thread;
-    row.pdl = cfg.pdl ? 1 : 0;
-    row.regs = res.regs_per_thread;
-    row.iters = o.iters > 0 ? timing.iters : 0;
-    row.timing_source = o.iters > 0 ? timing.source : "none";
-    row.kernel_us_median = o.iters > 0 ? timing.kernel_us.median : kNaN;
-    row.kernel_us_p10 = o.iters > 0 ? timing.kernel_us.p10 : kNaN;
-    row.kernel_us_p90 = o.iters > 0 ? timing.kernel_us.p90 : kNaN;
-    row.skewfree_us_median = o.iters > 0 ? timing.skewfree_us : kNaN;
-    row.rank_spread_us_median = o.iters > 0 ? timing.rank_spread_us : kNaN;
-    row.graph_us_per_call = graph_us;
-    row.predicted_us = predicted;
-    row.check = verdict;
-    row.norm_max_ulp = checked ? gate.norm_max_ulp : -1;
-    row.quant_nonexact = checked ? static_cast<long long>(gate.quant_nonexact) : -1;
-    row.err_rel_rms_vs_exact = checked ? gate.err_rel_rms_vs_exact : kNaN;
     CsvAppender(o.csv, measurement_header()).append(to_cells(row));
     std::printf("  appended a row to %s\n", o.csv.c_str());
   }
-  if (checked && !gate.pass) throw std::runtime_error("correctness gate FAILED: " + gate.first_failure);
+  if (m.checked && !m.gate.pass) throw std::runtime_error("correctness gate FAILED: " + m.gate.first_failure);
 }
 
 
@@ -322,6 +258,9 @@ void run_main(const RunOptions& o) {
   if (policy != model::Policy::explicit_config && (o.tpb || o.cluster || o.grid || o.vpt))
     throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " + o.policy + ")");
   if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
+  if (o.max_tokens > 0 && p.tokens > o.max_tokens)
+    throw InvalidArgument("tokens = " + std::to_string(p.tokens) + " exceeds the workspace capacity of " +
+                          std::to_string(o.max_tokens) + " tokens (--max-tokens)");
 
   // CUPTI first: activity tracing is best enabled before the context exists.
   std::unique_ptr<harness::CuptiKernelTimer> cupti;

@@ -14,5 +14,6 @@ void add_predict_command(CLI::App& app);    // harness/cli_model.cpp      (CPU)
 void add_validate_command(CLI::App& app);   // harness/cli_model.cpp      (CPU)
 void add_fit_command(CLI::App& app);        // harness/cli_model.cpp      (CPU)
 void add_run_command(CLI::App& app);        // harness/cli_run.cpp        (GPU)
+void add_seed_command(CLI::App& app);       // experiments/seed.cpp       (GPU, or CPU with committed data)
 
 }  // namespace arlab::cli

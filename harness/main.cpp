@@ -4,17 +4,19 @@
 #include <cstdio>
 #include <exception>
 
+#include "common/build_info.h"
 #include "harness/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"arlab: fused all-reduce kernels for tensor-parallel inference -- run, check, predict"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("arlab ") + ARLAB_GIT_SHA);
+  app.set_version_flag("--version", std::string("arlab ") + arlab::git_sha());
   arlab::cli::add_numerics_command(app);
   arlab::cli::add_predict_command(app);
   arlab::cli::add_validate_command(app);
   arlab::cli::add_fit_command(app);
   arlab::cli::add_run_command(app);
+  arlab::cli::add_seed_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
+#                    [--seed] [--twoshot "N ..."] [--mpi NGPUS]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -13,6 +14,12 @@
 #                  configures and builds ./build-gpu-run with every core.
 # --test-timeout S  per-test ctest timeout (default 600 s, the suite's budget).
 # --tests REGEX     run only the gpu tests whose names match (ctest -R), e.g. 'oneshot|node' for issue 4.
+# --seed           also run the main experiment on the GPU: `arlab seed --mode measure` into OUTDIR/seed
+#                  (measured.csv, validation.csv) and its plot.
+# --twoshot "N.."  also run scripts/twoshot_sweep.sh (one- vs two-shot, emulated TP N) into
+#                  OUTDIR/twoshot_crossover.csv.
+# --mpi NGPUS      also run scripts/mpi_seed.sh under mpirun with one process per GPU (NGPUS >= 2
+#                  GPUs of this host) into OUTDIR/seed_mpi.csv.
 # --pack B DEST    copy from build tree B only what this script needs (CMake/CTest files, the arlab
 #                  binary and the gpu test binaries) into DEST, to carry it cheaply.
 # The GPU machine may lack fast-cpp-csv-parser: a copy at ./.carry/libfccp/csv.h is used when the
@@ -31,7 +38,7 @@ if [ "${1:-}" = "--pack" ]; then
 fi
 
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
-build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""
+build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -39,6 +46,9 @@ while [ $# -gt 0 ]; do
     --tests) tests_regex=$2; shift 2 ;;
     --skip-tests) run_tests=0; shift ;;
     --skip-bench) run_bench=0; shift ;;
+    --seed) run_seed=1; shift ;;
+    --twoshot) twoshot_ranks=$2; shift 2 ;;
+    --mpi) mpi_gpus=$2; shift 2 ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -127,6 +137,29 @@ if [ $run_bench -eq 1 ]; then
   echo "gpu-run: benchmark log bench.log, CSV $(basename "$csv")"
 fi
 
+# ---- the main experiment (seed), the one- vs two-shot crossover, the real node under mpirun ----
+if [ $run_seed -eq 1 ]; then
+  start=$(date +%s)
+  timeout 300 "$arlab" seed --mode measure --out-dir "$out/seed" > "$out/seed.log" 2>&1 || status=1
+  echo "gpu-run: seed experiment exit $? in $(( $(date +%s) - start )) s (log: seed.log)"
+  py=$(scripts/find-python.sh 2>/dev/null || echo python3)
+  "$py" plots/plot_seed.py --csv "$out/seed/validation.csv" --out "$out/seed/seed" >> "$out/seed.log" 2>&1 || true
+fi
+if [ -n "$twoshot_ranks" ]; then
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  timeout 300 scripts/twoshot_sweep.sh "$arlab" "$out/twoshot_crossover.csv" $twoshot_ranks > "$out/twoshot.log" 2>&1 || status=1
+  echo "gpu-run: two-shot sweep (N = $twoshot_ranks) in $(( $(date +%s) - start )) s (log: twoshot.log)"
+fi
+if [ "$mpi_gpus" -ge 2 ]; then
+  start=$(date +%s)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+  nvidia-smi topo -m > "$out/topo.txt" 2>&1 || true
+  MPIRUN_FLAGS="--allow-run-as-root --oversubscribe" timeout 200 scripts/mpi_seed.sh mpirun "$arlab" "$out/seed_mpi.csv" "$mpi_gpus" \
+    > "$out/mpi.log" 2>&1 || status=1
+  echo "gpu-run: mpirun seed case on $mpi_gpus GPUs in $(( $(date +%s) - start )) s (log: mpi.log)"
+fi
+
 # ---- summary (last) ----
 if [ $run_tests -eq 1 ]; then
   echo "== GPU tests =="
@@ -152,4 +185,11 @@ for h in ('8192', '4096'):
         print(f"H {h}, 128 tokens: legacy {t[(h,'legacy')]:.2f} us / trtllm {t[(h,'trtllm')]:.2f} us = {t[(h,'legacy')]/t[(h,'trtllm')]:.2f}x")
 PY
 fi
+if [ -f "$out/seed.log" ]; then
+  echo "== seed experiment (arlab seed --mode measure) =="
+  grep -E "seed H|MAPE|regret|measured [0-9]+ case|refused|WARNING" "$out/seed.log" | tail -12
+fi
+for f in twoshot mpi; do
+  [ -f "$out/$f.log" ] && { echo "== $f =="; grep -E "SUMMARY|FAIL|error" "$out/$f.log" | sed 's/ | graph.*//' | tail -40; }
+done
 exit $status

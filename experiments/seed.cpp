@@ -1,0 +1,144 @@
+// `arlab seed`: the main experiment. The motivating case of arlab -- one-shot fused all-reduce +
+// residual + RMSNorm, bf16, Llama-3 decode at TP2 -- measured beside the analytic model's
+// predictions, over tokens and launch-configuration policies (experiments/seed_cases.h).
+//   measure  (a GPU is visible): every case runs on the emulated node, checked and timed; rows go to
+//            OUT/measured.csv (common/measurement_schema.h);
+//   predict  (no GPU): the committed H200 measurements (data/h200/seed.csv) stand in for them.
+// Either way the model then predicts every measured row (model/validate.h) and the rows with their
+// predictions go to OUT/validation.csv (common/validation_schema.h), read by plots/plot_seed.py.
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "experiments/seed_cases.h"
+#include "experiments/seed_measure.h"
+#include "harness/commands.h"
+#include "model/calibration.h"
+#include "model/measurements.h"
+#include "model/validate.h"
+
+namespace arlab::cli {
+namespace {
+
+struct SeedOptions {
+  std::string mode = "auto";
+  std::string data = "data/h200/seed.csv";
+  std::string out_dir = "out/seed";
+  std::string calibration;
+  seed::MeasureOptions measure;
+};
+
+// Keeps an earlier run's file: renames it with its modification time (nothing is lost).
+void move_aside(const std::filesystem::path& p) {
+  if (!std::filesystem::exists(p)) return;
+  const auto stamp = std::to_string(std::filesystem::last_write_time(p).time_since_epoch().count());
+  std::filesystem::path aside = p;
+  aside.replace_extension("." + stamp + p.extension().string());
+  std::filesystem::rename(p, aside);
+  std::printf("  kept the previous %s as %s\n", p.string().c_str(), aside.string().c_str());
+}
+
+void print_seed_table(const std::vector<model::MeasuredRow>& rows, const model::ValidationReport& rep) {
+  // (hidden, policy) -> (measured, predicted) at the seed token count, plus 1-token figures.
+  std::printf("\n  %-6s %-10s %7s %-12s %12s %12s %8s\n", "H", "policy", "tokens", "tpb/cs/grid", "measured_us",
+              "predicted_us", "APE%");
+  std::map<std::pair<int, std::string>, double> seed_measured;
+  for (const model::RowResult& r : rep.rows) {
+    const model::MeasuredRow& m = rows[r.row];
+    if (m.policy == "explicit" || (m.problem.tokens != 128 && m.problem.tokens != 1)) continue;
+    const std::string cfg =
+        std::to_string(m.config.tpb) + "/" + std::to_string(m.config.cluster) + "/" + std::to_string(m.config.grid);
+    std::printf("  %-6d %-10s %7d %-12s %12.2f %12.2f %8.1f%s\n", m.problem.hidden, m.policy.c_str(), m.problem.tokens,
+                cfg.c_str(), m.kernel_us, r.predicted ? r.predicted_us : NAN, r.predicted ? 100.0 * r.ape : NAN,
+                r.status == "ok" ? "" : ("  " + r.status).c_str());
+    if (m.problem.tokens == 128) seed_measured[{m.problem.hidden, m.policy}] = m.kernel_us;
+  }
+  for (int h : {4096, 8192}) {
+    auto l = seed_measured.find({h, "legacy"}), t = seed_measured.find({h, "trtllm"});
+    if (l != seed_measured.end() && t != seed_measured.end() && t->second > 0)
+      std::printf("  seed H %d, 128 tokens: legacy %.2f us / trtllm %.2f us = %.2fx (peer library: 26.8 / 9.8 = 2.73x)\n",
+                  h, l->second, t->second, l->second / t->second);
+  }
+}
+
+void run_seed(const SeedOptions& o) {
+  if (o.mode != "auto" && o.mode != "measure" && o.mode != "predict")
+    throw InvalidArgument("--mode '" + o.mode + "' (expected auto, measure or predict)");
+  const bool gpu = seed::gpu_available();
+  if (o.mode == "measure" && !gpu)
+    throw std::runtime_error("--mode measure needs a GPU and a build with CUDA; none is available here");
+  const bool measure = o.mode == "measure" || (o.mode == "auto" && gpu);
+  std::filesystem::create_directories(o.out_dir);
+  const std::string measured_csv = (std::filesystem::path(o.out_dir) / "measured.csv").string();
+  const std::string validation_csv = (std::filesystem::path(o.out_dir) / "validation.csv").string();
+  const seed::SeedSweep sweep;
+
+  std::printf("arlab seed: mode %s (%s)\n", measure ? "measure" : "predict",
+              measure ? "a GPU is visible: measuring on the emulated node"
+                      : "no GPU: the model's predictions beside the committed H200 measurements");
+  std::printf("  problem: Llama-3 decode, TP%d, bf16 ar_res_rms one-shot, pairwise, eps 1e-5; H {", sweep.nranks);
+  for (size_t i = 0; i < sweep.hidden.size(); ++i) std::printf("%s%d", i ? ", " : "", sweep.hidden[i]);
+  std::printf("}; tokens {");
+  for (size_t i = 0; i < sweep.tokens.size(); ++i) std::printf("%s%d", i ? ", " : "", sweep.tokens[i]);
+  std::printf("}; policies legacy, trtllm, occupancy, model; explicit sweep at 128 tokens\n");
+  std::printf("  calibration: %s; out: %s\n", o.calibration.empty() ? "built-in defaults" : o.calibration.c_str(),
+              o.out_dir.c_str());
+
+  std::string source = o.data;
+  if (measure) {
+    std::printf("  measuring: warmup %d, iters %d, graph %d calls x %d replays, seed %llu, device %d\n",
+                o.measure.warmup, o.measure.iters, o.measure.graph_calls, o.measure.graph_reps, o.measure.seed,
+                o.measure.device);
+    move_aside(measured_csv);
+    seed::MeasureOptions m = o.measure;
+    m.calibration = o.calibration;
+    const int failed = seed::measure_seed(sweep, m, measured_csv);
+    if (failed > 0) std::printf("  WARNING: %d case(s) failed the correctness gate (see the check column)\n", failed);
+    source = measured_csv;
+  } else {
+    std::printf("  measurements: %s (see data/h200/README.md for their provenance)\n", source.c_str());
+  }
+
+  const std::vector<model::MeasuredRow> rows = model::read_measurements(source);
+  const model::Calibration cal =
+      o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
+  const model::ValidationReport rep = model::validate_measurements(rows, cal, model::ValidateOptions{});
+  move_aside(validation_csv);
+  model::write_validation_csv(rows, rep, validation_csv);
+  print_seed_table(rows, rep);
+  std::printf("\n  model vs measurement over %d rows (%d problems): MAPE %.1f%%, median APE %.1f%%, Spearman %.3f\n",
+              rep.rows_used, rep.problems, 100.0 * rep.mape, 100.0 * rep.median_ape, rep.spearman_all);
+  for (const model::PolicyRegret& g : rep.regrets)
+    std::printf("  regret %-10s mean %.1f%% max %.1f%% (%d problems; %d picked the best measured)\n", g.policy.c_str(),
+                100.0 * g.mean, 100.0 * g.max, g.evaluated, g.zero_regret);
+  std::printf("  wrote %s%s\n", validation_csv.c_str(), measure ? (" and " + measured_csv).c_str() : "");
+}
+
+}  // namespace
+
+void add_seed_command(CLI::App& app) {
+  auto o = std::make_shared<SeedOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "seed", "the main experiment: TP2 Llama-3 decode fused all-reduce, measured (GPU) or committed H200 data, "
+              "beside the model's predictions");
+  sub->add_option("--mode", o->mode, "auto (measure when a GPU is visible), measure or predict")->capture_default_str();
+  sub->add_option("--data", o->data, "committed measurements used in predict mode")->capture_default_str();
+  sub->add_option("--out-dir", o->out_dir, "where measured.csv and validation.csv go")->capture_default_str();
+  sub->add_option("--calibration", o->calibration, "model calibration CSV (default: built-in constants)");
+  sub->add_option("--device", o->measure.device, "CUDA device (measure mode)")->capture_default_str();
+  sub->add_option("-w,--warmup", o->measure.warmup, "untimed warm-up calls per case")->capture_default_str();
+  sub->add_option("-i,--iters", o->measure.iters, "timed isolated calls per case")->capture_default_str();
+  sub->add_option("--graph-calls", o->measure.graph_calls, "calls per captured graph (0: none)")->capture_default_str();
+  sub->add_option("--seed", o->measure.seed, "input seed")->capture_default_str();
+  sub->add_option("--timeout-ms", o->measure.timeout_ms, "bound of every device spin-wait")->capture_default_str();
+  sub->callback([o] { run_seed(*o); });
+}
+
+}  // namespace arlab::cli

@@ -1,0 +1,44 @@
+// The seed experiment's sweep (pure data, no GPU): the motivating case of arlab -- Llama-3 decode,
+// TP2, one-shot fused all-reduce + residual + RMSNorm in bf16, where a launch-configuration change
+// took a peer library's kernel from ~26.8 us to ~9.8 us at 128 tokens (DESIGN intro, §4) -- as
+// problems x policies, plus a sweep of explicit configurations at the seed token count that gives
+// the model's rank correlation and regret something to be judged on.
+#pragma once
+
+#include <vector>
+
+#include "common/launch_config.h"
+#include "common/problem.h"
+#include "model/gpu_spec.h"
+#include "model/legality.h"
+#include "model/policies.h"
+
+namespace arlab::seed {
+
+struct SeedSweep {
+  std::vector<int> hidden = {4096, 8192};  // Llama-3 8B and 70B: the source does not say which (DESIGN §4)
+  std::vector<int> tokens = {1, 8, 32, 64, 128, 256, 512};
+  int nranks = 2;                           // TP2
+  std::vector<model::Policy> policies = {model::Policy::legacy, model::Policy::trtllm, model::Policy::occupancy,
+                                         model::Policy::model};
+  std::vector<int> explicit_tokens = {128}; // where the explicit-configuration sweep runs
+};
+
+struct SeedCase {
+  Problem problem;
+  model::Policy policy = model::Policy::trtllm;
+  LaunchConfig explicit_cfg;  // used when policy == explicit_config
+};
+
+// The seed problem: bf16 ar_res_rms one-shot, pairwise, eps 1e-5.
+Problem seed_problem(int tokens, int hidden, int nranks);
+
+// Policy cases for every (hidden, tokens), then the explicit sweep: for every hidden and
+// explicit_tokens, every (cluster, vecs_per_thread) whose block size tpb = threads_per_token /
+// (cluster x vpt) is a whole number in [32, 1024], with 1, 1/2, 1/4, 1/8 and 1/16 of the clusters the
+// tokens want (at least one) and with the peers' cap of SMs / cluster clusters, keeping only what
+// check_legal accepts on `rank_spec` with `res`.
+std::vector<SeedCase> seed_cases(const SeedSweep& sweep, const model::GpuSpec& rank_spec,
+                                 const model::KernelResources& res);
+
+}  // namespace arlab::seed

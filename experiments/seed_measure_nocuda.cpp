@@ -1,0 +1,14 @@
+// The seed experiment in a build without CUDA: no GPU can be measured.
+#include <stdexcept>
+
+#include "experiments/seed_measure.h"
+
+namespace arlab::seed {
+
+bool gpu_available() { return false; }
+
+int measure_seed(const SeedSweep&, const MeasureOptions&, const std::string&) {
+  throw std::runtime_error("arlab was built without CUDA: the seed experiment cannot measure here");
+}
+
+}  // namespace arlab::seed

@@ -62,13 +62,14 @@ def policy_panel(ax, rows, hidden):
     seed = {r["policy"]: num(r, "kernel_us_median") for r in sel if int(r["tokens"]) == SEED_TOKENS}
     if "legacy" in seed and "trtllm" in seed and seed["trtllm"] > 0:
         ax.annotate(f"{SEED_TOKENS} tokens: legacy {seed['legacy']:.1f} us -> trtllm {seed['trtllm']:.1f} us "
-                    f"({seed['legacy'] / seed['trtllm']:.2f}x)", xy=(0.02, 0.97), xycoords="axes fraction",
-                    va="top", fontsize=8)
+                    f"({seed['legacy'] / seed['trtllm']:.2f}x)", xy=(0.98, 0.03), xycoords="axes fraction",
+                    ha="right", va="bottom", fontsize=8)
     ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
     ax.set_xlabel("tokens")
     ax.set_ylabel("kernel time (us)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", ncol=2)
 
 
 def parity_panel(ax, rows):

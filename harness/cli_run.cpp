@@ -327,7 +327,8 @@ void run_main(const RunOptions&) {
 void add_run_command(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand(
-      "run", "run one fused all-reduce problem on the emulated node: check every output, time it, append a CSV row");
+      "run", "run one fused all-reduce problem (emulated node on one GPU, or one rank per process under mpirun/srun): "
+      "check every output, time it, append a CSV row");
   add_options(run, *opts);
   run->callback([opts]() { run_main(*opts); });
 }

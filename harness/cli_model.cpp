@@ -16,6 +16,7 @@
 #include "common/build_info.h"
 #include "common/csv.h"
 #include "common/prediction_schema.h"
+#include "harness/cli_problem.h"
 #include "harness/commands.h"
 #include "model/calibration.h"
 #include "model/candidates.h"
@@ -58,13 +59,7 @@ std::string cal_text(const std::string& path) { return path.empty() ? "built-in 
 
 // ---------------------------------------------------------------------------------------------
 struct PredictOptions {
-  int tokens = 128;
-  int hidden = 4096;
-  int ranks = 2;
-  std::string dtype = "bf16";
-  std::string pattern = "ar_res_rms";
-  std::string algo = "oneshot";
-  std::string acc = "pairwise";
+  ProblemOptions problem;
   std::string gpu = "h200_sxm";
   bool emulated = false;
   std::string link;  // empty: preset's (or local when emulated)
@@ -126,15 +121,7 @@ void run_predict(const PredictOptions& o) {
     return;
   }
   if (o.emit_synthetic > 0) return run_emit_synthetic(o);
-  Problem p;
-  p.tokens = o.tokens;
-  p.hidden = o.hidden;
-  p.nranks = o.ranks;
-  p.dtype = parse_dtype(o.dtype);
-  p.pattern = parse_pattern(o.pattern);
-  p.algo = parse_algorithm(o.algo);
-  p.acc = parse_accumulation(o.acc);
-  validate(p);
+  const Problem p = to_problem(o.problem);
   const model::GpuSpec spec = make_spec(o, p.nranks);
   const model::Calibration cal = load_cal(o.calibration);
   const model::KernelResources res{o.regs, o.smem};
@@ -346,13 +333,7 @@ void add_calibration_option(CLI::App* sub, std::string& path) {
 void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictOptions>();
   CLI::App* sub = app.add_subcommand("predict", "predict each policy's configuration and time, with every term");
-  sub->add_option("-t,--tokens", o->tokens, "tokens per call")->capture_default_str();
-  sub->add_option("--hidden", o->hidden, "hidden size H")->capture_default_str();
-  sub->add_option("-n,--ranks", o->ranks, "ranks N (2, 4, 8, 16)")->capture_default_str();
-  sub->add_option("-d,--dtype", o->dtype, "bf16, fp16 or fp32")->capture_default_str();
-  sub->add_option("--pattern", o->pattern, "fused pattern: 0..5 or its name (DESIGN §2)")->capture_default_str();
-  sub->add_option("--algo", o->algo, "oneshot or twoshot (the model policy may switch)")->capture_default_str();
-  sub->add_option("--acc", o->acc, "pairwise or fp32_acc")->capture_default_str();
+  add_problem_options(sub, o->problem);  // --algo: the model policy may switch algorithm
   sub->add_option("--gpu", o->gpu, "GPU preset: h100_sxm, h200_sxm, b200, a100_sxm, h20")->capture_default_str();
   sub->add_flag("--emulated", o->emulated, "one emulated rank: sm_partition of the GPU, link local");
   sub->add_option("--link", o->link, "override the link: nvlink or local");

@@ -19,6 +19,7 @@
 #include "common/build_info.h"
 #include "common/launch_config.h"
 #include "common/problem.h"
+#include "harness/cli_problem.h"
 #include "harness/commands.h"
 #include "model/policies.h"
 
@@ -50,16 +51,7 @@ namespace arlab::cli {
 namespace {
 
 struct RunOptions {
-  int tokens = 128;
-  int hidden = 4096;
-  int ranks = 2;
-  std::string dtype = "bf16";
-  std::string pattern = "ar_res_rms";
-  std::string acc = "pairwise";
-  std::string algo = "oneshot";
-  std::string sf_layout = "swizzled_128x4";
-  float eps = 1e-5f;
-  float scale = 1.0f;
+  ProblemOptions problem;
   std::string policy = "trtllm";
   int tpb = 0, cluster = 0, grid = 0, vpt = 0;  // explicit configuration (0 = not given)
   bool pdl = false;
@@ -83,19 +75,7 @@ struct RunOptions {
 };
 
 void add_options(CLI::App* run, RunOptions& o) {
-  run->add_option("-t,--tokens", o.tokens, "tokens per call")->capture_default_str();
-  run->add_option("--hidden", o.hidden, "hidden size H")->capture_default_str();
-  run->add_option("-n,--ranks", o.ranks, "ranks N (2, 4, 8, 16)")->capture_default_str();
-  run->add_option("-d,--dtype", o.dtype, "bf16, fp16 or fp32")->capture_default_str();
-  run->add_option("--pattern", o.pattern, "0-5 or ar, ar_res_rms, ar_res_rms_fp8, ar_res_rms_fp4, "
-                                          "ar_res_rms_out_fp8, ar_res_rms_out_fp4")
-      ->capture_default_str();
-  run->add_option("--acc", o.acc, "pairwise or fp32_acc")->capture_default_str();
-  run->add_option("--algo", o.algo, "oneshot or twoshot")->capture_default_str();
-  run->add_option("--sf-layout", o.sf_layout, "NVFP4 scale-factor layout: linear or swizzled_128x4")
-      ->capture_default_str();
-  run->add_option("--eps", o.eps, "RMSNorm epsilon")->capture_default_str();
-  run->add_option("--scale", o.scale, "FP8 dequant scale / NVFP4 global scale")->capture_default_str();
+  add_problem_options(run, o.problem);
   run->add_option("--policy", o.policy, "legacy, trtllm, occupancy, model or explicit")->capture_default_str();
   run->add_option("--tpb", o.tpb, "explicit: threads per block");
   run->add_option("--cluster", o.cluster, "explicit: cluster size (1, 2, 4, 8)");
@@ -123,22 +103,6 @@ void add_options(CLI::App* run, RunOptions& o) {
   run->add_flag("--no-check", o.no_check, "skip the correctness gate");
   run->add_flag("--no-cupti", o.no_cupti, "time with CUDA events only");
   run->add_flag("--registers", o.registers, "print registers / shared / local memory of every kernel and exit");
-}
-
-[[maybe_unused]] Problem to_problem(const RunOptions& o) {
-  Problem p;
-  p.tokens = o.tokens;
-  p.hidden = o.hidden;
-  p.nranks = o.ranks;
-  p.dtype = parse_dtype(o.dtype);
-  p.pattern = parse_pattern(o.pattern);
-  p.acc = parse_accumulation(o.acc);
-  p.algo = parse_algorithm(o.algo);
-  p.sf_layout = parse_scale_layout(o.sf_layout);
-  p.eps = o.eps;
-  p.scale = o.scale;
-  validate(p);
-  return p;
 }
 
 #ifdef ARLAB_HAVE_CUDA
@@ -253,7 +217,7 @@ void run_main(const RunOptions& o) {
     print_registers();
     return;
   }
-  const Problem p = to_problem(o);
+  const Problem p = to_problem(o.problem);
   const model::Policy policy = model::parse_policy(o.policy);
   if (policy != model::Policy::explicit_config && (o.tpb || o.cluster || o.grid || o.vpt))
     throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " + o.policy + ")");

@@ -32,6 +32,7 @@
 #include "reference/compare.h"
 #include "reference/fused_reference.h"
 #include "tests/catch.h"
+#include "tests/harness/pairwise_matrix.h"
 
 using namespace arlab;
 using namespace arlab::harness;
@@ -166,43 +167,16 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 }  // namespace
 
 TEST_CASE("two-shot correctness matrix (pairwise covering array)") {
-  const std::vector<int> levels = {static_cast<int>(kPatterns.size()), static_cast<int>(kDtypes.size()),
-                                   static_cast<int>(kRanks.size()),    static_cast<int>(kTokens.size()),
-                                   static_cast<int>(kHidden.size()),   static_cast<int>(kAccs.size()),
-                                   static_cast<int>(kRecipes.size()),  2,
-                                   static_cast<int>(kLayouts.size())};
-  auto allowed = [](const CoverRow& row) { return !(has_fp4(kPatterns[row[0]]) && kDtypes[row[1]] == DType::fp32); };
-  const PairwiseCover cover = pairwise_cover(levels, allowed);
-  REQUIRE(covers_all_feasible_pairs(levels, allowed, cover.rows));
-  std::printf("two-shot matrix: %zu cases cover every pair of the %zu axes\n", cover.rows.size(), levels.size());
-
-  int passed = 0, run = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (size_t ni = 0; ni < kRanks.size(); ++ni) {
-    EmulatedNode node(test_node(kRanks[ni], 1000, 4));
-    for (const CoverRow& row : cover.rows) {
-      if (row[2] != static_cast<int>(ni)) continue;
-      Problem p = twoshot_problem(kRanks[ni], kTokens[row[3]], kHidden[row[4]], kDtypes[row[1]], kPatterns[row[0]]);
-      p.acc = kAccs[row[5]];
-      p.sf_layout = kLayouts[row[8]];
-      if (has_quant(p.pattern)) p.scale = has_fp4(p.pattern) ? 0.75f : 0.02f;  // exercise the scale, not 1.0
-      const Recipe recipe = kRecipes[row[6]];
-      FusedRunner runner(node, p, 1, 2000 + static_cast<uint64_t>(run), ref::Distribution::normal);
-      LaunchConfig cfg = make_config(recipe, p, node.rank_spec(), runner.resources(LaunchConfig{}));
-      cfg.pdl = row[7] == 1;
-      const std::string what = describe(p, recipe, cfg);
-      INFO(what);
-      REQUIRE(model::legality_violation(p, cfg, node.rank_spec(), runner.resources(cfg)).empty());
-      const ref::GateReport rep = runner.check(p, cfg);
-      ++run;
-      passed += rep.pass ? 1 : 0;
-      std::printf("  [%s] %s | %s\n", rep.pass ? "pass" : "FAIL", what.c_str(), rep.summary().c_str());
-      CHECK(rep.pass);
-    }
-  }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("two-shot matrix: %d of %d cases passed in %.1f s\n", passed, run, secs);
-  REQUIRE(run == static_cast<int>(cover.rows.size()));
+  const testing::MatrixAxes axes{kPatterns, kDtypes, kRanks, kTokens, kHidden, kAccs,
+                                 static_cast<int>(kRecipes.size()), kLayouts};
+  testing::run_pairwise_matrix(
+      "two-shot matrix", Algorithm::twoshot, axes, 2000, [](int n) { return test_node(n, 1000, 4); },
+      [](int recipe, const Problem& p, const model::GpuSpec& spec, const model::KernelResources& res) {
+        return make_config(kRecipes[static_cast<size_t>(recipe)], p, spec, res);
+      },
+      [](const Problem& p, int recipe, const LaunchConfig& c) {
+        return describe(p, kRecipes[static_cast<size_t>(recipe)], c);
+      });
 }
 
 TEST_CASE("two-shot refuses fewer tokens than ranks, non-co-resident grids and grids beyond the flags") {

@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 
 if [ "${1:-}" = "--pack" ]; then
-  src=${2:?--pack needs BUILD_DIR}; dest=${3:?--pack needs DEST}
+  src=${2:?--pack needs BUILD_DIR}; dest=$(realpath -m "${3:?--pack needs DEST}")
   rm -rf "$dest"; mkdir -p "$dest"
   (cd "$src" && find . \( -name CTestTestfile.cmake -o -name CMakeCache.txt -o -path ./harness/arlab \
       -o -name 'arlab_*gpu_test' \) -type f -print0 | xargs -0 -I{} cp --parents {} "$dest/")

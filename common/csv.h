@@ -72,4 +72,11 @@ inline std::string csv_num(double v) {
   return std::string(buf, res.ptr);
 }
 
+// The text of one typed cell, as every X-macro schema writes it.
+inline std::string csv_cell_of(const std::string& v) { return v; }
+inline std::string csv_cell_of(int v) { return std::to_string(v); }
+inline std::string csv_cell_of(long long v) { return std::to_string(v); }
+inline std::string csv_cell_of(unsigned long long v) { return std::to_string(v); }
+inline std::string csv_cell_of(double v) { return csv_num(v); }
+
 }  // namespace arlab

@@ -65,16 +65,9 @@ struct MeasurementRow {
 #undef ARLAB_X_FIELD
 };
 
-namespace detail {
-inline std::string cell_of(const std::string& v) { return v; }
-inline std::string cell_of(int v) { return std::to_string(v); }
-inline std::string cell_of(long long v) { return std::to_string(v); }
-inline std::string cell_of(double v) { return csv_num(v); }
-}  // namespace detail
-
 inline std::vector<std::string> to_cells(const MeasurementRow& r) {
   std::vector<std::string> c;
-#define ARLAB_X_CELL(type, name, desc) c.push_back(detail::cell_of(r.name));
+#define ARLAB_X_CELL(type, name, desc) c.push_back(csv_cell_of(r.name));
   ARLAB_MEASUREMENT_COLUMNS(ARLAB_X_CELL)
 #undef ARLAB_X_CELL
   return c;

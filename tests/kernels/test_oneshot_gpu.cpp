@@ -40,14 +40,13 @@ using namespace arlab::harness;
 namespace {
 
 // ---- the matrix axes (issue 4) ----
-const std::vector<Pattern> kPatterns = {Pattern::ar,          Pattern::ar_res_rms,         Pattern::ar_res_rms_fp8,
-                                        Pattern::ar_res_rms_fp4, Pattern::ar_res_rms_out_fp8, Pattern::ar_res_rms_out_fp4};
-const std::vector<DType> kDtypes = {DType::bf16, DType::fp16, DType::fp32};
-const std::vector<int> kRanks = {2, 4, 8};
+const std::vector<Pattern>& kPatterns = testing::kMatrixPatterns;
+const std::vector<DType>& kDtypes = testing::kMatrixDtypes;
+const std::vector<int>& kRanks = testing::kMatrixRanks;
 const std::vector<int> kTokens = {1, 3, 128, 129, 1000};
-const std::vector<int> kHidden = {1024, 4096, 5120, 7168, 8192};
-const std::vector<Accumulation> kAccs = {Accumulation::pairwise, Accumulation::fp32_acc};
-const std::vector<ScaleLayout> kLayouts = {ScaleLayout::linear, ScaleLayout::swizzled_128x4};
+const std::vector<int>& kHidden = testing::kMatrixHidden;
+const std::vector<Accumulation>& kAccs = testing::kMatrixAccs;
+const std::vector<ScaleLayout>& kLayouts = testing::kMatrixLayouts;
 
 // Launch configurations: the policies, and explicit shapes that leave the reference mapping.
 enum class Recipe {

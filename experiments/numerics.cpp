@@ -15,7 +15,7 @@
 #include "common/csv.h"
 #include "common/numerics_schema.h"
 #include "experiments/numerics_sweep.h"
-#include "harness/commands.h"
+#include "cli/commands.h"
 
 namespace arlab::cli {
 

@@ -19,7 +19,7 @@
 
 #include "experiments/seed_cases.h"
 #include "experiments/seed_measure.h"
-#include "harness/commands.h"
+#include "cli/commands.h"
 #include "model/calibration.h"
 #include "model/measurements.h"
 #include "model/validate.h"

@@ -9,7 +9,7 @@
 namespace arlab::model {
 
 // Resources of one kernel instantiation (from cudaFuncGetAttributes on the GPU; an assumption on
-// the CPU, see harness/cli_model.cpp --regs).
+// the CPU, see cli/cli_model.cpp --regs).
 struct KernelResources {
   int regs_per_thread = 0;
   int smem_per_block_bytes = 0;

@@ -90,7 +90,7 @@ std::vector<MeasuredRow> synthetic_measurements(const Calibration& truth, const 
   Rng rng(opts.seed);
   std::vector<MeasuredRow> rows;
   rows.reserve(static_cast<size_t>(opts.rows) + static_cast<size_t>(opts.configs_per_problem) + 3);
-  const KernelResources res{64, 0};  // the __launch_bounds__(1024) register cap (harness/cli_model.cpp --regs)
+  const KernelResources res{64, 0};  // the __launch_bounds__(1024) register cap (cli/cli_model.cpp --regs)
   while (static_cast<int>(rows.size()) < opts.rows) {
     const Problem p = pick_problem(rng);
     const GpuSpec whole = gpu_preset(opts.gpus[static_cast<size_t>(rng.below(static_cast<int>(opts.gpus.size())))]);

@@ -3,9 +3,9 @@
 #   1. `arlab predict`: the model policy's search over the full candidate space of one problem
 #      (printed by predict as "searched N legal candidates ... in X ms"), for a few problems;
 #   2. `arlab validate` on 100,000 model-generated rows (written first with --emit-synthetic).
-# Usage: scripts/bench_model.sh [path/to/arlab] (default: build/harness/arlab)
+# Usage: scripts/bench_model.sh [path/to/arlab] (default: build/cli/arlab)
 set -euo pipefail
-ARLAB=${1:-build/harness/arlab}
+ARLAB=${1:-build/cli/arlab}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 

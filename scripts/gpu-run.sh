@@ -31,7 +31,7 @@ repo=$PWD
 if [ "${1:-}" = "--pack" ]; then
   src=${2:?--pack needs BUILD_DIR}; dest=$(realpath -m "${3:?--pack needs DEST}")
   rm -rf "$dest"; mkdir -p "$dest"
-  (cd "$src" && find . \( -name CTestTestfile.cmake -o -name CMakeCache.txt -o -path ./harness/arlab \
+  (cd "$src" && find . \( -name CTestTestfile.cmake -o -name CMakeCache.txt -o -path ./cli/arlab \
       -o -name 'arlab_*gpu_test' \) -type f -print0 | xargs -0 -I{} cp --parents {} "$dest/")
   du -sh "$dest"
   exit 0
@@ -80,7 +80,7 @@ if [ -n "$build" ]; then
       mkdir -p "$(dirname "$want")" && ln -s "$have" "$want" && echo "gpu-run: linked $want -> $have"
     fi
   done
-  if "$build/harness/arlab" --version > "$out/arlab-version.txt" 2>&1; then
+  if "$build/cli/arlab" --version > "$out/arlab-version.txt" 2>&1; then
     bin=$build
     echo "gpu-run: using the carried build tree $build ($(cat "$out/arlab-version.txt"))"
   else
@@ -98,7 +98,7 @@ if [ -z "$bin" ]; then
   echo "gpu-run: build exit $rc in $(( $(date +%s) - start )) s (log: build.log)"
   if [ $rc -ne 0 ]; then tail -30 "$out/build.log"; exit $rc; fi
 fi
-arlab=$bin/harness/arlab
+arlab=$bin/cli/arlab
 
 # ---- GPU tests ----
 if [ $run_tests -eq 1 ]; then

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default --target arlab
-build/harness/arlab seed --out-dir out/seed "$@"
+build/cli/arlab seed --out-dir out/seed "$@"
 py=$(scripts/find-python.sh)
 "$py" plots/plot_seed.py --csv out/seed/validation.csv --out out/seed/seed
 echo "main: wrote out/seed/validation.csv and out/seed/seed.png / .pdf"

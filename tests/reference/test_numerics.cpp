@@ -10,7 +10,7 @@
 
 #include "common/numerics_schema.h"
 #include "experiments/numerics_sweep.h"
-#include "harness/commands.h"
+#include "cli/commands.h"
 #include "tests/catch.h"
 
 using namespace arlab;

@@ -19,8 +19,8 @@
 #include "common/build_info.h"
 #include "common/launch_config.h"
 #include "common/problem.h"
-#include "harness/cli_problem.h"
-#include "harness/commands.h"
+#include "cli/cli_problem.h"
+#include "cli/commands.h"
 #include "model/policies.h"
 
 #ifdef ARLAB_HAVE_CUDA

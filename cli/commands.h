@@ -10,10 +10,10 @@ class App;
 namespace arlab::cli {
 
 void add_numerics_command(CLI::App& app);   // experiments/numerics.cpp   (CPU)
-void add_predict_command(CLI::App& app);    // harness/cli_model.cpp      (CPU)
-void add_validate_command(CLI::App& app);   // harness/cli_model.cpp      (CPU)
-void add_fit_command(CLI::App& app);        // harness/cli_model.cpp      (CPU)
-void add_run_command(CLI::App& app);        // harness/cli_run.cpp        (GPU)
+void add_predict_command(CLI::App& app);    // cli/cli_model.cpp          (CPU)
+void add_validate_command(CLI::App& app);   // cli/cli_model.cpp          (CPU)
+void add_fit_command(CLI::App& app);        // cli/cli_model.cpp          (CPU)
+void add_run_command(CLI::App& app);        // cli/cli_run.cpp            (GPU)
 void add_seed_command(CLI::App& app);       // experiments/seed.cpp       (GPU, or CPU with committed data)
 
 }  // namespace arlab::cli

@@ -1,11 +1,11 @@
-// The `arlab` binary: one CLI11 app, one subcommand per capability (see harness/commands.h).
+// The `arlab` binary: one CLI11 app, one subcommand per capability (see cli/commands.h).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
 
 #include "common/build_info.h"
-#include "harness/commands.h"
+#include "cli/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"arlab: fused all-reduce kernels for tensor-parallel inference -- run, check, predict"};

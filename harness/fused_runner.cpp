@@ -41,9 +41,7 @@ FusedRunner::FusedRunner(Node& node, const Problem& shape, std::vector<ref::Fuse
 
 void FusedRunner::setup() {
   // gamma is a weight of the problem, not an input: the device holds one gamma per rank
-  // (RankTensors), so every input set uses set 0's. Without this the device kept the LAST set's
-  // gamma while the reference of set s used set s's, and every checked call with more than one
-  // input set failed norm_out (seen on an H200: `arlab run` at 128 tokens, 16 sets).
+  // (RankTensors) for all input sets, so the reference of every set must use that same gamma.
   for (auto& in : inputs_) in.gamma = inputs_.front().gamma;
   node_.check_fits(shape_);
   kernel_ = kernels::find_fused_kernel(kernels::kernel_key(shape_));

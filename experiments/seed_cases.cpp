@@ -1,8 +1,11 @@
+// The seed experiment's cases (experiments/seed_cases.h): the policy rows and the explicit sweep.
 #include "experiments/seed_cases.h"
 
 #include <set>
 #include <tuple>
 #include <vector>
+
+#include "common/launch_limits.h"
 
 namespace arlab::seed {
 
@@ -26,7 +29,6 @@ constexpr int kClusterSizes[] = {1, 2, 4, 8};
 constexpr int kVecsPerThread[] = {1, 2, 4};
 constexpr int kGridDivisors[] = {1, 2, 4, 8, 16};  // fraction of the wanted clusters actually launched
 constexpr int kMinTpb = 32;                     // one warp
-constexpr int kMaxTpb = 1024;                   // CUDA's block limit
 
 bool legal(const Problem& p, const LaunchConfig& c, const model::GpuSpec& spec, const model::KernelResources& res) {
   try {
@@ -59,7 +61,7 @@ std::vector<SeedCase> seed_cases(const SeedSweep& sweep, const model::GpuSpec& r
         for (int vpt : kVecsPerThread) {
           if (tpt % (static_cast<long long>(cs) * vpt) != 0) continue;
           const long long tpb = tpt / (static_cast<long long>(cs) * vpt);
-          if (tpb < kMinTpb || tpb > kMaxTpb) continue;
+          if (tpb < kMinTpb || tpb > kMaxThreadsPerBlock) continue;
           std::vector<int> cluster_counts;
           for (int div : kGridDivisors) cluster_counts.push_back(tokens / div > 0 ? tokens / div : 1);
           cluster_counts.push_back(rank_spec.sm_count / cs > 0 ? rank_spec.sm_count / cs : 1);  // the peers' SM cap

@@ -4,12 +4,8 @@
 #include <string>
 
 #include "kernels/fill.h"
-#include "model/legality.h"
 
 namespace arlab::harness {
-
-static_assert(kernels::kMaxTwoShotBlocks == model::kMaxTwoShotBlocks,
-              "the workspace's two-shot flag slots must match the legality rule's grid limit");
 
 uint32_t negative_zero_fill(DType dtype) {
   constexpr uint32_t kNegZero16x2 = 0x80008000u;  // bf16 and fp16 -0.0 = 0x8000

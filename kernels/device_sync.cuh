@@ -1,10 +1,14 @@
-// Device-side primitives of the cross-rank protocols: 16-byte loads and stores with explicit
-// memory-model semantics (PTX inline asm, so the compiler can neither cache nor merge them), the
-// %globaltimer clock that bounds every spin-wait, the fault-word writer, and programmatic
-// dependent launch controls. Shared by the one-shot kernel and the timing gate.
+// Device-side primitives of the cross-rank protocols, one definition each: 16-byte loads and
+// stores with explicit memory-model semantics and the release / acquire flag accesses (PTX inline
+// asm, so the compiler can neither cache, merge nor reorder them), the %globaltimer clock that
+// bounds every spin-wait, the fault-word writer, and programmatic dependent launch controls. Used by
+// the one-shot kernel (Lamport push and poll), the two-shot kernel (its cross-rank barrier) and the
+// timing gate.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cstdint>
 
 #include "kernels/device_fault.h"
 
@@ -38,6 +42,25 @@ __device__ __forceinline__ unsigned long long ld_volatile_u64(const unsigned lon
   return *reinterpret_cast<const volatile unsigned long long*>(p);
 }
 
+// Flag publication: a release store at system scope makes every store this thread ordered before
+// it (cumulatively, e.g. through __syncthreads) visible to whoever acquires the flag, on any GPU.
+__device__ __forceinline__ void st_release_sys(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+// Flag observation: an acquire load at system scope; loads after it see what the releasing writer
+// published. 32-bit for the two-shot barrier flags, 64-bit for the timing gate's arrival counter.
+__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned long long ld_acquire_sys(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -52,6 +75,8 @@ __device__ __forceinline__ bool record_fault(unsigned long long* fault_word, uns
 // Programmatic dependent launch (sm_90): wait for the previous kernel in the stream (a no-op when
 // the launch was not programmatic), and allow the next one to start its prologue.
 __device__ __forceinline__ void pdl_wait_for_prerequisites() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
-__device__ __forceinline__ void pdl_launch_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+__device__ __forceinline__ void pdl_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
 
 }  // namespace arlab::kernels

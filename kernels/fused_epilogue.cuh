@@ -17,6 +17,7 @@
 #include <cuda_fp4.h>
 #include <cuda_fp8.h>
 
+#include "common/launch_limits.h"
 #include "common/problem.h"
 #include "kernels/device_sync.cuh"
 #include "kernels/dtype_traits.cuh"
@@ -24,7 +25,6 @@
 
 namespace arlab::kernels {
 
-constexpr int kMaxThreadsPerBlock = 1024;  // CUDA's limit; every legal tpb must launch
 constexpr int kWarpSize = 32;
 constexpr int kMaxWarps = kMaxThreadsPerBlock / kWarpSize;
 constexpr float kFp4Max = 6.0f;            // largest e2m1 magnitude (DESIGN §2: sf = e4m3(S*amax/6))
@@ -35,10 +35,22 @@ struct EpilogueShared {
   float block_total[2];              // [token parity], read by the other blocks of the cluster
 };
 
+// Lanes of this thread's warp that exist: 32, or fewer in the last warp of a block whose size is
+// not a multiple of 32.
+__device__ __forceinline__ unsigned lanes_in_my_warp() {
+  const unsigned warp = threadIdx.x / kWarpSize;
+  return min(static_cast<unsigned>(kWarpSize), blockDim.x - warp * kWarpSize);
+}
+
+// The __shfl_*_sync member mask of the first `lanes` lanes of a warp.
+__device__ __forceinline__ unsigned lane_mask(unsigned lanes) {
+  return lanes >= static_cast<unsigned>(kWarpSize) ? 0xFFFFFFFFu : ((1u << lanes) - 1u);
+}
+
 // Sum over the first `lanes` lanes of the warp, valid in lane 0. Lanes beyond `lanes` do not exist
 // (the last warp of a block whose size is not a multiple of 32); their shuffle results are ignored.
 __device__ __forceinline__ float warp_sum_to_lane0(float v, unsigned lanes) {
-  const unsigned mask = lanes >= 32u ? 0xFFFFFFFFu : ((1u << lanes) - 1u);
+  const unsigned mask = lane_mask(lanes);
   const unsigned lane = threadIdx.x & 31u;
 #pragma unroll
   for (int m = 16; m >= 1; m >>= 1) {
@@ -54,7 +66,7 @@ __device__ __forceinline__ float warp_sum_to_lane0(float v, unsigned lanes) {
 __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int parity, int cluster) {
   const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
   const unsigned nwarps = (blockDim.x + 31u) >> 5;
-  v = warp_sum_to_lane0(v, min(32u, blockDim.x - warp * 32u));
+  v = warp_sum_to_lane0(v, lanes_in_my_warp());
   if (lane == 0) sh.warp_partial[parity][warp] = v;
   __syncthreads();
   if (warp == 0) {
@@ -289,9 +301,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
       // A 16-element scale block is vectors (2j, 2j+1): combine my amax with the partner's.
       PerVector4 partner;
       if (m.tpb % 2 == 0) {  // vector v^1 then lives in lane^1 of the same warp
-        const unsigned warp = threadIdx.x >> 5;
-        const unsigned lanes = min(32u, blockDim.x - warp * 32u);
-        const unsigned mask = lanes >= 32u ? 0xFFFFFFFFu : ((1u << lanes) - 1u);
+        const unsigned mask = lane_mask(lanes_in_my_warp());
 #pragma unroll 1
         for (int k = 0; k < vpt; ++k) partner.set(k, __shfl_xor_sync(mask, amax.get(k), 1));
       } else {

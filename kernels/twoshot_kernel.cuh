@@ -49,16 +49,6 @@ namespace arlab::kernels {
 constexpr int kTwoshotLoadBatch = 4;            // peer vectors loaded together: 4 x 16 B in flight per thread
 constexpr int kBarrierFaultCheckPeriod = 64;    // spins between looks at the fault word
 
-__device__ __forceinline__ void st_release_sys_u32(uint32_t* p, uint32_t v) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ uint32_t ld_acquire_sys_u32(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
 // Barrier of block blockIdx.x across the N ranks (see the file comment). `stage` (1 or 2) names the
 // barrier in a fault record. `aborted` (shared) is set once this block gave up waiting.
 template <int N>
@@ -67,12 +57,12 @@ __device__ __forceinline__ void twoshot_block_barrier(const FusedParams& p, uint
   const int peer = static_cast<int>(threadIdx.x);
   if (peer < N) {
     const size_t slot = static_cast<size_t>(p.rank) * kMaxTwoShotBlocks + blockIdx.x;
-    st_release_sys_u32(p.twoshot.flags[peer] + slot, value);
+    st_release_sys(p.twoshot.flags[peer] + slot, value);
     const uint32_t* watch = p.twoshot.my_flags + static_cast<size_t>(peer) * kMaxTwoShotBlocks + blockIdx.x;
-    if (!aborted && static_cast<int>(ld_acquire_sys_u32(watch) - value) < 0) {
+    if (!aborted && static_cast<int>(ld_acquire_sys(watch) - value) < 0) {
       const unsigned long long start = global_timer_ns();
       for (unsigned spin = 1;; ++spin) {
-        if (static_cast<int>(ld_acquire_sys_u32(watch) - value) >= 0) break;
+        if (static_cast<int>(ld_acquire_sys(watch) - value) >= 0) break;
         if (spin % kBarrierFaultCheckPeriod == 0 && ld_volatile_u64(p.fault) != 0ull) {
           aborted = 1;  // another wait of this rank already timed out
           break;

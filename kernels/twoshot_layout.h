@@ -18,14 +18,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/launch_limits.h"
 #include "kernels/lamport_layout.h"
 
 namespace arlab::kernels {
 
-// One flag slot per block and peer: a two-shot grid has at most this many blocks. Must equal
-// model::kMaxTwoShotBlocks (checked where both are visible, harness/workspace.cpp).
-constexpr int kMaxTwoShotBlocks = 1024;
-
+// One flag slot per block and peer: kMaxTwoShotBlocks (common/launch_limits.h) bounds two-shot grids.
 constexpr size_t kTwoshotFlagsBytes = sizeof(uint32_t) * kMaxRanks * kMaxTwoShotBlocks;  // 64 KiB
 constexpr size_t kTwoshotEpochOffset = kTwoshotFlagsBytes;
 constexpr size_t kTwoshotSyncBytes = round_up(kTwoshotFlagsBytes + sizeof(uint32_t) * kMaxTwoShotBlocks, kLayoutAlign);

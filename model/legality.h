@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/launch_config.h"
+#include "common/launch_limits.h"
 #include "common/problem.h"
 #include "model/gpu_spec.h"
 
@@ -15,13 +16,9 @@ struct KernelResources {
   int smem_per_block_bytes = 0;
 };
 
-// Two-shot barrier-flag capacity of the workspace: one flag slot per block, so a two-shot grid has
-// at most this many blocks (the workspace allocates kMaxTwoShotBlocks flags per barrier).
-constexpr int kMaxTwoShotBlocks = 1024;
 // CUDA's limit on gridDim.x used by the launchers (1-D grids; kept at the portable 16-bit limit).
+// kMaxThreadsPerBlock and kMaxTwoShotBlocks: common/launch_limits.h.
 constexpr int kMaxGridBlocks = 65535;
-// Largest block size any arlab kernel instantiation supports (__launch_bounds__(1024)).
-constexpr int kMaxThreadsPerBlock = 1024;
 
 // The vectors each thread must cover so that one cluster covers a token:
 // ceil(threads_per_token / (tpb * cluster)).

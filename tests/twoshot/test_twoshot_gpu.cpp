@@ -202,12 +202,12 @@ TEST_CASE("two-shot refuses fewer tokens than ranks, non-co-resident grids and g
 
   // small blocks (128 threads, 4 vectors each): more blocks than barrier flags; on a partition the
   // co-residency rule may refuse first, either way the grid is named
-  const LaunchConfig beyond_flags = shaped(shape, 128, 1, model::kMaxTwoShotBlocks + 32);
+  const LaunchConfig beyond_flags = shaped(shape, 128, 1, kMaxTwoShotBlocks + 32);
   REQUIRE(beyond_flags.vecs_per_thread == 4);
   const std::string m3 = invalid_argument_message([&] { runner.check(shape, beyond_flags); });
   INFO(m3);
   CHECK((contains(m3, "barrier flags") || contains(m3, "co-residency")));
-  CHECK(contains(m3, "grid = " + std::to_string(model::kMaxTwoShotBlocks + 32)));
+  CHECK(contains(m3, "grid = " + std::to_string(kMaxTwoShotBlocks + 32)));
 
   // the node still works after the refusals
   const LaunchConfig ok = model::choose_launch_config(model::Policy::trtllm, shape, node.rank_spec(), res,
@@ -231,7 +231,7 @@ TEST_CASE("two-shot: consecutive calls with changing token counts and grids") {
     p.tokens = tokens_dist(rng);
     const int cluster = (rng() % 2 == 0) ? 1 : 2;
     c = shaped(p, 128 / cluster, cluster, cluster);
-    const int max_grid = largest_legal_grid(p, c, std::min(4 * sms, model::kMaxTwoShotBlocks), node.rank_spec(), res).grid;
+    const int max_grid = largest_legal_grid(p, c, std::min(4 * sms, kMaxTwoShotBlocks), node.rank_spec(), res).grid;
     c.grid = cluster * (1 + static_cast<int>(rng() % static_cast<unsigned>(max_grid / cluster)));
   };
 

@@ -38,14 +38,16 @@ inline int dtype_bytes(DType d) { return d == DType::fp32 ? 4 : 2; }
 // Elements per 16-byte vector: 8 for bf16/fp16, 4 for fp32.
 inline int vec_elems(DType d) { return kVectorBytes / dtype_bytes(d); }
 
-inline bool has_residual(Pattern p) { return p != Pattern::ar; }
-inline bool has_allreduce_out(Pattern p) { return p == Pattern::ar; }
-inline bool has_norm_out(Pattern p) {
+constexpr bool has_residual(Pattern p) { return p != Pattern::ar; }
+constexpr bool has_allreduce_out(Pattern p) { return p == Pattern::ar; }
+constexpr bool has_norm_out(Pattern p) {
   return p == Pattern::ar_res_rms || p == Pattern::ar_res_rms_out_fp8 || p == Pattern::ar_res_rms_out_fp4;
 }
-inline bool has_fp8(Pattern p) { return p == Pattern::ar_res_rms_fp8 || p == Pattern::ar_res_rms_out_fp8; }
-inline bool has_fp4(Pattern p) { return p == Pattern::ar_res_rms_fp4 || p == Pattern::ar_res_rms_out_fp4; }
-inline bool has_quant(Pattern p) { return has_fp8(p) || has_fp4(p); }
+constexpr bool has_fp8(Pattern p) { return p == Pattern::ar_res_rms_fp8 || p == Pattern::ar_res_rms_out_fp8; }
+constexpr bool has_fp4(Pattern p) { return p == Pattern::ar_res_rms_fp4 || p == Pattern::ar_res_rms_out_fp4; }
+constexpr bool has_quant(Pattern p) { return has_fp8(p) || has_fp4(p); }
+// NVFP4 patterns need a 16-bit dtype (DESIGN §2); every other pattern takes every dtype.
+constexpr bool pattern_supports_dtype(Pattern p, DType d) { return !has_fp4(p) || d != DType::fp32; }
 
 inline const char* to_string(DType d) {
   switch (d) {
@@ -98,7 +100,13 @@ inline ScaleLayout parse_scale_layout(const std::string& s) {
   throw InvalidArgument("unknown scale layout '" + s + "' (expected linear or swizzled_128x4)");
 }
 
-inline bool is_supported_nranks(int n) { return n == 2 || n == 4 || n == 8 || n == 16; }
+// The N of DESIGN §2: every kernel is instantiated for each of these (kernels/kernel_table.h).
+constexpr int kSupportedRanks[] = {2, 4, 8, 16};
+constexpr bool is_supported_nranks(int n) {
+  for (int s : kSupportedRanks)
+    if (s == n) return true;
+  return false;
+}
 
 // One fused all-reduce call: what every kernel and the reference compute (DESIGN §2).
 struct Problem {
@@ -128,7 +136,7 @@ inline void validate(const Problem& p) {
     fail("hidden = " + std::to_string(p.hidden) + " is not a multiple of the vector width " + std::to_string(v) +
          " elements for " + to_string(p.dtype) + " (16 bytes / " + std::to_string(dtype_bytes(p.dtype)) + ")");
   if (has_fp4(p.pattern)) {
-    if (p.dtype == DType::fp32)
+    if (!pattern_supports_dtype(p.pattern, p.dtype))
       fail(std::string("pattern ") + to_string(p.pattern) + " (FP4) needs a 16-bit dtype, got fp32");
     if (p.hidden % kFp4BlockElems != 0)
       fail("hidden = " + std::to_string(p.hidden) + " is not a multiple of 16, required by FP4 patterns");

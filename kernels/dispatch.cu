@@ -1,8 +1,8 @@
-// The dispatch table and launcher of kernels/dispatch.h.
+// The dispatch point and launcher of kernels/dispatch.h; the kernels it finds are listed in
+// kernels/kernel_table.h.
 #include "kernels/dispatch.h"
 
-#include "kernels/oneshot_table.h"
-#include "kernels/twoshot_table.h"
+#include "kernels/kernel_table.h"
 
 namespace arlab::kernels {
 
@@ -12,38 +12,24 @@ std::string kernel_name(const KernelKey& key) {
          to_string(key.pattern) + "," + (acc_matters ? to_string(key.acc) : "fp32") + ">";
 }
 
-static const void* oneshot_lookup(const KernelKey& k) {
-  switch (k.dtype) {
-    case DType::bf16:
-      return k.acc == Accumulation::pairwise ? oneshot_kernel_bf16_pairwise(k.nranks, k.pattern)
-                                             : oneshot_kernel_bf16_fp32acc(k.nranks, k.pattern);
-    case DType::fp16:
-      return k.acc == Accumulation::pairwise ? oneshot_kernel_fp16_pairwise(k.nranks, k.pattern)
-                                             : oneshot_kernel_fp16_fp32acc(k.nranks, k.pattern);
-    case DType::fp32: return oneshot_kernel_fp32(k.nranks, k.pattern);
-  }
-  return nullptr;
-}
-
-static const void* twoshot_lookup(const KernelKey& k) {
-  switch (k.dtype) {
-    case DType::bf16:
-      return k.acc == Accumulation::pairwise ? twoshot_kernel_bf16_pairwise(k.nranks, k.pattern)
-                                             : twoshot_kernel_bf16_fp32acc(k.nranks, k.pattern);
-    case DType::fp16:
-      return k.acc == Accumulation::pairwise ? twoshot_kernel_fp16_pairwise(k.nranks, k.pattern)
-                                             : twoshot_kernel_fp16_fp32acc(k.nranks, k.pattern);
-    case DType::fp32: return twoshot_kernel_fp32(k.nranks, k.pattern);
-  }
+// The row of kernels/kernel_table.h that holds the key's kernel, asked for it.
+static const void* lookup(const KernelKey& k) {
+  const Accumulation acc = instantiated_accumulation(k.dtype, k.acc);
+#define ARLAB_LOOKUP_KERNEL_VARIANT(variant, dtype_, acc_)                                \
+  if (k.dtype == DType::dtype_ && acc == Accumulation::acc_)                            \
+    return k.algo == Algorithm::twoshot ? twoshot_kernel_##variant(k.nranks, k.pattern) \
+                                        : oneshot_kernel_##variant(k.nranks, k.pattern);
+  ARLAB_KERNEL_VARIANTS(ARLAB_LOOKUP_KERNEL_VARIANT)
+#undef ARLAB_LOOKUP_KERNEL_VARIANT
   return nullptr;
 }
 
 FusedKernel find_fused_kernel(const KernelKey& key) {
   if (!is_supported_nranks(key.nranks))
     throw InvalidArgument("nranks = " + std::to_string(key.nranks) + " has no kernel (expected 2, 4, 8 or 16)");
-  if (has_fp4(key.pattern) && key.dtype == DType::fp32)
+  if (!pattern_supports_dtype(key.pattern, key.dtype))
     throw InvalidArgument(std::string("pattern ") + to_string(key.pattern) + " (NVFP4) needs a 16-bit dtype, got fp32");
-  const void* fn = key.algo == Algorithm::twoshot ? twoshot_lookup(key) : oneshot_lookup(key);
+  const void* fn = lookup(key);
   if (fn == nullptr) throw InvalidArgument("no kernel instantiated for " + kernel_name(key));
   return FusedKernel{fn, key, kernel_name(key)};
 }
@@ -52,12 +38,12 @@ std::vector<KernelKey> all_kernel_keys() {
   std::vector<KernelKey> keys;
   for (Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot}) {
     for (DType d : {DType::bf16, DType::fp16, DType::fp32}) {
-      for (int n : {2, 4, 8, 16}) {
+      for (int n : kSupportedRanks) {
         for (int pi = 0; pi < kNumPatterns; ++pi) {
           const Pattern p = static_cast<Pattern>(pi);
-          if (has_fp4(p) && d == DType::fp32) continue;
+          if (!pattern_supports_dtype(p, d)) continue;
           for (Accumulation a : {Accumulation::pairwise, Accumulation::fp32_acc}) {
-            if (d == DType::fp32 && a == Accumulation::fp32_acc) continue;  // same instantiation as pairwise
+            if (instantiated_accumulation(d, a) != a) continue;  // fp32: the pairwise kernel serves both
             keys.push_back(KernelKey{algo, d, n, p, a});
           }
         }

@@ -8,6 +8,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "common/problem.h"
+
 namespace arlab::kernels {
 
 template <typename T>
@@ -15,6 +17,7 @@ struct DTypeTraits;
 
 template <>
 struct DTypeTraits<__nv_bfloat16> {
+  static constexpr DType kDType = DType::bf16;
   static constexpr int kBytes = 2;
   static constexpr int kVec = 8;                       // elements per 16-byte vector
   static constexpr unsigned kNegZero = 0x8000u;        // -0.0 in bf16
@@ -26,6 +29,7 @@ struct DTypeTraits<__nv_bfloat16> {
 
 template <>
 struct DTypeTraits<__half> {
+  static constexpr DType kDType = DType::fp16;
   static constexpr int kBytes = 2;
   static constexpr int kVec = 8;
   static constexpr unsigned kNegZero = 0x8000u;        // -0.0 in fp16
@@ -37,6 +41,7 @@ struct DTypeTraits<__half> {
 
 template <>
 struct DTypeTraits<float> {
+  static constexpr DType kDType = DType::fp32;
   static constexpr int kBytes = 4;
   static constexpr int kVec = 4;
   static constexpr unsigned kNegZero = 0x80000000u;    // -0.0 in fp32

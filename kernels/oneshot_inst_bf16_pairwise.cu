@@ -1,11 +1,13 @@
-// One-shot kernel instantiations for T = __nv_bfloat16, accumulation pairwise (N in {2,4,8,16} x patterns).
-#include "kernels/oneshot_instantiate.cuh"
-#include "kernels/oneshot_table.h"
+// One-shot kernels for bf16 with pairwise accumulation: row bf16_pairwise of
+// kernels/kernel_table.h.
+#include "kernels/instantiate.cuh"
+#include "kernels/kernel_table.h"
+#include "kernels/oneshot_kernel.cuh"
 
 namespace arlab::kernels {
 
 const void* oneshot_kernel_bf16_pairwise(int nranks, Pattern pattern) {
-  return oneshot_kernel_by_ranks<__nv_bfloat16, Accumulation::pairwise>(nranks, pattern);
+  return instantiated_kernel<OneshotFamily, __nv_bfloat16, Accumulation::pairwise>(nranks, pattern);
 }
 
 }  // namespace arlab::kernels

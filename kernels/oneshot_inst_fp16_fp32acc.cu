@@ -1,11 +1,13 @@
-// One-shot kernel instantiations for T = __half, accumulation fp32_acc (N in {2,4,8,16} x patterns).
-#include "kernels/oneshot_instantiate.cuh"
-#include "kernels/oneshot_table.h"
+// One-shot kernels for fp16 with fp32-acc accumulation: row fp16_fp32acc of
+// kernels/kernel_table.h.
+#include "kernels/instantiate.cuh"
+#include "kernels/kernel_table.h"
+#include "kernels/oneshot_kernel.cuh"
 
 namespace arlab::kernels {
 
 const void* oneshot_kernel_fp16_fp32acc(int nranks, Pattern pattern) {
-  return oneshot_kernel_by_ranks<__half, Accumulation::fp32_acc>(nranks, pattern);
+  return instantiated_kernel<OneshotFamily, __half, Accumulation::fp32_acc>(nranks, pattern);
 }
 
 }  // namespace arlab::kernels

@@ -1,11 +1,13 @@
-// One-shot kernel instantiations for T = __half, accumulation pairwise (N in {2,4,8,16} x patterns).
-#include "kernels/oneshot_instantiate.cuh"
-#include "kernels/oneshot_table.h"
+// One-shot kernels for fp16 with pairwise accumulation: row fp16_pairwise of
+// kernels/kernel_table.h.
+#include "kernels/instantiate.cuh"
+#include "kernels/kernel_table.h"
+#include "kernels/oneshot_kernel.cuh"
 
 namespace arlab::kernels {
 
 const void* oneshot_kernel_fp16_pairwise(int nranks, Pattern pattern) {
-  return oneshot_kernel_by_ranks<__half, Accumulation::pairwise>(nranks, pattern);
+  return instantiated_kernel<OneshotFamily, __half, Accumulation::pairwise>(nranks, pattern);
 }
 
 }  // namespace arlab::kernels

@@ -1,11 +1,13 @@
-// One-shot kernel instantiations for T = float (pairwise and fp32_acc are the same computation) (N in {2,4,8,16} x patterns).
-#include "kernels/oneshot_instantiate.cuh"
-#include "kernels/oneshot_table.h"
+// One-shot kernels for fp32, both accumulation modes (one computation): row fp32 of
+// kernels/kernel_table.h.
+#include "kernels/instantiate.cuh"
+#include "kernels/kernel_table.h"
+#include "kernels/oneshot_kernel.cuh"
 
 namespace arlab::kernels {
 
 const void* oneshot_kernel_fp32(int nranks, Pattern pattern) {
-  return oneshot_kernel_by_ranks<float, Accumulation::pairwise>(nranks, pattern);
+  return instantiated_kernel<OneshotFamily, float, Accumulation::pairwise>(nranks, pattern);
 }
 
 }  // namespace arlab::kernels

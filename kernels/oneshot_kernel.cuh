@@ -217,4 +217,12 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   if (m.cluster > 1) cooperative_groups::this_cluster().sync();
 }
 
+// The one-shot kernel as kernels/instantiate.cuh instantiates it.
+struct OneshotFamily {
+  template <typename T, int N, Pattern P, Accumulation A>
+  static const void* kernel() {
+    return reinterpret_cast<const void*>(&oneshot_fused_kernel<T, N, P, A>);
+  }
+};
+
 }  // namespace arlab::kernels

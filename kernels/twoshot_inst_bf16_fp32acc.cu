@@ -1,11 +1,13 @@
-// Two-shot kernel instantiations for T = __nv_bfloat16, accumulation fp32_acc (N in {2,4,8,16} x patterns).
-#include "kernels/twoshot_instantiate.cuh"
-#include "kernels/twoshot_table.h"
+// Two-shot kernels for bf16 with fp32-acc accumulation: row bf16_fp32acc of
+// kernels/kernel_table.h.
+#include "kernels/instantiate.cuh"
+#include "kernels/kernel_table.h"
+#include "kernels/twoshot_kernel.cuh"
 
 namespace arlab::kernels {
 
 const void* twoshot_kernel_bf16_fp32acc(int nranks, Pattern pattern) {
-  return twoshot_kernel_by_ranks<__nv_bfloat16, Accumulation::fp32_acc>(nranks, pattern);
+  return instantiated_kernel<TwoshotFamily, __nv_bfloat16, Accumulation::fp32_acc>(nranks, pattern);
 }
 
 }  // namespace arlab::kernels

@@ -1,11 +1,13 @@
-// Two-shot kernel instantiations for T = float, accumulation pairwise (= fp32_acc for fp32) (N in {2,4,8,16} x patterns).
-#include "kernels/twoshot_instantiate.cuh"
-#include "kernels/twoshot_table.h"
+// Two-shot kernels for fp32, both accumulation modes (one computation): row fp32 of
+// kernels/kernel_table.h.
+#include "kernels/instantiate.cuh"
+#include "kernels/kernel_table.h"
+#include "kernels/twoshot_kernel.cuh"
 
 namespace arlab::kernels {
 
 const void* twoshot_kernel_fp32(int nranks, Pattern pattern) {
-  return twoshot_kernel_by_ranks<float, Accumulation::pairwise>(nranks, pattern);
+  return instantiated_kernel<TwoshotFamily, float, Accumulation::pairwise>(nranks, pattern);
 }
 
 }  // namespace arlab::kernels

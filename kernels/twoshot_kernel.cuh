@@ -175,4 +175,12 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   if (m.cluster > 1) cooperative_groups::this_cluster().sync();
 }
 
+// The two-shot kernel as kernels/instantiate.cuh instantiates it.
+struct TwoshotFamily {
+  template <typename T, int N, Pattern P, Accumulation A>
+  static const void* kernel() {
+    return reinterpret_cast<const void*>(&twoshot_fused_kernel<T, N, P, A>);
+  }
+};
+
 }  // namespace arlab::kernels

@@ -241,7 +241,9 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
         if constexpr (Out::kResidual) {
           bits[e] = Tr::from_float(__fadd_rn(acc[e], Tr::to_float(vec_get<T>(res, e))));
           const float hv = Tr::to_float(bits[e]);
-          sum_sq += hv * hv;
+          // Square, round, then add: never one FMA, which nvcc's default -fmad=true would make of
+          // `sum_sq += hv * hv` (the reference rounds the square; norm_ulp_tolerance assumes it).
+          sum_sq = __fadd_rn(sum_sq, __fmul_rn(hv, hv));
         } else {
           bits[e] = Tr::from_float(acc[e]);
         }

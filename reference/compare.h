@@ -28,7 +28,9 @@ namespace arlab::ref {
 // depth ~log2(H) moves ss by up to ~log2(H) fp32 ulps, which inv = 1/sqrt(ss/H + eps) halves, and the
 // final rounding adds 1. A simulated GPU-order reduction (4 elements per thread, then a binary tree;
 // H = 4096 and 8192, 512 tokens, 8 ranks) put 3.5% of fp32 norm_out elements 2 ulps and 0.1% 3 ulps
-// from the reference. So for fp32 the limit is 1 + ceil(log2(H) / 2) (7 for H = 4096).
+// from the reference. So for fp32 the limit is 1 + ceil(log2(H) / 2) (7 for H = 4096). Order is the
+// only difference: the kernels round every square before adding it, as the reference does
+// (__fmul_rn / __fadd_rn in kernels/fused_epilogue.cuh, so nvcc cannot contract them to FMAs).
 int norm_ulp_tolerance(const Problem& p);
 
 struct GateReport {

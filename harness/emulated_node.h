@@ -19,25 +19,11 @@
 
 namespace arlab::harness {
 
-struct NodeOptions {
-  int nranks = 2;
-  int device = 0;
-  int max_tokens = 1024;    // workspace capacity (tokens of max_hidden elements)
-  int max_hidden = 8192;
-  int max_elem_bytes = 2;   // 4 to also run fp32
-  double timeout_ms = 2000; // bound of every device spin-wait
-  int sms_per_rank = 0;     // 0: the largest equal partition (model::sm_partition)
-};
-
-// Throws InvalidArgument when p does not fit a node of `nranks` ranks built with `options` whose
-// workspace holds `capacity` tokens of p's H and dtype (shared by every kind of node).
-void check_problem_fits(const Problem& p, int nranks, const NodeOptions& options, long long capacity);
-
 // Sets CUDA_DEVICE_MAX_CONNECTIONS=32 (unless the user set it) so N ranks' streams get their own
 // hardware queues. Effective only before the process's first CUDA call: call it first thing.
 void request_device_connections();
 
-class EmulatedNode : public Node {
+class EmulatedNode : public NodeBase {
  public:
   explicit EmulatedNode(const NodeOptions& options);
   ~EmulatedNode() override;
@@ -51,25 +37,13 @@ class EmulatedNode : public Node {
   int sms_per_rank() const override { return rank_spec_.sm_count; }
   RankContext& rank(int r) override { return *ranks_.at(static_cast<size_t>(r)); }
   const RankContext& rank(int r) const { return *ranks_.at(static_cast<size_t>(r)); }
-  const NodeOptions& options() const { return options_; }
-  unsigned long long timeout_ns() const override;
-  double timeout_ms() const override { return options_.timeout_ms; }
-  void set_timeout_ms(double ms) override;
 
   // Tokens of `hidden` x dtype one call may have (the workspace capacity).
   long long token_capacity(int hidden, DType dtype) const override;
-  // Throws InvalidArgument when p does not fit this node: nranks differs, tokens above the
-  // capacity, fp32 on a 2-byte workspace.
-  void check_fits(const Problem& p) const override;
-
-  // Re-initializes every workspace for `dtype` when it currently holds another one (synchronous).
-  void format(DType dtype) override;
   // Every rank idle, every workspace back to its initial state for the current dtype (synchronous).
   void reinitialize() override;
-  // Waits for every rank's stream, then checks every fault word: on a fault, re-initializes and
-  // throws DeviceTimeout. A rank still running 30 s past the device timeout means a hung GPU (every
-  // device wait is bounded): the process then prints why and aborts, since no CUDA call could
-  // return any more.
+  // Waits for every rank's stream (bounded: a hung GPU aborts the process, harness/node_core.h),
+  // then checks every fault word: on a fault, re-initializes and throws DeviceTimeout.
   void synchronize() override;
 
   std::string topology() const override { return "emulated"; }
@@ -80,15 +54,12 @@ class EmulatedNode : public Node {
   std::vector<uint64_t> allgather_u64(const std::vector<uint64_t>& mine) const override { return mine; }
 
  private:
-  NodeOptions options_;
   DriverApi driver_;
   DeviceInfo device_;
   model::GpuSpec rank_spec_;
   std::vector<GreenPartition> partitions_;
   std::vector<std::unique_ptr<RankContext>> ranks_;  // destroyed before the partitions
   std::vector<int> local_ranks_;
-  DType format_ = DType::bf16;
-  bool formatted_ = false;
 };
 
 }  // namespace arlab::harness

@@ -1,43 +1,33 @@
 // Implementation of harness/mpi_node.h.
 #include "harness/mpi_node.h"
 
-#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <sstream>
-#include <thread>
 
 #include "harness/check.h"
-#include "harness/fault_text.h"
 
 namespace arlab::harness {
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-// The host gives the device this long beyond its own spin-wait bound before calling it a hang
-// (as the emulated node does).
-constexpr double kHostDeadlineSlackMs = 30000;
-constexpr auto kHostPollInterval = std::chrono::microseconds(50);
 constexpr int kPciBusIdChars = 32;  // "0000:00:00.0" plus room (cudaDeviceGetPCIBusId wants >= 13)
 
+// The options an MPI node needs beyond every node's (NodeBase checks those).
 NodeOptions checked(const NodeOptions& o, const MpiSession& mpi) {
   if (o.nranks != mpi.size())
     throw InvalidArgument("--ranks = " + std::to_string(o.nranks) + " but the MPI launch has " +
                           std::to_string(mpi.size()) + " processes (one rank per process: mpirun -np " +
                           std::to_string(o.nranks) + ")");
-  if (!is_supported_nranks(o.nranks))
-    throw InvalidArgument("nranks = " + std::to_string(o.nranks) + " is not supported (expected 2, 4, 8 or 16)");
   if (o.sms_per_rank != 0)
     throw InvalidArgument("--sms-per-rank = " + std::to_string(o.sms_per_rank) +
                           " applies to the emulated node only (a process rank owns its whole GPU)");
-  if (!(o.timeout_ms > 0)) throw InvalidArgument("timeout = " + std::to_string(o.timeout_ms) + " ms must be > 0");
   return o;
 }
 
 }  // namespace
 
 MpiNode::MpiNode(const NodeOptions& options, const MpiSession& mpi, int local_rank)
-    : mpi_(mpi), options_(checked(options, mpi)) {
+    : NodeBase(checked(options, mpi)), mpi_(mpi) {
   int devices = 0;
   ARLAB_CUDA_CHECK_RANK(mpi.rank(), cudaGetDeviceCount(&devices));
   if (devices < 1) throw CudaError("rank " + std::to_string(mpi.rank()) + ": no CUDA device visible");
@@ -100,59 +90,23 @@ RankContext& MpiNode::rank(int r) {
   return *ctx_;
 }
 
-unsigned long long MpiNode::timeout_ns() const { return static_cast<unsigned long long>(options_.timeout_ms * kNsPerMs); }
-
-void MpiNode::set_timeout_ms(double ms) {
-  if (!(ms > 0)) throw InvalidArgument("timeout = " + std::to_string(ms) + " ms must be > 0");
-  options_.timeout_ms = ms;
-}
-
-long long MpiNode::token_capacity(int hidden, DType dtype) const { return ctx_->workspace().token_capacity(hidden, dtype); }
-
-void MpiNode::check_fits(const Problem& p) const {
-  check_problem_fits(p, nranks(), options_, token_capacity(p.hidden, p.dtype));
-}
-
-void MpiNode::format(DType dtype) {
-  if (formatted_ && format_ == dtype) return;
-  format_ = dtype;
-  formatted_ = true;
-  reinitialize();
+long long MpiNode::token_capacity(int hidden, DType dtype) const {
+  return ctx_->workspace().token_capacity(hidden, dtype);
 }
 
 void MpiNode::reinitialize() {
   ARLAB_CUDA_CHECK_RANK(mpi_.rank(), cudaDeviceSynchronize());
   mpi_.barrier();  // no kernel runs anywhere: nobody touches a workspace while it is reset
-  ctx_->workspace().initialize(format_, ctx_->stream());
+  ctx_->workspace().initialize(format_.dtype(), ctx_->stream());
   ARLAB_CUDA_CHECK_RANK(mpi_.rank(), cudaStreamSynchronize(ctx_->stream()));
   mpi_.barrier();  // every workspace is reset before anybody launches again
 }
 
 void MpiNode::synchronize() {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(static_cast<long long>(options_.timeout_ms + kHostDeadlineSlackMs));
-  for (;;) {
-    const cudaError_t e = cudaStreamQuery(ctx_->stream());
-    if (e == cudaSuccess) break;
-    if (e != cudaErrorNotReady) ARLAB_CUDA_CHECK_RANK(mpi_.rank(), e);
-    if (std::chrono::steady_clock::now() > deadline) {
-      std::ostringstream os;
-      os << "rank " << mpi_.rank() << " did not finish within " << (options_.timeout_ms + kHostDeadlineSlackMs) / 1000
-         << " s although every device wait is bounded by " << options_.timeout_ms
-         << " ms: the GPU is hung (no recovery possible in this process)";
-      throw CudaError(os.str());
-    }
-    std::this_thread::sleep_for(kHostPollInterval);
-  }
-  const std::vector<uint64_t> faults = mpi_.allgather_u64({ctx_->read_fault_word()});
-  for (uint64_t w : faults) {
-    if (w == 0) continue;
-    const kernels::FaultInfo f = kernels::decode_fault(w);
-    reinitialize();
-    throw DeviceTimeout(describe_fault(f, options_.timeout_ms, nranks()) +
-                            "; the workspaces of all ranks were re-initialized",
-                        f);
-  }
+  poll_until_done([this] { return ctx_->finished(); }, options_.timeout_ms,
+                  "MPI rank " + std::to_string(mpi_.rank()) + " of " + std::to_string(nranks()) + " (host " + host_ +
+                      ", GPU " + std::to_string(options_.device) + " " + bus_id_ + ")");
+  raise_first_fault(mpi_.allgather_u64({ctx_->read_fault_word()}));
 }
 
 std::string MpiNode::describe() const {

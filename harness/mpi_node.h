@@ -15,14 +15,13 @@
 #include <vector>
 
 #include "harness/cuda_resources.h"
-#include "harness/emulated_node.h"
 #include "harness/ipc_mapping.h"
 #include "harness/mpi_session.h"
 #include "harness/node.h"
 
 namespace arlab::harness {
 
-class MpiNode : public Node {
+class MpiNode : public NodeBase {
  public:
   // options.nranks must equal the MPI world size; options.device and options.sms_per_rank do not
   // apply (the GPU is local rank % device count, the whole GPU is the rank's).
@@ -37,13 +36,10 @@ class MpiNode : public Node {
   const DeviceInfo& device() const override { return device_; }
   const model::GpuSpec& rank_spec() const override { return device_.spec; }
   int sms_per_rank() const override { return device_.spec.sm_count; }
-  unsigned long long timeout_ns() const override;
-  double timeout_ms() const override { return options_.timeout_ms; }
-  void set_timeout_ms(double ms) override;
   long long token_capacity(int hidden, DType dtype) const override;
-  void check_fits(const Problem& p) const override;
-  void format(DType dtype) override;
   void reinitialize() override;
+  // Waits for my rank (bounded: a hung GPU aborts this process, and so the job, naming the MPI
+  // rank; harness/node_core.h), then checks every rank's fault word (collective).
   void synchronize() override;
   std::string topology() const override { return processes_per_gpu_ > 1 ? "mpi-shared-gpu" : "mpi"; }
   std::string describe() const override;
@@ -58,7 +54,6 @@ class MpiNode : public Node {
 
  private:
   const MpiSession& mpi_;
-  NodeOptions options_;
   DeviceInfo device_;
   std::string bus_id_;
   std::string host_;
@@ -67,8 +62,6 @@ class MpiNode : public Node {
   Stream stream_;
   std::unique_ptr<RankContext> ctx_;
   std::vector<IpcMapping> peers_;  // index = rank (empty for mine); closed in ~MpiNode before ctx_ frees
-  DType format_ = DType::bf16;
-  bool formatted_ = false;
 };
 
 }  // namespace arlab::harness

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "common/problem.h"
+#include "harness/check.h"
 #include "harness/device_query.h"
+#include "harness/node_core.h"
 #include "harness/rank_context.h"
 #include "model/gpu_spec.h"
 
@@ -59,6 +61,44 @@ class Node {
   // process 0's first (the identity on a single-process node).
   virtual std::vector<double> allgather(const std::vector<double>& mine) const = 0;
   virtual std::vector<uint64_t> allgather_u64(const std::vector<uint64_t>& mine) const = 0;
+};
+
+// What every kind of node implements the same way (the pure parts live in harness/node_core.h):
+// the checked options, the spin-wait bound, the fit check, formatting only on a dtype change, and
+// turning the ranks' fault words into one DeviceTimeout after re-initializing every workspace.
+class NodeBase : public Node {
+ public:
+  // Throws InvalidArgument naming the value (check_node_options).
+  explicit NodeBase(const NodeOptions& options) : options_(options) { check_node_options(options_); }
+
+  const NodeOptions& options() const { return options_; }
+  unsigned long long timeout_ns() const override { return harness::timeout_ns(options_.timeout_ms); }
+  double timeout_ms() const override { return options_.timeout_ms; }
+  void set_timeout_ms(double ms) override {
+    if (!(ms > 0)) throw InvalidArgument("timeout = " + std::to_string(ms) + " ms must be > 0");
+    options_.timeout_ms = ms;
+  }
+  // Throws InvalidArgument when p does not fit this node: nranks differs, tokens above the
+  // capacity, fp32 on a 2-byte workspace.
+  void check_fits(const Problem& p) const override {
+    check_problem_fits(p, nranks(), options_, token_capacity(p.hidden, p.dtype));
+  }
+  void format(DType dtype) override {
+    if (format_.set(dtype)) reinitialize();
+  }
+
+ protected:
+  // Collective. `words` = every rank's fault word, rank order (read once the local ranks are idle).
+  // On a fault anywhere: re-initializes every workspace, then throws DeviceTimeout naming it.
+  void raise_first_fault(const std::vector<uint64_t>& words) {
+    const std::optional<kernels::FaultInfo> fault = first_fault(words);
+    if (!fault) return;
+    reinitialize();
+    throw DeviceTimeout(fault_message(*fault, options_.timeout_ms, nranks()), *fault);
+  }
+
+  NodeOptions options_;
+  WorkspaceFormat format_;
 };
 
 }  // namespace arlab::harness

@@ -78,6 +78,12 @@ void RankContext::launch_gate(unsigned long long timeout_ns) const {
   ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_gate(gate_params(timeout_ns), stream_));
 }
 
+bool RankContext::finished() const {
+  const cudaError_t e = cudaStreamQuery(stream_);
+  if (e != cudaErrorNotReady) ARLAB_CUDA_CHECK_RANK(rank_, e);
+  return e == cudaSuccess;
+}
+
 unsigned long long RankContext::read_fault_word() const {
   unsigned long long w = 0;
   ARLAB_CUDA_CHECK_RANK(rank_, cudaMemcpy(&w, workspace_.fault_word(), sizeof(w), cudaMemcpyDeviceToHost));

@@ -43,6 +43,9 @@ class RankContext {
   void launch_fused(const kernels::FusedKernel& k, const kernels::FusedParams& params, const LaunchConfig& cfg) const;
   void launch_gate(unsigned long long timeout_ns) const;
 
+  // True when every call enqueued on this rank's stream has finished (a failed one throws
+  // CudaError naming the rank). Does not wait.
+  bool finished() const;
   // Synchronous read of the fault word (call after the stream is idle).
   unsigned long long read_fault_word() const;
 

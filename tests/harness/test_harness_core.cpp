@@ -1,6 +1,7 @@
 // CPU tests of the pure parts of harness/: timing statistics (DESIGN §6 figures), the pairwise
-// covering-array generator the GPU correctness matrix uses, fault-word text, and the Lamport
-// workspace layout / fault-word encoding shared with the kernels.
+// covering-array generator the GPU correctness matrix uses, fault-word text, the node core (option
+// checks, deadline, fault words), and the Lamport workspace layout / fault-word encoding shared
+// with the kernels.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -10,6 +11,7 @@
 #include "common/problem.h"
 #include "harness/covering_array.h"
 #include "harness/fault_text.h"
+#include "harness/node_core.h"
 #include "harness/timing_stats.h"
 #include "kernels/device_fault.h"
 #include "kernels/lamport_layout.h"
@@ -117,4 +119,40 @@ TEST_CASE("Lamport layout: 3 buffers of N slots after the control block and faul
   const kernels::LamportLayout odd = kernels::lamport_layout(3, 1032, 2, 2);
   REQUIRE(odd.slot_bytes % kernels::kLayoutAlign == 0);
   REQUIRE(odd.slot_bytes >= 3u * 1032u * 2u);
+}
+
+TEST_CASE("node core: options, spin-wait bound, hang text, first fault, format changes") {
+  NodeOptions o;
+  CHECK_NOTHROW(check_node_options(o));
+  o.nranks = 3;
+  CHECK_THROWS_WITH(check_node_options(o), Catch::Contains("nranks = 3 is not supported"));
+  o.nranks = 2;
+  o.timeout_ms = 0;
+  CHECK_THROWS_WITH(check_node_options(o), Catch::Contains("must be > 0"));
+
+  CHECK(timeout_ns(2000) == 2000000000ull);
+  const std::string hang = hang_message("MPI rank 3 of 4 (host h, GPU 1)", 2000);
+  CHECK(hang.find("MPI rank 3 of 4 (host h, GPU 1) did not finish within 32 s") != std::string::npos);
+  CHECK(hang.find("bounded by 2000 ms") != std::string::npos);
+
+  int polls = 0;
+  poll_until_done([&polls] { return ++polls == 3; }, 2000, "rank 0");
+  CHECK(polls == 3);
+
+  CHECK_FALSE(first_fault({0, 0, 0}).has_value());
+  const uint64_t w1 = kernels::encode_fault(kernels::WaitKind::peer_data, 1, 0, 7, 5);
+  const uint64_t w2 = kernels::encode_fault(kernels::WaitKind::gate, 2, 1, 0, 0);
+  const auto f = first_fault({0, w1, w2});
+  REQUIRE(f.has_value());
+  CHECK(f->rank == 1);
+  CHECK(f->block == 7);
+  const std::string text = fault_message(*f, 20, 4);
+  CHECK(text.find("rank 1, block 7") != std::string::npos);
+  CHECK(text.find("re-initialized") != std::string::npos);
+
+  WorkspaceFormat fmt;
+  CHECK(fmt.set(DType::bf16));        // the first format always initializes
+  CHECK_FALSE(fmt.set(DType::bf16));  // the same dtype again: nothing to do
+  CHECK(fmt.set(DType::fp32));
+  CHECK(fmt.dtype() == DType::fp32);
 }

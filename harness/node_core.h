@@ -1,0 +1,78 @@
+// What every kind of node (harness/emulated_node.h, harness/mpi_node.h) does the same way, as pure
+// C++ (unit-tested on the CPU): its options and their checks, the device spin-wait bound and the
+// host deadline beyond it, the bounded host poll of a rank, the fault words turned into one error,
+// and which dtype the workspaces are formatted for. The CUDA side of the shared behaviour is
+// NodeBase (harness/node.h).
+//
+// A hang: every device wait is bounded by the timeout, so a rank still busy long after it means a
+// bug or a broken GPU. No CUDA call can return then (a free or a synchronize would wait forever),
+// so the poll prints which rank hung and ends the process; under mpirun that ends the job.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/problem.h"
+#include "kernels/device_fault.h"
+
+namespace arlab::harness {
+
+struct NodeOptions {
+  int nranks = 2;
+  int device = 0;
+  int max_tokens = 1024;    // workspace capacity (tokens of max_hidden elements)
+  int max_hidden = 8192;
+  int max_elem_bytes = 2;   // 4 to also run fp32
+  double timeout_ms = 2000; // bound of every device spin-wait
+  int sms_per_rank = 0;     // 0: the largest equal partition (model::sm_partition)
+};
+
+// Throws InvalidArgument naming the value: nranks not supported, timeout not > 0.
+void check_node_options(const NodeOptions& options);
+
+// Throws InvalidArgument when p does not fit a node of `nranks` ranks built with `options` whose
+// workspace holds `capacity` tokens of p's H and dtype.
+void check_problem_fits(const Problem& p, int nranks, const NodeOptions& options, long long capacity);
+
+// The spin-wait bound as the kernels take it (FusedParams::timeout_ns, GateParams::timeout_ns).
+unsigned long long timeout_ns(double timeout_ms);
+
+// The host gives the device this long beyond its own spin-wait bound before calling it a hang: far
+// above any kernel arlab runs (milliseconds), so only a hung GPU reaches it.
+constexpr double kHostDeadlineSlackMs = 30000;
+
+// "arlab: fatal: <who> did not finish within ... s although every device wait is bounded by ... ms: ..."
+std::string hang_message(const std::string& who, double timeout_ms);
+
+// Calls done() every 50 us until it returns true. Past timeout_ms + kHostDeadlineSlackMs the GPU
+// is hung: prints hang_message(who, timeout_ms) to stderr and aborts the process.
+void poll_until_done(const std::function<bool()>& done, double timeout_ms, const std::string& who);
+
+// The first non-zero fault word of `words` (one per rank, rank order), decoded; none when all are 0.
+std::optional<kernels::FaultInfo> first_fault(const std::vector<uint64_t>& words);
+
+// The DeviceTimeout text of a fault, once the node has re-initialized every workspace.
+std::string fault_message(const kernels::FaultInfo& fault, double timeout_ms, int nranks);
+
+// The dtype the workspaces hold (their "not arrived" mark is that dtype's -0.0 pattern).
+class WorkspaceFormat {
+ public:
+  // Records `dtype`; true when the workspaces must be (re-)initialized for it: the first format,
+  // or a different dtype than the current one.
+  bool set(DType dtype) {
+    const bool change = !formatted_ || dtype != dtype_;
+    dtype_ = dtype;
+    formatted_ = true;
+    return change;
+  }
+  DType dtype() const { return dtype_; }
+
+ private:
+  DType dtype_ = DType::bf16;
+  bool formatted_ = false;
+};
+
+}  // namespace arlab::harness

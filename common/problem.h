@@ -122,6 +122,23 @@ struct Problem {
   float scale = 1.0f;  // FP8: the dequant scale (q = e4m3(norm / scale)); FP4: the global scale S
 };
 
+// Every field compared: a field added to Problem must be added here too, or this stops compiling.
+inline bool operator==(const Problem& a, const Problem& b) {
+  static_assert(sizeof(Problem) == 10 * sizeof(int), "Problem changed: compare the new field in operator==");
+  return a.tokens == b.tokens && a.hidden == b.hidden && a.nranks == b.nranks && a.dtype == b.dtype &&
+         a.pattern == b.pattern && a.acc == b.acc && a.algo == b.algo && a.sf_layout == b.sf_layout &&
+         a.eps == b.eps && a.scale == b.scale;
+}
+inline bool operator!=(const Problem& a, const Problem& b) { return !(a == b); }
+
+// Equal in everything but tokens: calls of one shape, which one kernel instantiation, one set of
+// device tensors and one workspace format serve (a call may use the first rows only).
+inline bool same_except_tokens(const Problem& a, const Problem& b) {
+  Problem t = a;
+  t.tokens = b.tokens;
+  return t == b;
+}
+
 inline long long threads_per_token(const Problem& p) { return p.hidden / vec_elems(p.dtype); }
 
 // Throws InvalidArgument naming the offending value and the limit (DESIGN §2, §9).

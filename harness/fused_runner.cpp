@@ -67,11 +67,7 @@ model::KernelResources FusedRunner::resources(const LaunchConfig& cfg) const {
 
 void FusedRunner::validate_call(const Problem& call, const LaunchConfig& cfg) const {
   validate(call);
-  Problem same = call;
-  same.tokens = shape_.tokens;
-  if (same.hidden != shape_.hidden || same.dtype != shape_.dtype || same.nranks != shape_.nranks ||
-      same.pattern != shape_.pattern || same.acc != shape_.acc || same.algo != shape_.algo ||
-      same.sf_layout != shape_.sf_layout || same.eps != shape_.eps || same.scale != shape_.scale)
+  if (!same_except_tokens(call, shape_))
     throw InvalidArgument("call differs from the runner's problem in more than tokens (runner: H " +
                           std::to_string(shape_.hidden) + " " + to_string(shape_.dtype) + " N " +
                           std::to_string(shape_.nranks) + " " + to_string(shape_.pattern) + ")");
@@ -127,7 +123,7 @@ const FusedRunner::Expected& FusedRunner::expected(const Problem& call, int set)
 
 ref::GateReport FusedRunner::judge(const Problem& call, int set, const std::vector<ref::FusedOutputs>& per_rank) {
   const Expected& e = expected(call, set);
-  ref::GateReport report = ref::check_outputs(call, e.outputs, per_rank, &e.exact);
+  ref::GateReport report = ref::check_outputs(call, e.outputs, per_rank, &e.exact, node_.local_ranks());
   if (static_cast<int>(node_.local_ranks().size()) != node_.nranks())
     combine_gate_across_processes(node_, per_rank, report);
   return report;
@@ -147,44 +143,14 @@ uint64_t output_digest(const ref::FusedOutputs& o) {
 
 void combine_gate_across_processes(const Node& node, const std::vector<ref::FusedOutputs>& local_outputs,
                                    ref::GateReport& report) {
-  // Per process: pass, ranks checked, the summed counts, the maxima; then the local ranks' digests.
-  const std::vector<double> mine = {report.pass ? 1.0 : 0.0,
-                                    static_cast<double>(report.ranks_checked),
-                                    static_cast<double>(report.allreduce_mismatches),
-                                    static_cast<double>(report.residual_mismatches),
-                                    static_cast<double>(report.norm_nonexact),
-                                    static_cast<double>(report.norm_over_1ulp),
-                                    static_cast<double>(report.norm_max_ulp),
-                                    static_cast<double>(report.quant_nonexact),
-                                    static_cast<double>(report.quant_over_1step),
-                                    static_cast<double>(report.sf_nonexact),
-                                    static_cast<double>(report.sf_over_1step)};
-  const size_t k = mine.size();
-  const std::vector<double> all = node.allgather(mine);
+  // Every process's verdict and tallies, folded into mine (which keeps my failure text and figures).
+  const std::vector<uint64_t> all = node.allgather_u64(report.to_words());
   ref::GateReport c = report;
-  c.ranks_checked = 0;
-  c.allreduce_mismatches = c.residual_mismatches = c.norm_nonexact = c.norm_over_1ulp = 0;
-  c.quant_nonexact = c.quant_over_1step = c.sf_nonexact = c.sf_over_1step = 0;
-  c.norm_max_ulp = 0;
-  int first_failed_process = -1;
-  for (size_t p = 0; p * k < all.size(); ++p) {
-    const double* v = &all[p * k];
-    if (v[0] == 0.0 && first_failed_process < 0) first_failed_process = static_cast<int>(p);
-    c.ranks_checked += static_cast<int>(v[1]);
-    c.allreduce_mismatches += static_cast<int64_t>(v[2]);
-    c.residual_mismatches += static_cast<int64_t>(v[3]);
-    c.norm_nonexact += static_cast<int64_t>(v[4]);
-    c.norm_over_1ulp += static_cast<int64_t>(v[5]);
-    c.norm_max_ulp = std::max(c.norm_max_ulp, static_cast<int>(v[6]));
-    c.quant_nonexact += static_cast<int64_t>(v[7]);
-    c.quant_over_1step += static_cast<int64_t>(v[8]);
-    c.sf_nonexact += static_cast<int64_t>(v[9]);
-    c.sf_over_1step += static_cast<int64_t>(v[10]);
-  }
-  if (first_failed_process >= 0) {
-    c.pass = false;
-    if (report.pass)
-      c.first_failure = "process " + std::to_string(first_failed_process) + " failed its check (see its output)";
+  for (size_t p = 0; (p + 1) * ref::GateReport::kWords <= all.size(); ++p) {
+    if (static_cast<int>(p) == node.process_index()) continue;
+    ref::GateReport theirs = ref::GateReport::from_words(&all[p * ref::GateReport::kWords]);
+    if (!theirs.pass) theirs.first_failure = "process " + std::to_string(p) + " failed its check (see its output)";
+    c.merge(theirs);
   }
   // Bit-identical outputs on every rank: compare every rank's digest with the first one.
   std::vector<uint64_t> digests;

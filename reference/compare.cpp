@@ -89,7 +89,7 @@ void compare_norm(int rank, const HostTensor& want, const HostTensor& got, GateR
       ++r.norm_nonexact;
       continue;
     }
-    ++r.norm_over_1ulp;
+    ++r.norm_over_limit;
     first.note(tensor_mismatch_text("norm_out", rank, i, want, w, g) + ": " +
                (d == kNanDistance ? std::string("NaN against a number") : std::to_string(d) + " ulp") + " (limit " +
                std::to_string(r.norm_ulp_limit) + ")");
@@ -166,27 +166,30 @@ int64_t count_byte_differences(const std::vector<uint8_t>& a, const std::vector<
   return n;
 }
 
-// Elements (bytes for quant/scale) of rank `rank` that differ from rank 0, strictly bit for bit.
-int64_t cross_rank_differences(const Problem& p, const FusedOutputs& rank0, const FusedOutputs& other, int rank,
-                               FirstFailure& first) {
+// Elements (bytes for quant/scale) of rank `rank` that differ from rank `base` (the first checked),
+// strictly bit for bit.
+int64_t cross_rank_differences(const Problem& p, const FusedOutputs& first_out, int base, const FusedOutputs& other,
+                               int rank, FirstFailure& first) {
   int64_t total = 0;
-  auto tensor = [&](const char* output, const HostTensor& a, const HostTensor& b) {
-    const int64_t n = count_byte_differences(a.bytes, b.bytes, static_cast<size_t>(dtype_bytes(a.dtype)));
-    if (n > 0) first.note(std::string(output) + ": rank " + std::to_string(rank) + " differs from rank 0 in " +
-                          std::to_string(n) + " elements");
+  auto count = [&](const char* output, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t elem,
+                   const char* unit) {
+    const int64_t n = count_byte_differences(a, b, elem);
+    if (n > 0)
+      first.note(std::string(output) + ": rank " + std::to_string(rank) + " differs from rank " + std::to_string(base) +
+                 " in " + std::to_string(n) + " " + unit);
     total += n;
+  };
+  auto tensor = [&](const char* output, const HostTensor& a, const HostTensor& b) {
+    count(output, a.bytes, b.bytes, static_cast<size_t>(dtype_bytes(a.dtype)), "elements");
   };
   auto bytes = [&](const char* output, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-    const int64_t n = count_byte_differences(a, b, 1);
-    if (n > 0) first.note(std::string(output) + ": rank " + std::to_string(rank) + " differs from rank 0 in " +
-                          std::to_string(n) + " bytes");
-    total += n;
+    count(output, a, b, 1, "bytes");
   };
-  if (has_allreduce_out(p.pattern)) tensor("allreduce_out", rank0.allreduce_out, other.allreduce_out);
-  if (has_residual(p.pattern)) tensor("residual_out", rank0.residual_out, other.residual_out);
-  if (has_norm_out(p.pattern)) tensor("norm_out", rank0.norm_out, other.norm_out);
-  if (has_quant(p.pattern)) bytes("quant_out", rank0.quant_out, other.quant_out);
-  if (has_fp4(p.pattern)) bytes("scale_out", rank0.scale_out, other.scale_out);
+  if (has_allreduce_out(p.pattern)) tensor("allreduce_out", first_out.allreduce_out, other.allreduce_out);
+  if (has_residual(p.pattern)) tensor("residual_out", first_out.residual_out, other.residual_out);
+  if (has_norm_out(p.pattern)) tensor("norm_out", first_out.norm_out, other.norm_out);
+  if (has_quant(p.pattern)) bytes("quant_out", first_out.quant_out, other.quant_out);
+  if (has_fp4(p.pattern)) bytes("scale_out", first_out.scale_out, other.scale_out);
   return total;
 }
 
@@ -208,11 +211,15 @@ int norm_ulp_tolerance(const Problem& p) {
 }
 
 GateReport check_outputs(const Problem& p, const FusedOutputs& expected, const std::vector<FusedOutputs>& per_rank,
-                         const ExactOutputs* exact) {
+                         const ExactOutputs* exact, const std::vector<int>& rank_ids) {
   validate(p);
   if (per_rank.empty() || static_cast<int64_t>(per_rank.size()) > p.nranks)
     throw InvalidArgument("check_outputs: got outputs of " + std::to_string(per_rank.size()) +
                           " ranks, expected 1 to nranks = " + std::to_string(p.nranks));
+  if (!rank_ids.empty() && rank_ids.size() != per_rank.size())
+    throw InvalidArgument("check_outputs: " + std::to_string(rank_ids.size()) + " rank ids for the outputs of " +
+                          std::to_string(per_rank.size()) + " ranks");
+  auto rank_of = [&rank_ids](size_t i) { return rank_ids.empty() ? static_cast<int>(i) : rank_ids[i]; };
   // The expected outputs must themselves have the pattern's shapes (they come from reference_fused).
   const FusedOutputs shapes = allocate_outputs(p);
   try {
@@ -221,7 +228,7 @@ GateReport check_outputs(const Problem& p, const FusedOutputs& expected, const s
     throw InvalidArgument(std::string("check_outputs: the expected (reference) outputs do not match the problem: ") +
                           e.what());
   }
-  for (size_t r = 0; r < per_rank.size(); ++r) check_sizes(p, expected, per_rank[r], static_cast<int>(r));
+  for (size_t i = 0; i < per_rank.size(); ++i) check_sizes(p, expected, per_rank[i], rank_of(i));
 
   GateReport report;
   report.pattern = p.pattern;
@@ -229,7 +236,7 @@ GateReport check_outputs(const Problem& p, const FusedOutputs& expected, const s
   report.ranks_checked = static_cast<int>(per_rank.size());
   FirstFailure first;
   for (size_t ri = 0; ri < per_rank.size(); ++ri) {
-    const int rank = static_cast<int>(ri);
+    const int rank = rank_of(ri);
     const FusedOutputs& got = per_rank[ri];
     if (has_allreduce_out(p.pattern))
       report.allreduce_mismatches +=
@@ -245,9 +252,9 @@ GateReport check_outputs(const Problem& p, const FusedOutputs& expected, const s
     }
   }
   for (size_t ri = 1; ri < per_rank.size(); ++ri)
-    report.cross_rank_mismatches += cross_rank_differences(p, per_rank[0], per_rank[ri], static_cast<int>(ri), first);
+    report.cross_rank_mismatches += cross_rank_differences(p, per_rank[0], rank_of(0), per_rank[ri], rank_of(ri), first);
 
-  report.pass = report.allreduce_mismatches == 0 && report.residual_mismatches == 0 && report.norm_over_1ulp == 0 &&
+  report.pass = report.allreduce_mismatches == 0 && report.residual_mismatches == 0 && report.norm_over_limit == 0 &&
                 report.quant_over_1step == 0 && report.sf_over_1step == 0 && report.cross_rank_mismatches == 0;
   report.first_failure = report.pass ? std::string() : first.text;
 
@@ -272,6 +279,43 @@ GateReport check_outputs(const Problem& p, const FusedOutputs& expected, const s
   return report;
 }
 
+namespace {
+template <typename T>
+void fold_sum(T& mine, T theirs) {
+  mine += theirs;
+}
+template <typename T>
+void fold_max(T& mine, T theirs) {
+  mine = std::max(mine, theirs);
+}
+}  // namespace
+
+void GateReport::merge(const GateReport& other) {
+#define ARLAB_GATE_FOLD(type, name, fold, description) fold_##fold(name, other.name);
+  ARLAB_GATE_TALLIES(ARLAB_GATE_FOLD)
+#undef ARLAB_GATE_FOLD
+  if (pass && !other.pass) first_failure = other.first_failure;
+  pass = pass && other.pass;
+}
+
+std::vector<uint64_t> GateReport::to_words() const {
+  std::vector<uint64_t> w{pass ? 1u : 0u};
+#define ARLAB_GATE_WORD(type, name, fold, description) w.push_back(static_cast<uint64_t>(name));
+  ARLAB_GATE_TALLIES(ARLAB_GATE_WORD)
+#undef ARLAB_GATE_WORD
+  return w;
+}
+
+GateReport GateReport::from_words(const uint64_t* words) {
+  GateReport r;
+  size_t i = 0;
+  r.pass = words[i++] != 0;
+#define ARLAB_GATE_UNWORD(type, name, fold, description) r.name = static_cast<type>(words[i++]);
+  ARLAB_GATE_TALLIES(ARLAB_GATE_UNWORD)
+#undef ARLAB_GATE_UNWORD
+  return r;
+}
+
 std::string GateReport::summary() const {
   std::ostringstream os;
   os.precision(3);
@@ -279,7 +323,7 @@ std::string GateReport::summary() const {
   if (has_allreduce_out(pattern)) os << " | allreduce_out " << allreduce_mismatches << " mismatches";
   if (has_residual(pattern)) os << " | residual_out " << residual_mismatches << " mismatches";
   if (has_norm_out(pattern))
-    os << " | norm_out " << norm_nonexact << " within " << norm_ulp_limit << " ulp, " << norm_over_1ulp
+    os << " | norm_out " << norm_nonexact << " within " << norm_ulp_limit << " ulp, " << norm_over_limit
        << " over (max " << norm_max_ulp << " ulp)";
   if (has_quant(pattern)) os << " | quant " << quant_nonexact << " non-exact, " << quant_over_1step << " over 1 step";
   if (has_fp4(pattern)) os << " | sf " << sf_nonexact << " non-exact, " << sf_over_1step << " over 1 step";

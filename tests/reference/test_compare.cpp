@@ -59,7 +59,7 @@ TEST_CASE("the gate passes identical outputs for every pattern and dtype", "[gat
       CHECK(r.pass);
       CHECK(r.first_failure.empty());
       CHECK(r.ranks_checked == 4);
-      CHECK(r.allreduce_mismatches + r.residual_mismatches + r.norm_nonexact + r.norm_over_1ulp + r.quant_nonexact +
+      CHECK(r.allreduce_mismatches + r.residual_mismatches + r.norm_nonexact + r.norm_over_limit + r.quant_nonexact +
                 r.sf_nonexact + r.cross_rank_mismatches ==
             0);
       CHECK(r.summary().rfind("PASS", 0) == 0);
@@ -102,7 +102,7 @@ TEST_CASE("norm_out: 1 ulp is accepted and counted, 2 ulps fail", "[gate]") {
   for (auto& rank : c.ranks) move_ulps(rank.norm_out, i, 1);  // now 2 ulps
   r = run(c);
   CHECK_FALSE(r.pass);
-  CHECK(r.norm_over_1ulp == 4);
+  CHECK(r.norm_over_limit == 4);
   CHECK(r.norm_max_ulp == 2);
   CHECK(r.first_failure.find("norm_out rank 0 index " + std::to_string(i)) != std::string::npos);
   CHECK(r.first_failure.find("2 ulp") != std::string::npos);
@@ -139,7 +139,7 @@ TEST_CASE("NaN handling: NaN where the reference has NaN is exact, elsewhere a f
   for (auto& rank : c.ranks) rank.norm_out.set_bits(5, 0x7E00u);  // NaN where the reference has a number
   const GateReport r = run(c);
   CHECK_FALSE(r.pass);
-  CHECK(r.norm_over_1ulp == 4);
+  CHECK(r.norm_over_limit == 4);
   CHECK(r.first_failure.find("NaN against a number") != std::string::npos);
 }
 
@@ -219,7 +219,7 @@ TEST_CASE("cross-rank mismatches fail even when each rank is within tolerance", 
   move_ulps(c.ranks[5].norm_out, i, 1);  // 1 ulp: fine against the reference, but rank 5 != rank 0
   const GateReport r = run(c);
   CHECK_FALSE(r.pass);
-  CHECK(r.norm_over_1ulp == 0);
+  CHECK(r.norm_over_limit == 0);
   CHECK(r.norm_nonexact == 1);
   CHECK(r.cross_rank_mismatches == 1);
   CHECK(r.first_failure.find("norm_out: rank 5 differs from rank 0 in 1 elements") != std::string::npos);
@@ -253,4 +253,91 @@ TEST_CASE("the gate refuses malformed outputs and works without the exact refere
 
   // One rank alone (a multi-process run checks its own outputs).
   CHECK(check_outputs(c.p, c.expected, {c.ranks[0]}, &c.exact).ranks_checked == 1);
+}
+
+TEST_CASE("failure messages name the real rank ids (one process of an MPI node checks rank 3)", "[gate]") {
+  Case c = make_case(Pattern::ar_res_rms, DType::bf16, 4);
+  std::vector<FusedOutputs> mine = {c.expected};
+  mine[0].residual_out.set_bits(7, mine[0].residual_out.bits(7) ^ 1u);
+  const GateReport r = check_outputs(c.p, c.expected, mine, &c.exact, {3});
+  CHECK_FALSE(r.pass);
+  CHECK(r.first_failure.find("residual_out rank 3 index 7") != std::string::npos);
+  // Two ranks of one process: the cross-rank comparison names both ids.
+  Case two = make_case(Pattern::ar_res_rms, DType::bf16, 4);
+  std::vector<FusedOutputs> pair = {two.expected, two.expected};
+  const int64_t i = first_index_where(two.expected.norm_out, [](float v) { return v > 0.5f; });
+  move_ulps(pair[1].norm_out, i, 1);
+  const GateReport q = check_outputs(two.p, two.expected, pair, &two.exact, {2, 3});
+  CHECK(q.first_failure.find("norm_out: rank 3 differs from rank 2 in 1 elements") != std::string::npos);
+  CHECK_THROWS_WITH(check_outputs(c.p, c.expected, mine, &c.exact, {1, 2}), Catch::Contains("2 rank ids"));
+}
+
+TEST_CASE("GateReport: merge folds tallies and verdicts; the words carry every tally", "[gate]") {
+  GateReport a;
+  a.ranks_checked = 1;
+  a.norm_nonexact = 4;
+  a.norm_max_ulp = 1;
+  a.quant_nonexact = 2;
+  GateReport b;
+  b.pass = false;
+  b.first_failure = "rank 1 norm_out";
+  b.ranks_checked = 1;
+  b.norm_over_limit = 3;
+  b.norm_max_ulp = 9;
+  b.sf_over_1step = 5;
+  b.cross_rank_mismatches = 6;
+
+  // Every tally survives the words (each gets a distinct value so a swapped position shows).
+  GateReport all;
+  uint64_t v = 1;
+#define ARLAB_TEST_SET(type, name, fold, description) all.name = static_cast<type>(v++);
+  ARLAB_GATE_TALLIES(ARLAB_TEST_SET)
+#undef ARLAB_TEST_SET
+  all.pass = false;
+  const std::vector<uint64_t> words = all.to_words();
+  REQUIRE(words.size() == GateReport::kWords);
+  const GateReport back = GateReport::from_words(words.data());
+  CHECK_FALSE(back.pass);
+#define ARLAB_TEST_SAME(type, name, fold, description) CHECK(back.name == all.name);
+  ARLAB_GATE_TALLIES(ARLAB_TEST_SAME)
+#undef ARLAB_TEST_SAME
+
+  GateReport m = a;
+  m.merge(GateReport::from_words(b.to_words().data()));
+  CHECK_FALSE(m.pass);
+  CHECK(m.ranks_checked == 2);
+  CHECK(m.norm_nonexact == 4);
+  CHECK(m.norm_over_limit == 3);
+  CHECK(m.norm_max_ulp == 9);  // a maximum, not a sum
+  CHECK(m.quant_nonexact == 2);
+  CHECK(m.sf_over_1step == 5);
+  CHECK(m.cross_rank_mismatches == 6);
+  GateReport failed_first = b;
+  failed_first.merge(a);  // a passing report never replaces the first failure
+  CHECK(failed_first.first_failure == "rank 1 norm_out");
+  CHECK_FALSE(failed_first.pass);
+  GateReport passed = a;
+  passed.merge(b);
+  CHECK(passed.first_failure == "rank 1 norm_out");
+}
+
+TEST_CASE("Problem: equality compares every field; same_except_tokens ignores tokens only", "[problem]") {
+  Problem a;
+  Problem b = a;
+  CHECK(a == b);
+  b.tokens = 7;
+  CHECK(a != b);
+  CHECK(same_except_tokens(a, b));
+  Problem c = a;
+  c.scale = 2.0f;
+  CHECK_FALSE(same_except_tokens(a, c));
+  c = a;
+  c.sf_layout = ScaleLayout::linear;
+  CHECK_FALSE(same_except_tokens(a, c));
+  c = a;
+  c.eps = 1e-6f;
+  CHECK_FALSE(same_except_tokens(a, c));
+  c = a;
+  c.algo = Algorithm::twoshot;
+  CHECK_FALSE(same_except_tokens(a, c));
 }

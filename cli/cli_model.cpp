@@ -274,8 +274,9 @@ void run_validate(const ValidateCliOptions& o) {
   std::printf("  (unmeasured: the policy's configuration was not among the measured ones for that problem -- left out,"
               " never guessed)\n");
   if (rep.model_global_in_measured >= 0)
-    std::printf("  model global choice (full candidate search) was measured for %d of %d problems\n",
-                rep.model_global_in_measured, rep.problems);
+    std::printf("  model global choice (full candidate search) was measured for %d of %d problems; the search found "
+                "no legal candidate for %d\n",
+                rep.model_global_in_measured, rep.problems, rep.model_global_search_failed);
   std::printf("\n  time: read %.1f ms, validate %.1f ms, write %.1f ms, total %.1f ms (%zu rows)\n", read_ms,
               validate_ms, write_ms, read_ms + validate_ms + write_ms, rows.size());
   if (!o.out.empty()) std::printf("  wrote %s\n", o.out.c_str());

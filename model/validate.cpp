@@ -104,7 +104,7 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
   for (size_t k = 0; k < fixed.size(); ++k) pr[k].policy = to_string(fixed[k]);
   pr.back().policy = "model (lowest predicted among measured)";
   std::vector<double> rhos;
-  int global_in_measured = 0;
+  int global_in_measured = 0, global_search_failed = 0;
   for (const auto& g : groups) {
     std::map<ConfigKey, ConfigStats> configs;
     for (size_t i : g) {
@@ -160,6 +160,7 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
         const SearchResult s = search_best_config(r0.problem, spec, r0.resources, cal, {r0.problem.algo});
         if (configs.count(config_key(s.best))) ++global_in_measured;
       } catch (const InvalidArgument&) {
+        ++global_search_failed;  // no legal candidate for this problem's spec and registers
       }
     }
   }
@@ -168,7 +169,10 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
   rep.spearman_problems = static_cast<int>(rhos.size());
   rep.spearman_per_problem_mean = rhos.empty() ? std::nan("") : mean(rhos);
   rep.spearman_per_problem_median = rhos.empty() ? std::nan("") : median(rhos);
-  if (opts.model_global_search) rep.model_global_in_measured = global_in_measured;
+  if (opts.model_global_search) {
+    rep.model_global_in_measured = global_in_measured;
+    rep.model_global_search_failed = global_search_failed;
+  }
   return rep;
 }
 

@@ -58,6 +58,7 @@ struct ValidationReport {
   int spearman_problems = 0;        // problems with >= 3 configurations and non-constant times
   std::vector<PolicyRegret> regrets;
   int model_global_in_measured = -1;  // with model_global_search: problems whose global choice was measured
+  int model_global_search_failed = -1;  // with model_global_search: problems the search found no legal candidate for
 };
 
 ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, const Calibration& cal,

@@ -241,6 +241,17 @@ TEST_CASE("validate: exact model rows give zero error, rank 1 and zero model reg
   const ValidationReport partial = validate_measurements(no_trtllm, truth, {});
   CHECK(partial.regrets[1].unmeasured > 0);
 
+  // The optional full search counts the problems it finds no legal candidate for (here: one problem
+  // whose kernel asks for more shared memory than any SM has), never dropping them silently.
+  std::vector<MeasuredRow> few(rows.begin(), rows.begin() + 40);
+  for (auto& r : few)
+    if (r.problem == few[0].problem && r.gpu == few[0].gpu) r.resources.smem_per_block_bytes = 1 << 20;
+  ValidateOptions search;
+  search.model_global_search = true;
+  const ValidationReport searched = validate_measurements(few, truth, search);
+  CHECK(searched.model_global_search_failed >= 1);
+  CHECK(searched.model_global_in_measured + searched.model_global_search_failed <= searched.problems);
+
   // Failed correctness checks are excluded.
   std::vector<MeasuredRow> failed = rows;
   failed[0].check_passed = false;

@@ -19,6 +19,7 @@
 #include "common/build_info.h"
 #include "common/launch_config.h"
 #include "common/problem.h"
+#include "cli/cli_config.h"
 #include "cli/cli_problem.h"
 #include "cli/commands.h"
 #include "model/policies.h"
@@ -53,7 +54,7 @@ namespace {
 struct RunOptions {
   ProblemOptions problem;
   std::string policy = "trtllm";
-  int tpb = 0, cluster = 0, grid = 0, vpt = 0;  // explicit configuration (0 = not given)
+  ExplicitConfigOptions config;
   bool pdl = false;
   int warmup = 20;
   int iters = 200;
@@ -77,10 +78,7 @@ struct RunOptions {
 void add_options(CLI::App* run, RunOptions& o) {
   add_problem_options(run, o.problem);
   run->add_option("--policy", o.policy, "legacy, trtllm, occupancy, model or explicit")->capture_default_str();
-  run->add_option("--tpb", o.tpb, "explicit: threads per block");
-  run->add_option("--cluster", o.cluster, "explicit: cluster size (1, 2, 4, 8)");
-  run->add_option("--grid", o.grid, "explicit: blocks in the grid");
-  run->add_option("--vpt", o.vpt, "explicit: 16-byte vectors per thread (default: the required one)");
+  add_explicit_config_options(run, o.config);
   run->add_flag("--pdl", o.pdl, "programmatic dependent launch");
   run->add_option("-w,--warmup", o.warmup, "untimed warm-up calls")->capture_default_str();
   run->add_option("-i,--iters", o.iters, "timed isolated calls (0: no timing)")->capture_default_str();
@@ -117,18 +115,6 @@ void print_registers() {
   }
 }
 
-LaunchConfig explicit_config(const RunOptions& o, const Problem& p) {
-  if (o.tpb <= 0 || o.grid <= 0)
-    throw InvalidArgument("--policy explicit needs --tpb and --grid (and optionally --cluster, --vpt)");
-  LaunchConfig c;
-  c.tpb = o.tpb;
-  c.cluster = o.cluster > 0 ? o.cluster : 1;
-  c.grid = o.grid;
-  c.vecs_per_thread = o.vpt > 0 ? o.vpt : model::required_vecs_per_thread(p, c.tpb, c.cluster);
-  c.algo = p.algo;
-  return c;
-}
-
 // Everything after the node exists, the same on the emulated and the multi-process node: every
 // process runs its ranks and joins the collectives; process 0 prints and writes the CSV row.
 void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, harness::Node& node,
@@ -141,7 +127,7 @@ void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, ha
   const model::Calibration cal =
       o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
   LaunchConfig given;
-  if (policy == model::Policy::explicit_config) given = explicit_config(o, p);
+  if (policy == model::Policy::explicit_config) given = explicit_config(o.config, p);
   model::KernelResources base_res;
   base_res.regs_per_thread = runner.registers_per_thread();
   base_res.smem_per_block_bytes = runner.resources(LaunchConfig{}).smem_per_block_bytes;
@@ -219,7 +205,7 @@ void run_main(const RunOptions& o) {
   }
   const Problem p = to_problem(o.problem);
   const model::Policy policy = model::parse_policy(o.policy);
-  if (policy != model::Policy::explicit_config && (o.tpb || o.cluster || o.grid || o.vpt))
+  if (policy != model::Policy::explicit_config && o.config.any_given())
     throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " + o.policy + ")");
   if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
   if (o.max_tokens > 0 && p.tokens > o.max_tokens)

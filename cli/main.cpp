@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   arlab::cli::add_predict_command(app);
   arlab::cli::add_validate_command(app);
   arlab::cli::add_fit_command(app);
+  arlab::cli::add_synthetic_command(app);
+  arlab::cli::add_save_calibration_command(app);
   arlab::cli::add_run_command(app);
   arlab::cli::add_seed_command(app);
   try {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/csv.h"
+
 // X(type, name, description)
 #define ARLAB_CALIBRATION_COLUMNS(X)                                                      \
   X(std::string, name, "constant name (model/calibration.h), unit in the name")           \
@@ -17,12 +19,6 @@
 
 namespace arlab {
 
-inline std::vector<std::string> calibration_header() {
-  std::vector<std::string> h;
-#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
-  ARLAB_CALIBRATION_COLUMNS(ARLAB_X_NAME)
-#undef ARLAB_X_NAME
-  return h;
-}
+ARLAB_CSV_SCHEMA(ARLAB_CALIBRATION_COLUMNS, CalibrationRow, calibration_header)
 
 }  // namespace arlab

@@ -1,10 +1,12 @@
 // Tidy-CSV writing shared by every arlab writer. Schemas themselves are defined once each, as
-// X-macro column lists (see common/measurement_schema.h); readers use fast-cpp-csv-parser with the
-// same names, and plots/ read columns by name.
+// X-macro column lists (see common/measurement_schema.h) that ARLAB_CSV_SCHEMA turns into a header,
+// a typed row and its cells; readers use fast-cpp-csv-parser with the same names, and plots/ read
+// columns by name.
 #pragma once
 
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -78,5 +80,28 @@ inline std::string csv_cell_of(int v) { return std::to_string(v); }
 inline std::string csv_cell_of(long long v) { return std::to_string(v); }
 inline std::string csv_cell_of(unsigned long long v) { return std::to_string(v); }
 inline std::string csv_cell_of(double v) { return csv_num(v); }
+inline std::string csv_cell_of(const std::optional<double>& v) { return v ? csv_num(*v) : std::string(); }
 
 }  // namespace arlab
+
+// From an X-macro column list COLUMNS(X), X(type, name, description), defines in the enclosing
+// namespace:  std::vector<std::string> HEADER();        the column names, in order
+//             struct ROW { type name{}; ... };          one row, fields named and typed by the list
+//             std::vector<std::string> to_cells(const ROW&);   its cells (csv_cell_of), in order
+#define ARLAB_CSV_HEADER_CELL(type, name, description) h.emplace_back(#name);
+#define ARLAB_CSV_ROW_FIELD(type, name, description) type name{};
+#define ARLAB_CSV_ROW_CELL(type, name, description) c.push_back(::arlab::csv_cell_of(r.name));
+#define ARLAB_CSV_SCHEMA(COLUMNS, ROW, HEADER)               \
+  inline std::vector<std::string> HEADER() {                 \
+    std::vector<std::string> h;                              \
+    COLUMNS(ARLAB_CSV_HEADER_CELL)                           \
+    return h;                                                \
+  }                                                          \
+  struct ROW {                                               \
+    COLUMNS(ARLAB_CSV_ROW_FIELD)                             \
+  };                                                         \
+  inline std::vector<std::string> to_cells(const ROW& r) {   \
+    std::vector<std::string> c;                              \
+    COLUMNS(ARLAB_CSV_ROW_CELL)                              \
+    return c;                                                \
+  }

@@ -32,27 +32,6 @@
 
 namespace arlab {
 
-inline std::vector<std::string> numerics_header() {
-  std::vector<std::string> h;
-#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
-  ARLAB_NUMERICS_COLUMNS(ARLAB_X_NAME)
-#undef ARLAB_X_NAME
-  return h;
-}
-
-// One numerics row; fields named and typed by the schema above.
-struct NumericsRow {
-#define ARLAB_X_FIELD(type, name, desc) type name{};
-  ARLAB_NUMERICS_COLUMNS(ARLAB_X_FIELD)
-#undef ARLAB_X_FIELD
-};
-
-inline std::vector<std::string> to_cells(const NumericsRow& r) {
-  std::vector<std::string> c;
-#define ARLAB_X_CELL(type, name, desc) c.push_back(csv_cell_of(r.name));
-  ARLAB_NUMERICS_COLUMNS(ARLAB_X_CELL)
-#undef ARLAB_X_CELL
-  return c;
-}
+ARLAB_CSV_SCHEMA(ARLAB_NUMERICS_COLUMNS, NumericsRow, numerics_header)
 
 }  // namespace arlab

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/csv.h"
+
 // X(type, name, description)
 #define ARLAB_PREDICTION_COLUMNS(X)                                                                \
   X(std::string, gpu, "GpuSpec name (preset, or preset/Nsm for an emulated rank)")                 \
@@ -31,12 +33,6 @@
 
 namespace arlab {
 
-inline std::vector<std::string> prediction_header() {
-  std::vector<std::string> h;
-#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
-  ARLAB_PREDICTION_COLUMNS(ARLAB_X_NAME)
-#undef ARLAB_X_NAME
-  return h;
-}
+ARLAB_CSV_SCHEMA(ARLAB_PREDICTION_COLUMNS, PredictionRow, prediction_header)
 
 }  // namespace arlab

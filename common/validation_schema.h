@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/csv.h"
+
 // X(type, name, description)
 #define ARLAB_VALIDATION_COLUMNS(X)                                                              \
   X(int, line, "line of the row in the measurement CSV (header = 1)")                            \
@@ -27,18 +29,12 @@
   X(int, vecs_per_thread, "16-byte vectors per thread per token")                                \
   X(int, regs, "registers per thread")                                                           \
   X(double, kernel_us_median, "measured kernel time (median over iterations), us")               \
-  X(double, predicted_us, "model prediction, us (empty when the model could not predict)")       \
-  X(double, ape_pct, "absolute percentage error |predicted - measured| / measured x 100")        \
+  X(std::optional<double>, predicted_us, "model prediction, us (empty when the model could not predict)")       \
+  X(std::optional<double>, ape_pct, "absolute percentage error |predicted - measured| / measured x 100 (empty as above)")        \
   X(std::string, status, "ok, failed_check (excluded) or not_predicted: reason")
 
 namespace arlab {
 
-inline std::vector<std::string> validation_header() {
-  std::vector<std::string> h;
-#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
-  ARLAB_VALIDATION_COLUMNS(ARLAB_X_NAME)
-#undef ARLAB_X_NAME
-  return h;
-}
+ARLAB_CSV_SCHEMA(ARLAB_VALIDATION_COLUMNS, ValidationRow, validation_header)
 
 }  // namespace arlab

@@ -75,7 +75,8 @@ void save_calibration(const Calibration& c, const std::string& path, const std::
   if (!out) throw InvalidArgument("cannot open calibration file " + path + " for writing");
   out << csv_join(calibration_header()) << '\n';
   for (const auto& info : calibration_constants())
-    out << csv_join({info.name, csv_num(get_constant(c, info.name)), info.unit, source, info.meaning}) << '\n';
+    out << csv_join(to_cells(CalibrationRow{info.name, get_constant(c, info.name), info.unit, source, info.meaning}))
+        << '\n';
   if (!out) throw InvalidArgument("write to calibration file " + path + " failed");
 }
 

@@ -116,22 +116,39 @@ LaunchConfig occupancy_config(const Problem& p, const GpuSpec& s, const KernelRe
 
 LaunchConfig choose_launch_config(Policy policy, const Problem& p, const GpuSpec& s, const KernelResources& res,
                                   const Calibration& cal, const LaunchConfig* explicit_cfg) {
+  return explain_launch_config(policy, p, s, res, cal, explicit_cfg).config;
+}
+
+PolicyChoice explain_launch_config(Policy policy, const Problem& p, const GpuSpec& s, const KernelResources& res,
+                                   const Calibration& cal, const LaunchConfig* explicit_cfg) {
   validate(p);
   validate(s);
-  LaunchConfig c;
+  PolicyChoice choice;
+  LaunchConfig& c = choice.config;
   switch (policy) {
     case Policy::legacy:
     case Policy::trtllm: c = peer_config(policy, p, s); break;
     case Policy::occupancy: c = occupancy_config(p, s, res); break;
-    case Policy::model: c = search_best_config(p, s, res, cal, model_algorithms(p)).best; break;
+    case Policy::model: {
+      const std::vector<Algorithm> algos = model_algorithms(p);
+      const SearchResult sr = search_best_config(p, s, res, cal, algos);
+      c = sr.best;
+      choice.note = "searched " + std::to_string(sr.evaluated) + " legal candidates (" +
+                    (algos.size() == 2 ? "one-shot + two-shot" : "one-shot only: tokens < ranks") + ")";
+      if (c.algo != p.algo)
+        choice.note += "; switched algorithm: " + std::string(to_string(c.algo)) + " (problem asked " +
+                       to_string(p.algo) + ")";
+      break;
+    }
     case Policy::explicit_config:
       if (!explicit_cfg) throw InvalidArgument("explicit policy: no configuration given (tpb / cluster / grid)");
       c = *explicit_cfg;
       break;
   }
   const std::string v = legality_violation(p, c, s, res);
-  if (!v.empty()) throw InvalidArgument(std::string(to_string(policy)) + " policy produced an illegal configuration: " + v);
-  return c;
+  if (!v.empty())
+    throw InvalidArgument(std::string(to_string(policy)) + " policy produced an illegal configuration: " + v);
+  return choice;
 }
 
 }  // namespace arlab::model

@@ -51,4 +51,15 @@ LaunchConfig choose_launch_config(Policy policy, const Problem& problem, const G
                                   const KernelResources& res, const Calibration& cal,
                                   const LaunchConfig* explicit_cfg = nullptr);
 
+// The same choice and, for display, how the policy reached it: the model policy says how many legal
+// candidates it searched over which algorithms and when it switched algorithm; the others leave the
+// note empty.
+struct PolicyChoice {
+  LaunchConfig config;
+  std::string note;
+};
+PolicyChoice explain_launch_config(Policy policy, const Problem& problem, const GpuSpec& spec,
+                                   const KernelResources& res, const Calibration& cal,
+                                   const LaunchConfig* explicit_cfg = nullptr);
+
 }  // namespace arlab::model

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 
+#include "common/fmt.h"
 #include "model/occupancy.h"
 
 namespace arlab::model {
@@ -277,11 +277,6 @@ Numeric compute(const Problem& p, const LaunchConfig& c, const GpuSpec& s, const
   return r;
 }
 
-std::string fmt(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
 std::string us(double ns) { return fmt("%.3f us", ns / 1e3); }
 std::string num(double v) { return fmt("%.0f", v); }
 std::string num3(double v) { return fmt("%.3g", v); }

@@ -9,9 +9,9 @@
 #include <unordered_map>
 
 #include "common/csv.h"
+#include "common/row_cells.h"
 #include "common/validation_schema.h"
 #include "model/candidates.h"
-#include "model/csv_write.h"
 #include "model/policies.h"
 #include "model/stats.h"
 #include "model/timing_model.h"
@@ -182,15 +182,23 @@ void write_validation_csv(const std::vector<MeasuredRow>& rows, const Validation
   out << csv_join(validation_header()) << '\n';
   for (const RowResult& res : rep.rows) {
     const MeasuredRow& r = rows[res.row];
-    const Problem& p = r.problem;
-    out << csv_join({std::to_string(r.line), res.problem_id, r.gpu, to_string(r.link), std::to_string(r.sm_per_rank),
-                     std::to_string(p.nranks), to_string(p.dtype), to_string(p.pattern), to_string(r.config.algo),
-                     to_string(p.acc), std::to_string(p.tokens), std::to_string(p.hidden), r.policy,
-                     std::to_string(r.config.tpb), std::to_string(r.config.cluster), std::to_string(r.config.grid),
-                     std::to_string(r.config.vecs_per_thread), std::to_string(r.resources.regs_per_thread),
-                     num_cell(r.kernel_us), res.predicted ? num_cell(res.predicted_us) : "",
-                     res.predicted ? num_cell(100.0 * res.ape) : "", res.status})
-        << '\n';
+    ValidationRow v;
+    v.line = r.line;
+    v.problem_id = res.problem_id;
+    v.gpu = r.gpu;
+    v.link = to_string(r.link);
+    v.sm_per_rank = r.sm_per_rank;
+    set_problem_cells(v, r.problem);
+    set_config_cells(v, r.config);
+    v.policy = r.policy;
+    v.regs = r.resources.regs_per_thread;
+    v.kernel_us_median = r.kernel_us;
+    if (res.predicted) {
+      v.predicted_us = res.predicted_us;
+      v.ape_pct = 100.0 * res.ape;
+    }
+    v.status = res.status;
+    out << csv_join(to_cells(v)) << '\n';
   }
   if (!out) throw InvalidArgument("write to " + path + " failed");
 }

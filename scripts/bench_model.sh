@@ -2,7 +2,7 @@
 # Benchmarks of the CPU model (not tests; they report numbers):
 #   1. `arlab predict`: the model policy's search over the full candidate space of one problem
 #      (printed by predict as "searched N legal candidates ... in X ms"), for a few problems;
-#   2. `arlab validate` on 100,000 model-generated rows (written first with --emit-synthetic).
+#   2. `arlab validate` on 100,000 model-generated rows (written first by `arlab synthetic`).
 # Usage: scripts/bench_model.sh [path/to/arlab] (default: build/cli/arlab)
 set -euo pipefail
 ARLAB=${1:-build/cli/arlab}
@@ -19,7 +19,7 @@ for args in "-t 128 --hidden 8192 -n 2" "-t 128 --hidden 4096 -n 2" "-t 4096 --h
 done
 
 echo "== validate: 100,000 rows"
-"$ARLAB" predict --emit-synthetic 100000 --noise 0.05 --seed 3 --csv "$TMP/synthetic.csv" | tail -1
+"$ARLAB" synthetic --rows 100000 --noise 0.05 --seed 3 --out "$TMP/synthetic.csv" | tail -1
 start=$(date +%s%N)
 "$ARLAB" validate "$TMP/synthetic.csv" --out "$TMP/validation.csv" | grep -E "rows|time:"
 end=$(date +%s%N)

@@ -5,7 +5,6 @@
 // (common/numerics_schema.h), which plots/plot_numerics.py turns into a figure.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -14,6 +13,7 @@
 #include "common/build_info.h"
 #include "common/csv.h"
 #include "common/numerics_schema.h"
+#include "common/utc_time.h"
 #include "experiments/numerics_sweep.h"
 #include "cli/commands.h"
 
@@ -32,15 +32,6 @@ struct NumericsOptions {
   std::vector<std::string> accs = {"pairwise", "fp32_acc"};
   std::string out = "out/numerics.csv";
 };
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 template <class T, class Fn>
 std::string joined(const std::vector<T>& v, Fn text) {

@@ -75,14 +75,15 @@ struct GreenCtxRelease {
   }
 };
 
-// Device memory (cudaMalloc: 256-byte aligned, and shareable through CUDA IPC handles).
-class DeviceBuffer {
+// Memory of one kind, owned: Kind::allocate (a cudaMalloc-like call) and Kind::Release.
+template <typename Kind>
+class Buffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t bytes, int rank = detail::kNoRank) : bytes_(bytes) {
+  Buffer() = default;
+  explicit Buffer(size_t bytes, int rank = detail::kNoRank) : bytes_(bytes) {
     void* p = nullptr;
-    if (bytes > 0) ARLAB_CUDA_CHECK_RANK(rank, cudaMalloc(&p, bytes));
-    mem_ = Owned<void*, CudaFreeRelease>(p, CudaFreeRelease{});
+    if (bytes > 0) ARLAB_CUDA_CHECK_RANK(rank, Kind::allocate(&p, bytes));
+    mem_ = Owned<void*, typename Kind::Release>(p, typename Kind::Release{});
   }
   void* data() const { return mem_.get(); }
   template <typename T>
@@ -92,26 +93,23 @@ class DeviceBuffer {
   size_t bytes() const { return bytes_; }
 
  private:
-  Owned<void*, CudaFreeRelease> mem_;
+  Owned<void*, typename Kind::Release> mem_;
   size_t bytes_ = 0;
 };
+
+// Device memory (cudaMalloc: 256-byte aligned, and shareable through CUDA IPC handles).
+struct DeviceMemory {
+  static cudaError_t allocate(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+  using Release = CudaFreeRelease;
+};
+using DeviceBuffer = Buffer<DeviceMemory>;
 
 // Page-locked host memory (fast, asynchronous copies).
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(size_t bytes) : bytes_(bytes) {
-    void* p = nullptr;
-    if (bytes > 0) ARLAB_CUDA_CHECK(cudaMallocHost(&p, bytes));
-    mem_ = Owned<void*, CudaFreeHostRelease>(p, CudaFreeHostRelease{});
-  }
-  void* data() const { return mem_.get(); }
-  size_t bytes() const { return bytes_; }
-
- private:
-  Owned<void*, CudaFreeHostRelease> mem_;
-  size_t bytes_ = 0;
+struct PinnedMemory {
+  static cudaError_t allocate(void** p, size_t bytes) { return cudaMallocHost(p, bytes); }
+  using Release = CudaFreeHostRelease;
 };
+using PinnedBuffer = Buffer<PinnedMemory>;
 
 class Event {
  public:

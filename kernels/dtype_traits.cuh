@@ -8,6 +8,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "common/problem.h"
 
 namespace arlab::kernels {
@@ -17,7 +19,6 @@ struct DTypeTraits;
 
 template <>
 struct DTypeTraits<__nv_bfloat16> {
-  static constexpr DType kDType = DType::bf16;
   static constexpr int kBytes = 2;
   static constexpr int kVec = 8;                       // elements per 16-byte vector
   static constexpr unsigned kNegZero = 0x8000u;        // -0.0 in bf16
@@ -29,7 +30,6 @@ struct DTypeTraits<__nv_bfloat16> {
 
 template <>
 struct DTypeTraits<__half> {
-  static constexpr DType kDType = DType::fp16;
   static constexpr int kBytes = 2;
   static constexpr int kVec = 8;
   static constexpr unsigned kNegZero = 0x8000u;        // -0.0 in fp16
@@ -41,13 +41,18 @@ struct DTypeTraits<__half> {
 
 template <>
 struct DTypeTraits<float> {
-  static constexpr DType kDType = DType::fp32;
   static constexpr int kBytes = 4;
   static constexpr int kVec = 4;
   static constexpr unsigned kNegZero = 0x80000000u;    // -0.0 in fp32
   __device__ static float to_float(unsigned bits) { return __uint_as_float(bits); }
   __device__ static unsigned from_float(float f) { return __float_as_uint(f); }
 };
+
+// The DType of an element type.
+template <typename T>
+constexpr DType dtype_of() {
+  return std::is_same_v<T, float> ? DType::fp32 : std::is_same_v<T, __half> ? DType::fp16 : DType::bf16;
+}
 
 // Element e of a 16-byte vector held as four 32-bit words (little-endian: the even 16-bit element
 // is the low half of its word).

@@ -179,6 +179,18 @@ __device__ __forceinline__ TokenMapping token_mapping(const FusedParams& p) {
   return m;
 }
 
+// Calls f(v, off) for each of this thread's vectors of the token whose row starts at byte `row`:
+// v = t_in_cluster + k * stride for k < vecs_per_thread while v < vecs_per_token, off = its byte
+// offset in the [tokens, H] tensors. The loop stays rolled (see PerVector4).
+template <typename F>
+__device__ __forceinline__ void for_each_my_vector(const TokenMapping& m, long long row, F&& f) {
+#pragma unroll 1
+  for (int k = 0; k < m.vecs_per_thread; ++k) {
+    const int v = m.t_in_cluster + k * m.stride;
+    if (v < m.vecs_per_token) f(v, row + static_cast<long long>(v) * kVectorBytes);
+  }
+}
+
 // Which outputs a pattern writes (DESIGN §2 table).
 template <Pattern P>
 struct PatternOutputs {

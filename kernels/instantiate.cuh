@@ -17,7 +17,7 @@ namespace detail {
 
 template <typename Family, typename T, int N, Pattern P, Accumulation A>
 const void* kernel_if_supported() {
-  if constexpr (pattern_supports_dtype(P, DTypeTraits<T>::kDType)) {
+  if constexpr (pattern_supports_dtype(P, dtype_of<T>())) {
     return Family::template kernel<T, N, P, A>();
   } else {
     return nullptr;

@@ -220,9 +220,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
 // The one-shot kernel as kernels/instantiate.cuh instantiates it.
 struct OneshotFamily {
   template <typename T, int N, Pattern P, Accumulation A>
-  static const void* kernel() {
-    return reinterpret_cast<const void*>(&oneshot_fused_kernel<T, N, P, A>);
-  }
+  static const void* kernel() { return reinterpret_cast<const void*>(&oneshot_fused_kernel<T, N, P, A>); }
 };
 
 }  // namespace arlab::kernels

@@ -99,7 +99,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
 
   const TokenMapping m = token_mapping<T>(p);
   const int chunk = (p.tokens + N - 1) / N;
-  const int vpt = m.vecs_per_thread;
 
   // ---- 1. copy my input into my comm buffer (my elements of every range) ----
   char* my_comm = static_cast<char*>(p.twoshot.my_comm);
@@ -107,15 +106,9 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
     for (int r = 0; r < N; ++r) {
       const int tok = r * chunk + l;
       if (tok >= p.tokens) break;
-      const long long row = tok * m.row_bytes;
-#pragma unroll 1
-      for (int k = 0; k < vpt; ++k) {
-        const int v = m.t_in_cluster + k * m.stride;
-        if (v < m.vecs_per_token) {
-          const long long off = row + static_cast<long long>(v) * kVectorBytes;
-          st_v4(my_comm + off, vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off)));
-        }
-      }
+      for_each_my_vector(m, tok * m.row_bytes, [&](int, long long off) {
+        st_v4(my_comm + off, vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off)));
+      });
     }
   }
 
@@ -125,31 +118,25 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
     const int tok = p.rank * chunk + l;
     if (tok >= p.tokens) break;
-    const long long row = tok * m.row_bytes;
-#pragma unroll 1
-    for (int k = 0; k < vpt; ++k) {
-      const int v = m.t_in_cluster + k * m.stride;
-      if (v < m.vecs_per_token) {
-        const long long off = row + static_cast<long long>(v) * kVectorBytes;
-        float acc[kVec];
+    for_each_my_vector(m, tok * m.row_bytes, [&](int, long long off) {
+      float acc[kVec];
 #pragma unroll
-        for (int base = 0; base < N; base += kBatch) {
-          uint4 val[kBatch];
+      for (int base = 0; base < N; base += kBatch) {
+        uint4 val[kBatch];
 #pragma unroll
-          for (int j = 0; j < kBatch; ++j)
-            val[j] = ld_relaxed_sys_v4(static_cast<const char*>(p.twoshot.comm[base + j]) + off);
+        for (int j = 0; j < kBatch; ++j)
+          val[j] = ld_relaxed_sys_v4(static_cast<const char*>(p.twoshot.comm[base + j]) + off);
 #pragma unroll
-          for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
-        }
-        finish_rank_sum<T, A>(acc);
-        unsigned bits[kVec];
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) bits[e] = Tr::from_float(acc[e]);
-        const uint4 sum = vec_pack<T>(bits);
-#pragma unroll
-        for (int r = 0; r < N; ++r) st_relaxed_sys_v4(static_cast<char*>(p.twoshot.comm[r]) + off, sum);
+        for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
       }
-    }
+      finish_rank_sum<T, A>(acc);
+      unsigned bits[kVec];
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) bits[e] = Tr::from_float(acc[e]);
+      const uint4 sum = vec_pack<T>(bits);
+#pragma unroll
+      for (int r = 0; r < N; ++r) st_relaxed_sys_v4(static_cast<char*>(p.twoshot.comm[r]) + off, sum);
+    });
   }
 
   twoshot_block_barrier<N>(p, epoch + 2u, 2, aborted);
@@ -178,9 +165,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
 // The two-shot kernel as kernels/instantiate.cuh instantiates it.
 struct TwoshotFamily {
   template <typename T, int N, Pattern P, Accumulation A>
-  static const void* kernel() {
-    return reinterpret_cast<const void*>(&twoshot_fused_kernel<T, N, P, A>);
-  }
+  static const void* kernel() { return reinterpret_cast<const void*>(&twoshot_fused_kernel<T, N, P, A>); }
 };
 
 }  // namespace arlab::kernels

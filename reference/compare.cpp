@@ -107,17 +107,27 @@ std::string step_text(int64_t d) {
   return d == kNanDistance ? std::string("NaN against a number") : std::to_string(d) + " steps";
 }
 
-void compare_fp8(const Problem& p, int rank, const std::vector<uint8_t>& want, const std::vector<uint8_t>& got,
-                 GateReport& r, FirstFailure& first) {
+// Every e4m3 byte that differs (NaN against NaN is exact) is counted; one more than one step off is
+// a failure, named by where(i) and the expected (`noun` + byte) and got bytes.
+template <typename Where>
+void compare_e4m3_bytes(const std::vector<uint8_t>& want, const std::vector<uint8_t>& got, int64_t& nonexact,
+                        int64_t& over_1step, FirstFailure& first, const char* noun, Where&& where) {
   if (want == got) return;
   for (size_t i = 0; i < want.size(); ++i) {
     if (want[i] == got[i] || (is_e4m3_nan(want[i]) && is_e4m3_nan(got[i]))) continue;
     const int64_t d = e4m3_step_distance(want[i], got[i]);
-    count_code(d, r.quant_nonexact, r.quant_over_1step);
+    count_code(d, nonexact, over_1step);
     if (d > 1)
-      first.note(element_text("quant_out (fp8)", rank, static_cast<int64_t>(i), p.hidden) + ": expected code " +
-                 hex(want[i], 2) + ", got " + hex(got[i], 2) + ": " + step_text(d) + " (limit 1)");
+      first.note(where(i) + ": expected " + noun + hex(want[i], 2) + ", got " + hex(got[i], 2) + ": " +
+                 step_text(d) + " (limit 1)");
   }
+}
+
+void compare_fp8(const Problem& p, int rank, const std::vector<uint8_t>& want, const std::vector<uint8_t>& got,
+                 GateReport& r, FirstFailure& first) {
+  compare_e4m3_bytes(want, got, r.quant_nonexact, r.quant_over_1step, first, "code ", [&](size_t i) {
+    return element_text("quant_out (fp8)", rank, static_cast<int64_t>(i), p.hidden);
+  });
 }
 
 void compare_fp4(const Problem& p, int rank, const std::vector<uint8_t>& want, const std::vector<uint8_t>& got,
@@ -140,20 +150,13 @@ void compare_fp4(const Problem& p, int rank, const std::vector<uint8_t>& want, c
 
 void compare_sf(const Problem& p, int rank, const std::vector<uint8_t>& want, const std::vector<uint8_t>& got,
                 GateReport& r, FirstFailure& first) {
-  if (want == got) return;
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (want[i] == got[i] || (is_e4m3_nan(want[i]) && is_e4m3_nan(got[i]))) continue;
-    const int64_t d = e4m3_step_distance(want[i], got[i]);
-    count_code(d, r.sf_nonexact, r.sf_over_1step);
-    if (d > 1) {
-      const SfPosition pos = sf_position(p.sf_layout, static_cast<int64_t>(i), p.hidden);
-      const bool padding = pos.token >= p.tokens || pos.block >= p.hidden / kFp4BlockElems;
-      first.note("scale_out rank " + std::to_string(rank) + " byte " + std::to_string(i) +
-                 (padding ? std::string(" (padding)")
-                          : " (token " + std::to_string(pos.token) + ", block " + std::to_string(pos.block) + ")") +
-                 ": expected " + hex(want[i], 2) + ", got " + hex(got[i], 2) + ": " + step_text(d) + " (limit 1)");
-    }
-  }
+  compare_e4m3_bytes(want, got, r.sf_nonexact, r.sf_over_1step, first, "", [&](size_t i) {
+    const SfPosition pos = sf_position(p.sf_layout, static_cast<int64_t>(i), p.hidden);
+    const bool padding = pos.token >= p.tokens || pos.block >= p.hidden / kFp4BlockElems;
+    return "scale_out rank " + std::to_string(rank) + " byte " + std::to_string(i) +
+           (padding ? std::string(" (padding)")
+                    : " (token " + std::to_string(pos.token) + ", block " + std::to_string(pos.block) + ")");
+  });
 }
 
 int64_t count_byte_differences(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t elem_bytes) {

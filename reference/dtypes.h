@@ -46,6 +46,17 @@ inline uint32_t shift_right_rne(uint32_t mantissa, uint32_t shift) {
   const uint32_t half = 1u << (shift - 1u);
   return kept + ((dropped > half || (dropped == half && (kept & 1u))) ? 1u : 0u);
 }
+
+// The fp32 value of a finite minifloat with `mantissa_bits` mantissa bits and exponent bias `bias`
+// (sign already in fp32's bit 31): normal 1.m x 2^(exponent - bias) rebiased to fp32's 127, or
+// subnormal m x 2^(1 - bias - mantissa_bits). Exact in fp32 for every format here.
+inline float finite_minifloat_to_float(uint32_t sign, uint32_t exponent, uint32_t mantissa, uint32_t mantissa_bits,
+                                       uint32_t bias) {
+  if (exponent != 0) return bits_as_float(sign | ((exponent + 127u - bias) << 23) | (mantissa << (23u - mantissa_bits)));
+  const float subnormal_unit = bits_as_float((128u - bias - mantissa_bits) << 23);  // 2^(1 - bias - mantissa_bits)
+  const float magnitude = static_cast<float>(mantissa) * subnormal_unit;
+  return sign ? -magnitude : magnitude;
+}
 }  // namespace detail
 
 // ---- bf16: fp32 with the low 16 mantissa bits dropped -----------------------------------------
@@ -85,10 +96,7 @@ inline float fp16_bits_to_float(uint16_t h) {
   const uint32_t exponent = (h >> 10) & 0x1Fu;
   const uint32_t mantissa = h & 0x3FFu;
   if (exponent == 0x1Fu) return bits_as_float(sign | detail::kF32InfBits | (mantissa << 13));  // Inf, NaN
-  if (exponent != 0) return bits_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-  // Zero or subnormal: mantissa * 2^-24, exact in fp32.
-  const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-08f;  // 2^-24
-  return sign ? -magnitude : magnitude;
+  return detail::finite_minifloat_to_float(sign, exponent, mantissa, 10, 15);
 }
 
 // ---- e4m3fn: 1 sign, 4 exponent (bias 7), 3 mantissa bits; max 448, no Inf, NaN = S.1111.111 ----
@@ -118,11 +126,7 @@ inline float e4m3_bits_to_float(uint8_t c) {
   const uint32_t exponent = (c >> 3) & 0xFu;
   const uint32_t mantissa = c & 0x7u;
   if (exponent == 0xFu && mantissa == 0x7u) return bits_as_float(0x7FC00000u);  // NaN
-  if (exponent == 0) {
-    const float magnitude = static_cast<float>(mantissa) * 0.001953125f;  // subnormal: mantissa * 2^-9
-    return sign ? -magnitude : magnitude;
-  }
-  return bits_as_float(sign | ((exponent + 120u) << 23) | (mantissa << 20));
+  return detail::finite_minifloat_to_float(sign, exponent, mantissa, 3, 7);
 }
 
 // ---- e2m1: 1 sign, 2 exponent (bias 1), 1 mantissa bit; magnitudes 0 .5 1 1.5 2 3 4 6 ------------

@@ -11,12 +11,8 @@
 
 namespace arlab::cli {
 
-// 0 = not given.
 struct ExplicitConfigOptions {
-  int tpb = 0;
-  int cluster = 0;
-  int grid = 0;
-  int vpt = 0;
+  int tpb = 0, cluster = 0, grid = 0, vpt = 0;  // 0 = not given
   bool any_given() const { return tpb != 0 || cluster != 0 || grid != 0 || vpt != 0; }
 };
 

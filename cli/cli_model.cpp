@@ -158,7 +158,8 @@ void run_predict(const PredictOptions& o) {
   std::string plist;
   for (model::Policy pol : policies) plist += std::string(plist.empty() ? "" : ", ") + model::to_string(pol);
   const std::string explicit_text = explicit_refusal.empty() ? to_string(explicit_cfg) : explicit_refusal;
-  std::printf("  policies    : %s%s\n", plist.c_str(), o.config.tpb > 0 ? (" (explicit " + explicit_text + ")").c_str() : "");
+  std::printf("  policies    : %s%s\n", plist.c_str(),
+              o.config.tpb > 0 ? (" (explicit " + explicit_text + ")").c_str() : "");
   if (!o.csv.empty()) std::printf("  csv         : %s (common/prediction_schema.h, appended)\n", o.csv.c_str());
 
   struct Row {
@@ -379,7 +380,9 @@ void add_save_calibration_command(CLI::App& app) {
 void add_validate_command(CLI::App& app) {
   auto o = std::make_shared<ValidateCliOptions>();
   CLI::App* sub = app.add_subcommand("validate", "judge the model on measured rows: errors, rank correlation, regret");
-  sub->add_option("file", o->input, "measurement CSV (common/measurement_schema.h)")->required()->check(CLI::ExistingFile);
+  sub->add_option("file", o->input, "measurement CSV (common/measurement_schema.h)")
+      ->required()
+      ->check(CLI::ExistingFile);
   add_calibration_option(sub, o->calibration);
   sub->add_option("--gpu", o->gpu, "GPU preset for every row (default: from the gpu column)");
   sub->add_option("--out", o->out, "write per-row results (common/validation_schema.h)");
@@ -390,12 +393,15 @@ void add_validate_command(CLI::App& app) {
 void add_fit_command(CLI::App& app) {
   auto o = std::make_shared<FitCliOptions>();
   CLI::App* sub = app.add_subcommand("fit", "least-squares fit of the model's constants; reports held-out error");
-  sub->add_option("file", o->input, "measurement CSV (common/measurement_schema.h)")->required()->check(CLI::ExistingFile);
+  sub->add_option("file", o->input, "measurement CSV (common/measurement_schema.h)")
+      ->required()
+      ->check(CLI::ExistingFile);
   sub->add_option("--out", o->out, "calibration CSV to write")->required();
   add_calibration_option(sub, o->calibration);
   sub->add_option("--gpu", o->gpu, "GPU preset for every row (default: from the gpu column)");
   sub->add_option("--params", o->params, "constants to fit (default: model::default_fit_parameters())")->delimiter(',');
-  sub->add_option("--holdout-every", o->holdout_every, "hold out problems whose hash % this == 0")->capture_default_str();
+  sub->add_option("--holdout-every", o->holdout_every, "hold out problems whose hash % this == 0")
+      ->capture_default_str();
   sub->add_option("--max-iter", o->max_iterations, "Levenberg-Marquardt iteration limit")->capture_default_str();
   sub->callback([o] { run_fit(*o); });
 }

@@ -1,7 +1,8 @@
 // `arlab run`: one fused problem x one launch-configuration policy (or an explicit configuration)
 // on the emulated node (DESIGN §5) or, when the process was started by mpirun / srun as one of
 // several (harness/launch_env.h), as one rank of the multi-process node (one process per GPU,
-// workspaces shared through CUDA IPC, harness/mpi_node.h; process 0 prints and writes the CSV). It echoes its full configuration, runs the problem once with
+// workspaces shared through CUDA IPC, harness/mpi_node.h; process 0 prints and writes the CSV).
+// It echoes its full configuration, runs the problem once with
 // every output poisoned and checks every output of every rank against the CPU reference (the
 // DESIGN §2 gate), times it as DESIGN §6 says (gated isolated calls: max over ranks, skew-free
 // figure, spread; graph-captured back-to-back calls), prints a one-line summary, appends one tidy
@@ -147,7 +148,8 @@ void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, ha
                 to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
                 o.seed, o.distribution.c_str());
     std::printf("  device: %s (%d SMs), driver %s, CUDA runtime %s, git %s\n", node.device().name.c_str(),
-                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(), arlab::git_sha());
+                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(),
+                arlab::git_sha());
     std::printf("  node: %s; workspace %lld tokens, timeout %g ms\n", node.describe().c_str(),
                 node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
     std::printf("  kernel: %s, %d registers/thread, %d B shared/block\n", runner.kernel().name.c_str(),

@@ -10,11 +10,11 @@
 #include "common/csv.h"
 
 // X(type, name, description)
-#define ARLAB_CALIBRATION_COLUMNS(X)                                                      \
-  X(std::string, name, "constant name (model/calibration.h), unit in the name")           \
-  X(double, value, "value in `unit`")                                                     \
-  X(std::string, unit, "unit of value; must equal the documented unit when read")         \
-  X(std::string, source, "where the value came from: default prior, fit (data, split)")   \
+#define ARLAB_CALIBRATION_COLUMNS(X)                                                    \
+  X(std::string, name, "constant name (model/calibration.h), unit in the name")         \
+  X(double, value, "value in `unit`")                                                   \
+  X(std::string, unit, "unit of value; must equal the documented unit when read")       \
+  X(std::string, source, "where the value came from: default prior, fit (data, split)") \
   X(std::string, meaning, "what the constant is (documentation; ignored when read)")
 
 namespace arlab {

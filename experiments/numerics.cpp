@@ -72,12 +72,13 @@ void print_table(const std::vector<NumericsRow>& rows) {
 void run_numerics(const NumericsOptions& o) {
   const numerics::SweepConfig c = to_config(o);  // every bad option fails here, before any work
   const std::string date = utc_now_iso8601();
-  std::printf("arlab numerics (git %s, %s): seed=%llu distribution=%s tokens=%d hidden=%d eps=%s ranks=%s dtypes=%s "
-              "acc=%s pattern=ar_res_rms out=%s\n",
-              arlab::git_sha(), date.c_str(), o.seed, ref::to_string(c.distribution), c.tokens, c.hidden,
-              numerics::shortest_float_text(c.eps).c_str(), joined(c.ranks, [](int n) { return std::to_string(n); }).c_str(),
-              joined(c.dtypes, [](DType d) { return std::string(to_string(d)); }).c_str(),
-              joined(c.accs, [](Accumulation a) { return std::string(to_string(a)); }).c_str(), o.out.c_str());
+  std::printf(
+      "arlab numerics (git %s, %s): seed=%llu distribution=%s tokens=%d hidden=%d eps=%s ranks=%s dtypes=%s "
+      "acc=%s pattern=ar_res_rms out=%s\n",
+      arlab::git_sha(), date.c_str(), o.seed, ref::to_string(c.distribution), c.tokens, c.hidden,
+      numerics::shortest_float_text(c.eps).c_str(), joined(c.ranks, [](int n) { return std::to_string(n); }).c_str(),
+      joined(c.dtypes, [](DType d) { return std::string(to_string(d)); }).c_str(),
+      joined(c.accs, [](Accumulation a) { return std::string(to_string(a)); }).c_str(), o.out.c_str());
   std::fflush(stdout);
 
   std::vector<NumericsRow> rows = numerics::run_sweep(c);
@@ -103,7 +104,9 @@ void add_numerics_command(CLI::App& app) {
       "numerics",
       "CPU only: error of the all-reduced sum, residual_out and norm_out against an fp64 reference, for N ranks x "
       "dtype x accumulation (pairwise vs fp32_acc), on seeded random inputs; writes a tidy CSV");
-  cmd->add_option("--seed", opts->seed, "input seed (0 .. 2^64-1)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", opts->seed, "input seed (0 .. 2^64-1)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--distribution", opts->distribution, "input distribution: normal, uniform or heavy_tailed")
       ->capture_default_str();
   cmd->add_option("--tokens", opts->tokens, "tokens per call")->capture_default_str();

@@ -13,14 +13,17 @@ struct PairIndex {
   std::vector<int> levels;
   std::vector<std::vector<std::int64_t>> base;  // base[i][j]: first index of pairs of (i, j)
   std::int64_t total = 0;
-  explicit PairIndex(const std::vector<int>& lv) : levels(lv), base(lv.size(), std::vector<std::int64_t>(lv.size(), 0)) {
+  explicit PairIndex(const std::vector<int>& lv)
+      : levels(lv), base(lv.size(), std::vector<std::int64_t>(lv.size(), 0)) {
     for (size_t i = 0; i < lv.size(); ++i)
       for (size_t j = i + 1; j < lv.size(); ++j) {
         base[i][j] = total;
         total += static_cast<std::int64_t>(lv[i]) * lv[j];
       }
   }
-  std::int64_t at(size_t i, int a, size_t j, int b) const { return base[i][j] + static_cast<std::int64_t>(a) * levels[j] + b; }
+  std::int64_t at(size_t i, int a, size_t j, int b) const {
+    return base[i][j] + static_cast<std::int64_t>(a) * levels[j] + b;
+  }
 };
 
 void check_levels(const std::vector<int>& levels) {
@@ -39,7 +42,8 @@ void check_levels(const std::vector<int>& levels) {
 }
 
 // Every allowed complete row, in lexicographic order.
-std::vector<CoverRow> allowed_rows(const std::vector<int>& levels, const std::function<bool(const CoverRow&)>& allowed) {
+std::vector<CoverRow> allowed_rows(const std::vector<int>& levels,
+                                   const std::function<bool(const CoverRow&)>& allowed) {
   std::vector<CoverRow> out;
   CoverRow row(levels.size(), 0);
   for (;;) {
@@ -68,7 +72,8 @@ PairwiseCover pairwise_cover(const std::vector<int>& levels, const std::function
   const std::vector<CoverRow> candidates = allowed_rows(levels, allowed);
   std::vector<char> feasible(static_cast<size_t>(index.total), 0), covered(static_cast<size_t>(index.total), 0);
   for (const CoverRow& r : candidates)
-    for_each_pair(r, [&](size_t i, int a, size_t j, int b) { feasible[static_cast<size_t>(index.at(i, a, j, b))] = 1; });
+    for_each_pair(r,
+                  [&](size_t i, int a, size_t j, int b) { feasible[static_cast<size_t>(index.at(i, a, j, b))] = 1; });
 
   PairwiseCover result;
   for (;;) {
@@ -76,14 +81,17 @@ PairwiseCover pairwise_cover(const std::vector<int>& levels, const std::function
     const CoverRow* best = nullptr;
     for (const CoverRow& r : candidates) {
       int gain = 0;
-      for_each_pair(r, [&](size_t i, int a, size_t j, int b) { gain += covered[static_cast<size_t>(index.at(i, a, j, b))] ? 0 : 1; });
+      for_each_pair(r, [&](size_t i, int a, size_t j, int b) {
+        gain += covered[static_cast<size_t>(index.at(i, a, j, b))] ? 0 : 1;
+      });
       if (gain > best_gain) {
         best_gain = gain;
         best = &r;
       }
     }
     if (best == nullptr) break;
-    for_each_pair(*best, [&](size_t i, int a, size_t j, int b) { covered[static_cast<size_t>(index.at(i, a, j, b))] = 1; });
+    for_each_pair(*best,
+                  [&](size_t i, int a, size_t j, int b) { covered[static_cast<size_t>(index.at(i, a, j, b))] = 1; });
     result.rows.push_back(*best);
   }
   for (size_t i = 0; i < levels.size(); ++i)

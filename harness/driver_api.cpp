@@ -15,8 +15,8 @@ void resolve(Fn& fn, const char* symbol, unsigned version) {
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
   const cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &status);
   if (e != cudaSuccess || status != cudaDriverEntryPointSuccess || p == nullptr)
-    throw CudaError(std::string("CUDA driver entry point ") + symbol + " (CUDA " + std::to_string(version / 1000) + "." +
-                    std::to_string(version % 1000 / 10) + ") is not available: " +
+    throw CudaError(std::string("CUDA driver entry point ") + symbol + " (CUDA " + std::to_string(version / 1000) +
+                    "." + std::to_string(version % 1000 / 10) + ") is not available: " +
                     (e != cudaSuccess ? cudaGetErrorString(e)
                                       : (status == cudaDriverEntryPointVersionNotSufficent ? "driver too old"
                                                                                            : "symbol not found")));

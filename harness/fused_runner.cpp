@@ -24,7 +24,8 @@ FusedRunner::FusedRunner(Node& node, const Problem& shape, int nsets, uint64_t s
     : node_(node), shape_(shape) {
   validate(shape);
   if (nsets < 1 || nsets > kMaxInputSets)
-    throw InvalidArgument("input sets = " + std::to_string(nsets) + " outside [1, " + std::to_string(kMaxInputSets) + "]");
+    throw InvalidArgument("input sets = " + std::to_string(nsets) + " outside [1, " + std::to_string(kMaxInputSets) +
+                          "]");
   for (int s = 0; s < nsets; ++s) inputs_.push_back(ref::make_inputs(shape, seed + static_cast<uint64_t>(s), dist));
   setup();
 }
@@ -54,7 +55,8 @@ void FusedRunner::setup() {
   for (int r : node_.local_ranks()) {
     auto& t = tensors_[static_cast<size_t>(r)];
     t = std::make_unique<RankTensors>(shape_, nsets(), r);
-    for (int s = 0; s < nsets(); ++s) t->upload(inputs_[static_cast<size_t>(s)], s, shape_.scale, node_.rank(r).stream());
+    for (int s = 0; s < nsets(); ++s)
+      t->upload(inputs_[static_cast<size_t>(s)], s, shape_.scale, node_.rank(r).stream());
   }
 }
 

@@ -28,8 +28,8 @@ class CuptiKernelTimer;
 
 class FusedRunner {
  public:
-  // Seeded inputs: set s uses seed + s (x and residual; gamma, a weight, is set 0's in every set). Throws InvalidArgument when the shape does not fit the node
-  // or has no kernel.
+  // Seeded inputs: set s uses seed + s (x and residual; gamma, a weight, is set 0's in every set). Throws
+  // InvalidArgument when the shape does not fit the node or has no kernel.
   FusedRunner(Node& node, const Problem& shape, int nsets, uint64_t seed, ref::Distribution dist);
   // Caller-made inputs, one FusedInputs per set (each of shape.tokens rows).
   FusedRunner(Node& node, const Problem& shape, std::vector<ref::FusedInputs> input_sets);

@@ -14,9 +14,9 @@ std::vector<GreenPartition> create_green_partitions(const DriverApi& drv, int de
   ARLAB_CU_CHECK(drv, drv.device_get_dev_resource(dev, &whole, CU_DEV_RESOURCE_TYPE_SM));
   if (sms_per_rank < static_cast<int>(whole.sm.minSmPartitionSize) ||
       sms_per_rank % static_cast<int>(whole.sm.smCoscheduledAlignment) != 0)
-    throw InvalidArgument("SM partition of " + std::to_string(sms_per_rank) + " SMs per rank: the device needs at least " +
-                          std::to_string(whole.sm.minSmPartitionSize) + " and a multiple of " +
-                          std::to_string(whole.sm.smCoscheduledAlignment));
+    throw InvalidArgument("SM partition of " + std::to_string(sms_per_rank) +
+                          " SMs per rank: the device needs at least " + std::to_string(whole.sm.minSmPartitionSize) +
+                          " and a multiple of " + std::to_string(whole.sm.smCoscheduledAlignment));
   std::vector<CUdevResource> groups(static_cast<size_t>(nranks));
   unsigned made = static_cast<unsigned>(nranks);
   CUdevResource remaining{};

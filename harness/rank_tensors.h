@@ -17,7 +17,8 @@
 
 namespace arlab::harness {
 
-constexpr unsigned char kPoisonByte = 0x7B;  // bf16 0x7B7B ~ 1.3e36, fp16 0x7B7B = 63328, fp32 ~ 1.3e36, e4m3 0x7B = 352
+// bf16 0x7B7B ~ 1.3e36, fp16 0x7B7B = 63328, fp32 ~ 1.3e36, e4m3 0x7B = 352
+constexpr unsigned char kPoisonByte = 0x7B;
 
 class RankTensors {
  public:

@@ -39,7 +39,8 @@ void LamportWorkspace::initialize(DType dtype, cudaStream_t stream) {
   ARLAB_CUDA_CHECK_RANK(rank_, cudaMemsetAsync(mem_.data(), 0, kernels::kRegionOffset, stream));
   ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_fill_u32(lamport_region(mem_.data()), layout_.region_bytes,
                                                         negative_zero_fill(dtype), stream));
-  ARLAB_CUDA_CHECK_RANK(rank_, cudaMemsetAsync(twoshot_flags(mem_.data(), layout_), 0, kernels::kTwoshotSyncBytes, stream));
+  ARLAB_CUDA_CHECK_RANK(rank_,
+                        cudaMemsetAsync(twoshot_flags(mem_.data(), layout_), 0, kernels::kTwoshotSyncBytes, stream));
 }
 
 }  // namespace arlab::harness

@@ -53,7 +53,9 @@ class LamportWorkspace {
 };
 
 // The Lamport region inside a (possibly peer-mapped) workspace allocation.
-inline void* lamport_region(void* workspace_base) { return static_cast<char*>(workspace_base) + kernels::kRegionOffset; }
+inline void* lamport_region(void* workspace_base) {
+  return static_cast<char*>(workspace_base) + kernels::kRegionOffset;
+}
 
 // The two-shot parts inside a (possibly peer-mapped) workspace allocation of Lamport layout `l`.
 inline uint32_t* twoshot_flags(void* workspace_base, const kernels::LamportLayout& l) {

@@ -276,7 +276,8 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
       unsigned nbits[kVec];
 #pragma unroll
       for (int e = 0; e < kVec; ++e)
-        nbits[e] = Tr::from_float(__fmul_rn(__fmul_rn(Tr::to_float(vec_get<T>(hk, e)), inv), Tr::to_float(vec_get<T>(g, e))));
+        nbits[e] =
+            Tr::from_float(__fmul_rn(__fmul_rn(Tr::to_float(vec_get<T>(hk, e)), inv), Tr::to_float(vec_get<T>(g, e))));
       return vec_pack<T>(nbits);
     };
     PerVector4 amax;
@@ -299,12 +300,14 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
           unsigned codes[kVec];
 #pragma unroll
           for (int e = 0; e < kVec; ++e)
-            codes[e] = __nv_cvt_float_to_fp8(__fmul_rn(Tr::to_float(vec_get<T>(nk, e)), q.fp8_rcp), __NV_SATFINITE,
-                                             __NV_E4M3);
-          char* qo = static_cast<char*>(p.quant_out) + static_cast<long long>(tok) * H + static_cast<long long>(v) * kVec;
+            codes[e] =
+                __nv_cvt_float_to_fp8(__fmul_rn(Tr::to_float(vec_get<T>(nk, e)), q.fp8_rcp), __NV_SATFINITE, __NV_E4M3);
+          char* qo =
+              static_cast<char*>(p.quant_out) + static_cast<long long>(tok) * H + static_cast<long long>(v) * kVec;
           if constexpr (kVec == 8) {
-            *reinterpret_cast<uint2*>(qo) = make_uint2(codes[0] | (codes[1] << 8) | (codes[2] << 16) | (codes[3] << 24),
-                                                       codes[4] | (codes[5] << 8) | (codes[6] << 16) | (codes[7] << 24));
+            *reinterpret_cast<uint2*>(qo) =
+                make_uint2(codes[0] | (codes[1] << 8) | (codes[2] << 16) | (codes[3] << 24),
+                           codes[4] | (codes[5] << 8) | (codes[6] << 16) | (codes[7] << 24));
           } else {
             *reinterpret_cast<unsigned*>(qo) = codes[0] | (codes[1] << 8) | (codes[2] << 16) | (codes[3] << 24);
           }

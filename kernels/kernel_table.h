@@ -10,11 +10,11 @@
 
 // X(variant, dtype, accumulation). fp32 has one row: its two accumulation modes are the same
 // computation (DESIGN §2), so both use the pairwise instantiation.
-#define ARLAB_KERNEL_VARIANTS(X)       \
-  X(bf16_pairwise, bf16, pairwise)     \
-  X(bf16_fp32acc, bf16, fp32_acc)      \
-  X(fp16_pairwise, fp16, pairwise)     \
-  X(fp16_fp32acc, fp16, fp32_acc)      \
+#define ARLAB_KERNEL_VARIANTS(X)   \
+  X(bf16_pairwise, bf16, pairwise) \
+  X(bf16_fp32acc, bf16, fp32_acc)  \
+  X(fp16_pairwise, fp16, pairwise) \
+  X(fp16_fp32acc, fp16, fp32_acc)  \
   X(fp32, fp32, pairwise)
 
 namespace arlab::kernels {
@@ -26,7 +26,7 @@ constexpr Accumulation instantiated_accumulation(DType dtype, Accumulation acc) 
 
 // One function per row and algorithm: the kernel (as cudaLaunchKernelExC wants it) for N and
 // pattern, or nullptr where none is instantiated (N not supported, NVFP4 with fp32).
-#define ARLAB_DECLARE_KERNEL_VARIANT(variant, dtype, acc)              \
+#define ARLAB_DECLARE_KERNEL_VARIANT(variant, dtype, acc)            \
   const void* oneshot_kernel_##variant(int nranks, Pattern pattern); \
   const void* twoshot_kernel_##variant(int nranks, Pattern pattern);
 ARLAB_KERNEL_VARIANTS(ARLAB_DECLARE_KERNEL_VARIANT)

@@ -206,11 +206,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   const QuantScales q = load_quant_scales<P>(p);
   int parity = 0;
   for (int tok = cluster_id; tok < p.tokens; tok += num_clusters, parity ^= 1) {
-    fused_token_epilogue<T, P>(p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
-                               [&](long long off, float (&acc)[kVec]) {
-                                 poll_and_sum<T, N, A, poll_batch<N, P != Pattern::ar && P != Pattern::ar_res_rms>()>(my_cur + off, p.slot_bytes,
-                                                                                      tok, p, st, acc);
-                               });
+    fused_token_epilogue<T, P>(p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
+      poll_and_sum<T, N, A, poll_batch<N, P != Pattern::ar && P != Pattern::ar_res_rms>()>(my_cur + off, p.slot_bytes,
+                                                                                           tok, p, st, acc);
+    });
   }
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it.

@@ -193,9 +193,10 @@ GpuSpec sm_partition_with_count(const GpuSpec& whole, int sms_per_rank, int nran
   const int gran = sm_partition_granularity(whole.cc_major);
   const int min_sms = sm_partition_min(whole.cc_major);
   if (sms_per_rank < min_sms || sms_per_rank % gran != 0)
-    throw InvalidArgument("sm_partition: " + std::to_string(sms_per_rank) + " SMs per rank is not a valid green-context "
-                          "partition on cc " + std::to_string(whole.cc_major) + ".x (minimum " +
-                          std::to_string(min_sms) + ", multiple of " + std::to_string(gran) + ")");
+    throw InvalidArgument("sm_partition: " + std::to_string(sms_per_rank) +
+                          " SMs per rank is not a valid green-context partition on cc " +
+                          std::to_string(whole.cc_major) + ".x (minimum " + std::to_string(min_sms) + ", multiple of " +
+                          std::to_string(gran) + ")");
   if (static_cast<long long>(sms_per_rank) * nranks > whole.sm_count)
     throw InvalidArgument("sm_partition: " + std::to_string(nranks) + " ranks x " + std::to_string(sms_per_rank) +
                           " SMs exceed the " + std::to_string(whole.sm_count) + " SMs of " + whole.name);
@@ -259,10 +260,12 @@ void validate(const GpuSpec& s) {
   if (!(s.sm_clock_ghz > 0) || !std::isfinite(s.sm_clock_ghz))
     throw InvalidArgument("GPU property sm_clock_ghz = " + std::to_string(s.sm_clock_ghz) + " must be finite and > 0");
   if (s.link == LinkKind::nvlink && !(s.link_gbps > 0))
-    throw InvalidArgument("GPU property link_gbps = " + std::to_string(s.link_gbps) + " must be > 0 for an nvlink spec");
+    throw InvalidArgument("GPU property link_gbps = " + std::to_string(s.link_gbps) +
+                          " must be > 0 for an nvlink spec");
   for (int g : s.gpc_sms)
     if (g < 0) throw InvalidArgument("GPU property gpc_sms has a negative entry " + std::to_string(g));
-  if (s.lone_tpcs < 0) throw InvalidArgument("GPU property lone_tpcs = " + std::to_string(s.lone_tpcs) + " must be >= 0");
+  if (s.lone_tpcs < 0)
+    throw InvalidArgument("GPU property lone_tpcs = " + std::to_string(s.lone_tpcs) + " must be >= 0");
   const int placed = std::accumulate(s.gpc_sms.begin(), s.gpc_sms.end(), 0) + 2 * s.lone_tpcs;
   if (placed > s.sm_count)
     throw InvalidArgument("GPU property gpc_sms + 2*lone_tpcs = " + std::to_string(placed) + " exceeds sm_count = " +

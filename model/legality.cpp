@@ -37,7 +37,8 @@ std::string legality_violation(const Problem& p, const LaunchConfig& c, const Gp
     return "rule 1 (cluster size): cluster = " + str(c.cluster) + " exceeds the maximum cluster size " +
            str(s.max_cluster_size) + " of " + s.name + " (cc " + str(s.cc_major) + "." + str(s.cc_minor) + ")" + cfg();
   if (c.grid < c.cluster || c.grid % c.cluster != 0)
-    return "rule 1 (grid): grid = " + str(c.grid) + " must be a positive multiple of cluster = " + str(c.cluster) + cfg();
+    return "rule 1 (grid): grid = " + str(c.grid) + " must be a positive multiple of cluster = " + str(c.cluster) +
+           cfg();
   if (c.grid > kMaxGridBlocks)
     return "rule 1 (grid): grid = " + str(c.grid) + " exceeds " + str(kMaxGridBlocks) + cfg();
   // Rule 2: mapping.

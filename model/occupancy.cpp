@@ -51,7 +51,9 @@ OccupancyLimits occupancy_limits(const GpuSpec& s, int tpb, int regs, int smem) 
   return r;
 }
 
-int blocks_per_sm(const GpuSpec& s, int tpb, int regs, int smem) { return occupancy_limits(s, tpb, regs, smem).blocks_per_sm; }
+int blocks_per_sm(const GpuSpec& s, int tpb, int regs, int smem) {
+  return occupancy_limits(s, tpb, regs, smem).blocks_per_sm;
+}
 
 // Measured cap on blocks per SM that count towards cluster placement (DESIGN §7).
 constexpr int kClusterBlocksPerSmCap = 8;

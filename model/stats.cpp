@@ -48,7 +48,8 @@ std::vector<double> average_ranks(const std::vector<double>& v) {
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size())
-    throw InvalidArgument("spearman: sizes differ (" + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + ")");
+    throw InvalidArgument("spearman: sizes differ (" + std::to_string(a.size()) + " vs " + std::to_string(b.size()) +
+                          ")");
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (a.size() < 2) return nan;
   const std::vector<double> ra = average_ranks(a), rb = average_ranks(b);

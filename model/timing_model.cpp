@@ -354,8 +354,9 @@ std::vector<Term> explain(const Numeric& r, const Problem& p, const LaunchConfig
                         num3(cal.block_reduce_ns_per_warp) + " ns x " + std::to_string(ceil_div(c.tpb, 32)) +
                         " warps)" + red_note);
   add(kClusterReduce, c.cluster > 1 && has_residual(p.pattern)
-                          ? std::to_string(R) + " rounds x (2 x " + num(cal.cluster_sync_ns) + " ns cluster barrier + " +
-                                std::to_string(c.cluster) + " x " + num(cal.dsmem_access_ns) + " ns DSMEM read)"
+                          ? std::to_string(R) + " rounds x (2 x " + num(cal.cluster_sync_ns) +
+                                " ns cluster barrier + " + std::to_string(c.cluster) + " x " +
+                                num(cal.dsmem_access_ns) + " ns DSMEM read)"
                           : std::string("no cluster reduction (cluster = 1 or no RMSNorm)"));
   add(kOutputStores, std::to_string(R) + " rounds x " + store_expl(d.b_out, cal.l2_latency_ns, cal, port) + " [" +
                          num(d.out_bytes_per_token) + " B of outputs per token]");

@@ -41,7 +41,8 @@ struct FirstFailure {
 };
 
 void check_tensor_size(const char* output, int rank, const HostTensor& got, const HostTensor& want) {
-  if (got.dtype != want.dtype || got.rows != want.rows || got.cols != want.cols || got.bytes.size() != want.bytes.size())
+  if (got.dtype != want.dtype || got.rows != want.rows || got.cols != want.cols ||
+      got.bytes.size() != want.bytes.size())
     throw InvalidArgument(std::string("check_outputs: rank ") + std::to_string(rank) + " " + output + " is " +
                           to_string(got.dtype) + " [" + std::to_string(got.rows) + ", " + std::to_string(got.cols) +
                           "] (" + std::to_string(got.bytes.size()) + " bytes), expected " + to_string(want.dtype) +
@@ -255,7 +256,8 @@ GateReport check_outputs(const Problem& p, const FusedOutputs& expected, const s
     }
   }
   for (size_t ri = 1; ri < per_rank.size(); ++ri)
-    report.cross_rank_mismatches += cross_rank_differences(p, per_rank[0], rank_of(0), per_rank[ri], rank_of(ri), first);
+    report.cross_rank_mismatches +=
+        cross_rank_differences(p, per_rank[0], rank_of(0), per_rank[ri], rank_of(ri), first);
 
   report.pass = report.allreduce_mismatches == 0 && report.residual_mismatches == 0 && report.norm_over_limit == 0 &&
                 report.quant_over_1step == 0 && report.sf_over_1step == 0 && report.cross_rank_mismatches == 0;

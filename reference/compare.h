@@ -40,17 +40,17 @@ int norm_ulp_tolerance(const Problem& p);
 // serialization, so a new tally cannot escape either. Counts are summed over the ranks checked (a
 // wrong element on every rank counts once per rank).
 // X(type, name, fold, description); fold: sum or max (how two reports' values combine).
-#define ARLAB_GATE_TALLIES(X)                                                                          \
-  X(int, ranks_checked, sum, "ranks whose outputs were checked")                                       \
-  X(int64_t, allreduce_mismatches, sum, "allreduce_out elements not bit-exact")                        \
-  X(int64_t, residual_mismatches, sum, "residual_out elements not bit-exact")                          \
-  X(int64_t, norm_nonexact, sum, "norm_out elements 1..norm_ulp_limit ulps off (allowed)")             \
-  X(int64_t, norm_over_limit, sum, "norm_out elements more than norm_ulp_limit ulps off (fail)")       \
-  X(int, norm_max_ulp, max, "largest norm_out ulp distance (INT32_MAX for a NaN mismatch)")            \
-  X(int64_t, quant_nonexact, sum, "FP8/FP4 codes off the reference (within one step: allowed)")        \
-  X(int64_t, quant_over_1step, sum, "FP8/FP4 codes more than one step off (fail)")                     \
-  X(int64_t, sf_nonexact, sum, "NVFP4 scale-factor bytes off the reference (within one step)")         \
-  X(int64_t, sf_over_1step, sum, "NVFP4 scale-factor bytes more than one e4m3 step off (fail)")        \
+#define ARLAB_GATE_TALLIES(X)                                                                    \
+  X(int, ranks_checked, sum, "ranks whose outputs were checked")                                 \
+  X(int64_t, allreduce_mismatches, sum, "allreduce_out elements not bit-exact")                  \
+  X(int64_t, residual_mismatches, sum, "residual_out elements not bit-exact")                    \
+  X(int64_t, norm_nonexact, sum, "norm_out elements 1..norm_ulp_limit ulps off (allowed)")       \
+  X(int64_t, norm_over_limit, sum, "norm_out elements more than norm_ulp_limit ulps off (fail)") \
+  X(int, norm_max_ulp, max, "largest norm_out ulp distance (INT32_MAX for a NaN mismatch)")      \
+  X(int64_t, quant_nonexact, sum, "FP8/FP4 codes off the reference (within one step: allowed)")  \
+  X(int64_t, quant_over_1step, sum, "FP8/FP4 codes more than one step off (fail)")               \
+  X(int64_t, sf_nonexact, sum, "NVFP4 scale-factor bytes off the reference (within one step)")   \
+  X(int64_t, sf_over_1step, sum, "NVFP4 scale-factor bytes more than one e4m3 step off (fail)")  \
   X(int64_t, cross_rank_mismatches, sum, "elements (bytes for quant/scale) differing from the first rank")
 
 struct GateReport {

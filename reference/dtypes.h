@@ -47,12 +47,20 @@ inline uint32_t shift_right_rne(uint32_t mantissa, uint32_t shift) {
   return kept + ((dropped > half || (dropped == half && (kept & 1u))) ? 1u : 0u);
 }
 
+// The subnormal code of a positive fp32 value with bits `a` (exponent field e): its 24-bit
+// significand, implicit bit included, shifted right by shift_base - e, rounding to nearest even.
+inline uint32_t subnormal_code_rne(uint32_t a, uint32_t shift_base) {
+  const uint32_t e = a >> 23;
+  return shift_right_rne((a & 0x7FFFFFu) | 0x800000u, shift_base - e);
+}
+
 // The fp32 value of a finite minifloat with `mantissa_bits` mantissa bits and exponent bias `bias`
 // (sign already in fp32's bit 31): normal 1.m x 2^(exponent - bias) rebiased to fp32's 127, or
 // subnormal m x 2^(1 - bias - mantissa_bits). Exact in fp32 for every format here.
 inline float finite_minifloat_to_float(uint32_t sign, uint32_t exponent, uint32_t mantissa, uint32_t mantissa_bits,
                                        uint32_t bias) {
-  if (exponent != 0) return bits_as_float(sign | ((exponent + 127u - bias) << 23) | (mantissa << (23u - mantissa_bits)));
+  if (exponent != 0)
+    return bits_as_float(sign | ((exponent + 127u - bias) << 23) | (mantissa << (23u - mantissa_bits)));
   const float subnormal_unit = bits_as_float((128u - bias - mantissa_bits) << 23);  // 2^(1 - bias - mantissa_bits)
   const float magnitude = static_cast<float>(mantissa) * subnormal_unit;
   return sign ? -magnitude : magnitude;
@@ -87,9 +95,7 @@ inline uint16_t float_to_fp16_bits(float f) {
   if (a <= 0x33000000u) return static_cast<uint16_t>(sign);
   // Subnormal: value = m * 2^(e-150) with the implicit bit in m; in units of 2^-24 that is
   // m * 2^(e-126), so shift right by 126 - e (e in [102, 112] -> shift in [14, 24]).
-  const uint32_t e = a >> 23;
-  const uint32_t m = (a & 0x7FFFFFu) | 0x800000u;
-  return static_cast<uint16_t>(sign | detail::shift_right_rne(m, 126u - e));
+  return static_cast<uint16_t>(sign | detail::subnormal_code_rne(a, 126u));
 }
 inline float fp16_bits_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -118,8 +124,7 @@ inline uint8_t float_to_e4m3_bits(float f) {
   }
   // Subnormal: in units of 2^-9 the value is m * 2^(e-141) -> shift by 141 - e (e in [117, 120]).
   // Rounding up to 8 gives 0x08, which is exactly 2^-6, the smallest normal.
-  const uint32_t m = (a & 0x7FFFFFu) | 0x800000u;
-  return static_cast<uint8_t>(sign | detail::shift_right_rne(m, 141u - e));
+  return static_cast<uint8_t>(sign | detail::subnormal_code_rne(a, 141u));
 }
 inline float e4m3_bits_to_float(uint8_t c) {
   const uint32_t sign = static_cast<uint32_t>(c & 0x80u) << 24;

@@ -162,8 +162,8 @@ void check_tensor(const char* name, const HostTensor& t, DType dtype, int64_t ro
 void check_inputs(const Problem& p, const FusedInputs& in) {
   validate(p);
   if (static_cast<int64_t>(in.x.size()) != p.nranks)
-    throw InvalidArgument("inputs hold " + std::to_string(in.x.size()) + " x tensors, expected one per rank (nranks = " +
-                          std::to_string(p.nranks) + ")");
+    throw InvalidArgument("inputs hold " + std::to_string(in.x.size()) +
+                          " x tensors, expected one per rank (nranks = " + std::to_string(p.nranks) + ")");
   for (size_t r = 0; r < in.x.size(); ++r)
     check_tensor(("x[rank " + std::to_string(r) + "]").c_str(), in.x[r], p.dtype, p.tokens, p.hidden);
   if (has_residual(p.pattern)) {

@@ -58,7 +58,8 @@ SfPosition sf_position(ScaleLayout layout, int64_t offset, int64_t hidden) {
   const int64_t in_tile = offset % kSwizzleTileBytes;
   const int64_t row_in_group = in_tile / (kSwizzleCols * (kSwizzleRows / kSwizzleRowGroup));
   const int64_t group = in_tile % (kSwizzleCols * (kSwizzleRows / kSwizzleRowGroup)) / kSwizzleCols;
-  return {row_tile * kSwizzleRows + group * kSwizzleRowGroup + row_in_group, col_tile * kSwizzleCols + in_tile % kSwizzleCols};
+  return {row_tile * kSwizzleRows + group * kSwizzleRowGroup + row_in_group,
+          col_tile * kSwizzleCols + in_tile % kSwizzleCols};
 }
 
 FusedOutputs allocate_outputs(const Problem& p) {

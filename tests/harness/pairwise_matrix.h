@@ -26,8 +26,11 @@ namespace arlab::testing {
 
 // The axes both algorithms' matrices share (issue 4): every pattern, dtype, accumulation mode and
 // NVFP4 layout, the ranks of the emulated node, and common LLM hidden sizes (incl. a non-power-of-two 5120, 7168).
-const std::vector<Pattern> kMatrixPatterns = {Pattern::ar,          Pattern::ar_res_rms,         Pattern::ar_res_rms_fp8,
-                                              Pattern::ar_res_rms_fp4, Pattern::ar_res_rms_out_fp8,
+const std::vector<Pattern> kMatrixPatterns = {Pattern::ar,
+                                              Pattern::ar_res_rms,
+                                              Pattern::ar_res_rms_fp8,
+                                              Pattern::ar_res_rms_fp4,
+                                              Pattern::ar_res_rms_out_fp8,
                                               Pattern::ar_res_rms_out_fp4};
 const std::vector<DType> kMatrixDtypes = {DType::bf16, DType::fp16, DType::fp32};
 const std::vector<int> kMatrixRanks = {2, 4, 8};

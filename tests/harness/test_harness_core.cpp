@@ -104,7 +104,8 @@ TEST_CASE("fault words round-trip and read as text") {
   const std::string text = describe_fault(f, 50, 8);
   REQUIRE(text.find("rank 3, block 1000") != std::string::npos);
   REQUIRE(text.find("rank 7's data of token 12345") != std::string::npos);
-  const std::string gate = describe_fault(kernels::decode_fault(kernels::encode_fault(WaitKind::gate, 1, 1, 0, 0)), 50, 2);
+  const std::string gate =
+      describe_fault(kernels::decode_fault(kernels::encode_fault(WaitKind::gate, 1, 1, 0, 0)), 50, 2);
   REQUIRE(gate.find("saw only 1 of 2 ranks") != std::string::npos);
 }
 

@@ -159,7 +159,8 @@ TEST_CASE("check_legal names each broken rule", "[legality]") {
   CHECK(violation(p, cfg(1024, 1, 128, 1)).empty());  // threads past the token idle
   CHECK_THAT(violation(p, cfg(1024, 1, 128, 1), KernelResources{65, 0}), Catch::Contains("rule 3 (resources)"));
   const GpuSpec a = gpu_preset("a100_sxm");
-  CHECK_THAT(legality_violation(p, cfg(128, 4, 128, 1), a, kRes), Catch::Contains("exceeds the maximum cluster size 1"));
+  CHECK_THAT(legality_violation(p, cfg(128, 4, 128, 1), a, kRes),
+             Catch::Contains("exceeds the maximum cluster size 1"));
   // Two-shot rules.
   const Problem t = problem(128, 4096, 8, Algorithm::twoshot);
   CHECK(violation(t, cfg(512, 1, 16, 1, Algorithm::twoshot)).empty());

@@ -35,11 +35,13 @@ FusedInputs filled_inputs(const Problem& p, const std::vector<std::vector<float>
   FusedInputs in;
   for (int r = 0; r < p.nranks; ++r) {
     HostTensor x = HostTensor::make(p.dtype, p.tokens, p.hidden);
-    for (int64_t i = 0; i < x.numel(); ++i) x.set(i, x_rows_per_rank[static_cast<size_t>(r)][static_cast<size_t>(i % p.hidden)]);
+    for (int64_t i = 0; i < x.numel(); ++i)
+      x.set(i, x_rows_per_rank[static_cast<size_t>(r)][static_cast<size_t>(i % p.hidden)]);
     in.x.push_back(x);
   }
   in.residual_in = HostTensor::make(p.dtype, p.tokens, p.hidden);
-  for (int64_t i = 0; i < in.residual_in.numel(); ++i) in.residual_in.set(i, residual[static_cast<size_t>(i % p.hidden)]);
+  for (int64_t i = 0; i < in.residual_in.numel(); ++i)
+    in.residual_in.set(i, residual[static_cast<size_t>(i % p.hidden)]);
   in.gamma = HostTensor::make(p.dtype, 1, p.hidden);
   for (int64_t i = 0; i < p.hidden; ++i) in.gamma.set(i, gamma[static_cast<size_t>(i)]);
   return in;
@@ -113,7 +115,8 @@ TEST_CASE("sf_offset: hand-worked positions in both layouts", "[reference][nvfp4
   // H = 128: 8 blocks = 2 column tiles; a 128-row band is 1024 bytes.
   CHECK(sf_offset(ScaleLayout::swizzled_128x4, 0, 4, 128) == 512);     // (k/4)*512
   CHECK(sf_offset(ScaleLayout::swizzled_128x4, 128, 5, 128) == 1537);  // 1*1024 + 1*512 + 0 + 0 + 1
-  CHECK(sf_offset(ScaleLayout::swizzled_128x4, 200, 7, 128) == 1024 + 512 + (200 % 32) * 16 + ((200 % 128) / 32) * 4 + 3);
+  CHECK(sf_offset(ScaleLayout::swizzled_128x4, 200, 7, 128) ==
+        1024 + 512 + (200 % 32) * 16 + ((200 % 128) / 32) * 4 + 3);
   // H = 80: 5 blocks, padded to 8 columns = 2 column tiles.
   CHECK(sf_offset(ScaleLayout::swizzled_128x4, 0, 4, 80) == 512);
   CHECK(sf_offset(ScaleLayout::swizzled_128x4, 128, 0, 80) == 1024);
@@ -239,7 +242,8 @@ TEST_CASE("each pattern writes exactly its outputs", "[reference]") {
     CHECK(out.quant_out.size() == (fp8 ? 5u * 64 : fp4 ? 5u * 32 : 0u));
     CHECK(out.scale_out.size() == (fp4 ? 128u * 4 : 0u));  // 4 blocks -> one 128x4 tile
     // Written outputs carry data (random inputs: not all zero).
-    if (norm) CHECK(std::any_of(out.norm_out.bytes.begin(), out.norm_out.bytes.end(), [](uint8_t b) { return b != 0; }));
+    if (norm)
+      CHECK(std::any_of(out.norm_out.bytes.begin(), out.norm_out.bytes.end(), [](uint8_t b) { return b != 0; }));
     if (fp8 || fp4) CHECK(std::any_of(out.quant_out.begin(), out.quant_out.end(), [](uint8_t b) { return b != 0; }));
     // allocate_outputs has the same shapes
     const FusedOutputs shapes = allocate_outputs(p);

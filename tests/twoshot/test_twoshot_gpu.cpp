@@ -104,8 +104,8 @@ LaunchConfig make_config(Recipe r, const Problem& p, const model::GpuSpec& spec,
     case Recipe::trtllm: return model::choose_launch_config(model::Policy::trtllm, p, spec, res, cal);
     case Recipe::vpt2_c1: return shaped(p, std::max(ceil_div(tpt, 2), p.nranks), 1, std::min(chunk, sms));
     case Recipe::vpt4_c2:
-      return largest_legal_grid(p, shaped(p, std::max(ceil_div(tpt, 8), p.nranks), 2, 2), 2 * std::min(chunk, sms), spec,
-                                res);
+      return largest_legal_grid(p, shaped(p, std::max(ceil_div(tpt, 8), p.nranks), 2, 2), 2 * std::min(chunk, sms),
+                                spec, res);
     case Recipe::max_coresident:
       return largest_legal_grid(p, shaped(p, std::max(ceil_div(tpt, 4), p.nranks), 1, 1), 8 * sms, spec, res);
     case Recipe::odd_tpb: {
@@ -244,7 +244,8 @@ TEST_CASE("two-shot: consecutive calls with changing token counts and grids") {
     const ref::GateReport rep = runner.check(p, c);
     if (!rep.pass) {
       ++failures;
-      std::printf("  call %d tokens %d grid %d cluster %d: %s\n", i, p.tokens, c.grid, c.cluster, rep.summary().c_str());
+      std::printf("  call %d tokens %d grid %d cluster %d: %s\n", i, p.tokens, c.grid, c.cluster,
+                  rep.summary().c_str());
     }
   }
   CHECK(failures == 0);
@@ -270,8 +271,8 @@ TEST_CASE("two-shot under CUDA-graph capture and replay") {
   for (Pattern pat : {Pattern::ar_res_rms, Pattern::ar_res_rms_out_fp4}) {
     const Problem p = twoshot_problem(2, 256, 4096, DType::bf16, pat);
     FusedRunner runner(node, p, 1, 21, ref::Distribution::normal);
-    const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, p, node.rank_spec(),
-                                                         runner.resources(LaunchConfig{}), model::default_calibration());
+    const LaunchConfig cfg = model::choose_launch_config(
+        model::Policy::trtllm, p, node.rank_spec(), runner.resources(LaunchConfig{}), model::default_calibration());
     INFO(to_string(pat));
     const ref::GateReport rep = check_graph_replay(runner, p, cfg, 16);
     std::printf("  graph replay (16 calls) %s: %s\n", to_string(pat), rep.summary().c_str());

@@ -329,6 +329,10 @@ void run_fit(const FitCliOptions& o) {
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
+void add_measurement_file_argument(CLI::App* sub, std::string& path) {
+  sub->add_option("file", path, "measurement CSV (common/measurement_schema.h)")->required()->check(CLI::ExistingFile);
+}
+
 void add_calibration_option(CLI::App* sub, std::string& path) {
   sub->add_option("--calibration", path, "calibration CSV (name,value,unit,source); default: built-in priors")
       ->check(CLI::ExistingFile);
@@ -380,9 +384,7 @@ void add_save_calibration_command(CLI::App& app) {
 void add_validate_command(CLI::App& app) {
   auto o = std::make_shared<ValidateCliOptions>();
   CLI::App* sub = app.add_subcommand("validate", "judge the model on measured rows: errors, rank correlation, regret");
-  sub->add_option("file", o->input, "measurement CSV (common/measurement_schema.h)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  add_measurement_file_argument(sub, o->input);
   add_calibration_option(sub, o->calibration);
   sub->add_option("--gpu", o->gpu, "GPU preset for every row (default: from the gpu column)");
   sub->add_option("--out", o->out, "write per-row results (common/validation_schema.h)");
@@ -393,9 +395,7 @@ void add_validate_command(CLI::App& app) {
 void add_fit_command(CLI::App& app) {
   auto o = std::make_shared<FitCliOptions>();
   CLI::App* sub = app.add_subcommand("fit", "least-squares fit of the model's constants; reports held-out error");
-  sub->add_option("file", o->input, "measurement CSV (common/measurement_schema.h)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  add_measurement_file_argument(sub, o->input);
   sub->add_option("--out", o->out, "calibration CSV to write")->required();
   add_calibration_option(sub, o->calibration);
   sub->add_option("--gpu", o->gpu, "GPU preset for every row (default: from the gpu column)");

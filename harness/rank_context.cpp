@@ -58,8 +58,9 @@ kernels::FusedParams RankContext::fused_params(const Problem& p, const LaunchCon
   return k;
 }
 
-kernels::GateParams RankContext::gate_params(unsigned long long timeout_ns) const {
+kernels::GateParams RankContext::gate_params(unsigned long long timeout_ns, unsigned long long* release_ns) const {
   kernels::GateParams g;
+  g.release_ns = release_ns;
   g.my_control = workspace_.control();
   g.arrivals = gate_arrivals_;
   g.fault = workspace_.fault_word();
@@ -74,8 +75,19 @@ void RankContext::launch_fused(const kernels::FusedKernel& k, const kernels::Fus
   ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_fused(k, params, cfg, stream_));
 }
 
-void RankContext::launch_gate(unsigned long long timeout_ns) const {
-  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_gate(gate_params(timeout_ns), stream_));
+void RankContext::launch_gate(unsigned long long timeout_ns, unsigned long long* release_ns) const {
+  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_gate(gate_params(timeout_ns, release_ns), stream_));
+}
+
+void RankContext::launch_host_hold(const unsigned int* host_word, unsigned int target,
+                                   unsigned long long timeout_ns) const {
+  kernels::HostHoldParams h;
+  h.host_word = host_word;
+  h.target = target;
+  h.fault = workspace_.fault_word();
+  h.timeout_ns = timeout_ns;
+  h.rank = rank_;
+  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_host_hold(h, stream_));
 }
 
 unsigned long long RankContext::read_fault_word() const {

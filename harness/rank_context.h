@@ -37,11 +37,14 @@ class RankContext {
   // The kernel's argument block for a call of `p` on input set `set` with launch shape `cfg`.
   kernels::FusedParams fused_params(const Problem& p, const LaunchConfig& cfg, const RankTensors& t, int set,
                                     unsigned long long timeout_ns) const;
-  kernels::GateParams gate_params(unsigned long long timeout_ns) const;
+  kernels::GateParams gate_params(unsigned long long timeout_ns, unsigned long long* release_ns = nullptr) const;
 
   // Enqueue on this rank's stream (asynchronous; launch errors throw CudaError naming the rank).
   void launch_fused(const kernels::FusedKernel& k, const kernels::FusedParams& params, const LaunchConfig& cfg) const;
-  void launch_gate(unsigned long long timeout_ns) const;
+  // The start gate; with `release_ns`, it writes there when it saw every rank arrive.
+  void launch_gate(unsigned long long timeout_ns, unsigned long long* release_ns = nullptr) const;
+  // The host hold at the head of a timed batch (kernels/gate.h): opens when *host_word == target.
+  void launch_host_hold(const unsigned int* host_word, unsigned int target, unsigned long long timeout_ns) const;
 
   // Synchronous read of the fault word (call after the stream is idle).
   unsigned long long read_fault_word() const;

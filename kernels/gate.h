@@ -2,7 +2,18 @@
 // the fused kernel, that arrives on a counter in device memory and spins until every rank has
 // arrived, so all ranks' fused kernels start together. The counter is cumulative (round g is open
 // once it reaches g * N), so the gate needs no reset between rounds and works inside CUDA graphs.
-// The spin is bounded like every other wait (fault kind `gate`).
+// The spin is bounded like every other wait (fault kind `gate`). Memory ordering: the arrival is a
+// system-scope atomic add; the poll is an acquire load at system scope (peers on other GPUs).
+//
+// The host hold: a gate only aligns the ranks if every rank's fused kernel is already queued
+// behind its gate when the gate opens. When the host enqueues slower than the GPU runs (a few
+// launches of 2-5 us each per iteration against a 5 us kernel), the GPU drains the queue, the gate
+// opens as soon as the last rank's gate is submitted, and that rank's fused kernel is still being
+// submitted: its start trails the others' by the host's launch time (measured on an H200 at
+// 1 token: a bimodal max-over-ranks duration, p10 5.25 us, p90 8.5 us). The timing loop therefore
+// puts one hold kernel at the head of each rank's stream, enqueues a whole batch of gated
+// iterations behind it, and only then releases the hold by writing a word in pinned host memory.
+// The hold's spin is bounded too (fault kind `host_hold`).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,8 +29,21 @@ struct GateParams {
   unsigned long long timeout_ns = 0;
   int nranks = 0;
   int rank = 0;
+  // Optional: where to write the %globaltimer value at which this rank saw the gate open (the
+  // release skew across ranks on one GPU is then measurable).
+  unsigned long long* release_ns = nullptr;
 };
 
 cudaError_t launch_gate(const GateParams& params, cudaStream_t stream);
+
+struct HostHoldParams {
+  const unsigned int* host_word = nullptr;  // pinned host memory mapped into the device
+  unsigned int target = 0;                  // the hold opens once *host_word == target
+  unsigned long long* fault = nullptr;      // my fault word
+  unsigned long long timeout_ns = 0;
+  int rank = 0;
+};
+
+cudaError_t launch_host_hold(const HostHoldParams& params, cudaStream_t stream);
 
 }  // namespace arlab::kernels

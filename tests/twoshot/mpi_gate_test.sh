@@ -25,7 +25,7 @@ export CUDA_VISIBLE_DEVICES=0
 status=0
 for algo in oneshot twoshot; do
   out=$("$MPIEXEC" -np 2 $EXTRA "$ARLAB" run -n 2 --algo "$algo" -t 128 --hidden 4096 \
-        --pattern ar_res_rms_out_fp4 -w 1 -i 3 --graph-calls 2 --graph-reps 1 2>&1)
+        --pattern ar_res_rms_out_fp4 --warmup-ms 1 -i 3 --graph-calls 2 --graph-reps 1 2>&1)
   rc=$?
   echo "$out"
   if [ $rc -ne 0 ]; then echo "FAIL: $algo: mpirun exited with $rc"; status=1; continue; fi

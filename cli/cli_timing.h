@@ -29,6 +29,9 @@ inline void add_timing_options(CLI::App* app, TimingCliOptions& o) {
       ->capture_default_str();
   app->add_option("--min-iters", t.stop.min_iters, "timed iterations per configuration before the noise test")
       ->capture_default_str();
+  app->add_option("--min-rounds", t.stop.min_rounds,
+                  "interleaved rounds before the noise test (ratios resample whole rounds)")
+      ->capture_default_str();
   app->add_option("--max-iters", t.stop.max_iters, "stop after this many timed iterations per configuration")
       ->capture_default_str();
   app->add_option("--max-time", t.stop.max_time_s, "stop after this many seconds of timed rounds per configuration")
@@ -67,7 +70,8 @@ inline std::string describe(const TimingCliOptions& o) {
     s << t.fixed_iters << " iterations (fixed)";
   else
     s << "until the 95 % CI of the median is within +-" << o.max_noise_pct << " % (min " << t.stop.min_iters
-      << ", max " << t.stop.max_iters << " iterations, max " << t.stop.max_time_s << " s per configuration)";
+      << " iterations and " << t.stop.min_rounds << " rounds, max " << t.stop.max_iters << " iterations, max "
+      << t.stop.max_time_s << " s per configuration)";
   s << "; warm-up " << t.warmup_ms << " ms; batches of " << t.batch
     << (t.host_hold ? " behind a host hold" : " WITHOUT the host hold (--no-host-hold)") << "; graph "
     << t.graph_calls << " calls x " << t.graph_reps << " replays";

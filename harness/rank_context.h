@@ -30,9 +30,9 @@ class RankContext {
   LamportWorkspace& workspace() { return workspace_; }
   const LamportWorkspace& workspace() const { return workspace_; }
 
-  // peer_bases[r] = rank r's workspace allocation as addressable from this rank (index = rank).
-  // gate_arrivals = rank 0's gate counter as addressable from this rank.
-  void connect(const std::vector<void*>& peer_bases, unsigned long long* gate_arrivals);
+  // peer_bases[r] = rank r's workspace allocation as addressable from this rank (index = rank);
+  // the start gate reaches every rank's control block through them.
+  void connect(const std::vector<void*>& peer_bases);
 
   // The kernel's argument block for a call of `p` on input set `set` with launch shape `cfg`.
   kernels::FusedParams fused_params(const Problem& p, const LaunchConfig& cfg, const RankTensors& t, int set,
@@ -56,7 +56,6 @@ class RankContext {
   model::GpuSpec spec_;
   LamportWorkspace workspace_;
   std::vector<void*> peer_bases_;
-  unsigned long long* gate_arrivals_ = nullptr;
 };
 
 }  // namespace arlab::harness

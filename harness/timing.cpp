@@ -371,7 +371,13 @@ std::vector<TimingReport> time_interleaved(FusedRunner& runner, const Problem& c
   double elapsed = 0;
   for (bool done = false; !done;) {
     const int count = opt.fixed_iters > 0 ? std::min(opt.batch, opt.fixed_iters - samples[0].iters) : opt.batch;
-    for (size_t c = 0; c < configs.size(); ++c) batches.run(configs[c], count, &samples[c]);
+    // The order rotates by one position per round (A B C, B C A, ...): whatever favours a position
+    // in the round (the first batch follows the host's pause between rounds) falls on every
+    // configuration alike and cancels in the ratios.
+    for (size_t k = 0; k < configs.size(); ++k) {
+      const size_t c = (k + static_cast<size_t>(rounds)) % configs.size();
+      batches.run(configs[c], count, &samples[c]);
+    }
     ++rounds;
     elapsed = max_over_processes(node, seconds_since(t0));  // one decision on every process
     // --max-time is per configuration: a group of K shares K times that, round by round.
@@ -387,7 +393,7 @@ std::vector<TimingReport> time_interleaved(FusedRunner& runner, const Problem& c
         if (!s.met && s.iters >= opt.stop.min_iters)
           s.met = median_ci(headline_samples(s), opt.stop.confidence).relative_half_width() <= opt.stop.max_noise;
         const double noise = s.met ? 0.0 : std::numeric_limits<double>::infinity();
-        reasons[c] = stop_reason(opt.stop, s.iters, per_config_s, noise);
+        reasons[c] = stop_reason(opt.stop, s.iters, rounds, per_config_s, noise);
       }
       if (reasons[c] == StopReason::keep_going) done = false;
     }

@@ -153,6 +153,7 @@ void validate(const StopRule& rule) {
   if (!(rule.confidence > 0.0 && rule.confidence < 1.0))
     throw InvalidArgument("confidence = " + std::to_string(rule.confidence) + " must be in (0, 1)");
   if (rule.min_iters < 1) throw InvalidArgument("min iterations = " + std::to_string(rule.min_iters) + " must be >= 1");
+  if (rule.min_rounds < 1) throw InvalidArgument("min rounds = " + std::to_string(rule.min_rounds) + " must be >= 1");
   if (rule.max_iters < rule.min_iters)
     throw InvalidArgument("max iterations = " + std::to_string(rule.max_iters) + " must be >= min iterations (" +
                           std::to_string(rule.min_iters) + ")");
@@ -174,8 +175,9 @@ void validate(const TimingOptions& opt) {
                           std::to_string(opt.graph_reps) + " (>= 1) required");
 }
 
-StopReason stop_reason(const StopRule& rule, int iters, double elapsed_s, double relative_noise) {
-  if (iters >= rule.min_iters && relative_noise <= rule.max_noise) return StopReason::noise_met;
+StopReason stop_reason(const StopRule& rule, int iters, int rounds, double elapsed_s, double relative_noise) {
+  if (iters >= rule.min_iters && rounds >= rule.min_rounds && relative_noise <= rule.max_noise)
+    return StopReason::noise_met;
   if (iters >= rule.max_iters) return StopReason::max_iters;
   if (elapsed_s >= rule.max_time_s) return StopReason::max_time;
   return StopReason::keep_going;

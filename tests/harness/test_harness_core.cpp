@@ -140,17 +140,22 @@ TEST_CASE("stop rule: noise, iteration cap, time cap, and option validation") {
   rule.min_iters = 64;
   rule.max_iters = 1000;
   rule.max_time_s = 2.0;
-  REQUIRE(stop_reason(rule, 32, 0.1, 0.001) == StopReason::keep_going);  // below min_iters
-  REQUIRE(stop_reason(rule, 64, 0.1, 0.001) == StopReason::noise_met);
-  REQUIRE(stop_reason(rule, 64, 0.1, 0.02) == StopReason::keep_going);
-  REQUIRE(stop_reason(rule, 1000, 0.1, 0.02) == StopReason::max_iters);
-  REQUIRE(stop_reason(rule, 200, 2.5, 0.02) == StopReason::max_time);
+  rule.min_rounds = 4;
+  REQUIRE(stop_reason(rule, 32, 4, 0.1, 0.001) == StopReason::keep_going);  // below min_iters
+  REQUIRE(stop_reason(rule, 64, 3, 0.1, 0.001) == StopReason::keep_going);  // below min_rounds
+  REQUIRE(stop_reason(rule, 64, 4, 0.1, 0.001) == StopReason::noise_met);
+  REQUIRE(stop_reason(rule, 64, 4, 0.1, 0.02) == StopReason::keep_going);
+  REQUIRE(stop_reason(rule, 1000, 4, 0.1, 0.02) == StopReason::max_iters);
+  REQUIRE(stop_reason(rule, 200, 4, 2.5, 0.02) == StopReason::max_time);
   REQUIRE_NOTHROW(validate(rule));
   StopRule bad = rule;
   bad.max_noise = 0;
   REQUIRE_THROWS_AS(validate(bad), InvalidArgument);
   bad = rule;
   bad.max_iters = 10;  // below min_iters
+  REQUIRE_THROWS_AS(validate(bad), InvalidArgument);
+  bad = rule;
+  bad.min_rounds = 0;
   REQUIRE_THROWS_AS(validate(bad), InvalidArgument);
   bad = rule;
   bad.max_time_s = std::nan("");

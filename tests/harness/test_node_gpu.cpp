@@ -215,6 +215,7 @@ TEST_CASE("timing: noise-based stopping stops for the reason it reports") {
   loose.graph_calls = 0;
   loose.stop.max_noise = 0.5;  // +-50 %: met as soon as min_iters are in
   loose.stop.min_iters = 32;
+  loose.stop.min_rounds = 1;
   loose.batch = 32;
   const TimingReport a = time_isolated(*f.runner, f.p, f.cfg, loose, &cupti);
   REQUIRE(a.stop == StopReason::noise_met);
@@ -223,7 +224,7 @@ TEST_CASE("timing: noise-based stopping stops for the reason it reports") {
 
   TimingOptions capped = loose;
   capped.stop.max_noise = 1e-9;  // unreachable: the iteration cap ends it
-  capped.stop.max_iters = 64;
+  capped.stop.max_iters = 64;  // two rounds of 32, below the 10 rounds a noise stop would also need
   capped.stop.max_time_s = 60;
   const TimingReport b = time_isolated(*f.runner, f.p, f.cfg, capped, &cupti);
   REQUIRE(b.stop == StopReason::max_iters);

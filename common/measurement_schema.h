@@ -39,7 +39,7 @@
   X(int, rounds, "interleaved rounds: configurations measured in one group alternate batch by batch")     \
   X(std::string, stop_reason, "why iteration stopped: noise (target met), max_iters, max_time or fixed")  \
   X(std::string, timing_source, "cupti (kernel records) or events (CUDA events around launches)")        \
-  X(std::string, headline, "figure the noise target refers to: max_over_ranks or skew_free")             \
+  X(std::string, headline, "figure the noise target, ratios and model use: skew_free (max_over_ranks if undefined)") \
   X(double, kernel_us_median, "median over iterations of max-over-ranks kernel duration")                \
   X(double, kernel_us_ci_lo, "lower bound of the 95 % confidence interval of that median")               \
   X(double, kernel_us_ci_hi, "upper bound of the 95 % confidence interval of that median")               \

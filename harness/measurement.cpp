@@ -57,7 +57,7 @@ void fill_row(Measurement& m, const Node& node, const Problem& call, const Candi
                     : t.stop == StopReason::max_iters ? "max_iters"
                                                       : "max_time";
   row.timing_source = timed ? t.source : "none";
-  row.headline = kHeadline == Headline::max_over_ranks ? "max_over_ranks" : "skew_free";
+  row.headline = timed ? to_string(t.headline_figure) : "";
   row.kernel_us_median = timed ? t.kernel.median : kNaN;
   row.kernel_us_ci_lo = timed ? t.kernel.lo : kNaN;
   row.kernel_us_ci_hi = timed ? t.kernel.hi : kNaN;

@@ -153,8 +153,15 @@ MedianCI median_ci_or_nan(const std::vector<double>& v, double confidence) {
   return median_ci(finite, confidence);
 }
 
+// Skew-free when every sample has it (one clock for all ranks), else the max over ranks.
+Headline headline_of(const Samples& s) {
+  const bool defined = !s.skew_free.empty() && std::all_of(s.skew_free.begin(), s.skew_free.end(),
+                                                           [](double v) { return std::isfinite(v); });
+  return defined ? Headline::skew_free : Headline::max_over_ranks;
+}
+
 const std::vector<double>& headline_samples(const Samples& s) {
-  return kHeadline == Headline::max_over_ranks ? s.kernel : s.skew_free;
+  return headline_of(s) == Headline::skew_free ? s.skew_free : s.kernel;
 }
 
 // Runs `count` gated iterations of `cfg` on every local rank behind a host hold and appends their
@@ -337,6 +344,7 @@ TimingReport summarize(const Samples& s, const TimingOptions& opt, int rounds, d
   rep.rank_spread_us = quantile(s.rank_spread, 0.5);
   rep.start_skew_us = spread3_or_nan(s.start_skew);
   rep.gate_skew_us = spread3_or_nan(s.gate_skew);
+  rep.headline_figure = headline_of(s);
   rep.noise = rep.headline().relative_half_width();
   rep.noise_met = rep.noise <= opt.stop.max_noise;
   rep.kernel_rounds = s.kernel_rounds;
@@ -345,6 +353,8 @@ TimingReport summarize(const Samples& s, const TimingOptions& opt, int rounds, d
 }
 
 }  // namespace
+
+const char* to_string(Headline h) { return h == Headline::skew_free ? "skew_free" : "max_over_ranks"; }
 
 std::vector<TimingReport> time_interleaved(FusedRunner& runner, const Problem& call,
                                            const std::vector<LaunchConfig>& configs, const TimingOptions& opt,

@@ -14,6 +14,7 @@ void add_predict_command(CLI::App& app);    // cli/cli_model.cpp          (CPU)
 void add_validate_command(CLI::App& app);   // cli/cli_model.cpp          (CPU)
 void add_fit_command(CLI::App& app);        // cli/cli_model.cpp          (CPU)
 void add_run_command(CLI::App& app);        // cli/cli_run.cpp            (GPU)
-void add_seed_command(CLI::App& app);       // experiments/seed.cpp       (GPU, or CPU with committed data)
+void add_seed_command(CLI::App& app);
+void add_soak_command(CLI::App& app);       // cli/cli_soak.cpp           (GPU)       // experiments/seed.cpp       (GPU, or CPU with committed data)
 
 }  // namespace arlab::cli

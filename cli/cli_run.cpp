@@ -1,27 +1,32 @@
-// `arlab run`: one fused problem x one launch-configuration policy (or an explicit configuration)
-// on the emulated node (DESIGN §5) or, when the process was started by mpirun / srun as one of
-// several (harness/launch_env.h), as one rank of the multi-process node (one process per GPU,
-// workspaces shared through CUDA IPC, harness/mpi_node.h; process 0 prints and writes the CSV).
-// It echoes its full configuration, runs the problem once with
-// every output poisoned and checks every output of every rank against the CPU reference (the
-// DESIGN §2 gate), times it as DESIGN §6 says (gated isolated calls: max over ranks, skew-free
-// figure, spread; graph-captured back-to-back calls), prints a one-line summary, appends one tidy
-// row to --csv (common/measurement_schema.h, predicted_us from model::predict) and exits non-zero
-// when the check fails. `arlab run --registers` prints the registers of every kernel instantiation.
+// `arlab run`: one fused problem under one or several launch-configuration policies (and/or
+// explicit configurations) on the emulated node (DESIGN §5) or, when the process was started by
+// mpirun / srun as one of several (harness/launch_env.h), as one rank of the multi-process node
+// (one process per GPU, workspaces shared through CUDA IPC, harness/mpi_node.h; process 0 prints
+// and writes the CSV). It echoes its full configuration, validates every option before touching
+// a device, runs each configuration once with every output poisoned and checks every output of
+// every rank against the CPU reference (the DESIGN §2 gate), times all configurations
+// interleaved round by round as DESIGN §6 says (harness/timing.h: gated isolated calls behind a
+// host hold, noise-based stopping; graph-captured back-to-back calls), prints one SUMMARY line per
+// configuration and one RATIO line per configuration against the first (with its bootstrap CI),
+// appends one tidy row per configuration to --csv (common/measurement_schema.h) and exits non-zero
+// when a check fails. `arlab run --registers` prints the registers of every kernel instantiation.
 // In a build without CUDA the command exists, parses its options, and says it cannot run.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/build_info.h"
 #include "common/launch_config.h"
 #include "common/problem.h"
 #include "cli/cli_config.h"
 #include "cli/cli_problem.h"
+#include "cli/cli_timing.h"
 #include "cli/commands.h"
 #include "model/policies.h"
 
@@ -36,6 +41,7 @@
 #include "harness/fused_runner.h"
 #include "harness/launch_env.h"
 #include "harness/measurement.h"
+#include "harness/nvml.h"
 #include "harness/timing.h"
 #include "kernels/dispatch.h"
 #include "model/calibration.h"
@@ -54,13 +60,11 @@ namespace {
 
 struct RunOptions {
   ProblemOptions problem;
-  std::string policy = "trtllm";
+  std::vector<std::string> policies = {"trtllm"};
+  std::vector<std::string> configs;  // explicit configurations "tpb/cluster/grid[/vpt]"
   ExplicitConfigOptions config;
   bool pdl = false;
-  int warmup = 20;
-  int iters = 200;
-  int graph_calls = 64;
-  int graph_reps = 10;
+  TimingCliOptions timing;
   int sets = 0;  // input sets (0: enough to exceed 2x L2)
   unsigned long long seed = 1;
   std::string distribution = "normal";
@@ -69,6 +73,7 @@ struct RunOptions {
   int sms_per_rank = 0;
   int device = 0;
   std::string csv;
+  std::string ratios_csv;
   std::string experiment = "run";
   std::string calibration;
   bool no_check = false;
@@ -78,14 +83,16 @@ struct RunOptions {
 
 void add_options(CLI::App* run, RunOptions& o) {
   add_problem_options(run, o.problem);
-  run->add_option("--policy", o.policy, "legacy, trtllm, occupancy, model or explicit")->capture_default_str();
+  run->add_option("--policy", o.policies,
+                  "legacy, trtllm, occupancy, model or explicit; several (comma-separated) are measured interleaved "
+                  "in one process and compared with the first")
+      ->delimiter(',')
+      ->capture_default_str();
+  run->add_option("--config", o.configs,
+                  "an explicit configuration tpb/cluster/grid[/vpt] measured beside the policies (repeatable)");
   add_explicit_config_options(run, o.config);
   run->add_flag("--pdl", o.pdl, "programmatic dependent launch");
-  run->add_option("-w,--warmup", o.warmup, "untimed warm-up calls")->capture_default_str();
-  run->add_option("-i,--iters", o.iters, "timed isolated calls (0: no timing)")->capture_default_str();
-  run->add_option("--graph-calls", o.graph_calls, "calls per captured CUDA graph (0: no graph timing)")
-      ->capture_default_str();
-  run->add_option("--graph-reps", o.graph_reps, "timed graph replays")->capture_default_str();
+  add_timing_options(run, o.timing);
   run->add_option("--sets", o.sets, "input sets rotated while timing (0: enough to exceed 2x L2)")
       ->capture_default_str();
   run->add_option("--seed", o.seed, "input seed")->capture_default_str();
@@ -96,12 +103,45 @@ void add_options(CLI::App* run, RunOptions& o) {
       ->capture_default_str();
   run->add_option("--device", o.device, "CUDA device ordinal (emulated node; under mpirun/srun: local rank % devices)")
       ->capture_default_str();
-  run->add_option("--csv", o.csv, "append one measurement row to this CSV file");
+  run->add_option("--csv", o.csv, "append one measurement row per configuration to this CSV file");
+  run->add_option("--ratios-csv", o.ratios_csv,
+                  "append one ratio row (each configuration over the first, with its CI) to this CSV file");
   run->add_option("--experiment", o.experiment, "experiment name recorded in the CSV row")->capture_default_str();
   run->add_option("--calibration", o.calibration, "model calibration CSV for predicted_us (default constants)");
   run->add_flag("--no-check", o.no_check, "skip the correctness gate");
   run->add_flag("--no-cupti", o.no_cupti, "time with CUDA events only");
   run->add_flag("--registers", o.registers, "print registers / shared / local memory of every kernel and exit");
+}
+
+// "tpb/cluster/grid[/vpt]" -> an explicit configuration (vpt 0 = the required one).
+ExplicitShape parse_config(const std::string& text) {
+  ExplicitShape e;
+  std::vector<int> v;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t slash = text.find('/', pos);
+    const std::string part = text.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    try {
+      size_t used = 0;
+      const int x = std::stoi(part, &used);
+      if (used != part.size()) throw std::invalid_argument("trailing characters");
+      v.push_back(x);
+    } catch (const std::exception&) {
+      throw InvalidArgument("--config '" + text + "': '" + part + "' is not an integer (expected tpb/cluster/grid[/vpt])");
+    }
+    if (slash == std::string::npos) break;
+    pos = slash + 1;
+  }
+  if (v.size() < 3 || v.size() > 4)
+    throw InvalidArgument("--config '" + text + "' has " + std::to_string(v.size()) +
+                          " fields (expected tpb/cluster/grid[/vpt])");
+  e.tpb = v[0];
+  e.cluster = v[1];
+  e.grid = v[2];
+  e.vpt = v.size() == 4 ? v[3] : 0;
+  if (e.tpb < 1 || e.cluster < 1 || e.grid < 1 || e.vpt < 0)
+    throw InvalidArgument("--config '" + text + "': tpb, cluster and grid must be >= 1 and vpt >= 0");
+  return e;
 }
 
 #ifdef ARLAB_HAVE_CUDA
@@ -116,10 +156,52 @@ void print_registers() {
   }
 }
 
+// What to measure, as the options say it, before any device is touched: policy names (parsed) and
+// explicit shapes (parsed). Configurations need the node's partition spec and are made later.
+struct Plan {
+  Problem problem;
+  std::vector<model::Policy> policies;  // in --policy order; explicit_config stands for the --tpb shape
+  std::vector<ExplicitShape> shapes;    // --tpb/--cluster/--grid first (when given), then each --config
+  harness::TimingOptions timing;
+};
+
+Plan make_plan(const RunOptions& o) {
+  Plan plan;
+  plan.problem = to_problem(o.problem);
+  if (o.policies.empty() && o.configs.empty()) throw InvalidArgument("--policy: at least one policy or --config");
+  bool explicit_policy = false;
+  for (const std::string& name : o.policies) {
+    plan.policies.push_back(model::parse_policy(name));
+    explicit_policy = explicit_policy || plan.policies.back() == model::Policy::explicit_config;
+  }
+  if (o.config.any_given() && !explicit_policy)
+    throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " +
+                          (o.policies.empty() ? std::string("none") : o.policies.front()) +
+                          "); use --config tpb/cluster/grid beside other policies");
+  if (explicit_policy) plan.shapes.push_back(explicit_shape(o.config));
+  for (const std::string& c : o.configs) plan.shapes.push_back(parse_config(c));
+  if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
+  if (o.max_tokens > 0 && plan.problem.tokens > o.max_tokens)
+    throw InvalidArgument("tokens = " + std::to_string(plan.problem.tokens) + " exceeds the workspace capacity of " +
+                          std::to_string(o.max_tokens) + " tokens (--max-tokens)");
+  if (o.sets < 0 || o.sets > harness::kMaxInputSets)
+    throw InvalidArgument("--sets = " + std::to_string(o.sets) + " must be in [0, " +
+                          std::to_string(harness::kMaxInputSets) + "] (0: enough to exceed 2x L2)");
+  if (!(o.timeout_ms > 0) || !std::isfinite(o.timeout_ms))
+    throw InvalidArgument("--timeout-ms = " + std::to_string(o.timeout_ms) + " must be finite and > 0");
+  if (o.device < 0) throw InvalidArgument("--device = " + std::to_string(o.device) + " must be >= 0");
+  if (o.sms_per_rank < 0)
+    throw InvalidArgument("--sms-per-rank = " + std::to_string(o.sms_per_rank) + " must be >= 0 (0: equal split)");
+  ref::parse_distribution(o.distribution);  // throws on an unknown name
+  plan.timing = timing_options(o.timing);
+  return plan;
+}
+
 // Everything after the node exists, the same on the emulated and the multi-process node: every
-// process runs its ranks and joins the collectives; process 0 prints and writes the CSV row.
-void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, harness::Node& node,
-                 harness::CuptiKernelTimer* cupti_timer, const std::string& cupti_note) {
+// process runs its ranks and joins the collectives; process 0 prints and writes the CSV rows.
+void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, harness::CuptiKernelTimer* cupti_timer,
+                 const std::string& cupti_note) {
+  const Problem& p = plan.problem;
   const bool printer = node.process_index() == 0;
   node.check_fits(p);
 
@@ -127,20 +209,39 @@ void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, ha
   harness::FusedRunner runner(node, p, nsets, o.seed, ref::parse_distribution(o.distribution));
   const model::Calibration cal =
       o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
-  LaunchConfig given;
-  if (policy == model::Policy::explicit_config) given = explicit_config(o.config, p);
   model::KernelResources base_res;
   base_res.regs_per_thread = runner.registers_per_thread();
   base_res.smem_per_block_bytes = runner.resources(LaunchConfig{}).smem_per_block_bytes;
-  LaunchConfig cfg = model::choose_launch_config(policy, p, node.rank_spec(), base_res, cal,
-                                                 policy == model::Policy::explicit_config ? &given : nullptr);
-  cfg.pdl = o.pdl;
-  if (cfg.algo != p.algo)
-    throw InvalidArgument(std::string("policy ") + o.policy + " chose the " + to_string(cfg.algo) +
-                          " algorithm for a " + to_string(p.algo) + " problem; run with --algo " + to_string(cfg.algo) +
-                          " or pick another policy");
-  runner.validate_call(p, cfg);
-  const model::KernelResources res = runner.resources(cfg);
+
+  std::vector<harness::Candidate> group;
+  size_t next_shape = 0;
+  auto add = [&](const std::string& label, LaunchConfig cfg) {
+    cfg.pdl = o.pdl;
+    if (cfg.algo != p.algo)
+      throw InvalidArgument("policy " + label + " chose the " + to_string(cfg.algo) + " algorithm for a " +
+                            to_string(p.algo) + " problem; run with --algo " + to_string(cfg.algo) +
+                            " or pick another policy");
+    runner.validate_call(p, cfg);
+    group.push_back(harness::Candidate{label, cfg});
+  };
+  for (model::Policy policy : plan.policies) {
+    LaunchConfig given;
+    if (policy == model::Policy::explicit_config) given = explicit_config(plan.shapes.at(next_shape++), p);
+    add(model::to_string(policy), model::choose_launch_config(policy, p, node.rank_spec(), base_res, cal,
+                                                               policy == model::Policy::explicit_config ? &given
+                                                                                                        : nullptr));
+  }
+  for (; next_shape < plan.shapes.size(); ++next_shape)
+    add("explicit", explicit_config(plan.shapes[next_shape], p));
+
+  const harness::Nvml nvml;
+  const harness::GpuClocks clocks(nvml, node.device().ordinal);
+  harness::MeasureSettings settings;
+  settings.check = !o.no_check;
+  settings.timed = !o.timing.no_timing;
+  settings.experiment = o.experiment;
+  settings.timing = plan.timing;
+  settings.link = harness::node_link(node, nvml);
 
   if (printer) {
     std::printf("arlab run: %s tokens=%d H=%d N=%d %s %s acc=%s sf=%s eps=%g scale=%g seed=%llu dist=%s\n",
@@ -148,54 +249,74 @@ void run_on_node(const RunOptions& o, const Problem& p, model::Policy policy, ha
                 to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
                 o.seed, o.distribution.c_str());
     std::printf("  device: %s (%d SMs), driver %s, CUDA runtime %s, git %s\n", node.device().name.c_str(),
-                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(),
-                arlab::git_sha());
-    std::printf("  node: %s; workspace %lld tokens, timeout %g ms\n", node.describe().c_str(),
-                node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
-    std::printf("  kernel: %s, %d registers/thread, %d B shared/block\n", runner.kernel().name.c_str(),
-                res.regs_per_thread, res.smem_per_block_bytes);
-    std::printf("  policy %s -> tpb %d, cluster %d, grid %d, vpt %d%s\n", o.policy.c_str(), cfg.tpb, cfg.cluster,
-                cfg.grid, cfg.vecs_per_thread, cfg.pdl ? ", pdl" : "");
-    std::printf("  timing: warmup %d, iters %d, graph %d calls x %d replays, %d input sets, %s\n", o.warmup, o.iters,
-                o.graph_calls, o.graph_reps, nsets,
-                o.iters <= 0 ? "off" : (cupti_timer ? "cupti" : (cupti_note.empty() ? "events" : cupti_note.c_str())));
+                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(), arlab::git_sha());
+    std::printf("  node: %s; link %s; workspace %lld tokens, timeout %g ms\n", node.describe().c_str(),
+                settings.link.c_str(), node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
+    std::printf("  kernel: %s, %d registers/thread\n", runner.kernel().name.c_str(), base_res.regs_per_thread);
+    for (const harness::Candidate& c : group)
+      std::printf("  %-9s -> tpb %d, cluster %d, grid %d, vpt %d%s, %d B shared/block\n", c.policy.c_str(), c.cfg.tpb,
+                  c.cfg.cluster, c.cfg.grid, c.cfg.vecs_per_thread, c.cfg.pdl ? ", pdl" : "",
+                  runner.resources(c.cfg).smem_per_block_bytes);
+    std::printf("  timing: %s; %d input sets; %s%s\n", describe(o.timing).c_str(), nsets,
+                cupti_timer ? "cupti" : (cupti_note.empty() ? "events" : cupti_note.c_str()),
+                group.size() > 1 ? "; configurations interleaved round by round" : "");
+    std::printf("  clocks: %s\n", nvml.available() ? "NVML (recorded before and after the timed rounds)"
+                                                   : nvml.note().c_str());
   }
 
-  harness::MeasureSettings settings;
-  settings.check = !o.no_check;
-  settings.experiment = o.experiment;
-  settings.policy = model::to_string(policy);
-  settings.timing.warmup = o.warmup;
-  settings.timing.iters = o.iters;
-  settings.timing.graph_calls = o.iters > 0 ? o.graph_calls : 0;
-  settings.timing.graph_reps = o.graph_reps;
-  const harness::Measurement m = harness::measure_call(runner, p, cfg, cal, settings, cupti_timer);
-  const bool timed = o.iters > 0;
-  if (m.checked && (printer || !m.gate.pass))
-    std::printf("  check%s: %s\n", printer ? "" : " (this process)", m.gate.summary().c_str());
-  if (printer && timed && !m.timing.note.empty()) std::printf("  timing note: %s\n", m.timing.note.c_str());
-  if (printer && !m.prediction_note.empty()) std::printf("  model: no prediction (%s)\n", m.prediction_note.c_str());
-
+  const std::vector<harness::Measurement> ms =
+      harness::measure_group(runner, p, group, cal, settings, cupti_timer, &clocks);
   const bool meaningful = node.timings_meaningful();
-  if (printer && timed && !meaningful)
+  std::string first_failure;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    const harness::Measurement& m = ms[i];
+    if (m.checked && !m.gate.pass && first_failure.empty())
+      first_failure = group[i].policy + ": " + m.gate.first_failure;
+    if (m.checked && (printer || !m.gate.pass))
+      std::printf("  check %s%s: %s\n", group[i].policy.c_str(), printer ? "" : " (this process)",
+                  m.gate.summary().c_str());
+    if (!printer) continue;
+    if (settings.timed && !m.timing.note.empty()) std::printf("  timing note: %s\n", m.timing.note.c_str());
+    if (!m.prediction_note.empty()) std::printf("  model: no prediction (%s)\n", m.prediction_note.c_str());
+    const std::string warn = harness::measurement_warnings(m, settings.timing.stop.max_noise);
+    if (!warn.empty()) std::printf("  WARNING %s: %s\n", group[i].policy.c_str(), warn.c_str());
+  }
+  if (printer && settings.timed && !meaningful)
     std::printf("  WARNING: several processes share one GPU and time-slice it (no MPS): the times below are NOT "
                 "kernel times; this run proves correctness only (CSV topology %s)\n", node.topology().c_str());
-  const MeasurementRow& row = m.row;
-  if (printer)
-    std::printf("SUMMARY %s %s N=%d H=%d tokens=%d %s %s %s cfg=%d/%d/%d vpt=%d%s | check %s | kernel %.2f us "
-              "(p10 %.2f p90 %.2f, %s) skew-free %.2f us spread %.2f us | graph %.2f us/call | model %.2f us | %s%s\n",
-              to_string(p.algo), o.policy.c_str(), p.nranks, p.hidden, p.tokens, to_string(p.dtype),
-              to_string(p.pattern), to_string(p.acc), cfg.tpb, cfg.cluster, cfg.grid, cfg.vecs_per_thread,
-              cfg.pdl ? " pdl" : "", row.check.c_str(), row.kernel_us_median, row.kernel_us_p10, row.kernel_us_p90,
-              timed ? row.timing_source.c_str() : "untimed", row.skewfree_us_median, row.rank_spread_us_median,
-              row.graph_us_per_call, row.predicted_us, node.topology().c_str(),
-              meaningful ? "" : " (timings NOT meaningful)");
+  for (size_t i = 0; printer && i < ms.size(); ++i) {
+    const MeasurementRow& row = ms[i].row;
+    std::printf("SUMMARY %s %s N=%d H=%d tokens=%d %s %s %s cfg=%d/%d/%d vpt=%d%s | check %s | kernel %.3f us "
+                "[%.3f, %.3f] (p10 %.3f p90 %.3f, %d iters, noise %.2f %%, %s, %s) skew-free %.3f us spread %.3f us "
+                "start skew %.3f us | graph %.3f us/call | clocks SM %d->%d MHz | model %.2f us | %s%s\n",
+                to_string(p.algo), group[i].policy.c_str(), p.nranks, p.hidden, p.tokens, to_string(p.dtype),
+                to_string(p.pattern), to_string(p.acc), row.tpb, row.cluster, row.grid, row.vecs_per_thread,
+                row.pdl ? " pdl" : "", row.check.c_str(), row.kernel_us_median, row.kernel_us_ci_lo,
+                row.kernel_us_ci_hi, row.kernel_us_p10, row.kernel_us_p90, row.iters, row.noise_pct,
+                row.stop_reason.c_str(), settings.timed ? row.timing_source.c_str() : "untimed",
+                row.skewfree_us_median, row.rank_spread_us_median, row.start_skew_us_median, row.graph_us_per_call,
+                row.sm_clock_mhz_start, row.sm_clock_mhz_end, row.predicted_us, node.topology().c_str(),
+                meaningful ? "" : " (timings NOT meaningful)");
+  }
+  std::vector<RatioRow> ratio_rows;
+  if (settings.timed)
+    for (size_t i = 1; i < ms.size(); ++i) ratio_rows.push_back(harness::ratio_row(ms[i], ms[0], settings.timing.stop.confidence));
+  for (const RatioRow& r : ratio_rows)
+    if (printer)
+      std::printf("RATIO %s / %s = %.4f [%.4f, %.4f] (95 %% bootstrap CI over %d paired rounds, %s)\n",
+                  r.numerator.c_str(), r.denominator.c_str(), r.ratio, r.ci_lo, r.ci_hi, r.rounds, r.figure.c_str());
 
   if (printer && !o.csv.empty()) {
-    CsvAppender(o.csv, measurement_header()).append(to_cells(row));
-    std::printf("  appended a row to %s\n", o.csv.c_str());
+    CsvAppender out(o.csv, measurement_header());
+    for (const harness::Measurement& m : ms) out.append(to_cells(m.row));
+    std::printf("  appended %zu row(s) to %s\n", ms.size(), o.csv.c_str());
   }
-  if (m.checked && !m.gate.pass) throw std::runtime_error("correctness gate FAILED: " + m.gate.first_failure);
+  if (printer && !o.ratios_csv.empty() && !ratio_rows.empty()) {
+    CsvAppender out(o.ratios_csv, ratio_header());
+    for (const RatioRow& r : ratio_rows) out.append(to_cells(r));
+    std::printf("  appended %zu ratio row(s) to %s\n", ratio_rows.size(), o.ratios_csv.c_str());
+  }
+  if (!first_failure.empty()) throw std::runtime_error("correctness gate FAILED: " + first_failure);
 }
 
 
@@ -205,19 +326,12 @@ void run_main(const RunOptions& o) {
     print_registers();
     return;
   }
-  const Problem p = to_problem(o.problem);
-  const model::Policy policy = model::parse_policy(o.policy);
-  if (policy != model::Policy::explicit_config && o.config.any_given())
-    throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " + o.policy + ")");
-  if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
-  if (o.max_tokens > 0 && p.tokens > o.max_tokens)
-    throw InvalidArgument("tokens = " + std::to_string(p.tokens) + " exceeds the workspace capacity of " +
-                          std::to_string(o.max_tokens) + " tokens (--max-tokens)");
+  const Plan plan = make_plan(o);  // every option checked before any device is touched
 
   // CUPTI first: activity tracing is best enabled before the context exists.
   std::unique_ptr<harness::CuptiKernelTimer> cupti;
   std::string cupti_note;
-  if (!o.no_cupti && o.iters > 0) {
+  if (!o.no_cupti && !o.timing.no_timing) {
     try {
       cupti = std::make_unique<harness::CuptiKernelTimer>();
     } catch (const std::exception& e) {
@@ -226,11 +340,11 @@ void run_main(const RunOptions& o) {
   }
 
   harness::NodeOptions nopt;
-  nopt.nranks = p.nranks;
+  nopt.nranks = plan.problem.nranks;
   nopt.device = o.device;
-  nopt.max_tokens = o.max_tokens > 0 ? o.max_tokens : p.tokens;
-  nopt.max_hidden = p.hidden;
-  nopt.max_elem_bytes = dtype_bytes(p.dtype);
+  nopt.max_tokens = o.max_tokens > 0 ? o.max_tokens : plan.problem.tokens;
+  nopt.max_hidden = plan.problem.hidden;
+  nopt.max_elem_bytes = dtype_bytes(plan.problem.dtype);
   nopt.timeout_ms = o.timeout_ms;
   nopt.sms_per_rank = o.sms_per_rank;
 
@@ -242,7 +356,7 @@ void run_main(const RunOptions& o) {
       try {
         const int local_rank = launch.local_rank >= 0 ? launch.local_rank : mpi.local_rank();
         harness::MpiNode node(nopt, mpi, local_rank);
-        run_on_node(o, p, policy, node, cupti.get(), cupti_note);
+        run_on_node(o, plan, node, cupti.get(), cupti_note);
       } catch (const std::exception& e) {
         // The other processes would wait for this one in their next collective: end them all.
         std::fprintf(stderr, "arlab: error on MPI rank %d of %d: %s\n", mpi.rank(), mpi.size(), e.what());
@@ -261,7 +375,7 @@ void run_main(const RunOptions& o) {
 #endif
   }
   harness::EmulatedNode node(nopt);
-  run_on_node(o, p, policy, node, cupti.get(), cupti_note);
+  run_on_node(o, plan, node, cupti.get(), cupti_note);
 }
 
 #else  // no CUDA
@@ -279,8 +393,8 @@ void run_main(const RunOptions&) {
 void add_run_command(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand(
-      "run", "run one fused all-reduce problem (emulated node on one GPU, or one rank per process under mpirun/srun): "
-      "check every output, time it, append a CSV row");
+      "run", "run one fused all-reduce problem under one or several configurations (emulated node on one GPU, or one "
+      "rank per process under mpirun/srun): check every output, time them interleaved, append CSV rows");
   add_options(run, *opts);
   run->callback([opts]() { run_main(*opts); });
 }

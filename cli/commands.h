@@ -17,5 +17,6 @@ void add_synthetic_command(CLI::App& app);         // cli/cli_model.cpp         
 void add_save_calibration_command(CLI::App& app);  // cli/cli_model.cpp          (CPU)
 void add_run_command(CLI::App& app);               // cli/cli_run.cpp            (GPU)
 void add_seed_command(CLI::App& app);              // experiments/seed.cpp       (GPU, or CPU with committed data)
+void add_soak_command(CLI::App& app);              // cli/cli_soak.cpp           (GPU)
 
 }  // namespace arlab::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   arlab::cli::add_save_calibration_command(app);
   arlab::cli::add_run_command(app);
   arlab::cli::add_seed_command(app);
+  arlab::cli::add_soak_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

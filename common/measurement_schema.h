@@ -14,6 +14,7 @@
   X(std::string, experiment, "experiment or command that produced the row")                              \
   X(std::string, git_sha, "arlab commit the binary was built from")                                      \
   X(std::string, date_utc, "UTC time of the measurement, ISO 8601")                                      \
+  X(std::string, group_id, "rows measured interleaved in one process (one group) share this id")          \
   X(std::string, gpu, "device name as the driver reports it")                                            \
   X(std::string, driver, "driver version")                                                               \
   X(std::string, cuda, "CUDA runtime version")                                                           \
@@ -34,16 +35,33 @@
   X(int, vecs_per_thread, "16-byte vectors per thread per token")                                        \
   X(int, pdl, "programmatic dependent launch on (1) or off (0)")                                         \
   X(int, regs, "registers per thread of the kernel instantiation")                                       \
-  X(int, iters, "timed iterations")                                                                      \
+  X(int, iters, "timed iterations (per configuration)")                                                  \
+  X(int, rounds, "interleaved rounds: configurations measured in one group alternate batch by batch")     \
+  X(std::string, stop_reason, "why iteration stopped: noise (target met), max_iters, max_time or fixed")  \
   X(std::string, timing_source, "cupti (kernel records) or events (CUDA events around launches)")        \
+  X(std::string, headline, "figure the noise target, ratios and model use: skew_free (max_over_ranks if undefined)") \
   X(double, kernel_us_median, "median over iterations of max-over-ranks kernel duration")                \
-  X(double, kernel_us_p10, "10th percentile of the same")                                                \
+  X(double, kernel_us_ci_lo, "lower bound of the 95 % confidence interval of that median")               \
+  X(double, kernel_us_ci_hi, "upper bound of the 95 % confidence interval of that median")               \
+  X(double, kernel_us_p10, "10th percentile of the max-over-ranks duration")                             \
   X(double, kernel_us_p90, "90th percentile of the same")                                                \
   X(double, skewfree_us_median, "median of max_r(end_r) - max_r(start_r)")                               \
+  X(double, skewfree_us_ci_lo, "lower bound of the 95 % confidence interval of that median")             \
+  X(double, skewfree_us_ci_hi, "upper bound of the 95 % confidence interval of that median")             \
   X(double, rank_spread_us_median, "median of max_r(duration) - min_r(duration)")                        \
+  X(double, start_skew_us_median, "median of max_r(start_r) - min_r(start_r) of the fused kernels")     \
+  X(double, start_skew_us_p90, "90th percentile of the same")                                            \
+  X(double, gate_skew_us_median, "median release skew of the start gate on one GPU clock (NaN across GPUs)") \
+  X(double, gate_skew_us_p90, "90th percentile of the same")                                             \
+  X(double, noise_pct, "half-width of the headline median's 95 % CI, percent of the median")             \
+  X(int, noise_target_met, "1 when noise_pct met the --max-noise target, else 0")                        \
   X(double, graph_us_per_call, "graph-captured back-to-back calls: time per call (events)")              \
+  X(int, sm_clock_mhz_start, "SM clock (NVML) after warm-up, before the timed rounds; -1 unknown")       \
+  X(int, sm_clock_mhz_end, "SM clock (NVML) after the timed rounds; -1 unknown")                         \
+  X(int, mem_clock_mhz_start, "memory clock (NVML) before the timed rounds; -1 unknown")                 \
+  X(int, mem_clock_mhz_end, "memory clock (NVML) after the timed rounds; -1 unknown")                    \
   X(double, predicted_us, "analytic model prediction for this configuration")                            \
-  X(std::string, check, "correctness gate verdict: pass or fail")                                        \
+  X(std::string, check, "correctness gate verdict: pass, fail, or skipped (--no-check)")                                        \
   X(int, norm_max_ulp, "largest ulp difference of norm_out against the reference")                       \
   X(long long, quant_nonexact, "quantized codes that differ from the reference (within one step)")       \
   X(double, err_rel_rms_vs_exact, "relative RMS error of the main output against the fp64 reference")

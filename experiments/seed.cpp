@@ -17,9 +17,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/cli_timing.h"
+#include "cli/commands.h"
 #include "experiments/seed_cases.h"
 #include "experiments/seed_measure.h"
-#include "cli/commands.h"
+#include "model/csv_read.h"
 #include "model/calibration.h"
 #include "model/measurements.h"
 #include "model/validate.h"
@@ -30,10 +32,30 @@ namespace {
 struct SeedOptions {
   std::string mode = "auto";
   std::string data = "data/h200/seed.csv";
+  std::string ratios = "data/h200/seed_ratios.csv";
   std::string out_dir = "out/seed";
   std::string calibration;
   seed::MeasureOptions measure;
+  TimingCliOptions timing;
 };
+
+// The in-process ratios at the seed token count (ratios.csv, common/ratio_schema.h): the
+// legacy / trtllm headline ratio with its bootstrap CI, per hidden size.
+void print_seed_ratios(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    std::printf("  (no ratio file %s: ratios above are of medians measured in separate groups)\n", path.c_str());
+    return;
+  }
+  enum { cTokens, cHidden, cNum, cDen, cRatio, cLo, cHi, cRounds, kN };
+  model::CsvColumns<kN> csv(path, "tokens", "hidden", "numerator", "denominator", "ratio", "ci_lo", "ci_hi", "rounds");
+  while (csv.next()) {
+    if (csv.integer(cTokens) != 128 || csv.text(cNum) != "legacy") continue;
+    std::printf("  seed H %d, 128 tokens, in one process interleaved: legacy / %s = %.3f [%.3f, %.3f] "
+                "(95 %% CI, %d paired rounds)\n",
+                csv.integer(cHidden), csv.text(cDen).c_str(), csv.number(cRatio), csv.number(cLo), csv.number(cHi),
+                csv.integer(cRounds));
+  }
+}
 
 // Keeps an earlier run's file: renames it with its modification time (nothing is lost).
 void move_aside(const std::filesystem::path& p) {
@@ -78,6 +100,7 @@ void run_seed(const SeedOptions& o) {
   std::filesystem::create_directories(o.out_dir);
   const std::string measured_csv = (std::filesystem::path(o.out_dir) / "measured.csv").string();
   const std::string validation_csv = (std::filesystem::path(o.out_dir) / "validation.csv").string();
+  const std::string ratios_csv = (std::filesystem::path(o.out_dir) / "ratios.csv").string();
   const seed::SeedSweep sweep;
 
   std::printf("arlab seed: mode %s (%s)\n", measure ? "measure" : "predict",
@@ -92,16 +115,18 @@ void run_seed(const SeedOptions& o) {
               o.out_dir.c_str());
 
   std::string source = o.data;
+  std::string ratio_source = o.ratios;
+  std::vector<std::string> failed;
   if (measure) {
-    std::printf("  measuring: warmup %d, iters %d, graph %d calls x %d replays, seed %llu, device %d\n",
-                o.measure.warmup, o.measure.iters, o.measure.graph_calls, o.measure.graph_reps, o.measure.seed,
-                o.measure.device);
-    move_aside(measured_csv);
     seed::MeasureOptions m = o.measure;
+    m.timing = timing_options(o.timing);
     m.calibration = o.calibration;
-    const int failed = seed::measure_seed(sweep, m, measured_csv);
-    if (failed > 0) std::printf("  WARNING: %d case(s) failed the correctness gate (see the check column)\n", failed);
+    std::printf("  measuring: %s; seed %llu, device %d\n", describe(o.timing).c_str(), m.seed, m.device);
+    move_aside(measured_csv);
+    move_aside(ratios_csv);
+    failed = seed::measure_seed(sweep, m, measured_csv, ratios_csv).failed;
     source = measured_csv;
+    ratio_source = ratios_csv;
   } else {
     std::printf("  measurements: %s (see data/h200/README.md for their provenance)\n", source.c_str());
   }
@@ -113,12 +138,24 @@ void run_seed(const SeedOptions& o) {
   move_aside(validation_csv);
   model::write_validation_csv(rows, rep, validation_csv);
   print_seed_table(rows, rep);
+  print_seed_ratios(ratio_source);
   std::printf("\n  model vs measurement over %d rows (%d problems): MAPE %.1f%%, median APE %.1f%%, Spearman %.3f\n",
               rep.rows_used, rep.problems, 100.0 * rep.mape, 100.0 * rep.median_ape, rep.spearman_all);
+  if (rep.rows_with_skewfree > 0)
+    std::printf("  (times above: the skew-free median; against the max-over-ranks median, %d rows: MAPE %.1f%%, "
+                "median APE %.1f%%)\n", rep.rows_with_skewfree, 100.0 * rep.mape_max_over_ranks,
+                100.0 * rep.median_ape_max_over_ranks);
   for (const model::PolicyRegret& g : rep.regrets)
     std::printf("  regret %-10s mean %.1f%% max %.1f%% (%d problems; %d picked the best measured)\n", g.policy.c_str(),
                 100.0 * g.mean, 100.0 * g.max, g.evaluated, g.zero_regret);
-  std::printf("  wrote %s%s\n", validation_csv.c_str(), measure ? (" and " + measured_csv).c_str() : "");
+  std::printf("  wrote %s%s\n", validation_csv.c_str(),
+              measure ? (", " + measured_csv + " and " + ratios_csv).c_str() : "");
+  if (!failed.empty()) {
+    std::printf("\n  %zu case(s) FAILED the correctness gate:\n", failed.size());
+    for (const std::string& f : failed) std::printf("    %s\n", f.c_str());
+    throw std::runtime_error(std::to_string(failed.size()) + " seed case(s) failed the correctness gate (listed "
+                             "above; their rows say check = fail)");
+  }
 }
 
 }  // namespace
@@ -133,9 +170,8 @@ void add_seed_command(CLI::App& app) {
   sub->add_option("--out-dir", o->out_dir, "where measured.csv and validation.csv go")->capture_default_str();
   sub->add_option("--calibration", o->calibration, "model calibration CSV (default: built-in constants)");
   sub->add_option("--device", o->measure.device, "CUDA device (measure mode)")->capture_default_str();
-  sub->add_option("-w,--warmup", o->measure.warmup, "untimed warm-up calls per case")->capture_default_str();
-  sub->add_option("-i,--iters", o->measure.iters, "timed isolated calls per case")->capture_default_str();
-  sub->add_option("--graph-calls", o->measure.graph_calls, "calls per captured graph (0: none)")->capture_default_str();
+  sub->add_option("--ratios", o->ratios, "committed in-process ratios shown in predict mode")->capture_default_str();
+  add_timing_options(sub, o->timing);
   sub->add_option("--seed", o->measure.seed, "input seed")->capture_default_str();
   sub->add_option("--timeout-ms", o->measure.timeout_ms, "bound of every device spin-wait")->capture_default_str();
   sub->callback([o] { run_seed(*o); });

@@ -7,7 +7,7 @@ namespace arlab::seed {
 
 bool gpu_available() { return false; }
 
-int measure_seed(const SeedSweep&, const MeasureOptions&, const std::string&) {
+SeedRunResult measure_seed(const SeedSweep&, const MeasureOptions&, const std::string&, const std::string&) {
   throw std::runtime_error("arlab was built without CUDA: the seed experiment cannot measure here");
 }
 

@@ -30,8 +30,7 @@ EmulatedNode::EmulatedNode(const NodeOptions& options) : NodeBase(options) {
     bases.push_back(ranks_.back()->workspace().base());
     local_ranks_.push_back(r);
   }
-  unsigned long long* gate_arrivals = &ranks_[0]->workspace().control()->gate_arrivals;
-  for (auto& r : ranks_) r->connect(bases, gate_arrivals);
+  for (auto& r : ranks_) r->connect(bases);
 }
 
 EmulatedNode::~EmulatedNode() {

@@ -22,6 +22,10 @@ std::string describe_fault(const kernels::FaultInfo& f, double timeout_ms, int n
          << timeout_ms << " ms for block " << f.block << " of rank " << f.peer
          << " without seeing it arrive (that rank did not run its part of the call, or not all blocks were resident)";
       break;
+    case kernels::WaitKind::host_hold:
+      os << "rank " << f.rank << ": the timing batch's host hold waited " << timeout_ms
+         << " ms for the host to release it (the host thread stalled or failed while enqueueing the batch)";
+      break;
     case kernels::WaitKind::none:
     default:
       os << "unknown fault word (kind " << static_cast<unsigned>(f.kind) << ", rank " << f.rank << ", block " << f.block

@@ -38,6 +38,8 @@ class FusedRunner {
   const Problem& shape() const { return shape_; }
   int nsets() const { return static_cast<int>(inputs_.size()); }
   const kernels::FusedKernel& kernel() const { return kernel_; }
+  // Rank r's device tensors (r a local rank): inputs of every set, outputs of the last call.
+  const RankTensors& tensors(int r) const { return *tensors_.at(static_cast<size_t>(r)); }
   int registers_per_thread() const { return regs_; }
   // Registers and shared memory (static + this configuration's dynamic) for model/ legality.
   model::KernelResources resources(const LaunchConfig& cfg) const;

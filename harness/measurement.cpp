@@ -1,16 +1,134 @@
-#include "common/build_info.h"
+// Implementation of harness/measurement.h.
 #include "harness/measurement.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
 #include <ctime>
 #include <exception>
 #include <limits>
+#include <sstream>
 
+#include "common/build_info.h"
 #include "model/timing_model.h"
 
 namespace arlab::harness {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kClockChangeWarn = 0.05;  // DESIGN §6 / measurement issue: warn above 5 %
+constexpr double kPercent = 100.0;
+
+// The row of one measured candidate: provenance, configuration, timings, prediction, verdict.
+void fill_row(Measurement& m, const Node& node, const Problem& call, const Candidate& c,
+              const model::KernelResources& res, const MeasureSettings& s) {
+  MeasurementRow& row = m.row;
+  const bool timed = s.timed;
+  row.experiment = s.experiment;
+  row.git_sha = arlab::git_sha();
+  row.date_utc = utc_now_iso8601();
+  row.gpu = node.device().name;
+  row.driver = node.device().driver;
+  row.cuda = node.device().runtime;
+  row.topology = node.topology();
+  row.link = !s.link.empty() ? s.link : (node.topology() == "emulated" ? "local" : "unknown");
+  row.sm_per_rank = node.sms_per_rank();
+  row.nranks = call.nranks;
+  row.dtype = to_string(call.dtype);
+  row.pattern = to_string(call.pattern);
+  row.algo = to_string(c.cfg.algo);
+  row.acc = to_string(call.acc);
+  row.tokens = call.tokens;
+  row.hidden = call.hidden;
+  row.policy = c.policy;
+  row.tpb = c.cfg.tpb;
+  row.cluster = c.cfg.cluster;
+  row.grid = c.cfg.grid;
+  row.vecs_per_thread = c.cfg.vecs_per_thread;
+  row.pdl = c.cfg.pdl ? 1 : 0;
+  row.regs = res.regs_per_thread;
+  const TimingReport& t = m.timing;
+  row.iters = timed ? t.iters : 0;
+  row.rounds = timed ? t.rounds : 0;
+  row.stop_reason = !timed ? "untimed"
+                    : s.timing.fixed_iters > 0 ? "fixed"
+                    : t.stop == StopReason::noise_met ? "noise"
+                    : t.stop == StopReason::max_iters ? "max_iters"
+                                                      : "max_time";
+  row.timing_source = timed ? t.source : "none";
+  row.headline = timed ? to_string(t.headline_figure) : "";
+  row.kernel_us_median = timed ? t.kernel.median : kNaN;
+  row.kernel_us_ci_lo = timed ? t.kernel.lo : kNaN;
+  row.kernel_us_ci_hi = timed ? t.kernel.hi : kNaN;
+  row.kernel_us_p10 = timed ? t.kernel_us.p10 : kNaN;
+  row.kernel_us_p90 = timed ? t.kernel_us.p90 : kNaN;
+  row.skewfree_us_median = timed ? t.skew_free.median : kNaN;
+  row.skewfree_us_ci_lo = timed ? t.skew_free.lo : kNaN;
+  row.skewfree_us_ci_hi = timed ? t.skew_free.hi : kNaN;
+  row.rank_spread_us_median = timed ? t.rank_spread_us : kNaN;
+  row.start_skew_us_median = timed ? t.start_skew_us.median : kNaN;
+  row.start_skew_us_p90 = timed ? t.start_skew_us.p90 : kNaN;
+  row.gate_skew_us_median = timed ? t.gate_skew_us.median : kNaN;
+  row.gate_skew_us_p90 = timed ? t.gate_skew_us.p90 : kNaN;
+  row.noise_pct = timed ? kPercent * t.noise : kNaN;
+  row.noise_target_met = timed && t.noise_met ? 1 : 0;
+  row.graph_us_per_call = m.graph_us;
+  row.sm_clock_mhz_start = timed ? t.clocks_start.sm_mhz : -1;
+  row.sm_clock_mhz_end = timed ? t.clocks_end.sm_mhz : -1;
+  row.mem_clock_mhz_start = timed ? t.clocks_start.mem_mhz : -1;
+  row.mem_clock_mhz_end = timed ? t.clocks_end.mem_mhz : -1;
+  row.predicted_us = m.predicted_us;
+  row.check = !m.checked ? "skipped" : (m.gate.pass ? "pass" : "fail");
+  row.norm_max_ulp = m.checked ? m.gate.norm_max_ulp : -1;
+  row.quant_nonexact = m.checked ? static_cast<long long>(m.gate.quant_nonexact) : -1;
+  row.err_rel_rms_vs_exact = m.checked ? m.gate.err_rel_rms_vs_exact : kNaN;
+}
+
+// An id no other group shares: UTC time, process id and a per-process counter.
+std::string new_group_id() {
+  static std::atomic<int> counter{0};  // groups measured by this process so far
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  return std::string(stamp) + "-" + std::to_string(static_cast<long long>(getpid())) + "-" +
+         std::to_string(counter++);
+}
+
+std::string config_text(const MeasurementRow& r) {
+  return std::to_string(r.tpb) + "/" + std::to_string(r.cluster) + "/" + std::to_string(r.grid) + "/" +
+         std::to_string(r.vecs_per_thread) + "/" + r.algo;
+}
+
+}  // namespace
+
+RatioRow ratio_row(const Measurement& num, const Measurement& den, double confidence) {
+  const RatioCI r = headline_ratio(num.timing, den.timing, confidence);
+  RatioRow row;
+  row.experiment = num.row.experiment;
+  row.git_sha = num.row.git_sha;
+  row.date_utc = num.row.date_utc;
+  row.group_id = num.row.group_id;
+  row.gpu = num.row.gpu;
+  row.topology = num.row.topology;
+  row.link = num.row.link;
+  row.nranks = num.row.nranks;
+  row.dtype = num.row.dtype;
+  row.pattern = num.row.pattern;
+  row.tokens = num.row.tokens;
+  row.hidden = num.row.hidden;
+  row.numerator = num.row.policy;
+  row.numerator_cfg = config_text(num.row);
+  row.denominator = den.row.policy;
+  row.denominator_cfg = config_text(den.row);
+  row.figure = num.row.headline;
+  row.ratio = r.ratio;
+  row.ci_lo = r.lo;
+  row.ci_hi = r.hi;
+  row.rounds = r.rounds;
+  return row;
 }
 
 std::string utc_now_iso8601() {
@@ -22,68 +140,84 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-Measurement measure_call(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg,
-                         const model::Calibration& cal, const MeasureSettings& s, CuptiKernelTimer* cupti) {
+std::vector<Measurement> measure_group(FusedRunner& runner, const Problem& call, const std::vector<Candidate>& group,
+                                       const model::Calibration& cal, const MeasureSettings& s,
+                                       CuptiKernelTimer* cupti, const GpuClocks* clocks) {
+  if (group.empty()) throw InvalidArgument("measure_group: no configurations");
   Node& node = runner.node();
-  runner.validate_call(call, cfg);
-  const model::KernelResources res = runner.resources(cfg);
-  Measurement m;
-  m.graph_us = kNaN;
-  m.predicted_us = kNaN;
+  std::vector<LaunchConfig> configs;
+  for (const Candidate& c : group) {
+    runner.validate_call(call, c.cfg);
+    configs.push_back(c.cfg);
+  }
+  std::vector<Measurement> out(group.size());
+  for (size_t i = 0; i < group.size(); ++i) {
+    out[i].graph_us = kNaN;
+    out[i].predicted_us = kNaN;
+    if (s.check) {
+      out[i].gate = runner.check(call, group[i].cfg);
+      out[i].checked = true;
+    }
+  }
+  if (s.timed) {
+    std::vector<TimingReport> reports = time_interleaved(runner, call, configs, s.timing, cupti, clocks);
+    for (size_t i = 0; i < group.size(); ++i) {
+      out[i].timing = std::move(reports[i]);
+      if (s.timing.graph_calls > 0) out[i].graph_us = time_graph_per_call(runner, call, group[i].cfg, s.timing);
+    }
+  }
+  const std::string group_id = new_group_id();  // process 0's is the one its CSV rows carry
+  for (size_t i = 0; i < group.size(); ++i) {
+    const model::KernelResources res = runner.resources(group[i].cfg);
+    try {
+      out[i].predicted_us = model::predict(call, group[i].cfg, node.rank_spec(), cal, res).total_us;
+    } catch (const std::exception& e) {
+      out[i].prediction_note = e.what();
+    }
+    fill_row(out[i], node, call, group[i], res, s);
+    out[i].row.group_id = group_id;
+  }
+  return out;
+}
 
-  if (s.check) {
-    m.gate = runner.check(call, cfg);
-    m.checked = true;
-  }
-  const bool timed = s.timing.iters > 0;
-  if (timed) {
-    m.timing = time_isolated(runner, call, cfg, s.timing, cupti);
-    if (s.timing.graph_calls > 0) m.graph_us = time_graph_per_call(runner, call, cfg, s.timing);
-  }
-  try {
-    m.predicted_us = model::predict(call, cfg, node.rank_spec(), cal, res).total_us;
-  } catch (const std::exception& e) {
-    m.prediction_note = e.what();
-  }
+Measurement measure_call(FusedRunner& runner, const Problem& call, const Candidate& candidate,
+                         const model::Calibration& cal, const MeasureSettings& s, CuptiKernelTimer* cupti,
+                         const GpuClocks* clocks) {
+  return measure_group(runner, call, {candidate}, cal, s, cupti, clocks).front();
+}
 
-  MeasurementRow& row = m.row;
-  row.experiment = s.experiment;
-  row.git_sha = arlab::git_sha();
-  row.date_utc = utc_now_iso8601();
-  row.gpu = node.device().name;
-  row.driver = node.device().driver;
-  row.cuda = node.device().runtime;
-  row.topology = node.topology();
-  row.link = node.topology() == "emulated" || !node.timings_meaningful() ? "local" : "nvlink";
-  row.sm_per_rank = node.sms_per_rank();
-  row.nranks = call.nranks;
-  row.dtype = to_string(call.dtype);
-  row.pattern = to_string(call.pattern);
-  row.algo = to_string(cfg.algo);
-  row.acc = to_string(call.acc);
-  row.tokens = call.tokens;
-  row.hidden = call.hidden;
-  row.policy = s.policy;
-  row.tpb = cfg.tpb;
-  row.cluster = cfg.cluster;
-  row.grid = cfg.grid;
-  row.vecs_per_thread = cfg.vecs_per_thread;
-  row.pdl = cfg.pdl ? 1 : 0;
-  row.regs = res.regs_per_thread;
-  row.iters = timed ? m.timing.iters : 0;
-  row.timing_source = timed ? m.timing.source : "none";
-  row.kernel_us_median = timed ? m.timing.kernel_us.median : kNaN;
-  row.kernel_us_p10 = timed ? m.timing.kernel_us.p10 : kNaN;
-  row.kernel_us_p90 = timed ? m.timing.kernel_us.p90 : kNaN;
-  row.skewfree_us_median = timed ? m.timing.skewfree_us : kNaN;
-  row.rank_spread_us_median = timed ? m.timing.rank_spread_us : kNaN;
-  row.graph_us_per_call = m.graph_us;
-  row.predicted_us = m.predicted_us;
-  row.check = !m.checked ? "skipped" : (m.gate.pass ? "pass" : "fail");
-  row.norm_max_ulp = m.checked ? m.gate.norm_max_ulp : -1;
-  row.quant_nonexact = m.checked ? static_cast<long long>(m.gate.quant_nonexact) : -1;
-  row.err_rel_rms_vs_exact = m.checked ? m.gate.err_rel_rms_vs_exact : kNaN;
-  return m;
+std::string node_link(const Node& node, const Nvml& nvml) {
+  if (node.topology() == "emulated" || !node.timings_meaningful()) return "local";
+  const std::vector<double> ordinals = node.allgather({static_cast<double>(node.device().ordinal)});
+  // Each process judges its own GPU's pairs; 0 = nvlink, 1 = pcie, 2 = unknown; the worst wins.
+  int worst = 0;
+  for (double o : ordinals) {
+    const int peer = static_cast<int>(o);
+    if (peer == node.device().ordinal) continue;
+    const std::string link = nvml.link_between(node.device().ordinal, peer);
+    worst = std::max(worst, link == "nvlink" ? 0 : link == "pcie" ? 1 : 2);
+  }
+  const std::vector<double> all = node.allgather({static_cast<double>(worst)});
+  int node_worst = 0;
+  for (double w : all) node_worst = std::max(node_worst, static_cast<int>(w));
+  return node_worst == 0 ? "nvlink" : node_worst == 1 ? "pcie" : "unknown";
+}
+
+std::string measurement_warnings(const Measurement& m, double max_noise) {
+  if (m.row.iters == 0) return "";
+  std::ostringstream os;
+  const TimingReport& t = m.timing;
+  if (!t.noise_met && m.row.stop_reason != "fixed")
+    os << "noise " << kPercent * t.noise << " % above the target " << kPercent * max_noise << " % after "
+       << t.iters << " iterations (" << to_string(t.stop) << "); ";
+  const double change = clock_change(t.clocks_start, t.clocks_end);
+  if (change > kClockChangeWarn)
+    os << "clocks moved by " << kPercent * change << " % during the measurement (SM " << t.clocks_start.sm_mhz
+       << " -> " << t.clocks_end.sm_mhz << " MHz, memory " << t.clocks_start.mem_mhz << " -> " << t.clocks_end.mem_mhz
+       << " MHz); ";
+  std::string w = os.str();
+  if (w.size() >= 2) w.resize(w.size() - 2);
+  return w;
 }
 
 }  // namespace arlab::harness

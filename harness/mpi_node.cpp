@@ -64,8 +64,7 @@ MpiNode::MpiNode(const NodeOptions& options, const MpiSession& mpi, int local_ra
     peers_[static_cast<size_t>(r)] = IpcMapping(h, r);
     bases[static_cast<size_t>(r)] = peers_[static_cast<size_t>(r)].get();
   }
-  auto* rank0_control = static_cast<kernels::LamportControl*>(bases[0]);  // control block at offset 0
-  ctx_->connect(bases, &rank0_control->gate_arrivals);
+  ctx_->connect(bases);
   mpi.barrier();  // every process has mapped every workspace
 }
 

@@ -11,12 +11,11 @@ RankContext::RankContext(int rank, int nranks, cudaStream_t stream, const model:
                          const WorkspaceShape& shape)
     : rank_(rank), nranks_(nranks), stream_(stream), spec_(spec), workspace_(shape, rank) {}
 
-void RankContext::connect(const std::vector<void*>& peer_bases, unsigned long long* gate_arrivals) {
+void RankContext::connect(const std::vector<void*>& peer_bases) {
   if (static_cast<int>(peer_bases.size()) != nranks_)
     throw InvalidArgument("rank " + std::to_string(rank_) + ": " + std::to_string(peer_bases.size()) +
                           " peer workspaces given for " + std::to_string(nranks_) + " ranks");
   peer_bases_ = peer_bases;
-  gate_arrivals_ = gate_arrivals;
 }
 
 kernels::FusedParams RankContext::fused_params(const Problem& p, const LaunchConfig& cfg, const RankTensors& t,
@@ -58,10 +57,12 @@ kernels::FusedParams RankContext::fused_params(const Problem& p, const LaunchCon
   return k;
 }
 
-kernels::GateParams RankContext::gate_params(unsigned long long timeout_ns) const {
+kernels::GateParams RankContext::gate_params(unsigned long long timeout_ns, unsigned long long* release_ns) const {
   kernels::GateParams g;
+  g.release_ns = release_ns;
   g.my_control = workspace_.control();
-  g.arrivals = gate_arrivals_;
+  for (int r = 0; r < nranks_; ++r)  // the control block sits at offset 0 of every workspace
+    g.peer_slot[r] = &static_cast<kernels::LamportControl*>(peer_bases_[static_cast<size_t>(r)])->gate_seen[rank_];
   g.fault = workspace_.fault_word();
   g.timeout_ns = timeout_ns;
   g.nranks = nranks_;
@@ -74,8 +75,19 @@ void RankContext::launch_fused(const kernels::FusedKernel& k, const kernels::Fus
   ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_fused(k, params, cfg, stream_));
 }
 
-void RankContext::launch_gate(unsigned long long timeout_ns) const {
-  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_gate(gate_params(timeout_ns), stream_));
+void RankContext::launch_gate(unsigned long long timeout_ns, unsigned long long* release_ns) const {
+  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_gate(gate_params(timeout_ns, release_ns), stream_));
+}
+
+void RankContext::launch_host_hold(const unsigned int* host_word, unsigned int target,
+                                   unsigned long long timeout_ns) const {
+  kernels::HostHoldParams h;
+  h.host_word = host_word;
+  h.target = target;
+  h.fault = workspace_.fault_word();
+  h.timeout_ns = timeout_ns;
+  h.rank = rank_;
+  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_host_hold(h, stream_));
 }
 
 bool RankContext::finished() const {

@@ -30,18 +30,21 @@ class RankContext {
   LamportWorkspace& workspace() { return workspace_; }
   const LamportWorkspace& workspace() const { return workspace_; }
 
-  // peer_bases[r] = rank r's workspace allocation as addressable from this rank (index = rank).
-  // gate_arrivals = rank 0's gate counter as addressable from this rank.
-  void connect(const std::vector<void*>& peer_bases, unsigned long long* gate_arrivals);
+  // peer_bases[r] = rank r's workspace allocation as addressable from this rank (index = rank);
+  // the start gate reaches every rank's control block through them.
+  void connect(const std::vector<void*>& peer_bases);
 
   // The kernel's argument block for a call of `p` on input set `set` with launch shape `cfg`.
   kernels::FusedParams fused_params(const Problem& p, const LaunchConfig& cfg, const RankTensors& t, int set,
                                     unsigned long long timeout_ns) const;
-  kernels::GateParams gate_params(unsigned long long timeout_ns) const;
+  kernels::GateParams gate_params(unsigned long long timeout_ns, unsigned long long* release_ns = nullptr) const;
 
   // Enqueue on this rank's stream (asynchronous; launch errors throw CudaError naming the rank).
   void launch_fused(const kernels::FusedKernel& k, const kernels::FusedParams& params, const LaunchConfig& cfg) const;
-  void launch_gate(unsigned long long timeout_ns) const;
+  // The start gate; with `release_ns`, it writes there when it saw every rank arrive.
+  void launch_gate(unsigned long long timeout_ns, unsigned long long* release_ns = nullptr) const;
+  // The host hold at the head of a timed batch (kernels/gate.h): opens when *host_word == target.
+  void launch_host_hold(const unsigned int* host_word, unsigned int target, unsigned long long timeout_ns) const;
 
   // True when every call enqueued on this rank's stream has finished (a failed one throws
   // CudaError naming the rank). Does not wait.
@@ -56,7 +59,6 @@ class RankContext {
   model::GpuSpec spec_;
   LamportWorkspace workspace_;
   std::vector<void*> peer_bases_;
-  unsigned long long* gate_arrivals_ = nullptr;
 };
 
 }  // namespace arlab::harness

@@ -17,6 +17,7 @@ enum class WaitKind : unsigned {
   peer_data = 1,  // one-shot poll: a peer's vector of a token never arrived in my Lamport buffer
   gate = 2,       // timing gate: not every rank arrived at the start line
   barrier = 3,    // two-shot barrier: block `block` of rank `peer` never announced barrier `token` (1 or 2)
+  host_hold = 4,  // timing batch: the host never released the hold at the head of this rank's stream
 };
 
 struct FaultInfo {

@@ -32,7 +32,7 @@ struct LamportControl {
   unsigned int reserved;
   unsigned long long bytes_in_buffer[kLamportBuffers];  // per-slot bytes the last user of each buffer wrote
   unsigned long long gate_generation;               // gate rounds this rank has entered
-  unsigned long long gate_arrivals;                 // rank 0's copy: gate arrivals of all ranks, cumulative
+  unsigned long long gate_seen[kMaxRanks];          // slot r: the last gate round rank r announced here
 };
 
 constexpr size_t kFaultOffset = kLayoutAlign;

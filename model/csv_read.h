@@ -10,10 +10,12 @@
 #include <libfccp/csv.h>
 #pragma GCC diagnostic pop
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/problem.h"
 
@@ -41,6 +43,12 @@ std::string header_column_at(const std::string& file, int index);
 int cells_in_line(const std::string& file, int line);
 }  // namespace detail
 
+// Columns that a reader accepts as absent (files written before the column existed); has() says
+// whether a file holds one, and its cells read as empty text when it does not.
+struct OptionalColumns {
+  std::vector<std::string> names;
+};
+
 // Reads the columns named at construction (in that order), ignoring extra columns.
 template <unsigned N>
 class CsvColumns {
@@ -48,16 +56,36 @@ class CsvColumns {
   using Reader = io::CSVReader<N, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
 
   template <class... Names>
-  explicit CsvColumns(const std::string& path, Names... names) : path_(path), names_{{std::string(names)...}} {
+  explicit CsvColumns(const std::string& path, Names... names) : CsvColumns(path, OptionalColumns{}, names...) {}
+
+  template <class... Names>
+  CsvColumns(const std::string& path, const OptionalColumns& optional, Names... names)
+      : path_(path), names_{{std::string(names)...}} {
     static_assert(sizeof...(Names) == N, "one name per column");
     for (const auto& n : names_) expected_ += (expected_.empty() ? "" : ",") + n;
     try {
       reader_ = std::make_unique<Reader>(path);
-      reader_->read_header(io::ignore_extra_column, names...);
+      if (optional.names.empty()) {
+        reader_->read_header(io::ignore_extra_column, names...);
+        present_.fill(true);
+      } else {
+        reader_->read_header(io::ignore_extra_column | io::ignore_missing_column, names...);
+        for (unsigned i = 0; i < N; ++i) {
+          present_[i] = reader_->has_column(names_[i]);
+          const bool may_miss =
+              std::find(optional.names.begin(), optional.names.end(), names_[i]) != optional.names.end();
+          if (!present_[i] && !may_miss)
+            throw CsvError(path_, 1, names_[i], "the header has no column '" + names_[i] + "' (expected columns " +
+                                                    expected_ + ")");
+        }
+      }
     } catch (const io::error::base& e) {
       detail::rethrow_fccp(e, path_, 1, expected_);
     }
   }
+
+  // False for an optional column the file does not have.
+  bool has(unsigned i) const { return present_[i]; }
 
   // Reads the next data row; false at the end of the file.
   bool next() {
@@ -96,6 +124,7 @@ class CsvColumns {
   std::string path_;
   std::array<std::string, N> names_;
   std::array<std::string, N> cells_;
+  std::array<bool, N> present_{};
   std::string expected_;
   std::unique_ptr<Reader> reader_;
 };

@@ -2,6 +2,7 @@
 #include "common/build_info.h"
 #include "model/measurements.h"
 
+#include <cmath>
 #include <fstream>
 
 #include "common/csv.h"
@@ -13,7 +14,7 @@ namespace arlab::model {
 namespace {
 enum Col {
   cGpu, cLink, cSm, cN, cDtype, cPattern, cAlgo, cAcc, cTokens, cHidden, cPolicy,
-  cTpb, cCluster, cGrid, cVpt, cPdl, cRegs, cCheck, cKernelUs, kCols
+  cTpb, cCluster, cGrid, cVpt, cPdl, cRegs, cCheck, cKernelUs, cSkewFreeUs, kCols
 };
 
 // Parses an enum-valued cell with the shared parse_* function, re-throwing with the location.
@@ -28,9 +29,10 @@ auto parse_cell(const CsvColumns<kCols>& csv, unsigned col, F parse) -> decltype
 }  // namespace
 
 std::vector<MeasuredRow> read_measurements(const std::string& path) {
-  CsvColumns<kCols> csv(path, "gpu", "link", "sm_per_rank", "nranks", "dtype", "pattern", "algo", "acc", "tokens",
+  // skewfree_us_median is optional: files of other tools may lack it (validate then reports one figure).
+  CsvColumns<kCols> csv(path, OptionalColumns{{"skewfree_us_median"}}, "gpu", "link", "sm_per_rank", "nranks", "dtype", "pattern", "algo", "acc", "tokens",
                         "hidden", "policy", "tpb", "cluster", "grid", "vecs_per_thread", "pdl", "regs", "check",
-                        "kernel_us_median");
+                        "kernel_us_median", "skewfree_us_median");
   std::vector<MeasuredRow> rows;
   while (csv.next()) {
     MeasuredRow r;
@@ -54,10 +56,15 @@ std::vector<MeasuredRow> read_measurements(const std::string& path) {
     r.config.algo = r.problem.algo;
     r.resources.regs_per_thread = csv.integer(cRegs);
     r.check_passed = csv.text(cCheck) == "pass";
-    r.kernel_us = csv.number(cKernelUs);
+    r.max_over_ranks_us = csv.number(cKernelUs);
+    if (csv.has(cSkewFreeUs)) {
+      const std::string& t = csv.text(cSkewFreeUs);
+      if (t != "nan" && !t.empty()) r.skewfree_us = csv.number(cSkewFreeUs);  // "nan": not defined on that node
+    }
+    r.kernel_us = std::isfinite(r.skewfree_us) && r.skewfree_us > 0 ? r.skewfree_us : r.max_over_ranks_us;
     if (r.sm_per_rank < 1) csv.fail(cSm, "sm_per_rank = " + csv.text(cSm) + " must be >= 1");
     if (r.resources.regs_per_thread < 0) csv.fail(cRegs, "regs = " + csv.text(cRegs) + " must be >= 0");
-    if (!(r.kernel_us > 0)) csv.fail(cKernelUs, "kernel time " + csv.text(cKernelUs) + " us must be > 0");
+    if (!(r.max_over_ranks_us > 0)) csv.fail(cKernelUs, "kernel time " + csv.text(cKernelUs) + " us must be > 0");
     try {
       validate(r.problem);
     } catch (const InvalidArgument& e) {
@@ -96,7 +103,8 @@ void write_measurements(const std::vector<MeasuredRow>& rows, const std::string&
     m.pdl = r.config.pdl ? 1 : 0;
     m.regs = r.resources.regs_per_thread;
     m.timing_source = timing_source;
-    m.kernel_us_median = r.kernel_us;
+    m.kernel_us_median = r.max_over_ranks_us > 0 ? r.max_over_ranks_us : r.kernel_us;
+    m.skewfree_us_median = r.skewfree_us;
     m.check = r.check_passed ? "pass" : "fail";
     out << csv_join(to_cells(m)) << '\n';
   }

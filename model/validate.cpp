@@ -52,7 +52,7 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
   std::unordered_map<std::string, int> group_of;
   std::vector<std::vector<size_t>> groups;
   rep.rows.resize(rows.size());
-  std::vector<double> pred_used, meas_used, apes;
+  std::vector<double> pred_used, meas_used, apes, apes_max_over_ranks;
   pred_used.reserve(rows.size());
   meas_used.reserve(rows.size());
   apes.reserve(rows.size());
@@ -84,7 +84,12 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
     pred_used.push_back(out.predicted_us);
     meas_used.push_back(r.kernel_us);
     apes.push_back(out.ape);
+    if (std::isfinite(r.skewfree_us) && r.skewfree_us > 0 && r.max_over_ranks_us > 0)
+      apes_max_over_ranks.push_back(abs_pct_error(out.predicted_us, r.max_over_ranks_us));
   }
+  rep.rows_with_skewfree = static_cast<int>(apes_max_over_ranks.size());
+  rep.mape_max_over_ranks = mean(apes_max_over_ranks);
+  rep.median_ape_max_over_ranks = median(apes_max_over_ranks);
   rep.rows_used = static_cast<int>(apes.size());
   rep.problems = static_cast<int>(groups.size());
   rep.mape = mean(apes);

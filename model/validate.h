@@ -52,7 +52,12 @@ struct ValidationReport {
   std::vector<RowResult> rows;
   int rows_used = 0, rows_failed_check = 0, rows_not_predicted = 0;
   int problems = 0;
-  double mape = 0, median_ape = 0, p90_ape = 0, max_ape = 0;  // fractions
+  // Fractions, against each row's kernel_us: the headline (skew-free where the row records it).
+  double mape = 0, median_ape = 0, p90_ape = 0, max_ape = 0;
+  // The same against the max-over-ranks median, over the used rows whose headline is skew-free
+  // (0 rows: nothing to add).
+  int rows_with_skewfree = 0;
+  double mape_max_over_ranks = 0, median_ape_max_over_ranks = 0;
   double spearman_all = 0;          // over all used rows
   double spearman_per_problem_mean = 0, spearman_per_problem_median = 0;
   int spearman_problems = 0;        // problems with >= 3 configurations and non-constant times

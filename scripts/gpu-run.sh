@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
-#                    [--seed] [--twoshot "N ..."] [--mpi NGPUS]
+#                    [--seed] [--twoshot "N ..."] [--mpi NGPUS] [--probe] [--repeat K] [--hold-ab]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -20,6 +20,12 @@
 #                  OUTDIR/twoshot_crossover.csv.
 # --mpi NGPUS      also run scripts/mpi_seed.sh under mpirun with one process per GPU (NGPUS >= 2
 #                  GPUs of this host) into OUTDIR/seed_mpi.csv.
+# --probe          also run arlab_timer_probe (resolution of %globaltimer, CUPTI records, events).
+# --repeat K       also run scripts/repeatability.sh with K processes per point (emulated, and real
+#                  TP2 under mpirun when --mpi >= 2) into OUTDIR/repeatability.csv (+ _ratios.csv).
+# --hold-ab        also measure, at 1 and 128 tokens, 3 processes each with and without the host
+#                  hold (--no-host-hold) into OUTDIR/hold_ab.csv: the start-skew evidence.
+# Every step's real exit code is printed; the script exits non-zero when any step failed.
 # --pack B DEST    copy from build tree B only what this script needs (CMake/CTest files, the arlab
 #                  binary and the gpu test binaries) into DEST, to carry it cheaply.
 # The GPU machine may lack fast-cpp-csv-parser: a copy at ./.carry/libfccp/csv.h is used when the
@@ -31,7 +37,7 @@ repo=$PWD
 if [ "${1:-}" = "--pack" ]; then
   src=${2:?--pack needs BUILD_DIR}; dest=$(realpath -m "${3:?--pack needs DEST}")
   rm -rf "$dest"; mkdir -p "$dest"
-  (cd "$src" && find . \( -name CTestTestfile.cmake -o -name CMakeCache.txt -o -path ./cli/arlab \
+  (cd "$src" && find . \( -name CTestTestfile.cmake -o -name CMakeCache.txt -o -path ./cli/arlab -o -path ./tools/arlab_timer_probe \
       -o -name 'arlab_*gpu_test' \) -type f -print0 | xargs -0 -I{} cp --parents {} "$dest/")
   du -sh "$dest"
   exit 0
@@ -39,6 +45,7 @@ fi
 
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
+run_probe=0; repeat_k=0; hold_ab=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -49,6 +56,9 @@ while [ $# -gt 0 ]; do
     --seed) run_seed=1; shift ;;
     --twoshot) twoshot_ranks=$2; shift 2 ;;
     --mpi) mpi_gpus=$2; shift 2 ;;
+    --probe) run_probe=1; shift ;;
+    --repeat) repeat_k=$2; shift 2 ;;
+    --hold-ab) hold_ab=1; shift ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -113,17 +123,13 @@ fi
 csv=$out/issue4_oneshot.csv
 if [ $run_bench -eq 1 ]; then
   "$arlab" run --registers > "$out/registers.txt" 2>&1 || status=1
-  common=(-n 2 -d bf16 --pattern ar_res_rms -w 50 -i 500 --graph-calls 64 --graph-reps 20 --csv "$csv"
-          --experiment issue4_oneshot)
+  common=(-n 2 -d bf16 --pattern ar_res_rms --graph-calls 64 --graph-reps 20 --csv "$csv"
+          --ratios-csv "${csv%.csv}_ratios.csv" --experiment issue4_oneshot)
   runs=(
-    "-t 128 --hidden 8192 --policy legacy"
-    "-t 128 --hidden 8192 --policy trtllm"
-    "-t 128 --hidden 4096 --policy legacy"
-    "-t 128 --hidden 4096 --policy trtllm"
-    "-t 1 --hidden 8192 --policy trtllm"
-    "-t 1 --hidden 4096 --policy trtllm"
-    "-t 128 --hidden 8192 --policy occupancy"
-    "-t 128 --hidden 4096 --policy occupancy"
+    "-t 128 --hidden 8192 --policy trtllm,legacy,occupancy"
+    "-t 128 --hidden 4096 --policy trtllm,legacy,occupancy"
+    "-t 1 --hidden 8192 --policy trtllm,legacy"
+    "-t 1 --hidden 4096 --policy trtllm,legacy"
     "-t 128 --hidden 8192 --policy trtllm --pdl"
     "-t 128 --hidden 4096 --policy trtllm --pdl"
   )
@@ -132,32 +138,64 @@ if [ $run_bench -eq 1 ]; then
     # shellcheck disable=SC2086
     echo "\$ arlab run ${common[*]} $r" >> "$out/bench.log"
     # shellcheck disable=SC2086
-    "$arlab" run "${common[@]}" $r >> "$out/bench.log" 2>&1 || { status=1; echo "  (exit $?)" >> "$out/bench.log"; }
+    "$arlab" run "${common[@]}" $r >> "$out/bench.log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then status=1; echo "  (exit $rc)" >> "$out/bench.log"; fi
   done
   echo "gpu-run: benchmark log bench.log, CSV $(basename "$csv")"
 fi
 
 # ---- the main experiment (seed), the one- vs two-shot crossover, the real node under mpirun ----
+if [ $run_probe -eq 1 ]; then
+  "$bin/tools/arlab_timer_probe" > "$out/timer_probe.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "gpu-run: timer probe exit $rc (log: timer_probe.log)"
+fi
 if [ $run_seed -eq 1 ]; then
   start=$(date +%s)
-  timeout 300 "$arlab" seed --mode measure --out-dir "$out/seed" > "$out/seed.log" 2>&1 || status=1
-  echo "gpu-run: seed experiment exit $? in $(( $(date +%s) - start )) s (log: seed.log)"
+  timeout 420 "$arlab" seed --mode measure --out-dir "$out/seed" > "$out/seed.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "gpu-run: seed experiment exit $rc in $(( $(date +%s) - start )) s (log: seed.log)"
   py=$(scripts/find-python.sh 2>/dev/null || echo python3)
   "$py" plots/plot_seed.py --csv "$out/seed/validation.csv" --out "$out/seed/seed" >> "$out/seed.log" 2>&1 || true
+fi
+if [ $hold_ab -eq 1 ]; then
+  start=$(date +%s)
+  : > "$out/hold_ab.log"
+  for t in 1 128; do
+    for mode in hold no-hold; do
+      for i in 1 2 3; do
+        extra=(); [ $mode = no-hold ] && extra=(--no-host-hold)
+        "$arlab" run -n 2 -t "$t" --hidden 8192 --policy trtllm --graph-calls 0 --csv "$out/hold_ab.csv" \
+          --experiment "hold_ab_$mode" "${extra[@]}" 2>&1 | grep -E "SUMMARY|WARNING|error" >> "$out/hold_ab.log"
+        rc=${PIPESTATUS[0]}; [ "$rc" -ne 0 ] && { status=1; echo "  (exit $rc)" >> "$out/hold_ab.log"; }
+      done
+    done
+  done
+  echo "gpu-run: host-hold A/B in $(( $(date +%s) - start )) s (log: hold_ab.log)"
+fi
+if [ "$repeat_k" -gt 0 ]; then
+  start=$(date +%s)
+  timeout 560 scripts/repeatability.sh "$arlab" "$out/repeatability.csv" --k "$repeat_k" --mpi "$mpi_gpus" \
+    > "$out/repeatability.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "gpu-run: repeatability exit $rc in $(( $(date +%s) - start )) s (log: repeatability.log)"
 fi
 if [ -n "$twoshot_ranks" ]; then
   start=$(date +%s)
   # shellcheck disable=SC2086
-  timeout 300 scripts/twoshot_sweep.sh "$arlab" "$out/twoshot_crossover.csv" $twoshot_ranks > "$out/twoshot.log" 2>&1 || status=1
-  echo "gpu-run: two-shot sweep (N = $twoshot_ranks) in $(( $(date +%s) - start )) s (log: twoshot.log)"
+  timeout 300 scripts/twoshot_sweep.sh "$arlab" "$out/twoshot_crossover.csv" $twoshot_ranks > "$out/twoshot.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "gpu-run: two-shot sweep (N = $twoshot_ranks) exit $rc in $(( $(date +%s) - start )) s (log: twoshot.log)"
 fi
 if [ "$mpi_gpus" -ge 2 ]; then
   start=$(date +%s)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
   nvidia-smi topo -m > "$out/topo.txt" 2>&1 || true
   MPIRUN_FLAGS="--allow-run-as-root --oversubscribe" timeout 200 scripts/mpi_seed.sh mpirun "$arlab" "$out/seed_mpi.csv" "$mpi_gpus" \
-    > "$out/mpi.log" 2>&1 || status=1
-  echo "gpu-run: mpirun seed case on $mpi_gpus GPUs in $(( $(date +%s) - start )) s (log: mpi.log)"
+    > "$out/mpi.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "gpu-run: mpirun seed case on $mpi_gpus GPUs exit $rc in $(( $(date +%s) - start )) s (log: mpi.log)"
 fi
 
 # ---- summary (last) ----
@@ -170,14 +208,14 @@ if [ -f "$csv" ]; then
   python3 - "$csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print(f"{'H':>5} {'tok':>4} {'policy':>9} {'pdl':>3} {'tpb/cs/grid':>12} {'check':>5} {'kernel_us':>9} {'p10':>6} {'p90':>6} {'skewfree':>8} {'graph/call':>10} {'model':>7} {'src':>5}")
+print(f"{'H':>5} {'tok':>4} {'policy':>9} {'pdl':>3} {'tpb/cs/grid':>12} {'check':>5} {'kernel_us':>9} {'ci_lo':>7} {'ci_hi':>7} {'noise%':>6} {'skewfree':>8} {'graph/call':>10} {'model':>7} {'src':>5}")
 t = {}
 for r in rows:
     f = lambda k: float(r[k]) if r[k] not in ("", "nan") else float("nan")
     cfg = f"{r['tpb']}/{r['cluster']}/{r['grid']}"
-    print(f"{r['hidden']:>5} {r['tokens']:>4} {r['policy']:>9} {r['pdl']:>3} {cfg:>12} {r['check']:>5} {f('kernel_us_median'):9.2f} "
-          f"{f('kernel_us_p10'):6.2f} {f('kernel_us_p90'):6.2f} {f('skewfree_us_median'):8.2f} {f('graph_us_per_call'):10.2f} "
-          f"{f('predicted_us'):7.2f} {r['timing_source']:>5}")
+    print(f"{r['hidden']:>5} {r['tokens']:>4} {r['policy']:>9} {r['pdl']:>3} {cfg:>12} {r['check']:>5} {f('kernel_us_median'):9.3f} "
+          f"{f('kernel_us_ci_lo'):7.3f} {f('kernel_us_ci_hi'):7.3f} {f('noise_pct'):6.2f} {f('skewfree_us_median'):8.3f} "
+          f"{f('graph_us_per_call'):10.2f} {f('predicted_us'):7.2f} {r['timing_source']:>5}")
     if r['tokens'] == '128' and r['pdl'] == '0':
         t[(r['hidden'], r['policy'])] = f('kernel_us_median')
 for h in ('8192', '4096'):
@@ -185,11 +223,21 @@ for h in ('8192', '4096'):
         print(f"H {h}, 128 tokens: legacy {t[(h,'legacy')]:.2f} us / trtllm {t[(h,'trtllm')]:.2f} us = {t[(h,'legacy')]/t[(h,'trtllm')]:.2f}x")
 PY
 fi
+if [ -f "${csv%.csv}_ratios.csv" ]; then
+  echo "== in-process ratios (RATIO lines) =="; grep -h "^RATIO" "$out/bench.log"
+fi
+[ -f "$out/timer_probe.log" ] && { echo "== timer probe =="; cat "$out/timer_probe.log"; }
+[ -f "$out/hold_ab.log" ] && { echo "== host hold A/B (1 and 128 tokens, H 8192) =="; sed 's/ | graph.*//; s/SUMMARY oneshot //' "$out/hold_ab.log"; }
+if [ -f "$out/repeatability.csv" ]; then
+  echo "== repeatability =="
+  python3 plots/repeatability_table.py "$out/repeatability.csv" "$out/repeatability_ratios.csv" --goal
+fi
 if [ -f "$out/seed.log" ]; then
   echo "== seed experiment (arlab seed --mode measure) =="
-  grep -E "seed H|MAPE|regret|measured [0-9]+ case|refused|WARNING" "$out/seed.log" | tail -12
+  grep -E "seed H|MAPE|regret|measured [0-9]+ case|refused|WARNING|FAILED" "$out/seed.log" | tail -16
 fi
 for f in twoshot mpi; do
   [ -f "$out/$f.log" ] && { echo "== $f =="; grep -E "SUMMARY|FAIL|error" "$out/$f.log" | sed 's/ | graph.*//' | tail -40; }
 done
+echo "gpu-run: exit $status"
 exit $status

@@ -12,7 +12,7 @@ for h in 4096 8192; do
     for algo in oneshot twoshot; do
       # shellcheck disable=SC2086
       "$MPIRUN" -np "$N" ${MPIRUN_FLAGS:-} "$ARLAB" run -n "$N" --hidden "$h" -t 128 --algo "$algo" \
-        --policy "$policy" -w 20 -i 200 --graph-calls 32 --graph-reps 5 --csv "$CSV" --experiment seed_mpi |
+        --policy "$policy" --graph-calls 32 --graph-reps 5 --csv "$CSV" --experiment seed_mpi |
         grep -E "node:|SUMMARY|FAIL|error"
     done
   done

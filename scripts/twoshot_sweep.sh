@@ -12,7 +12,7 @@ for n in $RANKS; do
   for h in 4096 8192; do
     for t in 128 512 2048; do
       for algo in oneshot twoshot; do
-        "$ARLAB" run -n "$n" --hidden "$h" -t "$t" --algo "$algo" --policy trtllm -w 20 -i 100 \
+        "$ARLAB" run -n "$n" --hidden "$h" -t "$t" --algo "$algo" --policy trtllm \
           --graph-calls 32 --graph-reps 5 --csv "$CSV" --experiment twoshot_crossover | grep -E "SUMMARY|FAIL|error"
       done
     done

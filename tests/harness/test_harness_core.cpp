@@ -4,6 +4,7 @@
 // with the kernels.
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -50,6 +51,124 @@ TEST_CASE("combine_ranks: max duration, skew-free figure, spread") {
   REQUIRE_THROWS_AS(combine_ranks({1}, {0}), InvalidArgument);
   REQUIRE_THROWS_AS(combine_ranks({1, 2}, {3}), InvalidArgument);
   REQUIRE_THROWS_AS(combine_ranks({}, {}), InvalidArgument);
+}
+
+TEST_CASE("combine_ranks: start skew is the spread of the start times") {
+  const IterationFigures f = combine_ranks({100, 103, 101}, {110, 111, 112});
+  REQUIRE(f.start_skew == 3.0);
+}
+
+TEST_CASE("to_relative_us keeps every nanosecond of epoch timestamps") {
+  // CUPTI timestamps are ~1.8e18 ns. As doubles they step by 256 ns, and in microseconds by 0.25 us:
+  // the quantization every arlab time showed before the integer origin.
+  const uint64_t origin = 1'764'000'000'123'456'789ull;
+  const uint64_t t = origin + 5'123;  // 5.123 us later
+  REQUIRE(to_relative_us(t, origin) == 5.123);
+  REQUIRE(to_relative_us(origin, t) == -5.123);  // a start before the origin (another process's)
+  const double naive = static_cast<double>(t) / 1e3 - static_cast<double>(origin) / 1e3;
+  REQUIRE(std::fabs(naive - 5.123) > 0.05);  // the old conversion: off by a large part of a 0.25 us step
+}
+
+TEST_CASE("median_ci: distribution-free order-statistic interval") {
+  // n = 100, 95 %: the classical ranks are x_(40) and x_(61) (P(Bin(100, 1/2) <= 39) = 0.018).
+  std::vector<double> v;
+  for (int i = 1; i <= 100; ++i) v.push_back(i);
+  std::reverse(v.begin(), v.end());  // order does not matter
+  const MedianCI ci = median_ci(v, 0.95);
+  REQUIRE(ci.exact);
+  REQUIRE(ci.median == 50.5);
+  REQUIRE(ci.lo == 40.0);
+  REQUIRE(ci.hi == 61.0);
+  REQUIRE(near(ci.relative_half_width(), 10.5 / 50.5));
+  // Too few samples for 95 %: [min, max], flagged.
+  const MedianCI tiny = median_ci({3, 1, 2}, 0.95);
+  REQUIRE_FALSE(tiny.exact);
+  REQUIRE(tiny.lo == 1.0);
+  REQUIRE(tiny.hi == 3.0);
+  // n = 6 is the smallest n with a 95 % interval: [x_(1), x_(6)].
+  REQUIRE(median_ci({1, 2, 3, 4, 5, 6}, 0.95).exact);
+  REQUIRE_THROWS_AS(median_ci({}, 0.95), InvalidArgument);
+  REQUIRE_THROWS_AS(median_ci({1}, 1.0), InvalidArgument);
+}
+
+TEST_CASE("median_ci covers the true median at about the stated rate") {
+  // 400 samples of 41 draws from a skewed distribution whose median is known: coverage >= 95 %.
+  std::mt19937_64 rng(12345);
+  std::exponential_distribution<double> expo(1.0);
+  const double true_median = std::log(2.0);
+  int covered = 0;
+  const int trials = 400;
+  for (int k = 0; k < trials; ++k) {
+    std::vector<double> v(41);
+    for (double& x : v) x = expo(rng);
+    const MedianCI ci = median_ci(v, 0.95);
+    if (ci.lo <= true_median && true_median <= ci.hi) ++covered;
+  }
+  REQUIRE(covered >= static_cast<int>(0.92 * trials));  // 95 % nominal (exact >= 95 %), 3 % slack for 400 trials
+}
+
+TEST_CASE("ratio_of_medians: paired rounds, bootstrap interval around the ratio") {
+  // b is a with a 2 % drift per round; a/b's true ratio is 1.25 and the drift cancels in pairs.
+  RoundSamples a, b;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  for (int k = 0; k < 30; ++k) {
+    const double drift = 1.0 + 0.02 * k;
+    std::vector<double> ra, rb;
+    for (int i = 0; i < 16; ++i) {
+      ra.push_back(1.25 * drift * (1.0 + noise(rng)));
+      rb.push_back(drift * (1.0 + noise(rng)));
+    }
+    a.push_back(ra);
+    b.push_back(rb);
+  }
+  const RatioCI r = ratio_of_medians(a, b, 0.95, 500, 99);
+  REQUIRE(r.rounds == 30);
+  REQUIRE(r.lo <= r.ratio);
+  REQUIRE(r.ratio <= r.hi);
+  REQUIRE(std::fabs(r.ratio - 1.25) < 0.05);
+  REQUIRE(r.hi - r.lo < 0.2);
+  // Deterministic for a seed.
+  const RatioCI again = ratio_of_medians(a, b, 0.95, 500, 99);
+  REQUIRE(again.lo == r.lo);
+  REQUIRE(again.hi == r.hi);
+  REQUIRE_THROWS_AS(ratio_of_medians(a, RoundSamples(29), 0.95, 10, 1), InvalidArgument);
+  REQUIRE_THROWS_AS(ratio_of_medians({}, {}, 0.95, 10, 1), InvalidArgument);
+}
+
+TEST_CASE("stop rule: noise, iteration cap, time cap, and option validation") {
+  StopRule rule;
+  rule.max_noise = 0.01;
+  rule.min_iters = 64;
+  rule.max_iters = 1000;
+  rule.max_time_s = 2.0;
+  rule.min_rounds = 4;
+  REQUIRE(stop_reason(rule, 32, 4, 0.1, 0.001) == StopReason::keep_going);  // below min_iters
+  REQUIRE(stop_reason(rule, 64, 3, 0.1, 0.001) == StopReason::keep_going);  // below min_rounds
+  REQUIRE(stop_reason(rule, 64, 4, 0.1, 0.001) == StopReason::noise_met);
+  REQUIRE(stop_reason(rule, 64, 4, 0.1, 0.02) == StopReason::keep_going);
+  REQUIRE(stop_reason(rule, 1000, 4, 0.1, 0.02) == StopReason::max_iters);
+  REQUIRE(stop_reason(rule, 200, 4, 2.5, 0.02) == StopReason::max_time);
+  REQUIRE_NOTHROW(validate(rule));
+  StopRule bad = rule;
+  bad.max_noise = 0;
+  REQUIRE_THROWS_AS(validate(bad), InvalidArgument);
+  bad = rule;
+  bad.max_iters = 10;  // below min_iters
+  REQUIRE_THROWS_AS(validate(bad), InvalidArgument);
+  bad = rule;
+  bad.min_rounds = 0;
+  REQUIRE_THROWS_AS(validate(bad), InvalidArgument);
+  bad = rule;
+  bad.max_time_s = std::nan("");
+  REQUIRE_THROWS_AS(validate(bad), InvalidArgument);
+  TimingOptions t;
+  REQUIRE_NOTHROW(validate(t));
+  t.batch = kMaxTimingBatch + 1;
+  REQUIRE_THROWS_AS(validate(t), InvalidArgument);
+  t = TimingOptions{};
+  t.warmup_ms = -1;
+  REQUIRE_THROWS_AS(validate(t), InvalidArgument);
 }
 
 TEST_CASE("pairwise_cover covers every feasible pair and respects the constraint") {

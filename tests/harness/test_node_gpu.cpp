@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "harness/check.h"
@@ -118,42 +120,156 @@ TEST_CASE("start gate releases all ranks, a missing rank times out with a clear 
   REQUIRE_NOTHROW(node.synchronize());
 }
 
+namespace {
+
+// A two-rank emulated node with a one-shot problem, its runner and the trtllm configuration.
+struct TimingFixture {
+  NodeOptions o;
+  std::unique_ptr<EmulatedNode> node;
+  Problem p;
+  std::unique_ptr<FusedRunner> runner;
+  LaunchConfig cfg;
+  TimingFixture() {
+    o.nranks = 2;
+    o.max_tokens = 64;
+    o.max_hidden = 4096;
+    node = std::make_unique<EmulatedNode>(o);
+    p.tokens = 64;
+    p.hidden = 4096;
+    p.nranks = 2;
+    runner = std::make_unique<FusedRunner>(*node, p, 2, 7, ref::Distribution::normal);
+    const model::KernelResources res = runner->resources(LaunchConfig{});
+    cfg = model::choose_launch_config(model::Policy::trtllm, p, node->rank_spec(), res, model::default_calibration());
+  }
+};
+
+std::vector<double> all_samples(const RoundSamples& rounds) {
+  std::vector<double> v;
+  for (const auto& r : rounds) v.insert(v.end(), r.begin(), r.end());
+  return v;
+}
+
+}  // namespace
+
 TEST_CASE("timing: CUPTI delivers every tagged kernel, figures are consistent") {
   CuptiKernelTimer cupti;
-  NodeOptions o;
-  o.nranks = 2;
-  o.max_tokens = 64;
-  o.max_hidden = 4096;
-  EmulatedNode node(o);
-  Problem p;
-  p.tokens = 64;
-  p.hidden = 4096;
-  p.nranks = 2;
-  FusedRunner runner(node, p, 2, 7, ref::Distribution::normal);
-  model::KernelResources res = runner.resources(LaunchConfig{});
-  const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, p, node.rank_spec(), res,
-                                                       model::default_calibration());
+  TimingFixture f;
   TimingOptions t;
-  t.warmup = 5;
-  t.iters = 40;
+  t.warmup_ms = 5;
+  t.batch = 16;
+  t.fixed_iters = 40;  // 16 + 16 + 8: the last batch is partial
   t.graph_calls = 8;
   t.graph_reps = 3;
-  const TimingReport rep = time_isolated(runner, p, cfg, t, &cupti);
+  const TimingReport rep = time_isolated(*f.runner, f.p, f.cfg, t, &cupti);
   INFO(rep.note);
   REQUIRE(rep.source == "cupti");
   REQUIRE(rep.iters == 40);
+  REQUIRE(rep.rounds == 3);
   REQUIRE(rep.nsets == 2);
   REQUIRE(rep.kernel_us.median > 0);
   REQUIRE(rep.kernel_us.p10 <= rep.kernel_us.median);
   REQUIRE(rep.kernel_us.median <= rep.kernel_us.p90);
-  REQUIRE(rep.skewfree_us > 0);
+  REQUIRE(rep.kernel.lo <= rep.kernel.median);
+  REQUIRE(rep.kernel.median <= rep.kernel.hi);
+  REQUIRE(rep.skew_free.median > 0);
   REQUIRE(rep.rank_spread_us >= 0);
-  const TimingReport ev = time_isolated(runner, p, cfg, t, nullptr);
+  REQUIRE(rep.start_skew_us.median >= 0);
+  REQUIRE(std::isfinite(rep.gate_skew_us.median));  // one GPU clock: the gate's release skew is measured
+  REQUIRE(all_samples(rep.kernel_rounds).size() == 40);
+  const TimingReport ev = time_isolated(*f.runner, f.p, f.cfg, t, nullptr);
   REQUIRE(ev.source == "events");
   REQUIRE(ev.kernel_us.median > 0);
-  const double graph = time_graph_per_call(runner, p, cfg, t);
+  REQUIRE(std::isnan(ev.skew_free.median));  // events of different ranks share no clock
+  const double graph = time_graph_per_call(*f.runner, f.p, f.cfg, t);
   REQUIRE(std::isfinite(graph));
   REQUIRE(graph > 0);
   // The timed calls left the node correct.
-  REQUIRE(runner.check(p, cfg).pass);
+  REQUIRE(f.runner->check(f.p, f.cfg).pass);
+}
+
+TEST_CASE("timing: CUPTI durations keep nanoseconds (no 0.25 us quantization)") {
+  // Absolute CUPTI timestamps (~1.8e18 ns) converted to double microseconds step by 0.25 us; the
+  // timing loop subtracts an integer origin first. Among 200 durations of a ~5-10 us kernel,
+  // some must fall off the 0.25 us grid (and off any coarser one).
+  CuptiKernelTimer cupti;
+  TimingFixture f;
+  TimingOptions t;
+  t.warmup_ms = 5;
+  t.fixed_iters = 200;
+  t.graph_calls = 0;
+  const TimingReport rep = time_isolated(*f.runner, f.p, f.cfg, t, &cupti);
+  int off_grid = 0;
+  for (double us : all_samples(rep.kernel_rounds)) {
+    const double ns = us * 1e3;
+    if (std::fabs(ns / 250.0 - std::round(ns / 250.0)) > 1e-6) ++off_grid;
+  }
+  INFO("durations off the 0.25 us grid: " << off_grid << " of " << rep.iters);
+  REQUIRE(off_grid > rep.iters / 2);
+}
+
+TEST_CASE("timing: noise-based stopping stops for the reason it reports") {
+  CuptiKernelTimer cupti;
+  TimingFixture f;
+  TimingOptions loose;
+  loose.warmup_ms = 5;
+  loose.graph_calls = 0;
+  loose.stop.max_noise = 0.5;  // +-50 %: met as soon as min_iters are in
+  loose.stop.min_iters = 32;
+  loose.stop.min_rounds = 1;
+  loose.batch = 32;
+  const TimingReport a = time_isolated(*f.runner, f.p, f.cfg, loose, &cupti);
+  REQUIRE(a.stop == StopReason::noise_met);
+  REQUIRE(a.noise_met);
+  REQUIRE(a.iters == 32);
+
+  TimingOptions capped = loose;
+  capped.stop.max_noise = 1e-9;  // unreachable: the iteration cap ends it
+  capped.stop.max_iters = 64;  // two rounds of 32, below the 10 rounds a noise stop would also need
+  capped.stop.max_time_s = 60;
+  const TimingReport b = time_isolated(*f.runner, f.p, f.cfg, capped, &cupti);
+  REQUIRE(b.stop == StopReason::max_iters);
+  REQUIRE_FALSE(b.noise_met);
+  REQUIRE(b.iters == 64);
+}
+
+TEST_CASE("timing: configurations interleave round by round and give a ratio with its CI") {
+  CuptiKernelTimer cupti;
+  TimingFixture f;
+  LaunchConfig other = f.cfg;
+  other.grid = std::max(other.cluster, other.grid / 2 / other.cluster * other.cluster);  // half the clusters
+  TimingOptions t;
+  t.warmup_ms = 5;
+  t.graph_calls = 0;
+  t.batch = 8;
+  t.fixed_iters = 48;
+  const std::vector<TimingReport> reps = time_interleaved(*f.runner, f.p, {f.cfg, other, f.cfg}, t, &cupti, nullptr);
+  REQUIRE(reps.size() == 3);
+  for (const TimingReport& r : reps) {
+    REQUIRE(r.iters == 48);
+    REQUIRE(r.rounds == 6);
+    REQUIRE(r.kernel_rounds.size() == 6);
+  }
+  const RatioCI same = headline_ratio(reps[2], reps[0], 0.95);
+  REQUIRE(same.rounds == 6);
+  REQUIRE(same.lo <= same.ratio);
+  REQUIRE(same.ratio <= same.hi);
+  REQUIRE(same.ratio > 0);
+}
+
+TEST_CASE("host hold: a hold the host never releases times out with a clear error") {
+  TimingFixture f;
+  PinnedBuffer word(sizeof(unsigned int));
+  *static_cast<unsigned int*>(word.data()) = 0;
+  unsigned int* device_word = nullptr;
+  REQUIRE(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_word), word.data(), 0) == cudaSuccess);
+  f.node->rank(1).launch_host_hold(device_word, 7, 20'000'000ull);  // 20 ms; the word stays 0
+  try {
+    f.node->synchronize();
+    FAIL("the unreleased hold did not time out");
+  } catch (const DeviceTimeout& e) {
+    REQUIRE(std::string(e.what()).find("host hold") != std::string::npos);
+    REQUIRE(std::string(e.what()).find("rank 1") != std::string::npos);
+  }
+  // The node recovers: a checked call passes.
+  REQUIRE(f.runner->check(f.p, f.cfg).pass);
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""The repeatability table of the measurement issue, from scripts/repeatability.sh's CSVs.
+
+For every (node, H, tokens, policy): the headline figure (kernel_us_median, max over ranks) and the
+skew-free figure of K separate processes, their spread max/min - 1, the median noise (CI half-width)
+and the median start skew. Then, for every process in which trtllm and legacy chose the same
+configuration, whether the in-process ratio's 95 % CI contains 1. Reads columns by name only
+(common/measurement_schema.h, common/ratio_schema.h); prints Markdown.
+
+usage: plots/repeatability_table.py RUNS.csv [RATIOS.csv] [--goal]
+  --goal  also print whether each row meets the issue's goal (<= 2 % spread at >= 16 tokens,
+          <= 4 % at 1 token) and exit 1 when one does not
+"""
+import csv
+import statistics
+import sys
+from collections import defaultdict
+
+
+def node_name(row):
+    return "emulated TP2" if row["topology"] == "emulated" else f"real TP2 ({row['link']})"
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    goal = "--goal" in argv
+    if not args:
+        print(__doc__, file=sys.stderr)
+        return 2
+    rows = list(csv.DictReader(open(args[0])))
+    groups = defaultdict(list)
+    for r in rows:
+        if r["check"] != "pass":
+            continue
+        groups[(node_name(r), int(r["hidden"]), int(r["tokens"]), r["policy"])].append(r)
+    print("| node | H | tokens | policy | tpb/cs/grid | K | headline us (min - max) | spread | skew-free us (min - max) "
+          "| spread | median noise | median start skew us |" + (" goal |" if goal else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if goal else ""))
+    missed = 0
+    for key in sorted(groups):
+        g = groups[key]
+        head = [float(r["kernel_us_median"]) for r in g]
+        skew = [float(r["skewfree_us_median"]) for r in g]
+        noise = statistics.median(float(r["noise_pct"]) for r in g)
+        start = statistics.median(float(r["start_skew_us_median"]) for r in g)
+        cfg = f"{g[0]['tpb']}/{g[0]['cluster']}/{g[0]['grid']}"
+        spread_h = max(head) / min(head) - 1
+        spread_s = max(skew) / min(skew) - 1 if all(s == s for s in skew) else float("nan")
+        line = (f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {cfg} | {len(g)} | {min(head):.3f} - {max(head):.3f} | "
+                f"{100 * spread_h:.1f} % | {min(skew):.3f} - {max(skew):.3f} | {100 * spread_s:.1f} % | {noise:.2f} % | "
+                f"{start:.3f} |")
+        if goal:
+            limit = 0.04 if key[2] == 1 else 0.02
+            ok = spread_h <= limit
+            missed += 0 if ok else 1
+            line += f" {'yes' if ok else 'NO'} (<= {100 * limit:.0f} %) |"
+        print(line)
+    if len(args) > 1:
+        ratios = list(csv.DictReader(open(args[1])))
+        same = [r for r in ratios if r["numerator_cfg"] == r["denominator_cfg"]]
+        inside = [r for r in same if float(r["ci_lo"]) <= 1.0 <= float(r["ci_hi"])]
+        print()
+        print(f"Same configuration under two policy names in one process: {len(inside)} of {len(same)} "
+              f"in-process ratios have a 95 % CI that contains 1.")
+        worst = sorted(same, key=lambda r: abs(float(r["ratio"]) - 1), reverse=True)[:3]
+        for r in worst:
+            print(f"  {r['topology']} H {r['hidden']} tokens {r['tokens']}: {r['numerator']}/{r['denominator']} "
+                  f"= {float(r['ratio']):.4f} [{float(r['ci_lo']):.4f}, {float(r['ci_hi']):.4f}]")
+    return 1 if goal and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

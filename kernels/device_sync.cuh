@@ -2,8 +2,8 @@
 // stores with explicit memory-model semantics and the release / acquire flag accesses (PTX inline
 // asm, so the compiler can neither cache, merge nor reorder them), the %globaltimer clock that
 // bounds every spin-wait, the fault-word writer, and programmatic dependent launch controls. Used by
-// the one-shot kernel (Lamport push and poll), the two-shot kernel (its cross-rank barrier) and the
-// timing gate.
+// the one-shot kernel (Lamport push and poll), the two-shot kernel (its cross-rank barrier), the
+// timing gate and the host hold.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -49,16 +49,28 @@ __device__ __forceinline__ void st_release_sys(uint32_t* p, uint32_t v) {
 }
 
 // Flag observation: an acquire load at system scope; loads after it see what the releasing writer
-// published. 32-bit for the two-shot barrier flags, 64-bit for the timing gate's arrival counter.
+// published (the two-shot barrier flags).
 __device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
   uint32_t v;
   asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
-__device__ __forceinline__ unsigned long long ld_acquire_sys(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+
+// Flag accesses that order nothing else (the timing gate's arrival slots, the host hold's word):
+// relaxed at system scope, so they see other ranks' and the host's stores and are never cached or
+// merged.
+__device__ __forceinline__ uint32_t ld_relaxed_sys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
+}
+__device__ __forceinline__ unsigned long long ld_relaxed_sys(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_relaxed_sys(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
 __device__ __forceinline__ unsigned long long global_timer_ns() {

@@ -127,7 +127,8 @@ ExplicitShape parse_config(const std::string& text) {
       if (used != part.size()) throw std::invalid_argument("trailing characters");
       v.push_back(x);
     } catch (const std::exception&) {
-      throw InvalidArgument("--config '" + text + "': '" + part + "' is not an integer (expected tpb/cluster/grid[/vpt])");
+      throw InvalidArgument("--config '" + text + "': '" + part +
+                            "' is not an integer (expected tpb/cluster/grid[/vpt])");
     }
     if (slash == std::string::npos) break;
     pos = slash + 1;
@@ -249,7 +250,8 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
                 to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
                 o.seed, o.distribution.c_str());
     std::printf("  device: %s (%d SMs), driver %s, CUDA runtime %s, git %s\n", node.device().name.c_str(),
-                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(), arlab::git_sha());
+                node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(),
+                arlab::git_sha());
     std::printf("  node: %s; link %s; workspace %lld tokens, timeout %g ms\n", node.describe().c_str(),
                 settings.link.c_str(), node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
     std::printf("  kernel: %s, %d registers/thread\n", runner.kernel().name.c_str(), base_res.regs_per_thread);
@@ -300,7 +302,8 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
   }
   std::vector<RatioRow> ratio_rows;
   if (settings.timed)
-    for (size_t i = 1; i < ms.size(); ++i) ratio_rows.push_back(harness::ratio_row(ms[i], ms[0], settings.timing.stop.confidence));
+    for (size_t i = 1; i < ms.size(); ++i)
+      ratio_rows.push_back(harness::ratio_row(ms[i], ms[0], settings.timing.stop.confidence));
   for (const RatioRow& r : ratio_rows)
     if (printer)
       std::printf("RATIO %s / %s = %.4f [%.4f, %.4f] (95 %% bootstrap CI over %d paired rounds, %s)\n",

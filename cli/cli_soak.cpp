@@ -16,6 +16,7 @@
 
 #ifdef ARLAB_HAVE_CUDA
 #include "common/csv.h"
+#include "common/utc_time.h"
 #include "harness/emulated_node.h"
 #include "harness/measurement.h"
 #include "harness/soak.h"
@@ -73,7 +74,7 @@ void soak_main(const SoakCliOptions& o) {
   if (!r.fault.empty()) std::printf("  fault: %s\n", r.fault.c_str());
   if (!o.csv.empty()) {
     CsvAppender out(o.csv, kSoakHeader);
-    out.append({arlab::git_sha(), harness::utc_now_iso8601(), node.device().name, node.topology(),
+    out.append({arlab::git_sha(), arlab::utc_now_iso8601(), node.device().name, node.topology(),
                 std::to_string(p.nranks), to_string(p.dtype), to_string(p.pattern), std::to_string(p.hidden),
                 std::to_string(o.max_tokens), std::to_string(o.sets), std::to_string(o.seed), std::to_string(r.calls),
                 std::to_string(r.mismatched_calls), std::to_string(r.sum_mismatches),

@@ -61,7 +61,7 @@
   X(int, mem_clock_mhz_start, "memory clock (NVML) before the timed rounds; -1 unknown")                 \
   X(int, mem_clock_mhz_end, "memory clock (NVML) after the timed rounds; -1 unknown")                    \
   X(double, predicted_us, "analytic model prediction for this configuration")                            \
-  X(std::string, check, "correctness gate verdict: pass, fail, or skipped (--no-check)")                                        \
+  X(std::string, check, "correctness gate verdict: pass, fail, or skipped (--no-check: the gate did not run)") \
   X(int, norm_max_ulp, "largest ulp difference of norm_out against the reference")                       \
   X(long long, quant_nonexact, "quantized codes that differ from the reference (within one step)")       \
   X(double, err_rel_rms_vs_exact, "relative RMS error of the main output against the fp64 reference")

@@ -85,7 +85,8 @@ void print_seed_table(const std::vector<model::MeasuredRow>& rows, const model::
   for (int h : {4096, 8192}) {
     auto l = seed_measured.find({h, "legacy"}), t = seed_measured.find({h, "trtllm"});
     if (l != seed_measured.end() && t != seed_measured.end() && t->second > 0)
-      std::printf("  seed H %d, 128 tokens: legacy %.2f us / trtllm %.2f us = %.2fx (peer library: 26.8 / 9.8 = 2.73x)\n",
+      std::printf("  seed H %d, 128 tokens: legacy %.2f us / trtllm %.2f us = %.2fx "
+                  "(peer library: 26.8 / 9.8 = 2.73x)\n",
                   h, l->second, t->second, l->second / t->second);
   }
 }

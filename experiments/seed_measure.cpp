@@ -19,6 +19,7 @@
 #include "harness/nvml.h"
 #include "harness/timing.h"
 #include "model/calibration.h"
+#include "model/candidates.h"
 #include "model/policies.h"
 
 namespace arlab::seed {
@@ -82,15 +83,36 @@ SeedRunResult measure_seed(const SeedSweep& sweep, const MeasureOptions& opt, co
       if (!r) {
         Problem shape = seed_problem(nopt.max_tokens, hidden, sweep.nranks);
         shape.algo = algo;
-        r = std::make_unique<harness::FusedRunner>(node, shape, harness::input_sets_for(shape, node.device().spec.l2_bytes),
-                                                   opt.seed, ref::Distribution::normal);
+        const int sets = harness::input_sets_for(shape, node.device().spec.l2_bytes);
+        r = std::make_unique<harness::FusedRunner>(node, shape, sets, opt.seed, ref::Distribution::normal);
       }
       return *r;
     };
-    harness::FusedRunner& oneshot = runner_for(Algorithm::oneshot);
-    model::KernelResources res;
-    res.regs_per_thread = oneshot.registers_per_thread();
-    res.smem_per_block_bytes = oneshot.resources(LaunchConfig{}).smem_per_block_bytes;
+    // Each algorithm's kernel has its own registers and shared memory: the model policy searches
+    // each algorithm's candidates with that kernel's resources and keeps the faster prediction.
+    auto resources_of = [&](Algorithm algo) {
+      harness::FusedRunner& r = runner_for(algo);
+      model::KernelResources res;
+      res.regs_per_thread = r.registers_per_thread();
+      res.smem_per_block_bytes = r.resources(LaunchConfig{}).smem_per_block_bytes;
+      return res;
+    };
+    const model::KernelResources res = resources_of(Algorithm::oneshot);
+    auto choose = [&](const SeedCase& c) {
+      if (c.policy != model::Policy::model)
+        return model::choose_launch_config(c.policy, c.problem, node.rank_spec(), res, cal,
+                                           c.policy == model::Policy::explicit_config ? &c.explicit_cfg : nullptr);
+      model::SearchResult best;
+      bool found = false;
+      for (Algorithm algo : model::model_algorithms(c.problem)) {
+        Problem p = c.problem;
+        p.algo = algo;
+        const model::SearchResult r = model::search_best_config(p, node.rank_spec(), resources_of(algo), cal, {algo});
+        if (!found || r.best_us < best.best_us) best = r;
+        found = true;
+      }
+      return best.best;
+    };
     SeedSweep one = sweep;
     one.hidden = {hidden};
 
@@ -99,9 +121,7 @@ SeedRunResult measure_seed(const SeedSweep& sweep, const MeasureOptions& opt, co
     for (const SeedCase& c : seed_cases(one, node.rank_spec(), res)) {
       const char* label = model::to_string(c.policy);
       try {
-        const LaunchConfig cfg = model::choose_launch_config(
-            c.policy, c.problem, node.rank_spec(), res, cal,
-            c.policy == model::Policy::explicit_config ? &c.explicit_cfg : nullptr);
+        const LaunchConfig cfg = choose(c);
         Problem call = c.problem;
         call.algo = cfg.algo;  // the model policy may pick the other algorithm; the row says which ran
         runner_for(cfg.algo).validate_call(call, cfg);

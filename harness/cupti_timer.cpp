@@ -78,7 +78,8 @@ void CUPTIAPI on_runtime_api(void* userdata, CUpti_CallbackDomain domain, CUpti_
 CuptiKernelTimer::CuptiKernelTimer() : state_(std::make_unique<State>()) {
   {
     std::lock_guard<std::mutex> lock(sink().mutex);
-    if (sink().timer_alive) throw CudaError("a CuptiKernelTimer already exists in this process (CUPTI is process-wide)");
+    if (sink().timer_alive)
+      throw CudaError("a CuptiKernelTimer already exists in this process (CUPTI is process-wide)");
     sink().timer_alive = true;
   }
   try {

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "common/build_info.h"
+#include "common/row_cells.h"
+#include "common/utc_time.h"
 #include "model/timing_model.h"
 
 namespace arlab::harness {
@@ -34,18 +36,9 @@ void fill_row(Measurement& m, const Node& node, const Problem& call, const Candi
   row.topology = node.topology();
   row.link = !s.link.empty() ? s.link : (node.topology() == "emulated" ? "local" : "unknown");
   row.sm_per_rank = node.sms_per_rank();
-  row.nranks = call.nranks;
-  row.dtype = to_string(call.dtype);
-  row.pattern = to_string(call.pattern);
-  row.algo = to_string(c.cfg.algo);
-  row.acc = to_string(call.acc);
-  row.tokens = call.tokens;
-  row.hidden = call.hidden;
+  set_problem_cells(row, call);
+  set_config_cells(row, c.cfg);
   row.policy = c.policy;
-  row.tpb = c.cfg.tpb;
-  row.cluster = c.cfg.cluster;
-  row.grid = c.cfg.grid;
-  row.vecs_per_thread = c.cfg.vecs_per_thread;
   row.pdl = c.cfg.pdl ? 1 : 0;
   row.regs = res.regs_per_thread;
   const TimingReport& t = m.timing;
@@ -129,15 +122,6 @@ RatioRow ratio_row(const Measurement& num, const Measurement& den, double confid
   row.ci_hi = r.hi;
   row.rounds = r.rounds;
   return row;
-}
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::vector<Measurement> measure_group(FusedRunner& runner, const Problem& call, const std::vector<Candidate>& group,

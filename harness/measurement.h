@@ -69,9 +69,6 @@ std::string node_link(const Node& node, const Nvml& nvml);
 // that moved by more than 5 % between the start and the end.
 std::string measurement_warnings(const Measurement& m, double max_noise);
 
-// ISO 8601 UTC time of now, as the CSV's date_utc column records it.
-std::string utc_now_iso8601();
-
 // The ratio row of `numerator` over `denominator`, two members of one measured group.
 RatioRow ratio_row(const Measurement& numerator, const Measurement& denominator, double confidence);
 

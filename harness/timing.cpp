@@ -429,7 +429,8 @@ RatioCI headline_ratio(const TimingReport& a, const TimingReport& b, double conf
   return ratio_of_medians(a.headline_rounds(), b.headline_rounds(), confidence, kRatioResamples, kRatioSeed);
 }
 
-double time_graph_per_call(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg, const TimingOptions& opt) {
+double time_graph_per_call(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg,
+                           const TimingOptions& opt) {
   if (opt.graph_calls < 1 || opt.graph_reps < 1)
     throw InvalidArgument("graph calls = " + std::to_string(opt.graph_calls) + " and replays = " +
                           std::to_string(opt.graph_reps) + " must both be >= 1");

@@ -149,7 +149,8 @@ RatioCI ratio_of_medians(const RoundSamples& a, const RoundSamples& b, double co
 
 void validate(const StopRule& rule) {
   if (!(rule.max_noise > 0.0 && rule.max_noise < 1.0))
-    throw InvalidArgument("max noise = " + std::to_string(rule.max_noise) + " must be in (0, 1) (a fraction: 0.01 = 1 %)");
+    throw InvalidArgument("max noise = " + std::to_string(rule.max_noise) +
+                          " must be in (0, 1) (a fraction: 0.01 = 1 %)");
   if (!(rule.confidence > 0.0 && rule.confidence < 1.0))
     throw InvalidArgument("confidence = " + std::to_string(rule.confidence) + " must be in (0, 1)");
   if (rule.min_iters < 1) throw InvalidArgument("min iterations = " + std::to_string(rule.min_iters) + " must be >= 1");

@@ -5,20 +5,10 @@
 
 namespace arlab::kernels {
 
-__device__ __forceinline__ unsigned long long ld_relaxed_sys_u64(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void st_relaxed_sys_u64(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
 // Ranks whose slot in my control block shows round `round` (or later).
 __device__ __forceinline__ int ranks_arrived(const LamportControl* c, int nranks, unsigned long long round) {
   int arrived = 0;
-  for (int r = 0; r < nranks; ++r) arrived += ld_relaxed_sys_u64(&c->gate_seen[r]) >= round ? 1 : 0;
+  for (int r = 0; r < nranks; ++r) arrived += ld_relaxed_sys(&c->gate_seen[r]) >= round ? 1 : 0;
   return arrived;
 }
 
@@ -26,7 +16,7 @@ __global__ void rank_gate_kernel(const GateParams p) {
   volatile LamportControl* c = p.my_control;
   const unsigned long long round = c->gate_generation + 1;
   c->gate_generation = round;
-  for (int r = 0; r < p.nranks; ++r) st_relaxed_sys_u64(p.peer_slot[r], round);
+  for (int r = 0; r < p.nranks; ++r) st_relaxed_sys(p.peer_slot[r], round);
   const unsigned long long start = global_timer_ns();
   int arrived = ranks_arrived(p.my_control, p.nranks, round);
   while (arrived < p.nranks) {
@@ -39,15 +29,9 @@ __global__ void rank_gate_kernel(const GateParams p) {
   if (p.release_ns) *p.release_ns = global_timer_ns();
 }
 
-__device__ __forceinline__ unsigned int ld_relaxed_sys_u32(const unsigned int* p) {
-  unsigned int v;
-  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
 __global__ void host_hold_kernel(const HostHoldParams p) {
   const unsigned long long start = global_timer_ns();
-  while (ld_relaxed_sys_u32(p.host_word) != p.target) {
+  while (ld_relaxed_sys(p.host_word) != p.target) {
     if (global_timer_ns() - start > p.timeout_ns) {
       record_fault(p.fault, encode_fault(WaitKind::host_hold, p.rank, 0, 0, 0));
       return;

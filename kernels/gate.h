@@ -24,6 +24,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "kernels/lamport_layout.h"
 
 namespace arlab::kernels {
@@ -43,8 +45,8 @@ struct GateParams {
 cudaError_t launch_gate(const GateParams& params, cudaStream_t stream);
 
 struct HostHoldParams {
-  const unsigned int* host_word = nullptr;  // pinned host memory mapped into the device
-  unsigned int target = 0;                  // the hold opens once *host_word == target
+  const uint32_t* host_word = nullptr;      // pinned host memory mapped into the device
+  uint32_t target = 0;                      // the hold opens once *host_word == target
   unsigned long long* fault = nullptr;      // my fault word
   unsigned long long timeout_ns = 0;
   int rank = 0;

@@ -33,7 +33,8 @@ __global__ void soak_reference_kernel(const SoakReferenceParams p) {
       store_bits(p.sum_out, row + e, s);
       continue;
     }
-    const unsigned h = Bf16::from_float(__fadd_rn(Bf16::to_float(s), Bf16::to_float(load_bits(p.residual_in, row + e))));
+    const float res = Bf16::to_float(load_bits(p.residual_in, row + e));
+    const unsigned h = Bf16::from_float(__fadd_rn(Bf16::to_float(s), res));
     store_bits(p.sum_out, row + e, h);
     const float hf = Bf16::to_float(h);
     sum_sq = __fadd_rn(sum_sq, __fmul_rn(hf, hf));

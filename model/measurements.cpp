@@ -30,9 +30,9 @@ auto parse_cell(const CsvColumns<kCols>& csv, unsigned col, F parse) -> decltype
 
 std::vector<MeasuredRow> read_measurements(const std::string& path) {
   // skewfree_us_median is optional: files of other tools may lack it (validate then reports one figure).
-  CsvColumns<kCols> csv(path, OptionalColumns{{"skewfree_us_median"}}, "gpu", "link", "sm_per_rank", "nranks", "dtype", "pattern", "algo", "acc", "tokens",
-                        "hidden", "policy", "tpb", "cluster", "grid", "vecs_per_thread", "pdl", "regs", "check",
-                        "kernel_us_median", "skewfree_us_median");
+  CsvColumns<kCols> csv(path, OptionalColumns{{"skewfree_us_median"}}, "gpu", "link", "sm_per_rank", "nranks",
+                        "dtype", "pattern", "algo", "acc", "tokens", "hidden", "policy", "tpb", "cluster", "grid",
+                        "vecs_per_thread", "pdl", "regs", "check", "kernel_us_median", "skewfree_us_median");
   std::vector<MeasuredRow> rows;
   while (csv.next()) {
     MeasuredRow r;

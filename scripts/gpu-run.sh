@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
 #                    [--seed] [--twoshot "N ..."] [--mpi NGPUS] [--probe] [--repeat K] [--hold-ab]
+#                    [--sanitize] [--soak CALLS]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -25,6 +26,10 @@
 #                  TP2 under mpirun when --mpi >= 2) into OUTDIR/repeatability.csv (+ _ratios.csv).
 # --hold-ab        also measure, at 1 and 128 tokens, 3 processes each with and without the host
 #                  hold (--no-host-hold) into OUTDIR/hold_ab.csv: the start-skew evidence.
+# --sanitize       also run compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a small
+#                  matrix of both algorithms into OUTDIR/sanitize.log.
+# --soak CALLS     also run `arlab soak --calls CALLS` (TP2, H 4096, ar_res_rms and ar) into
+#                  OUTDIR/soak.csv.
 # Every step's real exit code is printed; the script exits non-zero when any step failed.
 # --pack B DEST    copy from build tree B only what this script needs (CMake/CTest files, the arlab
 #                  binary and the gpu test binaries) into DEST, to carry it cheaply.
@@ -45,7 +50,7 @@ fi
 
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
-run_probe=0; repeat_k=0; hold_ab=0
+run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -59,6 +64,8 @@ while [ $# -gt 0 ]; do
     --probe) run_probe=1; shift ;;
     --repeat) repeat_k=$2; shift 2 ;;
     --hold-ab) hold_ab=1; shift ;;
+    --sanitize) sanitize=1; shift ;;
+    --soak) soak_calls=$2; shift 2 ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -150,6 +157,35 @@ if [ $run_probe -eq 1 ]; then
   "$bin/tools/arlab_timer_probe" > "$out/timer_probe.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=1
   echo "gpu-run: timer probe exit $rc (log: timer_probe.log)"
+fi
+if [ $sanitize -eq 1 ]; then
+  start=$(date +%s)
+  : > "$out/sanitize.log"
+  san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  for tool in memcheck racecheck synccheck initcheck; do
+    for algo in oneshot twoshot; do
+      for pattern in ar_res_rms ar_res_rms_out_fp4; do
+        args=(run -n 2 -t 16 --hidden 1024 --algo "$algo" --pattern "$pattern" -i 2 --batch 2 --warmup-ms 0
+              --graph-calls 0 --no-cupti --timeout-ms 60000)
+        echo "\$ compute-sanitizer --tool $tool arlab ${args[*]}" >> "$out/sanitize.log"
+        timeout 240 "$san" --tool "$tool" --error-exitcode 9 "$arlab" "${args[@]}" >> "$out/sanitize.log" 2>&1
+        rc=$?; [ $rc -ne 0 ] && status=1
+        echo "sanitize $tool $algo $pattern: exit $rc" | tee -a "$out/sanitize.log"
+      done
+    done
+  done
+  echo "gpu-run: compute-sanitizer in $(( $(date +%s) - start )) s (log: sanitize.log)"
+fi
+if [ "$soak_calls" -gt 0 ]; then
+  start=$(date +%s)
+  for pattern in ar_res_rms ar; do
+    timeout 300 "$arlab" soak -n 2 --hidden 4096 --pattern "$pattern" --calls "$soak_calls" --csv "$out/soak.csv" \
+      >> "$out/soak.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && status=1
+    echo "gpu-run: soak $pattern exit $rc"
+  done
+  grep -E "SOAK|fault|error" "$out/soak.log"
+  echo "gpu-run: soak in $(( $(date +%s) - start )) s (log: soak.log)"
 fi
 if [ $run_seed -eq 1 ]; then
   start=$(date +%s)

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/device_sync.cuh"
+
 namespace {
 
 #define PROBE_CUDA(call)                                                                        \
@@ -49,11 +51,7 @@ namespace {
 constexpr int kTicks = 256;                 // distinct %globaltimer values recorded per probe
 constexpr unsigned long long kTickBudgetNs = 20'000'000ull;  // stop the tick probe after 20 ms
 
-__device__ __forceinline__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+__device__ __forceinline__ unsigned long long globaltimer() { return arlab::kernels::global_timer_ns(); }
 
 __global__ void tick_probe(unsigned long long* deltas, int n) {
   unsigned long long prev = globaltimer();
@@ -146,7 +144,8 @@ void report_intervals(const char* what, const std::vector<Interval>& iv) {
   }
   std::printf("%s: %zu kernels, gcd of timestamps %llu ns, %zu distinct durations (min %llu max %llu ns)\n", what,
               iv.size(), static_cast<unsigned long long>(g), durations.size(),
-              static_cast<unsigned long long>(*durations.begin()), static_cast<unsigned long long>(*durations.rbegin()));
+              static_cast<unsigned long long>(*durations.begin()),
+              static_cast<unsigned long long>(*durations.rbegin()));
 }
 
 // The sweep: kernels whose length grows by `step` SM cycles (~a few ns) per launch.

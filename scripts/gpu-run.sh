@@ -28,6 +28,8 @@
 #                  hold (--no-host-hold) into OUTDIR/hold_ab.csv: the start-skew evidence.
 # --sanitize       also run compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a small
 #                  matrix of both algorithms into OUTDIR/sanitize.log.
+# --fp32-norm      also measure the fp32 norm_out ulps (H 1024/4096/16384 x N 2/8 x one-/two-shot,
+#                  512 tokens, unchecked timing off) into OUTDIR/fp32_norm.csv.
 # --soak CALLS     also run `arlab soak --calls CALLS` (TP2, H 4096, ar_res_rms and ar) into
 #                  OUTDIR/soak.csv.
 # Every step's real exit code is printed; the script exits non-zero when any step failed.
@@ -50,7 +52,7 @@ fi
 
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
-run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0
+run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -65,6 +67,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat_k=$2; shift 2 ;;
     --hold-ab) hold_ab=1; shift ;;
     --sanitize) sanitize=1; shift ;;
+    --fp32-norm) fp32_norm=1; shift ;;
     --soak) soak_calls=$2; shift 2 ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
@@ -164,17 +167,30 @@ if [ $sanitize -eq 1 ]; then
   san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
   for tool in memcheck racecheck synccheck initcheck; do
     for algo in oneshot twoshot; do
-      for pattern in ar_res_rms ar_res_rms_out_fp4; do
+      for pattern in ar_res_rms_out_fp4; do
         args=(run -n 2 -t 16 --hidden 1024 --algo "$algo" --pattern "$pattern" -i 2 --batch 2 --warmup-ms 0
               --graph-calls 0 --no-cupti --timeout-ms 60000)
         echo "\$ compute-sanitizer --tool $tool arlab ${args[*]}" >> "$out/sanitize.log"
-        timeout 240 "$san" --tool "$tool" --error-exitcode 9 "$arlab" "${args[@]}" >> "$out/sanitize.log" 2>&1
+        timeout 60 "$san" --tool "$tool" --error-exitcode 9 "$arlab" "${args[@]}" >> "$out/sanitize.log" 2>&1
         rc=$?; [ $rc -ne 0 ] && status=1
         echo "sanitize $tool $algo $pattern: exit $rc" | tee -a "$out/sanitize.log"
       done
     done
   done
   echo "gpu-run: compute-sanitizer in $(( $(date +%s) - start )) s (log: sanitize.log)"
+fi
+if [ $fp32_norm -eq 1 ]; then
+  : > "$out/fp32_norm.log"
+  for h in 1024 4096 16384; do
+    for n in 2 8; do
+      for algo in oneshot twoshot; do
+        "$arlab" run -n "$n" -t 512 --hidden "$h" -d fp32 --pattern ar_res_rms --algo "$algo" --policy trtllm \
+          --no-timing --csv "$out/fp32_norm.csv" --experiment fp32_norm 2>&1 | grep -E "check|error" >> "$out/fp32_norm.log"
+        rc=${PIPESTATUS[0]}; [ "$rc" -ne 0 ] && { status=1; echo "  (exit $rc)" >> "$out/fp32_norm.log"; }
+      done
+    done
+  done
+  echo "gpu-run: fp32 norm_out ulps (log: fp32_norm.log)"
 fi
 if [ "$soak_calls" -gt 0 ]; then
   start=$(date +%s)

@@ -68,27 +68,6 @@
 
 namespace arlab {
 
-inline std::vector<std::string> measurement_header() {
-  std::vector<std::string> h;
-#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
-  ARLAB_MEASUREMENT_COLUMNS(ARLAB_X_NAME)
-#undef ARLAB_X_NAME
-  return h;
-}
-
-// One measurement row; fields named and typed by the schema above.
-struct MeasurementRow {
-#define ARLAB_X_FIELD(type, name, desc) type name{};
-  ARLAB_MEASUREMENT_COLUMNS(ARLAB_X_FIELD)
-#undef ARLAB_X_FIELD
-};
-
-inline std::vector<std::string> to_cells(const MeasurementRow& r) {
-  std::vector<std::string> c;
-#define ARLAB_X_CELL(type, name, desc) c.push_back(csv_cell_of(r.name));
-  ARLAB_MEASUREMENT_COLUMNS(ARLAB_X_CELL)
-#undef ARLAB_X_CELL
-  return c;
-}
+ARLAB_CSV_SCHEMA(ARLAB_MEASUREMENT_COLUMNS, MeasurementRow, measurement_header)
 
 }  // namespace arlab

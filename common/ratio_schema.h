@@ -35,26 +35,6 @@
 
 namespace arlab {
 
-inline std::vector<std::string> ratio_header() {
-  std::vector<std::string> h;
-#define ARLAB_X_NAME(type, name, desc) h.emplace_back(#name);
-  ARLAB_RATIO_COLUMNS(ARLAB_X_NAME)
-#undef ARLAB_X_NAME
-  return h;
-}
-
-struct RatioRow {
-#define ARLAB_X_FIELD(type, name, desc) type name{};
-  ARLAB_RATIO_COLUMNS(ARLAB_X_FIELD)
-#undef ARLAB_X_FIELD
-};
-
-inline std::vector<std::string> to_cells(const RatioRow& r) {
-  std::vector<std::string> c;
-#define ARLAB_X_CELL(type, name, desc) c.push_back(csv_cell_of(r.name));
-  ARLAB_RATIO_COLUMNS(ARLAB_X_CELL)
-#undef ARLAB_X_CELL
-  return c;
-}
+ARLAB_CSV_SCHEMA(ARLAB_RATIO_COLUMNS, RatioRow, ratio_header)
 
 }  // namespace arlab

@@ -161,24 +161,6 @@ if [ $run_probe -eq 1 ]; then
   rc=$?; [ $rc -ne 0 ] && status=1
   echo "gpu-run: timer probe exit $rc (log: timer_probe.log)"
 fi
-if [ $sanitize -eq 1 ]; then
-  start=$(date +%s)
-  : > "$out/sanitize.log"
-  san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
-  for tool in memcheck racecheck synccheck initcheck; do
-    for algo in oneshot twoshot; do
-      for pattern in ar_res_rms_out_fp4; do
-        args=(run -n 2 -t 16 --hidden 1024 --algo "$algo" --pattern "$pattern" -i 2 --batch 2 --warmup-ms 0
-              --graph-calls 0 --no-cupti --timeout-ms 60000)
-        echo "\$ compute-sanitizer --tool $tool arlab ${args[*]}" >> "$out/sanitize.log"
-        timeout 60 "$san" --tool "$tool" --error-exitcode 9 "$arlab" "${args[@]}" >> "$out/sanitize.log" 2>&1
-        rc=$?; [ $rc -ne 0 ] && status=1
-        echo "sanitize $tool $algo $pattern: exit $rc" | tee -a "$out/sanitize.log"
-      done
-    done
-  done
-  echo "gpu-run: compute-sanitizer in $(( $(date +%s) - start )) s (log: sanitize.log)"
-fi
 if [ $fp32_norm -eq 1 ]; then
   : > "$out/fp32_norm.log"
   for h in 1024 4096 16384; do
@@ -202,6 +184,24 @@ if [ "$soak_calls" -gt 0 ]; then
   done
   grep -E "SOAK|fault|error" "$out/soak.log"
   echo "gpu-run: soak in $(( $(date +%s) - start )) s (log: soak.log)"
+fi
+if [ $sanitize -eq 1 ]; then
+  start=$(date +%s)
+  : > "$out/sanitize.log"
+  san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  for tool in memcheck racecheck synccheck initcheck; do
+    for algo in oneshot twoshot; do
+      for pattern in ar_res_rms_out_fp4; do
+        args=(run -n 2 -t 16 --hidden 1024 --algo "$algo" --pattern "$pattern" -i 2 --batch 2 --warmup-ms 0
+              --graph-calls 0 --no-cupti --timeout-ms 60000)
+        echo "\$ compute-sanitizer --tool $tool arlab ${args[*]}" >> "$out/sanitize.log"
+        timeout 60 "$san" --tool "$tool" --error-exitcode 9 "$arlab" "${args[@]}" >> "$out/sanitize.log" 2>&1
+        rc=$?; [ $rc -ne 0 ] && status=1
+        echo "sanitize $tool $algo $pattern: exit $rc" | tee -a "$out/sanitize.log"
+      done
+    done
+  done
+  echo "gpu-run: compute-sanitizer in $(( $(date +%s) - start )) s (log: sanitize.log)"
 fi
 if [ $run_seed -eq 1 ]; then
   start=$(date +%s)

@@ -41,7 +41,7 @@ struct SoakCliOptions {
 // The soak CSV: one row per soak run (defined here, its only writer).
 const std::vector<std::string> kSoakHeader = {
     "git_sha", "date_utc", "gpu", "topology", "nranks", "dtype", "pattern", "hidden", "max_tokens", "sets", "seed",
-    "calls", "mismatched_calls", "sum_mismatches", "norm_over_1ulp", "timeouts", "elements_compared_per_rank",
+    "calls", "mismatched_calls", "sum_mismatches", "norm_over_1ulp", "timeouts", "elements_compared",
     "reference_checked_tokens", "seconds"};
 
 void soak_main(const SoakCliOptions& o) {

@@ -135,8 +135,12 @@ SeedRunResult measure_seed(const SeedSweep& sweep, const MeasureOptions& opt, co
     for (const auto& [key, group] : groups) {
       Problem call = seed_problem(key.first, hidden, sweep.nranks);
       call.algo = key.second;
+      // Input sets sized for this call, as `arlab run` sizes them: a runner shaped for the largest
+      // token count would rotate sets whose first rows (all a smaller call reads) fit in L2.
+      harness::FusedRunner group_runner(node, call, harness::input_sets_for(call, node.device().spec.l2_bytes),
+                                        opt.seed, ref::Distribution::normal);
       const std::vector<harness::Measurement> ms =
-          harness::measure_group(runner_for(key.second), call, group, cal, settings, cupti.get(), &clocks);
+          harness::measure_group(group_runner, call, group, cal, settings, cupti.get(), &clocks);
       const size_t none = ms.size();
       size_t den = none;
       for (size_t i = 0; i < ms.size() && den == none; ++i)

@@ -29,7 +29,7 @@ struct SoakReport {
   long long sum_mismatches = 0;         // allreduce_out / residual_out elements not bit-exact
   long long norm_over_1ulp = 0;         // norm_out elements more than 1 ulp away
   long long timeouts = 0;               // device faults (a fault ends the soak)
-  long long elements_compared = 0;      // per rank, summed over calls
+  long long elements_compared = 0;      // output elements compared, summed over ranks and calls
   int reference_checked_tokens = 0;     // rows of the simple implementation checked against the CPU
   double seconds = 0;
   std::string fault;                    // the fault that ended the soak, if any

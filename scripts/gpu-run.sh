@@ -27,7 +27,8 @@
 # --hold-ab        also measure, at 1 and 128 tokens, 3 processes each with and without the host
 #                  hold (--no-host-hold) into OUTDIR/hold_ab.csv: the start-skew evidence.
 # --sanitize       also run compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a small
-#                  matrix of both algorithms into OUTDIR/sanitize.log.
+#                  matrix of both algorithms, one process per GPU under mpirun (needs 2 GPUs), into
+#                  OUTDIR/sanitize.log.
 # --fp32-norm      also measure the fp32 norm_out ulps (H 1024/4096/16384 x N 2/8 x one-/two-shot,
 #                  512 tokens, unchecked timing off) into OUTDIR/fp32_norm.csv.
 # --soak CALLS     also run `arlab soak --calls CALLS` (TP2, H 4096, ar_res_rms and ar) into
@@ -186,21 +187,31 @@ if [ "$soak_calls" -gt 0 ]; then
   echo "gpu-run: soak in $(( $(date +%s) - start )) s (log: soak.log)"
 fi
 if [ $sanitize -eq 1 ]; then
+  # One process per GPU under mpirun, checks only (--no-timing): compute-sanitizer makes launches
+  # blocking, so the timing loop's host hold (released after the whole batch is queued) waits for
+  # the host until its timeout, and on one GPU the emulated node's co-running ranks timed out too
+  # (both seen on 2 H200s, commit 51cd276).
   start=$(date +%s)
   : > "$out/sanitize.log"
   san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
-  for tool in memcheck racecheck synccheck initcheck; do
-    for algo in oneshot twoshot; do
-      for pattern in ar_res_rms_out_fp4; do
-        args=(run -n 2 -t 16 --hidden 1024 --algo "$algo" --pattern "$pattern" -i 2 --batch 2 --warmup-ms 0
-              --graph-calls 0 --no-cupti --timeout-ms 60000)
-        echo "\$ compute-sanitizer --tool $tool arlab ${args[*]}" >> "$out/sanitize.log"
-        timeout 60 "$san" --tool "$tool" --error-exitcode 9 "$arlab" "${args[@]}" >> "$out/sanitize.log" 2>&1
-        rc=$?; [ $rc -ne 0 ] && status=1
-        echo "sanitize $tool $algo $pattern: exit $rc" | tee -a "$out/sanitize.log"
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  if [ "$ngpu" -lt 2 ]; then
+    echo "gpu-run: --sanitize needs 2 GPUs (one process per rank under mpirun); $ngpu visible: skipped" | tee -a "$out/sanitize.log"
+  else
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+    for tool in memcheck racecheck synccheck initcheck; do
+      for algo in oneshot twoshot; do
+        for pattern in ar ar_res_rms_fp8 ar_res_rms_out_fp4; do
+          args=(run -n 2 -t 37 --hidden 2048 --algo "$algo" --pattern "$pattern" --no-timing --timeout-ms 15000)
+          echo "\$ mpirun -np 2 compute-sanitizer --tool $tool arlab ${args[*]}" >> "$out/sanitize.log"
+          timeout 60 mpirun -np 2 --allow-run-as-root --oversubscribe "$san" --tool "$tool" --error-exitcode 9 \
+            "$arlab" "${args[@]}" >> "$out/sanitize.log" 2>&1
+          rc=$?; [ $rc -ne 0 ] && status=1
+          echo "sanitize $tool $algo $pattern: exit $rc" | tee -a "$out/sanitize.log"
+        done
       done
     done
-  done
+  fi
   echo "gpu-run: compute-sanitizer in $(( $(date +%s) - start )) s (log: sanitize.log)"
 fi
 if [ $run_seed -eq 1 ]; then

@@ -4,7 +4,10 @@
 // columns by name.
 #pragma once
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -33,37 +36,136 @@ inline std::string csv_join(const std::vector<std::string>& cells) {
   return line;
 }
 
-// Appends rows to a CSV file. A new or empty file gets the header; an existing file must carry the
-// same header, otherwise the writer refuses (rows of two schemas never mix, nothing is overwritten).
+// Splits one CSV line into cells (RFC 4180: double quotes around a cell, "" inside one).
+inline std::vector<std::string> csv_split(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+// The longest cell text an error message quotes: longer cells are cut (a 1 MB cell must not flood
+// the terminal), with their length said.
+constexpr size_t kMaxQuotedCellChars = 80;
+
+// `text` cut to kMaxQuotedCellChars characters, with "... (N characters)" when cut.
+inline std::string cut_for_message(const std::string& text) {
+  if (text.size() <= kMaxQuotedCellChars) return text;
+  return text.substr(0, kMaxQuotedCellChars) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
+// How a header `found` differs from `expected`: the first differing column (1-based) with both
+// names, or the column counts when one is a prefix of the other; empty when they are equal.
+inline std::string header_difference(const std::vector<std::string>& found, const std::vector<std::string>& expected) {
+  for (size_t i = 0; i < found.size() && i < expected.size(); ++i)
+    if (found[i] != expected[i])
+      return "column " + std::to_string(i + 1) + " is '" + cut_for_message(found[i]) + "', expected '" + expected[i] +
+             "' (" + std::to_string(found.size()) + " columns, expected " + std::to_string(expected.size()) + ")";
+  if (found.size() != expected.size())
+    return std::to_string(found.size()) + " columns, expected " + std::to_string(expected.size()) +
+           " (the first " + std::to_string(std::min(found.size(), expected.size())) + " agree)";
+  return "";
+}
+
+// What an existing text file looks like to a writer that appends to it or replaces it: its first
+// non-blank line without a UTF-8 byte-order mark or CR (the header: the readers skip blank lines),
+// whether it holds anything but blank lines, whether its lines end in CRLF, and whether its last
+// byte is a newline.
+struct CsvFileStart {
+  bool exists = false;
+  bool blank = true;               // empty, or only whitespace and line breaks
+  std::string first_line;          // the first non-blank line, BOM and trailing CR removed
+  bool crlf = false;               // the first line ends in CR LF
+  bool ends_with_newline = true;   // (true for an empty file: nothing to terminate)
+};
+
+inline CsvFileStart inspect_csv_file(const std::string& path) {
+  CsvFileStart s;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return s;
+  s.exists = true;
+  static constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
+  for (std::string line; s.blank && std::getline(in, line);) {
+    const bool terminated = !in.eof();
+    if (line.compare(0, 3, kUtf8Bom) == 0) line.erase(0, 3);
+    const bool cr = !line.empty() && line.back() == '\r';
+    if (cr) line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;  // a blank line (readers skip them)
+    s.blank = false;
+    s.first_line = line;
+    s.crlf = cr && terminated;
+  }
+  in.clear();
+  in.seekg(0, std::ios::end);
+  char last = '\n';
+  if (in.tellg() > 0) {
+    in.seekg(-1, std::ios::end);
+    in.get(last);
+  }
+  s.ends_with_newline = last == '\n';
+  return s;
+}
+
+// Throws std::runtime_error unless rows with `header` can be appended to `path`: it is absent,
+// empty or blank, or it starts with the same header (after a UTF-8 byte-order mark, with LF or CRLF
+// line ends, after blank lines); the message shows where the headers differ. Returns what the file
+// looks like, for the writer.
+inline CsvFileStart check_appendable(const std::string& path, const std::vector<std::string>& header) {
+  if (path.empty()) throw std::runtime_error("CSV output: empty path");
+  const CsvFileStart start = inspect_csv_file(path);
+  if (start.exists && !start.blank) {
+    const std::string diff = header_difference(csv_split(start.first_line), header);
+    if (!diff.empty())
+      throw std::runtime_error("CSV file " + path + " has a different header (" + diff +
+                               "): it holds rows of another schema; refusing to append.\n  found:    " +
+                               cut_for_message(start.first_line) +
+                               "\n  expected: " + cut_for_message(csv_join(header)));
+  }
+  return start;
+}
+
+// Appends rows to a CSV file (check_appendable first): rows of two schemas never mix, nothing is
+// overwritten. A new, empty or blank file gets the header. A last line without its newline is
+// terminated first (the first new row would otherwise continue it); rows take the file's line
+// ends (CRLF when its header has them).
 class CsvAppender {
  public:
   CsvAppender(const std::string& path, const std::vector<std::string>& header) : path_(path) {
-    std::string existing;
-    {
-      std::ifstream in(path);
-      if (in) std::getline(in, existing);
-    }
-    const std::string want = csv_join(header);
-    if (!existing.empty() && existing != want)
-      throw std::runtime_error("CSV file " + path + " has a different header; refusing to append.\n  found:    " +
-                               existing + "\n  expected: " + want);
-    out_.open(path, std::ios::app);
-    if (!out_) throw std::runtime_error("cannot open CSV file " + path + " for appending");
-    if (existing.empty()) out_ << want << '\n';
+    const CsvFileStart start = check_appendable(path, header);
+    eol_ = start.crlf ? "\r\n" : "\n";
+    // A blank file holds no row: it is started afresh with the header.
+    const bool fresh = !start.exists || start.blank;
+    out_.open(path, fresh ? std::ios::trunc | std::ios::binary : std::ios::app | std::ios::binary);
+    if (!out_) throw std::runtime_error("cannot open CSV file " + path + " for appending: " + std::strerror(errno));
+    if (fresh) out_ << csv_join(header) << eol_;
+    else if (!start.ends_with_newline) out_ << eol_;
     ncols_ = header.size();
   }
   void append(const std::vector<std::string>& cells) {
     if (cells.size() != ncols_)
       throw std::logic_error("CSV row for " + path_ + " has " + std::to_string(cells.size()) + " cells, header has " +
                              std::to_string(ncols_));
-    out_ << csv_join(cells) << '\n';
+    out_ << csv_join(cells) << eol_;
     out_.flush();
-    if (!out_) throw std::runtime_error("write to CSV file " + path_ + " failed");
+    if (!out_) throw std::runtime_error("write to CSV file " + path_ + " failed: " + std::strerror(errno));
   }
 
  private:
   std::string path_;
   std::ofstream out_;
+  std::string eol_ = "\n";
   size_t ncols_ = 0;
 };
 

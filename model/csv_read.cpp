@@ -6,11 +6,15 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/csv.h"
+
 namespace arlab::model {
 
 namespace {
 std::string location(const std::string& file, int line, const std::string& column) {
-  std::string s = file + ":" + std::to_string(line);
+  // Line 0: the file as a whole (it cannot be opened).
+  std::string s = file.empty() ? "line " + std::to_string(line) : file;
+  if (line > 0 && !file.empty()) s += ":" + std::to_string(line);
   if (!column.empty()) s += ": column '" + column + "'";
   return s;
 }
@@ -46,9 +50,9 @@ double parse_double_cell(const std::string& text, const std::string& file, int l
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || *end != '\0')
-    throw CsvError(file, line, column, "'" + text + "' is not a number");
+    throw CsvError(file, line, column, "'" + cut_for_message(text) + "' is not a number");
   if (errno == ERANGE || !std::isfinite(v))
-    throw CsvError(file, line, column, "'" + text + "' is not a finite number");
+    throw CsvError(file, line, column, "'" + cut_for_message(text) + "' is not a finite number");
   return v;
 }
 
@@ -58,8 +62,8 @@ long long parse_int_cell(const std::string& text, const std::string& file, int l
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (end == text.c_str() || *end != '\0')
-    throw CsvError(file, line, column, "'" + text + "' is not an integer");
-  if (errno == ERANGE) throw CsvError(file, line, column, "integer '" + text + "' overflows");
+    throw CsvError(file, line, column, "'" + cut_for_message(text) + "' is not an integer");
+  if (errno == ERANGE) throw CsvError(file, line, column, "integer '" + cut_for_message(text) + "' overflows");
   return v;
 }
 

@@ -1,7 +1,10 @@
 // Reading arlab CSVs by column name with fast-cpp-csv-parser (libfccp), with every failure turned
-// into a CsvError that names the file, the line and the column. Cells are read as text and parsed
-// strictly here (fccp's own number parser accepts an empty cell as 0 and rounds differently from
-// strtod, so numbers would neither be checked nor round-trip exactly).
+// into a CsvError that names the file, the line and the column, quoting a bad cell cut to 80
+// characters (common/csv.h cut_for_message). Cells are read as text and parsed strictly here
+// (fccp's own number parser accepts an empty cell as 0 and rounds differently from strtod, so
+// numbers would neither be checked nor round-trip exactly). Blank lines are skipped (as the
+// appender, common/csv.h, tolerates them); a line that repeats the header (two files concatenated)
+// is refused as such.
 #pragma once
 
 // fccp's error types copy file names with strncpy, which GCC 12 flags when inlined; not our code.
@@ -17,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/csv.h"
 #include "common/problem.h"
 
 namespace arlab::model {
@@ -29,7 +33,8 @@ struct CsvError : InvalidArgument {
 };
 
 // Strict conversions of one cell; throw CsvError(file, line, column, ...) on an empty cell,
-// trailing characters, overflow or (for numbers) non-finite values.
+// trailing characters, overflow or (for numbers) non-finite values, quoting the cell cut to
+// kMaxQuotedCellChars characters.
 double parse_double_cell(const std::string& text, const std::string& file, int line, const std::string& column);
 long long parse_int_cell(const std::string& text, const std::string& file, int line, const std::string& column);
 
@@ -53,7 +58,8 @@ struct OptionalColumns {
 template <unsigned N>
 class CsvColumns {
  public:
-  using Reader = io::CSVReader<N, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
+  using Reader = io::CSVReader<N, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>,
+                               io::throw_on_overflow, io::empty_line_comment>;
 
   template <class... Names>
   explicit CsvColumns(const std::string& path, Names... names) : CsvColumns(path, OptionalColumns{}, names...) {}
@@ -87,10 +93,15 @@ class CsvColumns {
   // False for an optional column the file does not have.
   bool has(unsigned i) const { return present_[i]; }
 
-  // Reads the next data row; false at the end of the file.
+  // Reads the next data row (blank lines skipped); false at the end of the file. Throws CsvError
+  // for a row that repeats the header.
   bool next() {
     try {
-      return read(std::make_index_sequence<N>{});
+      if (!read(std::make_index_sequence<N>{})) return false;
+      if (cells_ == names_)
+        throw CsvError(path_, line(), names_[0],
+                       "this line repeats the header (two CSV files concatenated?); a data row was expected");
+      return true;
     } catch (const io::error::too_few_columns&) {
       const int line = static_cast<int>(reader_->get_file_line());
       const int have = detail::cells_in_line(path_, line);
@@ -110,7 +121,8 @@ class CsvColumns {
   int integer(unsigned i) const {
     const long long v = parse_int_cell(cells_[i], path_, line(), names_[i]);
     if (v < -2147483647LL || v > 2147483647LL)
-      throw CsvError(path_, line(), names_[i], "integer " + cells_[i] + " does not fit in 32 bits");
+      throw CsvError(path_, line(), names_[i],
+                     "integer " + cut_for_message(cells_[i]) + " is outside [-2147483647, 2147483647]");
     return static_cast<int>(v);
   }
   [[noreturn]] void fail(unsigned i, const std::string& what) const { throw CsvError(path_, line(), names_[i], what); }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <unistd.h>
@@ -329,4 +330,46 @@ TEST_CASE("fit: the split holds out whole problems, about one in five", "[fit]")
   CHECK(fraction > 0.08);
   CHECK(fraction < 0.35);
   CHECK_FALSE(is_held_out(rows[0], 1));  // holdout_every <= 1: nothing held out
+}
+
+TEST_CASE("CsvAppender: missing newline, CRLF, BOM and blank lines; a different header is refused", "[csv]") {
+  const std::vector<std::string> header = {"a", "b", "c"};
+  auto contents = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  {
+    TempFile f("app_new.csv");
+    CsvAppender(f.path, header).append({"1", "2", "3"});
+    CHECK(contents(f.path) == "a,b,c\n1,2,3\n");
+  }
+  {
+    TempFile f("app_nonl.csv", "a,b,c\n1,2,3");
+    CsvAppender(f.path, header).append({"4", "5", "6"});
+    CHECK(contents(f.path) == "a,b,c\n1,2,3\n4,5,6\n");
+  }
+  {
+    TempFile f("app_crlf.csv", "\xEF\xBB\xBF" "a,b,c\r\n1,2,3\r\n");
+    CsvAppender(f.path, header).append({"4", "5", "6"});
+    CHECK(contents(f.path) == "\xEF\xBB\xBF" "a,b,c\r\n1,2,3\r\n4,5,6\r\n");
+  }
+  {
+    TempFile f("app_blank.csv", "\n\na,b,c\n1,2,3\n\n");
+    CsvAppender(f.path, header).append({"4", "5", "6"});
+    CHECK(contents(f.path) == "\n\na,b,c\n1,2,3\n\n4,5,6\n");
+  }
+  {
+    TempFile f("app_onlyblank.csv", "\n \n");
+    CsvAppender(f.path, header).append({"4", "5", "6"});
+    CHECK(contents(f.path) == "a,b,c\n4,5,6\n");
+  }
+  {
+    const std::string before = "\na,x,c\n1,2,3\n";
+    TempFile f("app_other.csv", before);
+    CHECK_THROWS_WITH(CsvAppender(f.path, header), Catch::Contains("column 2 is 'x', expected 'b'"));
+    CHECK(contents(f.path) == before);
+  }
+  CHECK(header_difference({"a", "b"}, header) == "2 columns, expected 3 (the first 2 agree)");
+  CHECK(header_difference(header, header).empty());
+  CHECK(cut_for_message(std::string(100, 'x')) == std::string(80, 'x') + "... (100 characters)");
 }

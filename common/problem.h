@@ -141,27 +141,41 @@ inline bool same_except_tokens(const Problem& a, const Problem& b) {
 
 inline long long threads_per_token(const Problem& p) { return p.hidden / vec_elems(p.dtype); }
 
-// Throws InvalidArgument naming the offending value and the limit (DESIGN §2, §9).
-inline void validate(const Problem& p) {
-  auto fail = [](const std::string& m) { throw InvalidArgument(m); };
+// The first rule of DESIGN §2 / §9 a problem breaks: the Problem field it concerns ("nranks",
+// "tokens", "hidden", "dtype", "eps" or "scale"; readers map it to their column) and a message
+// naming the value and the limit. An empty field means the problem is valid.
+struct ProblemViolation {
+  std::string field;
+  std::string message;
+};
+
+inline ProblemViolation problem_violation(const Problem& p) {
   if (!is_supported_nranks(p.nranks))
-    fail("nranks = " + std::to_string(p.nranks) + " is not supported (expected 2, 4, 8 or 16)");
-  if (p.tokens < 1) fail("tokens = " + std::to_string(p.tokens) + " must be >= 1");
-  if (p.hidden < 1) fail("hidden = " + std::to_string(p.hidden) + " must be >= 1");
+    return {"nranks", "nranks = " + std::to_string(p.nranks) + " is not supported (expected 2, 4, 8 or 16)"};
+  if (p.tokens < 1) return {"tokens", "tokens = " + std::to_string(p.tokens) + " must be >= 1"};
+  if (p.hidden < 1) return {"hidden", "hidden = " + std::to_string(p.hidden) + " must be >= 1"};
   const int v = vec_elems(p.dtype);
   if (p.hidden % v != 0)
-    fail("hidden = " + std::to_string(p.hidden) + " is not a multiple of the vector width " + std::to_string(v) +
-         " elements for " + to_string(p.dtype) + " (16 bytes / " + std::to_string(dtype_bytes(p.dtype)) + ")");
+    return {"hidden", "hidden = " + std::to_string(p.hidden) + " is not a multiple of the vector width " +
+                          std::to_string(v) + " elements for " + to_string(p.dtype) + " (16 bytes / " +
+                          std::to_string(dtype_bytes(p.dtype)) + ")"};
   if (has_fp4(p.pattern)) {
     if (!pattern_supports_dtype(p.pattern, p.dtype))
-      fail(std::string("pattern ") + to_string(p.pattern) + " (FP4) needs a 16-bit dtype, got fp32");
+      return {"dtype", std::string("pattern ") + to_string(p.pattern) + " (FP4) needs a 16-bit dtype, got fp32"};
     if (p.hidden % kFp4BlockElems != 0)
-      fail("hidden = " + std::to_string(p.hidden) + " is not a multiple of 16, required by FP4 patterns");
+      return {"hidden", "hidden = " + std::to_string(p.hidden) + " is not a multiple of 16, required by FP4 patterns"};
   }
   if (!std::isfinite(p.eps) || p.eps < 0.0f)
-    fail("eps = " + std::to_string(p.eps) + " must be finite and >= 0");
+    return {"eps", "eps = " + std::to_string(p.eps) + " must be finite and >= 0"};
   if (has_quant(p.pattern) && (!std::isfinite(p.scale) || !(p.scale > 0.0f)))
-    fail("scale = " + std::to_string(p.scale) + " must be finite and > 0 for quantizing patterns");
+    return {"scale", "scale = " + std::to_string(p.scale) + " must be finite and > 0 for quantizing patterns"};
+  return {};
+}
+
+// Throws InvalidArgument naming the offending value and the limit (DESIGN §2, §9).
+inline void validate(const Problem& p) {
+  const ProblemViolation v = problem_violation(p);
+  if (!v.field.empty()) throw InvalidArgument(v.message);
 }
 
 }  // namespace arlab

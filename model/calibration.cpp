@@ -2,11 +2,11 @@
 #include "model/calibration.h"
 
 #include <cmath>
-#include <fstream>
 #include <set>
 
 #include "common/calibration_schema.h"
 #include "common/csv.h"
+#include "common/output_file.h"
 #include "common/problem.h"
 #include "model/csv_read.h"
 
@@ -16,7 +16,7 @@ Calibration default_calibration() { return Calibration{}; }
 
 std::vector<CalibrationConstantInfo> calibration_constants() {
   std::vector<CalibrationConstantInfo> v;
-#define ARLAB_CAL_INFO(name, def, unit, doc) v.push_back({#name, def, unit, doc});
+#define ARLAB_CAL_INFO(name, def, lo, hi, unit, doc) v.push_back({#name, def, lo, hi, unit, doc});
   ARLAB_CALIBRATION_CONSTANTS(ARLAB_CAL_INFO)
 #undef ARLAB_CAL_INFO
   return v;
@@ -31,7 +31,7 @@ std::string known_names() {
 }  // namespace
 
 double get_constant(const Calibration& c, const std::string& name) {
-#define ARLAB_CAL_GET(n, def, unit, doc) \
+#define ARLAB_CAL_GET(n, def, lo, hi, unit, doc) \
   if (name == #n) return c.n;
   ARLAB_CALIBRATION_CONSTANTS(ARLAB_CAL_GET)
 #undef ARLAB_CAL_GET
@@ -39,7 +39,7 @@ double get_constant(const Calibration& c, const std::string& name) {
 }
 
 void set_constant(Calibration& c, const std::string& name, double value) {
-#define ARLAB_CAL_SET(n, def, unit, doc) \
+#define ARLAB_CAL_SET(n, def, lo, hi, unit, doc) \
   if (name == #n) {                      \
     c.n = value;                         \
     return;                              \
@@ -47,6 +47,19 @@ void set_constant(Calibration& c, const std::string& name, double value) {
   ARLAB_CALIBRATION_CONSTANTS(ARLAB_CAL_SET)
 #undef ARLAB_CAL_SET
   throw InvalidArgument("unknown calibration constant '" + name + "' (known: " + known_names() + ")");
+}
+
+std::string range_violation(const CalibrationConstantInfo& info, double v) {
+  if (std::isfinite(v) && v >= info.min_value && v <= info.max_value) return "";
+  return info.name + " = " + csv_num(v) + " " + info.unit + " is outside its physical range [" +
+         csv_num(info.min_value) + ", " + csv_num(info.max_value) + "] " + info.unit + " (model/calibration.h)";
+}
+
+void check_ranges(const Calibration& c) {
+  for (const auto& info : calibration_constants()) {
+    const std::string bad = range_violation(info, get_constant(c, info.name));
+    if (!bad.empty()) throw InvalidArgument(bad);
+  }
 }
 
 Calibration load_calibration(const std::string& path) {
@@ -59,25 +72,27 @@ Calibration load_calibration(const std::string& path) {
     const CalibrationConstantInfo* info = nullptr;
     for (const auto& i : infos)
       if (i.name == name) info = &i;
-    if (!info) csv.fail(0, "unknown calibration constant '" + name + "' (known: " + known_names() + ")");
+    if (!info)
+      csv.fail(0, "unknown calibration constant '" + cut_for_message(name) + "' (known: " + known_names() + ")");
     if (!seen.insert(name).second) csv.fail(0, "constant '" + name + "' appears twice");
     const double v = csv.number(1);
-    if (v < 0) csv.fail(1, "value " + csv.text(1) + " of '" + name + "' must be >= 0");
+    const std::string out_of_range = range_violation(*info, v);
+    if (!out_of_range.empty()) csv.fail(1, out_of_range);
     if (csv.text(2) != info->unit)
-      csv.fail(2, "unit '" + csv.text(2) + "' of '" + name + "' differs from its documented unit '" + info->unit + "'");
+      csv.fail(2, "unit '" + cut_for_message(csv.text(2)) + "' of '" + name + "' differs from its documented unit '" +
+                      info->unit + "'");
     set_constant(cal, name, v);
   }
   return cal;
 }
 
 void save_calibration(const Calibration& c, const std::string& path, const std::string& source) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw InvalidArgument("cannot open calibration file " + path + " for writing");
-  out << csv_join(calibration_header()) << '\n';
-  for (const auto& info : calibration_constants())
-    out << csv_join(to_cells(CalibrationRow{info.name, get_constant(c, info.name), info.unit, source, info.meaning}))
-        << '\n';
-  if (!out) throw InvalidArgument("write to calibration file " + path + " failed");
+  check_ranges(c);
+  write_csv_file(path, calibration_header(), [&](std::ostream& out) {
+    for (const auto& info : calibration_constants())
+      out << csv_join(to_cells(CalibrationRow{info.name, get_constant(c, info.name), info.unit, source, info.meaning}))
+          << '\n';
+  });
 }
 
 }  // namespace arlab::model

@@ -38,23 +38,33 @@ struct MeasuredRow {
 std::vector<MeasuredRow> read_measurements(const std::string& csv_path);
 
 // Writes rows in the measurement schema (the columns this module knows; others empty), e.g. for
-// synthetic data. `experiment` and `timing_source` label the rows.
+// synthetic data. `experiment` and `timing_source` label the rows. The file is replaced atomically
+// (common/output_file.h), and only when it is new or already holds the measurement schema.
 void write_measurements(const std::vector<MeasuredRow>& rows, const std::string& csv_path,
                         const std::string& experiment, const std::string& timing_source);
+// The same rows appended to a measurement file (created when absent; common/csv.h CsvAppender).
+void append_measurements(const std::vector<MeasuredRow>& rows, const std::string& csv_path,
+                         const std::string& experiment, const std::string& timing_source);
+// Rows of a measurement file whose timing_source differs from `timing_source` (e.g. measured rows
+// in a file that model-generated rows would be added to). Throws CsvError like read_measurements.
+int rows_with_other_timing_source(const std::string& csv_path, const std::string& timing_source);
 
 // The spec a row ran on: the preset named by `gpu_override` or matching the row's gpu name; the
 // whole GPU when sm_per_rank equals its SM count, else an emulated partition of sm_per_rank SMs;
-// link as recorded. Throws InvalidArgument naming the row's line when no preset matches.
-GpuSpec spec_for_row(const MeasuredRow& row, const std::string& gpu_override);
+// link as recorded. Throws, when no preset matches or the partition is impossible, a CsvError at
+// the row's line in `source` (the rows' file), or InvalidArgument naming the line when source is "".
+GpuSpec spec_for_row(const MeasuredRow& row, const std::string& gpu_override, const std::string& source = "");
 
 // Memoizes spec_for_row per (gpu, sm_per_rank, nranks, link) -- one lookup per row is cheap.
 class SpecCache {
  public:
-  explicit SpecCache(std::string gpu_override) : override_(std::move(gpu_override)) {}
+  explicit SpecCache(std::string gpu_override, std::string source = "")
+      : override_(std::move(gpu_override)), source_(std::move(source)) {}
   const GpuSpec& get(const MeasuredRow& row);
 
  private:
   std::string override_;
+  std::string source_;
   std::map<std::string, GpuSpec> specs_;
 };
 

@@ -1,5 +1,6 @@
 // Calibration CSV round trip and error reporting, measurement CSV reading, statistics, validation
 // (errors, Spearman, regret) and the fit's recovery of known constants from model-generated rows.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/csv.h"
+#include "common/output_file.h"
 #include "common/validation_schema.h"
 #include "model/calibration.h"
 #include "model/csv_read.h"
@@ -72,8 +74,10 @@ TEST_CASE("calibration: the committed default CSV equals default_calibration()",
 
 TEST_CASE("calibration: save / load round-trips exactly", "[calibration]") {
   Calibration c = default_calibration();
-  double v = 1.0 / 3.0;
-  for (const auto& info : calibration_constants()) set_constant(c, info.name, (v += 0.1234567891234));
+  // Values with long decimal expansions, each inside its constant's physical range.
+  double fraction = 0;
+  for (const auto& info : calibration_constants())
+    set_constant(c, info.name, info.min_value + (info.max_value - info.min_value) * (fraction += 1.0 / 37.0));
   TempFile f("roundtrip.csv");
   save_calibration(c, f.path, "test");
   const Calibration back = load_calibration(f.path);
@@ -131,6 +135,29 @@ TEST_CASE("calibration: malformed CSV names file, line and column", "[calibratio
   {
     TempFile f("negative.csv", "name,value,unit,source\nl2_latency_ns,-1,ns,x\n");
     expect_csv_error([&] { load_calibration(f.path); }, 2, "value");
+  }
+  {
+    // Outside the physical range: file, line, constant, value and range are named.
+    TempFile f("zero.csv", "name,value,unit,source\nl2_latency_ns,250,ns,x\nhbm_efficiency,0,fraction,x\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 3, "value");
+    CHECK_THAT(m, Catch::Contains(f.path + ":3") && Catch::Contains("hbm_efficiency = 0") &&
+                      Catch::Contains("[0.01, 1]"));
+  }
+  {
+    TempFile f("huge.csv", "name,value,unit,source\nbytes_in_flight_per_sm,1e308,bytes,x\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 2, "value");
+    CHECK_THAT(m, Catch::Contains("bytes_in_flight_per_sm = 1e+308") && Catch::Contains("[128, 1048576]"));
+  }
+  {
+    TempFile f("inf.csv", "name,value,unit,source\nl2_latency_ns,inf,ns,x\n");
+    expect_csv_error([&] { load_calibration(f.path); }, 2, "value");
+  }
+  {
+    // A long cell is quoted cut to 80 characters.
+    TempFile f("long.csv", "name,value,unit,source\n" + std::string(5000, 'z') + ",1,ns,x\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 2, "name");
+    CHECK(m.size() < 1000);
+    CHECK_THAT(m, Catch::Contains("(5000 characters)"));
   }
   CHECK_THROWS_WITH(load_calibration("/nonexistent/calib.csv"), Catch::Contains("/nonexistent/calib.csv"));
 }
@@ -332,6 +359,73 @@ TEST_CASE("fit: the split holds out whole problems, about one in five", "[fit]")
   CHECK_FALSE(is_held_out(rows[0], 1));  // holdout_every <= 1: nothing held out
 }
 
+TEST_CASE("calibration: every constant's default lies in its documented range", "[calibration]") {
+  for (const auto& info : calibration_constants()) {
+    INFO(info.name);
+    CHECK(info.min_value <= info.default_value);
+    CHECK(info.default_value <= info.max_value);
+    CHECK(range_violation(info, info.default_value).empty());
+    CHECK_FALSE(range_violation(info, std::nan("")).empty());
+  }
+  // The committed fit still loads.
+  CHECK_NOTHROW(load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated_fit.csv"));
+  // The writer refuses what the reader would refuse.
+  Calibration c = default_calibration();
+  c.hbm_efficiency = 0;
+  TempFile f("refused.csv");
+  CHECK_THROWS_WITH(save_calibration(c, f.path, "test"), Catch::Contains("hbm_efficiency"));
+}
+
+TEST_CASE("measurements: labels, ranges and problem errors name the right column", "[measurements][errors]") {
+  SyntheticOptions so;
+  so.rows = 5;
+  TempFile f("meas_src.csv");
+  write_measurements(synthetic_measurements(default_calibration(), so), f.path, "test", "model");
+  std::ifstream in(f.path);
+  std::string header, line1;
+  std::getline(in, header);
+  std::getline(in, line1);
+  const std::vector<std::string> names = csv_split(header);
+  auto with = [&](const std::string& col, const std::string& value) {
+    std::vector<std::string> cells = csv_split(line1);
+    const size_t i = static_cast<size_t>(std::find(names.begin(), names.end(), col) - names.begin());
+    REQUIRE(i < cells.size());
+    cells[i] = value;
+    return header + "\n" + csv_join(cells) + "\n";
+  };
+  struct Case {
+    std::string column, value, fragment;
+  };
+  const std::vector<Case> cases = {
+      {"nranks", "3", "nranks = 3"},         {"hidden", "4097", "hidden = 4097"},
+      {"policy", "fastest", "fastest"},      {"check", "maybe", "expected pass, fail or skipped"},
+      {"link", "fiber", "fiber"},            {"pdl", "2", "expected 0 or 1"},
+      {"regs", "300", "[0, 255]"},           {"kernel_us_median", "1e308", "outside (0, 1e+07] us"},
+      {"kernel_us_median", "0", "outside"},  {"tokens", "0", "tokens = 0"},
+      {"dtype", std::string(200000, 'q'), "(200000 characters)"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.column << " = " << c.value.substr(0, 20));
+    TempFile g("meas_case.csv", with(c.column, c.value));
+    const std::string m = expect_csv_error([&] { read_measurements(g.path); }, 2, c.column);
+    CHECK_THAT(m, Catch::Contains(g.path + ":2") && Catch::Contains(c.fragment));
+    CHECK(m.size() < 600);
+  }
+  {
+    // A repeated header (two files concatenated) is reported as such.
+    TempFile g("meas_duphdr.csv", header + "\n" + header + "\n" + line1 + "\n");
+    const std::string m = expect_csv_error([&] { read_measurements(g.path); }, 2, "gpu");
+    CHECK_THAT(m, Catch::Contains("repeats the header"));
+  }
+  {
+    // Blank lines, CRLF line ends and a byte-order mark read like the plain file.
+    TempFile g("meas_blank.csv", "\xEF\xBB\xBF\r\n" + header + "\r\n\r\n" + line1 + "\r\n  \r\n");
+    const auto rows = read_measurements(g.path);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].line == 4);
+  }
+}
+
 TEST_CASE("CsvAppender: missing newline, CRLF, BOM and blank lines; a different header is refused", "[csv]") {
   const std::vector<std::string> header = {"a", "b", "c"};
   auto contents = [](const std::string& path) {
@@ -372,4 +466,36 @@ TEST_CASE("CsvAppender: missing newline, CRLF, BOM and blank lines; a different 
   CHECK(header_difference({"a", "b"}, header) == "2 columns, expected 3 (the first 2 agree)");
   CHECK(header_difference(header, header).empty());
   CHECK(cut_for_message(std::string(100, 'x')) == std::string(80, 'x') + "... (100 characters)");
+}
+
+TEST_CASE("whole-file outputs: atomic, never over an input or a file of another schema", "[csv]") {
+  TempFile in("out_input.csv", "name,value\n");
+  CHECK_THROWS_WITH(check_output_path(in.path, {in.path}, "--out"), Catch::Contains("is the input"));
+  CHECK_THROWS_WITH(check_output_path("", {}, "--out"), Catch::Contains("empty path"));
+  CHECK_THROWS_WITH(check_output_path("/nonexistent_dir_arlab/x.csv", {}, "--out"), Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(check_output_path(std::filesystem::temp_directory_path().string(), {}, "--out"),
+                    Catch::Contains("is a directory"));
+  // A hard link to the input is the input.
+  TempFile link("out_link.csv");
+  std::remove(link.path.c_str());
+  std::filesystem::create_hard_link(in.path, link.path);
+  CHECK_THROWS_WITH(check_output_path(link.path, {in.path}, "--out"), Catch::Contains("is the input"));
+
+  // A measurement file is not replaced by a calibration; an earlier calibration is.
+  SyntheticOptions so;
+  so.rows = 5;
+  TempFile meas("out_meas.csv");
+  write_measurements(synthetic_measurements(default_calibration(), so), meas.path, "test", "model");
+  std::ifstream before_in(meas.path);
+  const std::string before((std::istreambuf_iterator<char>(before_in)), std::istreambuf_iterator<char>());
+  CHECK_THROWS_WITH(save_calibration(default_calibration(), meas.path, "test"), Catch::Contains("another schema"));
+  std::ifstream after_in(meas.path);
+  CHECK(std::string((std::istreambuf_iterator<char>(after_in)), std::istreambuf_iterator<char>()) == before);
+  TempFile cal("out_cal.csv");
+  save_calibration(default_calibration(), cal.path, "first");
+  CHECK_NOTHROW(save_calibration(default_calibration(), cal.path, "second"));
+  CHECK(load_calibration(cal.path).l2_latency_ns == default_calibration().l2_latency_ns);
+  // Rows not generated by the model are counted (synthetic output refuses such a file).
+  CHECK(rows_with_other_timing_source(meas.path, "model") == 0);
+  CHECK(rows_with_other_timing_source(meas.path, "cupti") > 0);
 }

@@ -1,7 +1,9 @@
 // The seed experiment's cases (experiments/seed_cases.h): the policy rows and the explicit sweep.
 #include "experiments/seed_cases.h"
 
+#include <algorithm>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -21,6 +23,44 @@ Problem seed_problem(int tokens, int hidden, int nranks) {
   p.eps = 1e-5f;  // Llama-3's RMSNorm epsilon
   validate(p);
   return p;
+}
+
+namespace {
+template <class T>
+bool contains(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+template <class T>
+std::string listed(const std::vector<T>& v) {
+  std::string s;
+  for (const T& x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+}  // namespace
+
+std::string seed_row_mismatch(const model::MeasuredRow& row, const SeedSweep& sweep) {
+  const Problem& p = row.problem;
+  const Problem want = seed_problem(sweep.tokens.front(), sweep.hidden.front(), sweep.nranks);
+  const std::string seed = " (the seed problem is TP" + std::to_string(sweep.nranks) + ", " + to_string(want.dtype) +
+                           ", " + to_string(want.pattern) + ", " + to_string(want.algo) + ", " + to_string(want.acc) +
+                           ", H in {" + listed(sweep.hidden) + "}, tokens in {" + listed(sweep.tokens) + "})";
+  if (p.nranks != sweep.nranks) return "nranks = " + std::to_string(p.nranks) + seed;
+  if (p.dtype != want.dtype) return std::string("dtype = ") + to_string(p.dtype) + seed;
+  if (p.pattern != want.pattern) return std::string("pattern = ") + to_string(p.pattern) + seed;
+  // The model policy may switch algorithm (model/policies.h): its rows may be two-shot.
+  const bool model_row = row.policy == model::to_string(model::Policy::model);
+  if (p.algo != want.algo && !model_row)
+    return std::string("algo = ") + to_string(p.algo) + " under policy " + row.policy + seed;
+  if (p.acc != want.acc) return std::string("acc = ") + to_string(p.acc) + seed;
+  if (!contains(sweep.hidden, p.hidden)) return "hidden = " + std::to_string(p.hidden) + seed;
+  if (!contains(sweep.tokens, p.tokens)) return "tokens = " + std::to_string(p.tokens) + seed;
+  std::vector<std::string> policies = {model::to_string(model::Policy::explicit_config)};
+  for (model::Policy policy : sweep.policies) policies.emplace_back(model::to_string(policy));
+  if (!contains(policies, row.policy))
+    return "policy = " + row.policy +
+           " (the seed rows are measured under legacy, trtllm, occupancy, model or explicit)";
+  return "";
 }
 
 namespace {

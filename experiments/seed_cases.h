@@ -5,12 +5,14 @@
 // the model's rank correlation and regret something to be judged on.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "common/launch_config.h"
 #include "common/problem.h"
 #include "model/gpu_spec.h"
 #include "model/legality.h"
+#include "model/measurements.h"
 #include "model/policies.h"
 
 namespace arlab::seed {
@@ -32,6 +34,13 @@ struct SeedCase {
 
 // The seed problem: bf16 ar_res_rms one-shot, pairwise, eps 1e-5.
 Problem seed_problem(int tokens, int hidden, int nranks);
+
+// "" when `row` is a row of the seed sweep, else why not, naming the first field that differs and
+// its value: the problem must be seed_problem's (nranks = sweep.nranks, bf16, ar_res_rms, one-shot
+// -- or two-shot under the model policy, which may switch algorithm -- pairwise) at one of the
+// sweep's hidden sizes and token counts, under one of the seed policies or an explicit configuration.
+// `arlab seed --data` refuses a file with any other row.
+std::string seed_row_mismatch(const model::MeasuredRow& row, const SeedSweep& sweep);
 
 // Policy cases for every (hidden, tokens), then the explicit sweep: for every hidden and
 // explicit_tokens, every (cluster, vecs_per_thread) whose block size tpb = threads_per_token /

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "model/csv_read.h"
 #include "model/stats.h"
 #include "model/timing_model.h"
 
@@ -60,32 +61,72 @@ double mape_of(const std::vector<FitRow>& rows, const Calibration& c) {
 
 FitReport fit_calibration(const std::vector<MeasuredRow>& rows, const Calibration& start, const FitOptions& opts) {
   if (opts.parameters.empty()) throw InvalidArgument("fit: no parameters selected");
-  for (const auto& n : opts.parameters) {
+  for (size_t i = 0; i < opts.parameters.size(); ++i) {
+    const std::string& n = opts.parameters[i];
     const double v = get_constant(start, n);  // throws for an unknown name
     if (!(v > 0)) throw InvalidArgument("fit: starting value of " + n + " = " + std::to_string(v) + " must be > 0");
+    if (std::find(opts.parameters.begin(), opts.parameters.begin() + static_cast<long>(i), n) !=
+        opts.parameters.begin() + static_cast<long>(i))
+      throw InvalidArgument("fit: parameter " + n + " is listed twice");
   }
-  SpecCache specs(opts.gpu_override);
+  if (opts.holdout_every < 2)
+    throw InvalidArgument("fit: --holdout-every = " + std::to_string(opts.holdout_every) +
+                          " holds out nothing; it must be >= 2 (one problem in every holdout_every is held out; "
+                          "default 5)");
+  if (opts.max_iterations < 1)
+    throw InvalidArgument("fit: --max-iter = " + std::to_string(opts.max_iterations) +
+                          " must be >= 1 (with no iteration the 'fitted' constants would be the starting ones)");
+  // Errors about the rows name the file and the first data line (the header when there is none).
+  const int first_line = rows.empty() ? 1 : rows.front().line;
+  auto fail_rows = [&](const std::string& what) { throw CsvError(opts.source, first_line, "", "fit: " + what); };
+  if (rows.empty()) fail_rows("no data rows (only the header): nothing to fit");
+  SpecCache specs(opts.gpu_override, opts.source);
   std::vector<FitRow> train, test;
-  std::vector<std::string> train_keys, test_keys;
+  int failed_check = 0, illegal = 0;
   for (const MeasuredRow& r : rows) {
-    if (!r.check_passed) continue;
+    if (!r.check_passed) {
+      ++failed_check;
+      continue;
+    }
     const GpuSpec& s = specs.get(r);
-    if (!legality_violation(r.problem, r.config, s, r.resources).empty()) continue;
+    if (!legality_violation(r.problem, r.config, s, r.resources).empty()) {
+      ++illegal;
+      continue;
+    }
     (is_held_out(r, opts.holdout_every) ? test : train).push_back({&r, &s});
   }
-  if (train.empty()) throw InvalidArgument("fit: no usable training rows (after the held-out split and legality)");
+  if (train.empty())
+    fail_rows("no usable training rows: of " + std::to_string(rows.size()) + " rows, " + std::to_string(failed_check) +
+              " failed their correctness check, " + std::to_string(illegal) + " are illegal for the model and " +
+              std::to_string(test.size()) + " are held out");
 
   FitReport rep;
   rep.train_rows = static_cast<int>(train.size());
   rep.test_rows = static_cast<int>(test.size());
   {
-    std::vector<std::string> tk, ek;
-    for (const auto& f : train) tk.push_back(problem_key(*f.row));
+    std::vector<std::string> tk, ek, points;
+    for (const auto& f : train) {
+      tk.push_back(problem_key(*f.row));
+      points.push_back(tk.back() + "|" + to_string(f.row->config));
+    }
     for (const auto& f : test) ek.push_back(problem_key(*f.row));
-    std::sort(tk.begin(), tk.end());
-    std::sort(ek.begin(), ek.end());
-    rep.train_problems = static_cast<int>(std::unique(tk.begin(), tk.end()) - tk.begin());
-    rep.test_problems = static_cast<int>(std::unique(ek.begin(), ek.end()) - ek.begin());
+    for (auto* keys : {&tk, &ek, &points}) {
+      std::sort(keys->begin(), keys->end());
+      keys->erase(std::unique(keys->begin(), keys->end()), keys->end());
+    }
+    rep.train_problems = static_cast<int>(tk.size());
+    rep.test_problems = static_cast<int>(ek.size());
+    const size_t np = opts.parameters.size();
+    if (points.size() < np || tk.size() < np)
+      fail_rows(std::to_string(train.size()) + " training rows hold " + std::to_string(points.size()) +
+                " distinct (problem, configuration) points of " + std::to_string(tk.size()) +
+                " distinct problems, fewer than the " + std::to_string(np) +
+                " constants fitted: they cannot determine them (measure more problems, or fit fewer constants "
+                "with --params)");
+    if (ek.empty())
+      fail_rows("the split held out none of the " + std::to_string(tk.size()) + " problems (problems whose hash % " +
+                std::to_string(opts.holdout_every) + " == 0 are held out): there would be no held-out error; "
+                "measure more problems or lower --holdout-every");
   }
 
   const auto& names = opts.parameters;
@@ -144,6 +185,12 @@ FitReport fit_calibration(const std::vector<MeasuredRow>& rows, const Calibratio
   }
 
   rep.fitted = with_params(start, names, x);
+  for (const auto& info : calibration_constants()) {
+    const std::string bad = range_violation(info, get_constant(rep.fitted, info.name));
+    if (!bad.empty())
+      fail_rows("the fitted " + bad + ": a fit that leaves a constant's physical range explains nothing (DESIGN §7); "
+                "keep it fixed (leave it out of --params) or check the rows");
+  }
   for (const auto& n : names) rep.constants.push_back({n, get_constant(start, n), get_constant(rep.fitted, n)});
   rep.train_mape_start = mape_of(train, start);
   rep.train_mape_fitted = mape_of(train, rep.fitted);

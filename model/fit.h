@@ -24,9 +24,10 @@ std::vector<std::string> default_fit_parameters();
 
 struct FitOptions {
   std::vector<std::string> parameters = default_fit_parameters();
-  int holdout_every = 5;       // problems whose hash % holdout_every == 0 are held out (20%)
-  int max_iterations = 100;
+  int holdout_every = 5;       // problems whose hash % holdout_every == 0 are held out (20%); >= 2
+  int max_iterations = 100;    // >= 1
   std::string gpu_override;    // as in ValidateOptions
+  std::string source;          // the rows' file, named (file:line) by errors about the rows
 };
 
 struct FittedConstant {
@@ -49,7 +50,13 @@ struct FitReport {
 // Is this row's problem held out? (deterministic; exposed for tests and the CLI's report)
 bool is_held_out(const MeasuredRow& row, int holdout_every);
 
-// Throws InvalidArgument when there are no usable training rows or a parameter name is unknown.
+// Throws InvalidArgument for a request that cannot give a fit worth its name: an unknown or
+// repeated parameter, holdout_every < 2 (nothing held out) or max_iterations < 1 (no fit); and,
+// naming the rows' file (CsvError), for rows that cannot determine the constants: no usable
+// training row, a split that holds out no problem (its held-out error would read 0 %), or fewer
+// distinct training (problem, configuration) points or distinct problems than fitted constants.
+// Also (CsvError, naming the file) when a fitted constant leaves its physical range
+// (model/calibration.h): the fit then explains nothing, and its calibration could not be read back.
 FitReport fit_calibration(const std::vector<MeasuredRow>& rows, const Calibration& start, const FitOptions& opts);
 
 }  // namespace arlab::model

@@ -84,6 +84,14 @@ bool pick_config(Rng& rng, const Problem& p, const GpuSpec& s, const KernelResou
 
 std::vector<MeasuredRow> synthetic_measurements(const Calibration& truth, const SyntheticOptions& opts) {
   if (opts.gpus.empty()) throw InvalidArgument("synthetic_measurements: no GPU presets given");
+  if (opts.rows < 1)
+    throw InvalidArgument("synthetic_measurements: rows = " + std::to_string(opts.rows) + " must be >= 1");
+  if (!std::isfinite(opts.noise_sigma) || opts.noise_sigma < 0)
+    throw InvalidArgument("synthetic_measurements: noise sigma = " + std::to_string(opts.noise_sigma) +
+                          " must be finite and >= 0");
+  if (!std::isfinite(opts.resolution_us) || opts.resolution_us < 0)
+    throw InvalidArgument("synthetic_measurements: resolution = " + std::to_string(opts.resolution_us) +
+                          " us must be finite and >= 0");
   if (opts.configs_per_problem < 1)
     throw InvalidArgument("synthetic_measurements: configs_per_problem = " + std::to_string(opts.configs_per_problem) +
                           " must be >= 1");

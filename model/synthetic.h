@@ -22,6 +22,8 @@ struct SyntheticOptions {
   std::vector<std::string> gpus = {"h200_sxm"};  // presets; each problem on one, nvlink or emulated
 };
 
+// Throws InvalidArgument for rows < 1, a non-finite or negative noise sigma or resolution, no GPU
+// preset or configs_per_problem < 1.
 // Deterministic for a given options struct (own SplitMix64 and Box-Muller; no std distributions,
 // whose output differs between standard libraries).
 std::vector<MeasuredRow> synthetic_measurements(const Calibration& truth, const SyntheticOptions& opts);

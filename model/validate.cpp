@@ -3,15 +3,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
 #include "common/csv.h"
+#include "common/output_file.h"
 #include "common/row_cells.h"
 #include "common/validation_schema.h"
 #include "model/candidates.h"
+#include "model/csv_read.h"
 #include "model/policies.h"
 #include "model/stats.h"
 #include "model/timing_model.h"
@@ -48,7 +49,7 @@ void summarize(PolicyRegret& pr, const std::vector<double>& regrets) {
 ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, const Calibration& cal,
                                        const ValidateOptions& opts) {
   ValidationReport rep;
-  SpecCache specs(opts.gpu_override);
+  SpecCache specs(opts.gpu_override, opts.source);
   std::unordered_map<std::string, int> group_of;
   std::vector<std::vector<size_t>> groups;
   rep.rows.resize(rows.size());
@@ -181,31 +182,46 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
   return rep;
 }
 
-void write_validation_csv(const std::vector<MeasuredRow>& rows, const ValidationReport& rep, const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw InvalidArgument("cannot open " + path + " for writing");
-  out << csv_join(validation_header()) << '\n';
-  for (const RowResult& res : rep.rows) {
-    const MeasuredRow& r = rows[res.row];
-    ValidationRow v;
-    v.line = r.line;
-    v.problem_id = res.problem_id;
-    v.gpu = r.gpu;
-    v.link = to_string(r.link);
-    v.sm_per_rank = r.sm_per_rank;
-    set_problem_cells(v, r.problem);
-    set_config_cells(v, r.config);
-    v.policy = r.policy;
-    v.regs = r.resources.regs_per_thread;
-    v.kernel_us_median = r.kernel_us;
-    if (res.predicted) {
-      v.predicted_us = res.predicted_us;
-      v.ape_pct = 100.0 * res.ape;
+void require_usable_rows(const std::vector<MeasuredRow>& rows, const ValidationReport& rep, const std::string& source) {
+  if (rep.rows_used > 0) return;
+  if (rows.empty())
+    throw CsvError(source, 1, "", "no data rows (only the header): there is nothing to judge the model on");
+  std::string first_reason;
+  for (const RowResult& r : rep.rows)
+    if (r.status != "ok") {
+      first_reason = "line " + std::to_string(rows[r.row].line) + ": " + r.status;
+      break;
     }
-    v.status = res.status;
-    out << csv_join(to_cells(v)) << '\n';
-  }
-  if (!out) throw InvalidArgument("write to " + path + " failed");
+  throw CsvError(source, rows.front().line, "",
+                 "no usable rows: of " + std::to_string(rows.size()) + " rows, " +
+                     std::to_string(rep.rows_failed_check) + " failed their correctness check (check is not 'pass') "
+                     "and " + std::to_string(rep.rows_not_predicted) + " are illegal configurations for the model (" +
+                     first_reason + "): there is nothing to judge the model on");
+}
+
+void write_validation_csv(const std::vector<MeasuredRow>& rows, const ValidationReport& rep, const std::string& path) {
+  write_csv_file(path, validation_header(), [&](std::ostream& out) {
+    for (const RowResult& res : rep.rows) {
+      const MeasuredRow& r = rows[res.row];
+      ValidationRow v;
+      v.line = r.line;
+      v.problem_id = res.problem_id;
+      v.gpu = r.gpu;
+      v.link = to_string(r.link);
+      v.sm_per_rank = r.sm_per_rank;
+      set_problem_cells(v, r.problem);
+      set_config_cells(v, r.config);
+      v.policy = r.policy;
+      v.regs = r.resources.regs_per_thread;
+      v.kernel_us_median = r.kernel_us;
+      if (res.predicted) {
+        v.predicted_us = res.predicted_us;
+        v.ape_pct = 100.0 * res.ape;
+      }
+      v.status = res.status;
+      out << csv_join(to_cells(v)) << '\n';
+    }
+  });
 }
 
 }  // namespace arlab::model

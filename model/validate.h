@@ -28,6 +28,7 @@ namespace arlab::model {
 struct ValidateOptions {
   std::string gpu_override;          // preset for every row (default: from each row's gpu name)
   bool model_global_search = false;  // also run the full model search per problem (slow)
+  std::string source;                // the rows' file, named (file:line) by errors about a row
 };
 
 struct RowResult {
@@ -68,6 +69,12 @@ struct ValidationReport {
 
 ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, const Calibration& cal,
                                        const ValidateOptions& opts);
+
+// Throws CsvError (at `source`'s first data line, or its header when it has none) when the report
+// judged the model on no row: a header-only file, or every row failed its correctness check or is
+// illegal for the model. Its figures would read as a perfect model (MAPE 0 % over nothing).
+void require_usable_rows(const std::vector<MeasuredRow>& rows, const ValidationReport& report,
+                         const std::string& source);
 
 // Writes one validation-schema row (common/validation_schema.h) per input row.
 void write_validation_csv(const std::vector<MeasuredRow>& rows, const ValidationReport& report,

@@ -54,3 +54,27 @@ TEST_CASE("seed sweep: every policy at every (H, tokens), explicit configuration
   CHECK(explicit_cases >= 20);
   INFO("explicit cases: " << explicit_cases);
 }
+
+TEST_CASE("seed --data: a row of another problem is named with the field that differs") {
+  const seed::SeedSweep sweep;
+  model::MeasuredRow row;
+  row.problem = seed::seed_problem(128, 8192, 2);
+  row.policy = "trtllm";
+  CHECK(seed::seed_row_mismatch(row, sweep).empty());
+  row.policy = "model";
+  row.problem.algo = Algorithm::twoshot;  // the model policy may switch algorithm
+  CHECK(seed::seed_row_mismatch(row, sweep).empty());
+  row.policy = "trtllm";
+  CHECK(seed::seed_row_mismatch(row, sweep).find("algo = twoshot") == 0);
+  row.problem = seed::seed_problem(128, 8192, 2);
+  row.problem.nranks = 8;
+  CHECK(seed::seed_row_mismatch(row, sweep).find("nranks = 8") == 0);
+  row.problem = seed::seed_problem(100, 8192, 2);
+  CHECK(seed::seed_row_mismatch(row, sweep).find("tokens = 100") == 0);
+  row.problem = seed::seed_problem(128, 8192, 2);
+  row.problem.dtype = DType::fp16;
+  CHECK(seed::seed_row_mismatch(row, sweep).find("dtype = fp16") == 0);
+  row.problem = seed::seed_problem(128, 8192, 2);
+  row.policy = "fastest";
+  CHECK(seed::seed_row_mismatch(row, sweep).find("policy = fastest") == 0);
+}

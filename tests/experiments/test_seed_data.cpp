@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "experiments/seed_cases.h"
 #include "model/calibration.h"
 #include "model/fit.h"
 #include "model/measurements.h"
@@ -42,6 +43,14 @@ TEST_CASE("committed seed measurements: every row passed the gate and shows the 
     REQUIRE(t.count({h, "trtllm"}) == 1);
     INFO("H " << h << ": legacy " << t.at({h, "legacy"}) << " us, trtllm " << t.at({h, "trtllm"}) << " us");
     CHECK(t.at({h, "legacy"}) > 1.5 * t.at({h, "trtllm"}));
+  }
+}
+
+TEST_CASE("committed seed measurements are rows of the seed problem (arlab seed --data accepts them)") {
+  const seed::SeedSweep sweep;
+  for (const auto& r : model::read_measurements(data_file("seed.csv"))) {
+    INFO("line " << r.line);
+    CHECK(seed::seed_row_mismatch(r, sweep).empty());
   }
 }
 

@@ -499,3 +499,50 @@ TEST_CASE("whole-file outputs: atomic, never over an input or a file of another 
   CHECK(rows_with_other_timing_source(meas.path, "model") == 0);
   CHECK(rows_with_other_timing_source(meas.path, "cupti") > 0);
 }
+
+TEST_CASE("validate and fit refuse degenerate inputs", "[validate][fit][errors]") {
+  SyntheticOptions so;
+  so.rows = 400;
+  std::vector<MeasuredRow> rows = synthetic_measurements(default_calibration(), so);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].line = static_cast<int>(i) + 2;  // as if read from a file
+  const MeasuredRow trained = *std::find_if(rows.begin(), rows.end(), [](const MeasuredRow& r) {
+    return !is_held_out(r, FitOptions{}.holdout_every);
+  });
+  // No usable row: nothing to judge.
+  std::vector<MeasuredRow> failed = rows;
+  for (auto& r : failed) r.check_passed = false;
+  const ValidationReport none = validate_measurements(failed, default_calibration(), {});
+  CHECK_THROWS_WITH(require_usable_rows(failed, none, "m.csv"), Catch::Contains("m.csv:2: no usable rows"));
+  CHECK_THROWS_WITH(require_usable_rows({}, validate_measurements({}, default_calibration(), {}), "m.csv"),
+                    Catch::Contains("m.csv:1: no data rows"));
+  CHECK_NOTHROW(require_usable_rows(rows, validate_measurements(rows, default_calibration(), {}), "m.csv"));
+
+  FitOptions o;
+  o.source = "m.csv";
+  // One row, or the same row many times: fewer distinct points than constants.
+  CHECK_THROWS_WITH(fit_calibration({trained}, default_calibration(), o), Catch::Contains("fewer than the 8"));
+  CHECK_THROWS_WITH(fit_calibration(std::vector<MeasuredRow>(50, trained), default_calibration(), o),
+                    Catch::Contains("1 distinct (problem, configuration) points"));
+  CHECK_THROWS_WITH(fit_calibration(failed, default_calibration(), o), Catch::Contains("no usable training rows"));
+  for (int holdout : {0, 1, -3}) {
+    o.holdout_every = holdout;
+    CHECK_THROWS_WITH(fit_calibration(rows, default_calibration(), o), Catch::Contains("holds out nothing"));
+  }
+  o.holdout_every = 5;
+  for (int iterations : {0, -1}) {
+    o.max_iterations = iterations;
+    CHECK_THROWS_WITH(fit_calibration(rows, default_calibration(), o), Catch::Contains("--max-iter"));
+  }
+  o.max_iterations = 100;
+  o.parameters = {"l2_latency_ns", "l2_latency_ns"};
+  CHECK_THROWS_WITH(fit_calibration(rows, default_calibration(), o), Catch::Contains("listed twice"));
+  // Synthetic options: non-finite or negative noise.
+  SyntheticOptions bad = so;
+  bad.noise_sigma = std::nan("");
+  CHECK_THROWS_AS(synthetic_measurements(default_calibration(), bad), InvalidArgument);
+  bad.noise_sigma = -1;
+  CHECK_THROWS_AS(synthetic_measurements(default_calibration(), bad), InvalidArgument);
+  bad = so;
+  bad.rows = 0;
+  CHECK_THROWS_AS(synthetic_measurements(default_calibration(), bad), InvalidArgument);
+}

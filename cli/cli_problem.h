@@ -4,8 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cfloat>
 #include <string>
 
+#include "cli/cli_checks.h"
 #include "common/problem.h"
 
 namespace arlab::cli {
@@ -24,9 +26,9 @@ struct ProblemOptions {
 };
 
 inline void add_problem_options(CLI::App* app, ProblemOptions& o) {
-  app->add_option("-t,--tokens", o.tokens, "tokens per call")->capture_default_str();
-  app->add_option("--hidden", o.hidden, "hidden size H")->capture_default_str();
-  app->add_option("-n,--ranks", o.ranks, "ranks N (2, 4, 8, 16)")->capture_default_str();
+  app->add_option("-t,--tokens", o.tokens, "tokens per call")->capture_default_str()->check(int_at_least(1));
+  app->add_option("--hidden", o.hidden, "hidden size H")->capture_default_str()->check(int_at_least(1));
+  app->add_option("-n,--ranks", o.ranks, "ranks N (2, 4, 8, 16)")->capture_default_str()->check(integer_in(2, 16));
   app->add_option("-d,--dtype", o.dtype, "bf16, fp16 or fp32")->capture_default_str();
   app->add_option("--pattern", o.pattern,
                   "0-5 or ar, ar_res_rms, ar_res_rms_fp8, ar_res_rms_fp4, ar_res_rms_out_fp8, ar_res_rms_out_fp4")
@@ -35,11 +37,15 @@ inline void add_problem_options(CLI::App* app, ProblemOptions& o) {
   app->add_option("--algo", o.algo, "oneshot or twoshot")->capture_default_str();
   app->add_option("--sf-layout", o.sf_layout, "NVFP4 scale-factor layout: linear or swizzled_128x4")
       ->capture_default_str();
-  app->add_option("--eps", o.eps, "RMSNorm epsilon")->capture_default_str();
-  app->add_option("--scale", o.scale, "FP8 dequant scale / NVFP4 global scale")->capture_default_str();
+  // FLT_MAX: both are floats; a larger number would become infinity.
+  app->add_option("--eps", o.eps, "RMSNorm epsilon")->capture_default_str()->check(finite_in(0, FLT_MAX));
+  app->add_option("--scale", o.scale, "FP8 dequant scale / NVFP4 global scale")
+      ->capture_default_str()
+      ->check(finite_in(0, FLT_MAX, /*lo_open=*/true));
 }
 
-// Throws InvalidArgument naming the value (common/problem.h validate()).
+// Throws InvalidArgument naming the value (common/problem.h validate(); --scale must be finite and
+// > 0 for every pattern, as the option checks say, even where only quantizing patterns use it).
 inline Problem to_problem(const ProblemOptions& o) {
   Problem p;
   p.tokens = o.tokens;
@@ -52,6 +58,8 @@ inline Problem to_problem(const ProblemOptions& o) {
   p.sf_layout = parse_scale_layout(o.sf_layout);
   p.eps = o.eps;
   p.scale = o.scale;
+  if (!std::isfinite(p.scale) || !(p.scale > 0.0f))
+    throw InvalidArgument("--scale = " + std::to_string(p.scale) + " must be finite and > 0");
   validate(p);
   return p;
 }

@@ -2,7 +2,8 @@
 // noise-based stopping as nvbench does it (--max-noise, --min-iters, --max-iters, --max-time),
 // warm-up by time, the batch size, a fixed iteration count for scripted comparisons, and the
 // graph-replay figure. Parsed into harness::TimingOptions (harness/timing_stats.h), which is
-// validated before any device is touched.
+// validated before any device is touched (an int option's text is checked for the type's range
+// first; the values are judged by harness::validate).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_checks.h"
 #include "common/problem.h"
 #include "harness/timing_stats.h"
 
@@ -28,27 +30,27 @@ inline void add_timing_options(CLI::App* app, TimingCliOptions& o) {
                   "stop once the 95 % CI of the headline median is within +- this percent of it")
       ->capture_default_str();
   app->add_option("--min-iters", t.stop.min_iters, "timed iterations per configuration before the noise test")
-      ->capture_default_str();
+      ->capture_default_str()->check(any_int());
   app->add_option("--min-rounds", t.stop.min_rounds,
                   "interleaved rounds before the noise test (ratios resample whole rounds)")
-      ->capture_default_str();
+      ->capture_default_str()->check(any_int());
   app->add_option("--max-iters", t.stop.max_iters, "stop after this many timed iterations per configuration")
-      ->capture_default_str();
+      ->capture_default_str()->check(any_int());
   app->add_option("--max-time", t.stop.max_time_s, "stop after this many seconds of timed rounds per configuration")
       ->capture_default_str();
   app->add_option("--warmup-ms", t.warmup_ms, "untimed calls of every configuration first, for this long (ms)")
       ->capture_default_str();
   app->add_option("--batch", t.batch, "gated iterations per configuration per round, queued before the first starts")
-      ->capture_default_str();
+      ->capture_default_str()->check(any_int());
   app->add_option("-i,--iters", t.fixed_iters, "exactly this many timed iterations (0: noise-based stopping)")
-      ->capture_default_str();
+      ->capture_default_str()->check(any_int());
   app->add_flag("--no-timing", o.no_timing, "check only, no timing");
   app->add_flag("--no-host-hold", [&o](std::int64_t) { o.timing.host_hold = false; },
                 "diagnostic: enqueue timed batches without the host hold (the host-paced procedure whose start "
                 "skew made small-size times bimodal)");
   app->add_option("--graph-calls", t.graph_calls, "calls per captured CUDA graph (0: no graph timing)")
-      ->capture_default_str();
-  app->add_option("--graph-reps", t.graph_reps, "timed graph replays")->capture_default_str();
+      ->capture_default_str()->check(any_int());
+  app->add_option("--graph-reps", t.graph_reps, "timed graph replays")->capture_default_str()->check(any_int());
 }
 
 // The options as the timing procedure takes them; throws InvalidArgument naming a bad value.

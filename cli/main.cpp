@@ -3,8 +3,11 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <string>
 
 #include "common/build_info.h"
+#include "common/csv.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -20,13 +23,34 @@ int main(int argc, char** argv) {
   arlab::cli::add_run_command(app);
   arlab::cli::add_seed_command(app);
   arlab::cli::add_soak_command(app);
+  // Exit code of every refused input and failed command (CLI11's own parse errors keep theirs).
+  constexpr int kErrorExitCode = 2;
+  // A first argument that is no option and no subcommand is named as such (CLI11 would only say
+  // that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->check_name(argv[1]);
+    }
+    if (!known) {
+      std::fprintf(stderr, "arlab: error: unknown subcommand '%s' (expected one of: %s; see arlab --help)\n",
+                   arlab::cut_for_message(argv[1]).c_str(), names.c_str());
+      return kErrorExitCode;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "arlab: error: out of host memory (std::bad_alloc): the inputs or sizes given need more "
+                         "memory than this machine has\n");
+    return kErrorExitCode;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "arlab: error: %s\n", e.what());
-    return 2;
+    return kErrorExitCode;
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 // Echoes its configuration, prints a compact table and appends tidy rows to a CSV
 // (common/numerics_schema.h), which plots/plot_numerics.py turns into a figure.
 #include <CLI/CLI.hpp>
+#include <cfloat>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -13,8 +14,10 @@
 #include "common/build_info.h"
 #include "common/csv.h"
 #include "common/numerics_schema.h"
+#include "common/output_file.h"
 #include "common/utc_time.h"
 #include "experiments/numerics_sweep.h"
+#include "cli/cli_checks.h"
 #include "cli/commands.h"
 
 namespace arlab::cli {
@@ -71,6 +74,11 @@ void print_table(const std::vector<NumericsRow>& rows) {
 
 void run_numerics(const NumericsOptions& o) {
   const numerics::SweepConfig c = to_config(o);  // every bad option fails here, before any work
+  // The output's directory is made (out/ by default) and its header checked before the sweep.
+  const std::filesystem::path out_path(o.out);
+  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
+  check_output_path(o.out, {}, "--out");
+  check_appendable(o.out, numerics_header());
   const std::string date = utc_now_iso8601();
   std::printf(
       "arlab numerics (git %s, %s): seed=%llu distribution=%s tokens=%d hidden=%d eps=%s ranks=%s dtypes=%s "
@@ -89,8 +97,6 @@ void run_numerics(const NumericsOptions& o) {
   }
   print_table(rows);
 
-  const std::filesystem::path out_path(o.out);
-  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
   CsvAppender csv(o.out, numerics_header());
   for (const NumericsRow& r : rows) csv.append(to_cells(r));
   std::printf("appended %zu rows to %s\n", rows.size(), o.out.c_str());
@@ -104,24 +110,26 @@ void add_numerics_command(CLI::App& app) {
       "numerics",
       "CPU only: error of the all-reduced sum, residual_out and norm_out against an fp64 reference, for N ranks x "
       "dtype x accumulation (pairwise vs fp32_acc), on seeded random inputs; writes a tidy CSV");
-  cmd->add_option("--seed", opts->seed, "input seed (0 .. 2^64-1)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", opts->seed, "input seed (0 .. 2^64-1)")->capture_default_str()->check(unsigned_64());
   cmd->add_option("--distribution", opts->distribution, "input distribution: normal, uniform or heavy_tailed")
       ->capture_default_str();
-  cmd->add_option("--tokens", opts->tokens, "tokens per call")->capture_default_str();
-  cmd->add_option("--hidden", opts->hidden, "hidden size H")->capture_default_str();
-  cmd->add_option("--eps", opts->eps, "RMSNorm epsilon")->capture_default_str();
+  cmd->add_option("--tokens", opts->tokens, "tokens per call")->capture_default_str()->check(int_at_least(1));
+  cmd->add_option("--hidden", opts->hidden, "hidden size H")->capture_default_str()->check(int_at_least(1));
+  // FLT_MAX: eps is a float; a larger number would become infinity.
+  cmd->add_option("--eps", opts->eps, "RMSNorm epsilon")->capture_default_str()->check(finite_in(0, FLT_MAX));
   cmd->add_option("--ranks", opts->ranks, "comma-separated rank counts from {2,4,8,16}")
       ->delimiter(',')
-      ->default_str("2,4,8,16");
+      ->default_str("2,4,8,16")
+      ->check(any_int());
   cmd->add_option("--dtypes", opts->dtypes, "comma-separated dtypes from {bf16,fp16,fp32}")
       ->delimiter(',')
       ->default_str("bf16,fp16");
   cmd->add_option("--acc", opts->accs, "comma-separated accumulation modes from {pairwise,fp32_acc}")
       ->delimiter(',')
       ->default_str("pairwise,fp32_acc");
-  cmd->add_option("--out", opts->out, "CSV to append to (created with its header if absent)")->capture_default_str();
+  cmd->add_option("--out", opts->out, "CSV to append to (created with its header if absent)")
+      ->capture_default_str()
+      ->check(non_empty_path());
   cmd->callback([opts] { run_numerics(*opts); });
 }
 

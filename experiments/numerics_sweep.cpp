@@ -32,6 +32,15 @@ void require_unique_nonempty(const std::vector<T>& v, const char* what, Name nam
 }
 }  // namespace
 
+double sweep_point_bytes(const SweepConfig& c) {
+  constexpr double kFloatBytes = 4, kFixedBytesPerElement = 64;  // see numerics_sweep.h
+  double per_element = 0;
+  for (int n : c.ranks)
+    for (DType d : c.dtypes)
+      per_element = std::max(per_element, n * (dtype_bytes(d) + kFloatBytes) + kFixedBytesPerElement);
+  return static_cast<double>(c.tokens) * static_cast<double>(c.hidden) * per_element;
+}
+
 void validate(const SweepConfig& c) {
   require_unique_nonempty(c.ranks, "ranks", [](int n) { return std::to_string(n); });
   require_unique_nonempty(c.dtypes, "dtypes", [](DType d) { return std::string(to_string(d)); });
@@ -39,6 +48,14 @@ void validate(const SweepConfig& c) {
   for (int n : c.ranks)
     for (DType d : c.dtypes)
       for (Accumulation a : c.accs) arlab::validate(sweep_problem(c, n, d, a));
+  const double bytes = sweep_point_bytes(c);
+  if (bytes > kMaxSweepPointBytes) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%.1f GiB of host memory, above the %.0f GiB one point may hold",
+                  bytes / (1ull << 30), kMaxSweepPointBytes / (1ull << 30));
+    throw InvalidArgument("numerics: tokens = " + std::to_string(c.tokens) + " x hidden = " + std::to_string(c.hidden) +
+                          " would need about " + text + "; use fewer --tokens or a smaller --hidden");
+  }
 }
 
 std::string shortest_float_text(float v) {

@@ -31,8 +31,18 @@ inline constexpr const char* kSweepOutputs[3] = {"sum", "residual_out", "norm_ou
 // The Problem of one sweep point (pattern ar_res_rms: residual and norm, whose sum is also taken).
 Problem sweep_problem(const SweepConfig& c, int nranks, DType dtype, Accumulation acc);
 
-// Throws InvalidArgument (naming the value) for an empty list, a duplicate, or any sweep point that
-// Problem validation rejects -- before anything is computed.
+// Host memory one sweep point may hold (16 GiB: within the memory of the machines arlab runs on;
+// the default point holds about 0.2 GB). Larger sweeps are refused instead of ending in
+// std::bad_alloc, or in the kernel's out-of-memory killer.
+constexpr double kMaxSweepPointBytes = 16.0 * (1ull << 30);
+
+// An upper estimate of the host bytes the largest point of the sweep holds: per token x hidden
+// element, every rank's input and its float conversion, the residual, three fp64 exact outputs and
+// the reference's outputs (N x (dtype + 4) + 64 bytes).
+double sweep_point_bytes(const SweepConfig& c);
+
+// Throws InvalidArgument (naming the value) for an empty list, a duplicate, any sweep point that
+// Problem validation rejects, or a point above kMaxSweepPointBytes -- before anything is computed.
 void validate(const SweepConfig& c);
 
 // One row per (N, dtype, acc, output), N outermost, in the order of the config's lists. Fills every

@@ -17,8 +17,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/cli_checks.h"
 #include "cli/cli_timing.h"
 #include "cli/commands.h"
+#include "common/output_file.h"
 #include "experiments/seed_cases.h"
 #include "experiments/seed_measure.h"
 #include "model/csv_read.h"
@@ -98,7 +100,6 @@ void run_seed(const SeedOptions& o) {
   if (o.mode == "measure" && !gpu)
     throw std::runtime_error("--mode measure needs a GPU and a build with CUDA; none is available here");
   const bool measure = o.mode == "measure" || (o.mode == "auto" && gpu);
-  std::filesystem::create_directories(o.out_dir);
   const std::string measured_csv = (std::filesystem::path(o.out_dir) / "measured.csv").string();
   const std::string validation_csv = (std::filesystem::path(o.out_dir) / "validation.csv").string();
   const std::string ratios_csv = (std::filesystem::path(o.out_dir) / "ratios.csv").string();
@@ -115,27 +116,44 @@ void run_seed(const SeedOptions& o) {
   std::printf("  calibration: %s; out: %s\n", o.calibration.empty() ? "built-in defaults" : o.calibration.c_str(),
               o.out_dir.c_str());
 
+  // The inputs are read and checked before the output folder is made: a bad --data or
+  // --calibration leaves nothing behind.
+  const model::Calibration cal =
+      o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
   std::string source = o.data;
   std::string ratio_source = o.ratios;
-  std::vector<std::string> failed;
+  std::vector<model::MeasuredRow> rows;
+  seed::MeasureOptions m = o.measure;
   if (measure) {
-    seed::MeasureOptions m = o.measure;
     m.timing = timing_options(o.timing);
     m.calibration = o.calibration;
+  } else {
+    std::printf("  measurements: %s (see data/h200/README.md for their provenance)\n", source.c_str());
+    rows = model::read_measurements(source);
+    for (const model::MeasuredRow& r : rows) {
+      const std::string mismatch = seed::seed_row_mismatch(r, sweep);
+      if (!mismatch.empty())
+        throw model::CsvError(source, r.line, "", "not a row of the seed problem: " + mismatch);
+    }
+  }
+  std::filesystem::create_directories(o.out_dir);
+  check_output_path(validation_csv, {o.data, o.calibration, o.ratios}, "seed output");
+
+  std::vector<std::string> failed;
+  if (measure) {
     std::printf("  measuring: %s; seed %llu, device %d\n", describe(o.timing).c_str(), m.seed, m.device);
     move_aside(measured_csv);
     move_aside(ratios_csv);
     failed = seed::measure_seed(sweep, m, measured_csv, ratios_csv).failed;
     source = measured_csv;
     ratio_source = ratios_csv;
-  } else {
-    std::printf("  measurements: %s (see data/h200/README.md for their provenance)\n", source.c_str());
+    rows = model::read_measurements(source);
   }
 
-  const std::vector<model::MeasuredRow> rows = model::read_measurements(source);
-  const model::Calibration cal =
-      o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
-  const model::ValidationReport rep = model::validate_measurements(rows, cal, model::ValidateOptions{});
+  model::ValidateOptions vo;
+  vo.source = source;
+  const model::ValidationReport rep = model::validate_measurements(rows, cal, vo);
+  model::require_usable_rows(rows, rep, source);
   move_aside(validation_csv);
   model::write_validation_csv(rows, rep, validation_csv);
   print_seed_table(rows, rep);
@@ -168,13 +186,21 @@ void add_seed_command(CLI::App& app) {
               "beside the model's predictions");
   sub->add_option("--mode", o->mode, "auto (measure when a GPU is visible), measure or predict")->capture_default_str();
   sub->add_option("--data", o->data, "committed measurements used in predict mode")->capture_default_str();
-  sub->add_option("--out-dir", o->out_dir, "where measured.csv and validation.csv go")->capture_default_str();
-  sub->add_option("--calibration", o->calibration, "model calibration CSV (default: built-in constants)");
-  sub->add_option("--device", o->measure.device, "CUDA device (measure mode)")->capture_default_str();
+  sub->add_option("--out-dir", o->out_dir, "where measured.csv and validation.csv go")
+      ->capture_default_str()
+      ->check(non_empty_path());
+  sub->add_option("--calibration", o->calibration, "model calibration CSV (default: built-in constants)")
+      ->check(non_empty_path());
+  sub->add_option("--device", o->measure.device, "CUDA device (measure mode)")
+      ->capture_default_str()
+      ->check(int_at_least(0));
   sub->add_option("--ratios", o->ratios, "committed in-process ratios shown in predict mode")->capture_default_str();
   add_timing_options(sub, o->timing);
-  sub->add_option("--seed", o->measure.seed, "input seed")->capture_default_str();
-  sub->add_option("--timeout-ms", o->measure.timeout_ms, "bound of every device spin-wait")->capture_default_str();
+  sub->add_option("--seed", o->measure.seed, "input seed")->capture_default_str()->check(unsigned_64());
+  // 1e9 ms (~11 days): as `arlab run --timeout-ms`.
+  sub->add_option("--timeout-ms", o->measure.timeout_ms, "bound of every device spin-wait")
+      ->capture_default_str()
+      ->check(finite_in(0, 1e9, /*lo_open=*/true));
   sub->callback([o] { run_seed(*o); });
 }
 

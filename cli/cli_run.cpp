@@ -10,45 +10,58 @@
 // configuration and one RATIO line per configuration against the first (with its bootstrap CI),
 // appends one tidy row per configuration to --csv (common/measurement_schema.h) and exits non-zero
 // when a check fails. `arlab run --registers` prints the registers of every kernel instantiation.
-// In a build without CUDA the command exists, parses its options, and says it cannot run.
+// Every option (and the calibration, and the CSV outputs' headers) is checked and the configuration
+// echoed before any device is touched; without a GPU the command then says so plainly. In a build
+// without CUDA the command exists, checks its options, and says it cannot run.
+// Under mpirun, a failure in any process ends every process at once (print, MPI_Abort) without
+// device synchronisation, frees or barriers on the way; a hidden --inject-fault plants faults to
+// test exactly that (harness/node_core.h FaultInjection).
 #include <CLI/CLI.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/build_info.h"
+#include "common/csv.h"
 #include "common/launch_config.h"
+#include "common/measurement_schema.h"
+#include "common/output_file.h"
 #include "common/problem.h"
+#include "common/ratio_schema.h"
+#include "cli/cli_checks.h"
 #include "cli/cli_config.h"
 #include "cli/cli_problem.h"
 #include "cli/cli_timing.h"
 #include "cli/commands.h"
+#include "harness/input_sets.h"
+#include "harness/launch_env.h"
+#include "harness/node_core.h"
+#include "model/calibration.h"
 #include "model/policies.h"
+#include "reference/fused_reference.h"
 
 #ifdef ARLAB_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "common/csv.h"
-#include "common/measurement_schema.h"
 #include "harness/check.h"
 #include "harness/cupti_timer.h"
+#include "harness/device_query.h"
 #include "harness/emulated_node.h"
 #include "harness/fused_runner.h"
-#include "harness/launch_env.h"
 #include "harness/measurement.h"
 #include "harness/nvml.h"
 #include "harness/timing.h"
 #include "kernels/dispatch.h"
-#include "model/calibration.h"
 #include "model/legality.h"
 #include "model/timing_model.h"
 #include "reference/compare.h"
-#include "reference/fused_reference.h"
 #ifdef ARLAB_HAVE_MPI
 #include "harness/mpi_node.h"
 #include "harness/mpi_session.h"
@@ -79,6 +92,7 @@ struct RunOptions {
   bool no_check = false;
   bool no_cupti = false;
   bool registers = false;
+  std::string inject_fault;  // hidden: failure-path tests (harness/node_core.h FaultInjection)
 };
 
 void add_options(CLI::App* run, RunOptions& o) {
@@ -94,23 +108,38 @@ void add_options(CLI::App* run, RunOptions& o) {
   run->add_flag("--pdl", o.pdl, "programmatic dependent launch");
   add_timing_options(run, o.timing);
   run->add_option("--sets", o.sets, "input sets rotated while timing (0: enough to exceed 2x L2)")
-      ->capture_default_str();
-  run->add_option("--seed", o.seed, "input seed")->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, harness::kMaxInputSets));
+  run->add_option("--seed", o.seed, "input seed")->capture_default_str()->check(unsigned_64());
   run->add_option("--distribution", o.distribution, "normal, uniform or heavy_tailed")->capture_default_str();
-  run->add_option("--max-tokens", o.max_tokens, "workspace capacity in tokens (0: --tokens)")->capture_default_str();
-  run->add_option("--timeout-ms", o.timeout_ms, "bound of every device spin-wait")->capture_default_str();
+  run->add_option("--max-tokens", o.max_tokens, "workspace capacity in tokens (0: --tokens)")
+      ->capture_default_str()
+      ->check(int_at_least(0));
+  // 1e9 ms (~11 days): far beyond any wait, and its nanoseconds still fit the kernels' 64-bit bound.
+  run->add_option("--timeout-ms", o.timeout_ms, "bound of every device spin-wait")
+      ->capture_default_str()
+      ->check(finite_in(0, 1e9, /*lo_open=*/true));
   run->add_option("--sms-per-rank", o.sms_per_rank, "SMs per rank partition (0: largest equal split)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(int_at_least(0));
   run->add_option("--device", o.device, "CUDA device ordinal (emulated node; under mpirun/srun: local rank % devices)")
-      ->capture_default_str();
-  run->add_option("--csv", o.csv, "append one measurement row per configuration to this CSV file");
+      ->capture_default_str()
+      ->check(int_at_least(0));
+  run->add_option("--csv", o.csv, "append one measurement row per configuration to this CSV file")
+      ->check(non_empty_path());
   run->add_option("--ratios-csv", o.ratios_csv,
-                  "append one ratio row (each configuration over the first, with its CI) to this CSV file");
+                  "append one ratio row (each configuration over the first, with its CI) to this CSV file")
+      ->check(non_empty_path());
   run->add_option("--experiment", o.experiment, "experiment name recorded in the CSV row")->capture_default_str();
-  run->add_option("--calibration", o.calibration, "model calibration CSV for predicted_us (default constants)");
+  run->add_option("--calibration", o.calibration, "model calibration CSV for predicted_us (default constants)")
+      ->check(non_empty_path());
   run->add_flag("--no-check", o.no_check, "skip the correctness gate");
   run->add_flag("--no-cupti", o.no_cupti, "time with CUDA events only");
   run->add_flag("--registers", o.registers, "print registers / shared / local memory of every kernel and exit");
+  run->add_option("--inject-fault", o.inject_fault,
+                  "testing: skip-kernel-rank=R (rank R never launches its kernel: the others time out) or "
+                  "cuda-error-rank=R (rank R fails before its first collective)")
+      ->group("");  // hidden from --help: a test of the failure paths, not a user option
 }
 
 // "tpb/cluster/grid[/vpt]" -> an explicit configuration (vpt 0 = the required one).
@@ -145,25 +174,19 @@ ExplicitShape parse_config(const std::string& text) {
   return e;
 }
 
-#ifdef ARLAB_HAVE_CUDA
-
-void print_registers() {
-  std::printf("%-48s %6s %10s %10s\n", "kernel", "regs", "smem_B", "local_B");
-  for (const kernels::KernelKey& key : kernels::all_kernel_keys()) {
-    const kernels::FusedKernel k = kernels::find_fused_kernel(key);
-    cudaFuncAttributes a{};
-    ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&a, k.fn));
-    std::printf("%-48s %6d %10zu %10zu\n", k.name.c_str(), a.numRegs, a.sharedSizeBytes, a.localSizeBytes);
-  }
-}
-
-// What to measure, as the options say it, before any device is touched: policy names (parsed) and
-// explicit shapes (parsed). Configurations need the node's partition spec and are made later.
+// What to measure, as the options say it, checked before any device is touched: the problem,
+// policies (parsed), explicit shapes (parsed, and each checked to cover a token), the timing
+// options, the input distribution, the calibration (loaded), the injected fault, and the CSV
+// outputs (appendable: same header, not an input). Configurations need the node's partition spec
+// and are made later.
 struct Plan {
   Problem problem;
   std::vector<model::Policy> policies;  // in --policy order; explicit_config stands for the --tpb shape
   std::vector<ExplicitShape> shapes;    // --tpb/--cluster/--grid first (when given), then each --config
   harness::TimingOptions timing;
+  ref::Distribution distribution = ref::Distribution::normal;
+  model::Calibration calibration;
+  harness::FaultInjection fault;
 };
 
 Plan make_plan(const RunOptions& o) {
@@ -175,12 +198,10 @@ Plan make_plan(const RunOptions& o) {
     plan.policies.push_back(model::parse_policy(name));
     explicit_policy = explicit_policy || plan.policies.back() == model::Policy::explicit_config;
   }
-  if (o.config.any_given() && !explicit_policy)
-    throw InvalidArgument("--tpb / --cluster / --grid / --vpt need --policy explicit (got --policy " +
-                          (o.policies.empty() ? std::string("none") : o.policies.front()) +
-                          "); use --config tpb/cluster/grid beside other policies");
+  check_explicit_options_have_policy(o.config, explicit_policy, o.policies.empty() ? "" : o.policies.front());
   if (explicit_policy) plan.shapes.push_back(explicit_shape(o.config));
   for (const std::string& c : o.configs) plan.shapes.push_back(parse_config(c));
+  for (const ExplicitShape& shape : plan.shapes) explicit_config(shape, plan.problem);  // throws naming tpb
   if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
   if (o.max_tokens > 0 && plan.problem.tokens > o.max_tokens)
     throw InvalidArgument("tokens = " + std::to_string(plan.problem.tokens) + " exceeds the workspace capacity of " +
@@ -193,23 +214,63 @@ Plan make_plan(const RunOptions& o) {
   if (o.device < 0) throw InvalidArgument("--device = " + std::to_string(o.device) + " must be >= 0");
   if (o.sms_per_rank < 0)
     throw InvalidArgument("--sms-per-rank = " + std::to_string(o.sms_per_rank) + " must be >= 0 (0: equal split)");
-  ref::parse_distribution(o.distribution);  // throws on an unknown name
+  plan.distribution = ref::parse_distribution(o.distribution);
   plan.timing = timing_options(o.timing);
+  plan.calibration = o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
+  plan.fault = harness::parse_fault_injection(o.inject_fault, plan.problem.nranks);
+  if (!o.csv.empty()) {
+    check_output_path(o.csv, {o.calibration}, "--csv");
+    check_appendable(o.csv, measurement_header());
+  }
+  if (!o.ratios_csv.empty()) {
+    check_output_path(o.ratios_csv, {o.calibration, o.csv}, "--ratios-csv");
+    check_appendable(o.ratios_csv, ratio_header());
+  }
   return plan;
 }
 
-// Everything after the node exists, the same on the emulated and the multi-process node: every
+// The configuration as the options give it, echoed (by process 0) before any device is touched.
+void print_plan(const RunOptions& o, const Plan& plan) {
+  const Problem& p = plan.problem;
+  std::printf("arlab run: %s tokens=%d H=%d N=%d %s %s acc=%s sf=%s eps=%g scale=%g seed=%llu dist=%s\n",
+              to_string(p.algo), p.tokens, p.hidden, p.nranks, to_string(p.dtype), to_string(p.pattern),
+              to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
+              o.seed, o.distribution.c_str());
+  std::string configs;
+  for (model::Policy policy : plan.policies)
+    configs += std::string(configs.empty() ? "" : ", ") + model::to_string(policy);
+  for (const std::string& c : o.configs) configs += (configs.empty() ? "config " : ", config ") + c;
+  std::printf("  configurations: %s%s; calibration %s; csv %s; device %d, timeout %g ms%s\n", configs.c_str(),
+              o.pdl ? " (pdl)" : "", o.calibration.empty() ? "built-in" : o.calibration.c_str(),
+              o.csv.empty() ? "none" : o.csv.c_str(), o.device, o.timeout_ms,
+              plan.fault.any() ? ("; INJECTED FAULT " + o.inject_fault).c_str() : "");
+  std::fflush(stdout);
+}
+
+#ifdef ARLAB_HAVE_CUDA
+
+void print_registers() {
+  std::printf("%-48s %6s %10s %10s\n", "kernel", "regs", "smem_B", "local_B");
+  for (const kernels::KernelKey& key : kernels::all_kernel_keys()) {
+    const kernels::FusedKernel k = kernels::find_fused_kernel(key);
+    cudaFuncAttributes a{};
+    ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&a, k.fn));
+    std::printf("%-48s %6d %10zu %10zu\n", k.name.c_str(), a.numRegs, a.sharedSizeBytes, a.localSizeBytes);
+  }
+}
+
+// What a process does with a failure it caught while its node and runner still exist: nothing (the
+// exception goes on, the emulated node's destructors wait for the GPU), or, under MPI, end every
+// process of the job at once (it does not return).
+using FailureHandler = std::function<void(const std::exception&)>;
+
+// Everything after the runner exists, the same on the emulated and the multi-process node: every
 // process runs its ranks and joins the collectives; process 0 prints and writes the CSV rows.
-void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, harness::CuptiKernelTimer* cupti_timer,
-                 const std::string& cupti_note) {
+void measure_and_report(const RunOptions& o, const Plan& plan, harness::Node& node, harness::FusedRunner& runner,
+                        int nsets, harness::CuptiKernelTimer* cupti_timer, const std::string& cupti_note) {
   const Problem& p = plan.problem;
   const bool printer = node.process_index() == 0;
-  node.check_fits(p);
-
-  const int nsets = o.sets > 0 ? o.sets : harness::input_sets_for(p, node.device().spec.l2_bytes);
-  harness::FusedRunner runner(node, p, nsets, o.seed, ref::parse_distribution(o.distribution));
-  const model::Calibration cal =
-      o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
+  const model::Calibration& cal = plan.calibration;
   model::KernelResources base_res;
   base_res.regs_per_thread = runner.registers_per_thread();
   base_res.smem_per_block_bytes = runner.resources(LaunchConfig{}).smem_per_block_bytes;
@@ -245,10 +306,6 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
   settings.link = harness::node_link(node, nvml);
 
   if (printer) {
-    std::printf("arlab run: %s tokens=%d H=%d N=%d %s %s acc=%s sf=%s eps=%g scale=%g seed=%llu dist=%s\n",
-                to_string(p.algo), p.tokens, p.hidden, p.nranks, to_string(p.dtype), to_string(p.pattern),
-                to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
-                o.seed, o.distribution.c_str());
     std::printf("  device: %s (%d SMs), driver %s, CUDA runtime %s, git %s\n", node.device().name.c_str(),
                 node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str(),
                 arlab::git_sha());
@@ -322,16 +379,64 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
   if (!first_failure.empty()) throw std::runtime_error("correctness gate FAILED: " + first_failure);
 }
 
+// The runner on a node, then measure_and_report. A failure is handed to on_failure while the node
+// and the runner still exist (the runner is held outside the try), so a handler that ends the
+// process runs no destructor that would synchronize, free or wait for another process.
+void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, harness::CuptiKernelTimer* cupti_timer,
+                 const std::string& cupti_note, const FailureHandler& on_failure) {
+  std::unique_ptr<harness::FusedRunner> runner;
+  try {
+    const Problem& p = plan.problem;
+    node.check_fits(p);
+    const int nsets = o.sets > 0 ? o.sets : harness::input_sets_for(p, node.device().spec.l2_bytes);
+    runner = std::make_unique<harness::FusedRunner>(node, p, nsets, o.seed, plan.distribution);
+    runner->inject(plan.fault);
+    measure_and_report(o, plan, node, *runner, nsets, cupti_timer, cupti_note);
+  } catch (const std::exception& e) {
+    if (on_failure) on_failure(e);
+    throw;
+  }
+}
+
+#ifdef ARLAB_HAVE_MPI
+// One process of the multi-process node. A failure in this process ends every process at once:
+// the error is printed and MPI_Abort called where it is caught, before the node or the runner are
+// destroyed, so the failure path holds no device synchronisation, no free and no barrier (the
+// other processes may be waiting in a collective that this one will never join, and the GPU may
+// be stuck). A DeviceTimeout reaches every process together (MpiNode::synchronize).
+void run_mpi_process(const RunOptions& o, const Plan& plan, const harness::NodeOptions& nopt,
+                     const harness::LaunchEnv& launch, const harness::MpiSession& mpi,
+                     harness::CuptiKernelTimer* cupti_timer, const std::string& cupti_note) {
+  const FailureHandler end_job = [&mpi](const std::exception& e) {
+    std::fprintf(stderr, "arlab: error on MPI rank %d of %d: %s\n", mpi.rank(), mpi.size(), e.what());
+    std::fflush(stderr);
+    std::fflush(stdout);
+    mpi.abort(2);
+  };
+  std::unique_ptr<harness::MpiNode> node;  // outside the try: a failure never destroys it
+  try {
+    const int local_rank = launch.local_rank >= 0 ? launch.local_rank : mpi.local_rank();
+    node = std::make_unique<harness::MpiNode>(nopt, mpi, local_rank);
+  } catch (const std::exception& e) {
+    end_job(e);
+  }
+  run_on_node(o, plan, *node, cupti_timer, cupti_note, end_job);
+}
+#endif
 
 void run_main(const RunOptions& o) {
   harness::request_device_connections();  // before the first CUDA call
+  const harness::LaunchEnv launch = harness::detect_launch(harness::process_env);
   if (o.registers) {
+    harness::require_cuda_devices("arlab run --registers", -1);
     print_registers();
     return;
   }
   const Plan plan = make_plan(o);  // every option checked before any device is touched
+  if (launch.world_rank == 0) print_plan(o, plan);
+  if (!harness::is_multi_process(launch)) harness::require_cuda_devices("arlab run", o.device);
 
-  // CUPTI first: activity tracing is best enabled before the context exists.
+  // CUPTI before any context: activity tracing is best enabled before the context exists.
   std::unique_ptr<harness::CuptiKernelTimer> cupti;
   std::string cupti_note;
   if (!o.no_cupti && !o.timing.no_timing) {
@@ -351,25 +456,16 @@ void run_main(const RunOptions& o) {
   nopt.timeout_ms = o.timeout_ms;
   nopt.sms_per_rank = o.sms_per_rank;
 
-  const harness::LaunchEnv launch = harness::detect_launch(harness::process_env);
   if (harness::is_multi_process(launch)) {
 #ifdef ARLAB_HAVE_MPI
     harness::MpiSession mpi;  // outlives the node: MPI_Finalize after the IPC mappings are closed
     if (mpi.size() > 1) {
-      try {
-        const int local_rank = launch.local_rank >= 0 ? launch.local_rank : mpi.local_rank();
-        harness::MpiNode node(nopt, mpi, local_rank);
-        run_on_node(o, plan, node, cupti.get(), cupti_note);
-      } catch (const std::exception& e) {
-        // The other processes would wait for this one in their next collective: end them all.
-        std::fprintf(stderr, "arlab: error on MPI rank %d of %d: %s\n", mpi.rank(), mpi.size(), e.what());
-        std::fflush(stderr);
-        mpi.abort(2);
-      }
+      run_mpi_process(o, plan, nopt, launch, mpi, cupti.get(), cupti_note);
       return;
     }
     // A launcher environment (e.g. an sbatch script's SLURM_NTASKS) but a one-process MPI world:
     // run the emulated node.
+    harness::require_cuda_devices("arlab run", o.device);
 #else
     throw std::runtime_error("this process was started by " + launch.launcher + " as rank " +
                              std::to_string(launch.world_rank) + " of " + std::to_string(launch.world_size) +
@@ -378,12 +474,14 @@ void run_main(const RunOptions& o) {
 #endif
   }
   harness::EmulatedNode node(nopt);
-  run_on_node(o, plan, node, cupti.get(), cupti_note);
+  run_on_node(o, plan, node, cupti.get(), cupti_note, FailureHandler{});
 }
 
 #else  // no CUDA
 
-void run_main(const RunOptions&) {
+void run_main(const RunOptions& o) {
+  const Plan plan = make_plan(o);  // the options are checked (and echoed) in every build
+  if (harness::detect_launch(harness::process_env).world_rank == 0) print_plan(o, plan);
   throw std::runtime_error(
       "`arlab run` needs the GPU parts, and this arlab was built without CUDA (no nvcc at configure time, or "
       "-DARLAB_ENABLE_CUDA=OFF). Rebuild on a machine with the CUDA toolkit to run kernels.");

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "harness/check.h"
 
@@ -35,6 +36,24 @@ int attribute(cudaDeviceAttr a, int ordinal) {
 }
 
 }  // namespace
+
+int require_cuda_devices(const std::string& who, int ordinal) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count < 1) {
+    std::string reason = "the CUDA runtime lists 0 devices";
+    if (err != cudaSuccess) reason = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+    if (err == cudaErrorInsufficientDriver) reason += "; no NVIDIA driver is loaded, or it is older than the runtime";
+    if (err == cudaErrorNoDevice) reason += "; check CUDA_VISIBLE_DEVICES";
+    throw CudaError(who + ": no CUDA GPU is visible (" + reason +
+                    "). It needs one; the CPU commands (predict, validate, fit, numerics, seed --mode predict) "
+                    "do not.");
+  }
+  if (ordinal >= count)
+    throw InvalidArgument("--device = " + std::to_string(ordinal) + " but " + std::to_string(count) +
+                          " CUDA device(s) are visible (ordinals 0 to " + std::to_string(count - 1) + ")");
+  return count;
+}
 
 std::string cuda_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);

@@ -22,6 +22,13 @@ struct DeviceInfo {
 // Throws CudaError when the device cannot be queried (no GPU, no driver).
 DeviceInfo query_device(int ordinal);
 
+// The number of visible CUDA devices, checked before any context exists: throws CudaError saying
+// plainly that no CUDA GPU is visible when cudaGetDeviceCount fails (no driver:
+// cudaErrorInsufficientDriver; no device: cudaErrorNoDevice) or finds none, with the runtime's
+// reason; `who` starts the message (e.g. "arlab run"). Throws InvalidArgument when `ordinal` is not
+// below the count (-1: no ordinal to check).
+int require_cuda_devices(const std::string& who, int ordinal);
+
 // "13.0" from a CUDA version number such as 13000.
 std::string cuda_version_text(int version);
 

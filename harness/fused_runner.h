@@ -15,6 +15,7 @@
 
 #include "common/launch_config.h"
 #include "common/problem.h"
+#include "harness/input_sets.h"
 #include "harness/node.h"
 #include "harness/rank_tensors.h"
 #include "kernels/dispatch.h"
@@ -57,6 +58,10 @@ class FusedRunner {
   void enqueue_rank(int rank, const Problem& call, const LaunchConfig& cfg, int set, bool gate,
                     CuptiKernelTimer* timer = nullptr, uint64_t tag = 0);
 
+  // Plants a fault for the failure-path tests (`arlab run --inject-fault`, harness/node_core.h):
+  // enqueue_rank then skips the fused kernel of, or throws a CudaError for, the rank it names.
+  void inject(const FaultInjection& fault) { fault_ = fault; }
+
   void poison(const Problem& call);
   std::vector<ref::FusedOutputs> download(const Problem& call);
   // Poison, run on input set 0, synchronize (faults throw DeviceTimeout), download, gate.
@@ -80,6 +85,7 @@ class FusedRunner {
   int static_smem_ = 0;
   std::vector<std::unique_ptr<RankTensors>> tensors_;
   std::map<std::pair<int, int>, Expected> expected_;  // (tokens, set)
+  FaultInjection fault_;
 };
 
 // FNV-1a digest of every output's bytes (cross-process bit-identity check).
@@ -90,8 +96,8 @@ void combine_gate_across_processes(const Node& node, const std::vector<ref::Fuse
                                    ref::GateReport& report);
 
 // Input sets that keep timed calls out of L2 (DESIGN §6): enough sets that their x and residual
-// of all ranks together exceed twice the L2, at most kMaxInputSets; 1 when one set already does.
-constexpr int kMaxInputSets = 16;
+// of all ranks together exceed twice the L2, at most kMaxInputSets (harness/input_sets.h); 1 when
+// one set already does.
 int input_sets_for(const Problem& p, long long l2_bytes);
 
 }  // namespace arlab::harness

@@ -3,14 +3,20 @@
 
 #include <cstddef>
 #include <cstring>
+#include <exception>
+#include <optional>
 #include <sstream>
 
 #include "harness/check.h"
+#include "harness/fault_text.h"
 
 namespace arlab::harness {
 namespace {
 
-constexpr int kPciBusIdChars = 32;  // "0000:00:00.0" plus room (cudaDeviceGetPCIBusId wants >= 13)
+constexpr int kPciBusIdChars = 32;
+// Exit code of every process when one rank's GPU is hung (the job is ended with MPI_Abort); 3, not
+// the 2 of an ordinary error, so scripts can tell the two apart.
+constexpr int kHungGpuExitCode = 3;  // "0000:00:00.0" plus room (cudaDeviceGetPCIBusId wants >= 13)
 
 // The options an MPI node needs beyond every node's (NodeBase checks those).
 NodeOptions checked(const NodeOptions& o, const MpiSession& mpi) {
@@ -28,9 +34,7 @@ NodeOptions checked(const NodeOptions& o, const MpiSession& mpi) {
 
 MpiNode::MpiNode(const NodeOptions& options, const MpiSession& mpi, int local_rank)
     : NodeBase(checked(options, mpi)), mpi_(mpi) {
-  int devices = 0;
-  ARLAB_CUDA_CHECK_RANK(mpi.rank(), cudaGetDeviceCount(&devices));
-  if (devices < 1) throw CudaError("rank " + std::to_string(mpi.rank()) + ": no CUDA device visible");
+  const int devices = require_cuda_devices("MPI rank " + std::to_string(mpi.rank()), -1);
   options_.device = local_rank % devices;
   ARLAB_CUDA_CHECK_RANK(mpi.rank(), cudaSetDevice(options_.device));
   ARLAB_CUDA_CHECK_RANK(mpi.rank(), cudaFree(nullptr));  // create the context
@@ -69,6 +73,10 @@ MpiNode::MpiNode(const NodeOptions& options, const MpiSession& mpi, int local_ra
 }
 
 MpiNode::~MpiNode() {
+  // While an exception unwinds (a failure), the other processes are not coming to a barrier and
+  // the GPU may be stuck: touch neither. `arlab run` ends the job before this can happen; this
+  // guards any other user. The members still free what they hold.
+  if (std::uncaught_exceptions() > 0) return;
   // Drain my GPU, wait until nobody uses any workspace, close my mappings, wait until everybody
   // closed theirs; then the members free my workspace and stream.
   try {
@@ -104,8 +112,15 @@ void MpiNode::reinitialize() {
 void MpiNode::synchronize() {
   poll_until_done([this] { return ctx_->finished(); }, options_.timeout_ms,
                   "MPI rank " + std::to_string(mpi_.rank()) + " of " + std::to_string(nranks()) + " (host " + host_ +
-                      ", GPU " + std::to_string(options_.device) + " " + bus_id_ + ")");
-  raise_first_fault(mpi_.allgather_u64({ctx_->read_fault_word()}));
+                      ", GPU " + std::to_string(options_.device) + " " + bus_id_ + ")",
+                  [this] { mpi_.abort(kHungGpuExitCode); });
+  // Every process gathers the same words, so all of them throw (or none): no re-initialization,
+  // whose device synchronisation and barriers have no place on a failure path (the job ends).
+  const std::optional<kernels::FaultInfo> fault = first_fault(mpi_.allgather_u64({ctx_->read_fault_word()}));
+  if (fault)
+    throw DeviceTimeout(describe_fault(*fault, options_.timeout_ms, nranks()) +
+                            "; under MPI a fault ends the job (the workspaces are not re-initialized)",
+                        *fault);
 }
 
 std::string MpiNode::describe() const {

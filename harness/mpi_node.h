@@ -7,7 +7,8 @@
 // (the tests use it) but their kernels time-slice without MPS, so timings there are not
 // meaningful: timings_meaningful() says so and the topology is "mpi-shared-gpu".
 // Teardown: every process drains its GPU, a barrier, every process closes its mappings, a barrier,
-// then each frees its own workspace (handles closed before frees).
+// then each frees its own workspace (handles closed before frees) -- after a success only: while a
+// failure unwinds, the destructor neither synchronizes nor waits for the others.
 #pragma once
 
 #include <memory>
@@ -38,8 +39,11 @@ class MpiNode : public NodeBase {
   int sms_per_rank() const override { return device_.spec.sm_count; }
   long long token_capacity(int hidden, DType dtype) const override;
   void reinitialize() override;
-  // Waits for my rank (bounded: a hung GPU aborts this process, and so the job, naming the MPI
-  // rank; harness/node_core.h), then checks every rank's fault word (collective).
+  // Waits for my rank (bounded: a hung GPU ends the job with MPI_Abort, naming the MPI rank;
+  // harness/node_core.h), then checks every rank's fault word (collective). On a fault anywhere
+  // every process throws DeviceTimeout at once, without re-initializing the workspaces (unlike the
+  // emulated node): under MPI a fault ends the job, and the failure path holds no device
+  // synchronisation and no barrier.
   void synchronize() override;
   std::string topology() const override { return processes_per_gpu_ > 1 ? "mpi-shared-gpu" : "mpi"; }
   std::string describe() const override;

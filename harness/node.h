@@ -44,7 +44,8 @@ class Node {
   // Collective. Every rank idle, every workspace back to its initial state.
   virtual void reinitialize() = 0;
   // Collective. Waits for the local ranks (bounded), then checks every rank's fault word: on a
-  // fault anywhere, re-initializes and throws DeviceTimeout (in every process).
+  // fault anywhere, throws DeviceTimeout (in every process) -- after re-initializing the workspaces
+  // on the emulated node, which stays usable; without on the MPI node, whose fault ends the job.
   virtual void synchronize() = 0;
 
   // CSV topology: "emulated", "mpi", or "mpi-shared-gpu" (several processes time-slice one GPU).

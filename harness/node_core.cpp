@@ -50,17 +50,36 @@ std::string hang_message(const std::string& who, double timeout_ms) {
   return os.str();
 }
 
-void poll_until_done(const std::function<bool()>& done, double timeout_ms, const std::string& who) {
+void poll_until_done(const std::function<bool()>& done, double timeout_ms, const std::string& who,
+                     const std::function<void()>& end_process) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<long long>(timeout_ms + kHostDeadlineSlackMs));
   while (!done()) {
     if (std::chrono::steady_clock::now() > deadline) {
       std::fprintf(stderr, "%s\n", hang_message(who, timeout_ms).c_str());
       std::fflush(stderr);
-      std::abort();
+      if (end_process) end_process();
+      std::abort();  // without an end_process, or should it return
     }
     std::this_thread::sleep_for(kHostPollInterval);
   }
+}
+
+FaultInjection parse_fault_injection(const std::string& text, int nranks) {
+  FaultInjection f;
+  if (text.empty()) return f;
+  const size_t eq = text.find('=');
+  const std::string kind = text.substr(0, eq);
+  const std::string expected = " (expected skip-kernel-rank=R or cuda-error-rank=R, R in [0, " +
+                               std::to_string(nranks) + "))";
+  if (eq == std::string::npos || (kind != "skip-kernel-rank" && kind != "cuda-error-rank"))
+    throw InvalidArgument("--inject-fault '" + text + "' is not a known fault" + expected);
+  const std::string digits = text.substr(eq + 1);
+  if (digits.empty() || digits.size() > 2 || digits.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(digits) >= nranks)
+    throw InvalidArgument("--inject-fault '" + text + "': rank '" + digits + "' is not a rank of this node" + expected);
+  (kind == "skip-kernel-rank" ? f.skip_kernel_rank : f.cuda_error_rank) = std::stoi(digits);
+  return f;
 }
 
 std::optional<kernels::FaultInfo> first_fault(const std::vector<uint64_t>& words) {

@@ -48,14 +48,31 @@ constexpr double kHostDeadlineSlackMs = 30000;
 std::string hang_message(const std::string& who, double timeout_ms);
 
 // Calls done() every 50 us until it returns true. Past timeout_ms + kHostDeadlineSlackMs the GPU
-// is hung: prints hang_message(who, timeout_ms) to stderr and aborts the process.
-void poll_until_done(const std::function<bool()>& done, double timeout_ms, const std::string& who);
+// is hung: prints hang_message(who, timeout_ms) to stderr and ends the process with end_process
+// (under MPI: MPI_Abort, which ends every process of the job), or std::abort when none is given.
+void poll_until_done(const std::function<bool()>& done, double timeout_ms, const std::string& who,
+                     const std::function<void()>& end_process = {});
 
 // The first non-zero fault word of `words` (one per rank, rank order), decoded; none when all are 0.
 std::optional<kernels::FaultInfo> first_fault(const std::vector<uint64_t>& words);
 
 // The DeviceTimeout text of a fault, once the node has re-initialized every workspace.
 std::string fault_message(const kernels::FaultInfo& fault, double timeout_ms, int nranks);
+
+// A fault `arlab run --inject-fault` plants to test the failure paths (a hidden option):
+//   skip-kernel-rank=R  rank R never launches its fused kernel, so the other ranks' bounded waits time
+//                       out (a device timeout on every process);
+//   cuda-error-rank=R   rank R fails with a CUDA error when it enqueues its first call, before the
+//                       collective that follows (the other processes then wait in it).
+struct FaultInjection {
+  int skip_kernel_rank = -1;  // -1: none
+  int cuda_error_rank = -1;
+  bool any() const { return skip_kernel_rank >= 0 || cuda_error_rank >= 0; }
+};
+
+// Parses "" (none), "skip-kernel-rank=R" or "cuda-error-rank=R"; throws InvalidArgument unless R
+// is a rank in [0, nranks).
+FaultInjection parse_fault_injection(const std::string& text, int nranks);
 
 // The dtype the workspaces hold (their "not arrived" mark is that dtype's -0.0 pattern).
 class WorkspaceFormat {

@@ -258,6 +258,10 @@ TEST_CASE("node core: options, spin-wait bound, hang text, first fault, format c
   int polls = 0;
   poll_until_done([&polls] { return ++polls == 3; }, 2000, "rank 0");
   CHECK(polls == 3);
+  // Past the deadline the end_process action runs (MPI: MPI_Abort); here it throws to end the poll.
+  struct Ended {};
+  const double no_slack_ms = 1 - kHostDeadlineSlackMs;  // deadline 1 ms from now
+  CHECK_THROWS_AS(poll_until_done([] { return false; }, no_slack_ms, "rank 1", [] { throw Ended{}; }), Ended);
 
   CHECK_FALSE(first_fault({0, 0, 0}).has_value());
   const uint64_t w1 = kernels::encode_fault(kernels::WaitKind::peer_data, 1, 0, 7, 5);
@@ -275,4 +279,17 @@ TEST_CASE("node core: options, spin-wait bound, hang text, first fault, format c
   CHECK_FALSE(fmt.set(DType::bf16));  // the same dtype again: nothing to do
   CHECK(fmt.set(DType::fp32));
   CHECK(fmt.dtype() == DType::fp32);
+}
+
+TEST_CASE("fault injection: the hidden --inject-fault option parses or names what is wrong") {
+  CHECK_FALSE(parse_fault_injection("", 2).any());
+  const FaultInjection skip = parse_fault_injection("skip-kernel-rank=1", 2);
+  CHECK(skip.skip_kernel_rank == 1);
+  CHECK(skip.cuda_error_rank == -1);
+  CHECK(parse_fault_injection("cuda-error-rank=7", 8).cuda_error_rank == 7);
+  for (const char* bad : {"bogus", "skip-kernel-rank", "skip-kernel-rank=", "skip-kernel-rank=2", "hang=1",
+                          "cuda-error-rank=-1", "cuda-error-rank=1x", "cuda-error-rank=999"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_fault_injection(bad, 2), Catch::Contains("--inject-fault '"));
+  }
 }

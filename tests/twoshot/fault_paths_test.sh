@@ -1,0 +1,62 @@
+#!/bin/sh
+# ctest driver of the failure paths (issue 11): `arlab run --inject-fault` on the emulated node and,
+# when MPIEXEC is given, under `mpirun -np 2` with both processes on one GPU. Each run must exit
+# non-zero with the message of its fault, and end promptly: a hang, or a failure path that waits
+# for the GPU or for the other process, shows as a run longer than LIMIT_S (the device waits
+# time out after 500 ms here; the 2 processes start in a few seconds). Where no GPU is visible it
+# exits 77 (ctest: skipped).
+# Usage: fault_paths_test.sh ARLAB [MPIEXEC]
+set -u
+ARLAB=$1
+MPIEXEC=${2:-}
+LIMIT_S=20
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "SKIP: no GPU visible (nvidia-smi -L lists none); the failure-path test needs one"
+  exit 77
+fi
+export CUDA_VISIBLE_DEVICES=0
+status=0
+
+# expect NAME PATTERN COMMAND...: the command fails within LIMIT_S with PATTERN in its output.
+expect() {
+  name=$1
+  pattern=$2
+  shift 2
+  start=$(date +%s.%N)
+  out=$("$@" 2>&1)
+  rc=$?
+  elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  echo "$out"
+  echo "== $name: exit $rc after $elapsed s"
+  if [ $rc -eq 0 ]; then echo "FAIL: $name: exit 0, expected a failure"; status=1; fi
+  echo "$out" | grep -qE "$pattern" || { echo "FAIL: $name: no line matching /$pattern/"; status=1; }
+  awk -v e="$elapsed" -v l="$LIMIT_S" 'BEGIN { exit !(e < l) }' ||
+    { echo "FAIL: $name: took $elapsed s (limit $LIMIT_S s)"; status=1; }
+}
+
+RUN="run -n 2 -t 128 --hidden 4096 --timeout-ms 500 --warmup-ms 1 -i 3"
+for algo in oneshot twoshot; do
+  expect "emulated $algo skip-kernel-rank=1" "did not run its part of the call.*re-initialized" \
+    "$ARLAB" $RUN --algo "$algo" --inject-fault skip-kernel-rank=1
+  expect "emulated $algo cuda-error-rank=1" "rank 1: injected CUDA error" \
+    "$ARLAB" $RUN --algo "$algo" --inject-fault cuda-error-rank=1
+done
+
+if [ -n "$MPIEXEC" ]; then
+  # Open MPI refuses root unless told; --oversubscribe lets 2 processes run on any core count.
+  EXTRA=""
+  if "$MPIEXEC" --version 2>&1 | grep -q "Open MPI"; then
+    EXTRA="--oversubscribe"
+    if [ "$(id -u)" = 0 ]; then
+      EXTRA="$EXTRA --allow-run-as-root"
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    fi
+  fi
+  for algo in oneshot twoshot; do
+    expect "mpirun $algo skip-kernel-rank=1" "error on MPI rank [01] of 2: .*under MPI a fault ends the job" \
+      "$MPIEXEC" -np 2 $EXTRA "$ARLAB" $RUN --algo "$algo" --inject-fault skip-kernel-rank=1
+    expect "mpirun $algo cuda-error-rank=1" "error on MPI rank 1 of 2: rank 1: injected CUDA error" \
+      "$MPIEXEC" -np 2 $EXTRA "$ARLAB" $RUN --algo "$algo" --inject-fault cuda-error-rank=1
+  done
+fi
+exit $status

@@ -4,12 +4,14 @@
 // exits non-zero on any mismatch or timeout.
 #include <CLI/CLI.hpp>
 
+#include <climits>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cli/cli_checks.h"
 #include "cli/cli_problem.h"
 #include "cli/commands.h"
 #include "common/build_info.h"
@@ -17,7 +19,9 @@
 #ifdef ARLAB_HAVE_CUDA
 #include "common/csv.h"
 #include "common/utc_time.h"
+#include "harness/device_query.h"
 #include "harness/emulated_node.h"
+#include "harness/fused_runner.h"
 #include "harness/measurement.h"
 #include "harness/soak.h"
 #endif
@@ -47,6 +51,10 @@ const std::vector<std::string> kSoakHeader = {
 void soak_main(const SoakCliOptions& o) {
   harness::request_device_connections();
   Problem p = to_problem(o.problem);
+  harness::check_soak_shape(p);  // before any device: the simple implementation covers a few shapes
+  std::unique_ptr<CsvAppender> out;  // opened (header checked) before any device, appended at the end
+  if (!o.csv.empty()) out = std::make_unique<CsvAppender>(o.csv, kSoakHeader);
+  harness::require_cuda_devices("arlab soak", o.device);
   harness::SoakOptions so;
   so.calls = o.calls;
   so.max_tokens = o.max_tokens;
@@ -72,9 +80,8 @@ void soak_main(const SoakCliOptions& o) {
               r.calls, r.mismatched_calls, r.sum_mismatches, r.norm_over_1ulp, r.timeouts, r.seconds,
               r.calls ? 1e6 * r.seconds / static_cast<double>(r.calls) : 0.0, r.reference_checked_tokens);
   if (!r.fault.empty()) std::printf("  fault: %s\n", r.fault.c_str());
-  if (!o.csv.empty()) {
-    CsvAppender out(o.csv, kSoakHeader);
-    out.append({arlab::git_sha(), arlab::utc_now_iso8601(), node.device().name, node.topology(),
+  if (out) {
+    out->append({arlab::git_sha(), arlab::utc_now_iso8601(), node.device().name, node.topology(),
                 std::to_string(p.nranks), to_string(p.dtype), to_string(p.pattern), std::to_string(p.hidden),
                 std::to_string(o.max_tokens), std::to_string(o.sets), std::to_string(o.seed), std::to_string(r.calls),
                 std::to_string(r.mismatched_calls), std::to_string(r.sum_mismatches),
@@ -100,14 +107,23 @@ void add_soak_command(CLI::App& app) {
       "soak", "long run of consecutive fused calls (changing tokens, configurations, input sets) on the emulated node, "
               "every call compared on the GPU with a simple implementation; non-zero exit on any mismatch or timeout");
   add_problem_options(sub, o->problem);
-  sub->add_option("--calls", o->calls, "consecutive calls")->capture_default_str();
-  sub->add_option("--max-tokens", o->max_tokens, "token counts are drawn from [1, this]")->capture_default_str();
-  sub->add_option("--sets", o->sets, "input sets rotated call by call")->capture_default_str();
-  sub->add_option("--seed", o->seed, "inputs and token-count sequence")->capture_default_str();
-  sub->add_option("--sync-every", o->sync_every, "calls between host synchronizations")->capture_default_str();
-  sub->add_option("--timeout-ms", o->timeout_ms, "bound of every device spin-wait")->capture_default_str();
-  sub->add_option("--device", o->device, "CUDA device")->capture_default_str();
-  sub->add_option("--csv", o->csv, "append one soak row to this CSV file");
+  // Every option's range is checked when parsed, before any device is touched.
+  sub->add_option("--calls", o->calls, "consecutive calls")->capture_default_str()->check(integer_in(1, LLONG_MAX));
+  sub->add_option("--max-tokens", o->max_tokens, "token counts are drawn from [1, this]")
+      ->capture_default_str()
+      ->check(int_at_least(1));
+  sub->add_option("--sets", o->sets, "input sets rotated call by call")
+      ->capture_default_str()
+      ->check(integer_in(1, harness::kMaxInputSets));
+  sub->add_option("--seed", o->seed, "inputs and token-count sequence")->capture_default_str()->check(unsigned_64());
+  sub->add_option("--sync-every", o->sync_every, "calls between host synchronizations")
+      ->capture_default_str()
+      ->check(int_at_least(1));
+  sub->add_option("--timeout-ms", o->timeout_ms, "bound of every device spin-wait")
+      ->capture_default_str()
+      ->check(finite_in(0, 1e9, /*lo_open=*/true));
+  sub->add_option("--device", o->device, "CUDA device")->capture_default_str()->check(int_at_least(0));
+  sub->add_option("--csv", o->csv, "append one soak row to this CSV file")->check(non_empty_path());
   sub->callback([o] { soak_main(*o); });
 }
 

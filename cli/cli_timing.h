@@ -57,7 +57,7 @@ inline void add_timing_options(CLI::App* app, TimingCliOptions& o) {
 inline harness::TimingOptions timing_options(const TimingCliOptions& o) {
   harness::TimingOptions t = o.timing;
   if (!(o.max_noise_pct > 0 && o.max_noise_pct < 100))
-    throw InvalidArgument("--max-noise = " + std::to_string(o.max_noise_pct) + " must be in (0, 100) percent");
+    throw InvalidArgument("--max-noise = " + csv_num(o.max_noise_pct) + " must be in (0, 100) percent");
   t.stop.max_noise = o.max_noise_pct / 100.0;
   harness::validate(t);
   return t;

@@ -94,6 +94,7 @@ void print_seed_table(const std::vector<model::MeasuredRow>& rows, const model::
 }
 
 void run_seed(const SeedOptions& o) {
+  const harness::TimingOptions timing = timing_options(o.timing);  // checked in every mode, used in measure
   if (o.mode != "auto" && o.mode != "measure" && o.mode != "predict")
     throw InvalidArgument("--mode '" + o.mode + "' (expected auto, measure or predict)");
   const bool gpu = seed::gpu_available();
@@ -125,7 +126,7 @@ void run_seed(const SeedOptions& o) {
   std::vector<model::MeasuredRow> rows;
   seed::MeasureOptions m = o.measure;
   if (measure) {
-    m.timing = timing_options(o.timing);
+    m.timing = timing;
     m.calibration = o.calibration;
   } else {
     std::printf("  measurements: %s (see data/h200/README.md for their provenance)\n", source.c_str());

@@ -40,10 +40,17 @@ struct Expected {
 
 }  // namespace
 
+void check_soak_shape(const Problem& shape) {
+  validate(shape);
+  if (shape.dtype != DType::bf16 || shape.acc != Accumulation::pairwise ||
+      (shape.pattern != Pattern::ar && shape.pattern != Pattern::ar_res_rms))
+    throw InvalidArgument(std::string("the soak's simple GPU implementation covers bf16, pairwise, patterns ar and "
+                                      "ar_res_rms (got ") + to_string(shape.dtype) + ", " + to_string(shape.acc) +
+                          ", " + to_string(shape.pattern) + ")");
+}
+
 SoakReport run_soak(Node& node, const Problem& shape_in, const SoakOptions& opt) {
-  if (shape_in.dtype != DType::bf16 || shape_in.acc != Accumulation::pairwise ||
-      (shape_in.pattern != Pattern::ar && shape_in.pattern != Pattern::ar_res_rms))
-    throw InvalidArgument("the soak's simple GPU implementation covers bf16, pairwise, patterns ar and ar_res_rms");
+  check_soak_shape(shape_in);
   if (static_cast<int>(node.local_ranks().size()) != node.nranks())
     throw InvalidArgument("the soak runs on the emulated node (every rank in this process)");
   if (opt.calls < 1 || opt.max_tokens < 1 || opt.sets < 1 || opt.sets > kMaxInputSets || opt.sync_every < 1)

@@ -35,6 +35,10 @@ struct SoakReport {
   std::string fault;                    // the fault that ended the soak, if any
 };
 
+// Throws InvalidArgument unless the simple implementation covers `shape`: bf16, pairwise, pattern
+// ar or ar_res_rms.
+void check_soak_shape(const Problem& shape);
+
 // Runs the soak of `shape` (bf16, pattern ar or ar_res_rms, pairwise; shape.tokens is ignored)
 // on `node`. Throws InvalidArgument for an unsupported shape and CudaError on CUDA failures.
 SoakReport run_soak(Node& node, const Problem& shape, const SoakOptions& opt);

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "common/csv.h"
 #include "common/problem.h"
 
 namespace arlab::harness {
@@ -149,23 +150,23 @@ RatioCI ratio_of_medians(const RoundSamples& a, const RoundSamples& b, double co
 
 void validate(const StopRule& rule) {
   if (!(rule.max_noise > 0.0 && rule.max_noise < 1.0))
-    throw InvalidArgument("max noise = " + std::to_string(rule.max_noise) +
+    throw InvalidArgument("max noise = " + csv_num(rule.max_noise) +
                           " must be in (0, 1) (a fraction: 0.01 = 1 %)");
   if (!(rule.confidence > 0.0 && rule.confidence < 1.0))
-    throw InvalidArgument("confidence = " + std::to_string(rule.confidence) + " must be in (0, 1)");
+    throw InvalidArgument("confidence = " + csv_num(rule.confidence) + " must be in (0, 1)");
   if (rule.min_iters < 1) throw InvalidArgument("min iterations = " + std::to_string(rule.min_iters) + " must be >= 1");
   if (rule.min_rounds < 1) throw InvalidArgument("min rounds = " + std::to_string(rule.min_rounds) + " must be >= 1");
   if (rule.max_iters < rule.min_iters)
     throw InvalidArgument("max iterations = " + std::to_string(rule.max_iters) + " must be >= min iterations (" +
                           std::to_string(rule.min_iters) + ")");
   if (!(rule.max_time_s > 0.0) || !std::isfinite(rule.max_time_s))
-    throw InvalidArgument("max time = " + std::to_string(rule.max_time_s) + " s must be finite and > 0");
+    throw InvalidArgument("max time = " + csv_num(rule.max_time_s) + " s must be finite and > 0");
 }
 
 void validate(const TimingOptions& opt) {
   validate(opt.stop);
   if (!(opt.warmup_ms >= 0) || !std::isfinite(opt.warmup_ms))
-    throw InvalidArgument("warm-up = " + std::to_string(opt.warmup_ms) + " ms must be finite and >= 0");
+    throw InvalidArgument("warm-up = " + csv_num(opt.warmup_ms) + " ms must be finite and >= 0");
   if (opt.batch < 1 || opt.batch > kMaxTimingBatch)
     throw InvalidArgument("batch = " + std::to_string(opt.batch) + " must be in [1, " +
                           std::to_string(kMaxTimingBatch) + "]");

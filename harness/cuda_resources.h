@@ -111,6 +111,16 @@ struct PinnedMemory {
 };
 using PinnedBuffer = Buffer<PinnedMemory>;
 
+// Page-locked host memory mapped into the device address space of every context (green contexts
+// too): a word the device polls while the host writes it (the timing loop's host hold).
+struct MappedPinnedMemory {
+  static cudaError_t allocate(void** p, size_t bytes) {
+    return cudaHostAlloc(p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
+  }
+  using Release = CudaFreeHostRelease;
+};
+using MappedPinnedBuffer = Buffer<MappedPinnedMemory>;
+
 class Event {
  public:
   Event() {

@@ -28,23 +28,15 @@ constexpr uint64_t kRatioSeed = 0x5eed'a7ab;  // any fixed seed: ratio CIs are r
 // (kernels/gate.h). Each arm() expects the next value, so the word never needs a reset.
 class HostHold {
  public:
-  HostHold() {
-    void* p = nullptr;
-    ARLAB_CUDA_CHECK(cudaHostAlloc(&p, sizeof(unsigned int), cudaHostAllocMapped | cudaHostAllocPortable));
-    word_ = static_cast<unsigned int*>(p);
+  HostHold() : buffer_(sizeof(unsigned int)), word_(buffer_.as<unsigned int>()) {
     *word_ = 0;
     void* d = nullptr;
-    const cudaError_t e = cudaHostGetDevicePointer(&d, p, 0);
-    if (e != cudaSuccess) {
-      cudaFreeHost(p);
-      ARLAB_CUDA_CHECK(e);
-    }
+    ARLAB_CUDA_CHECK(cudaHostGetDevicePointer(&d, word_, 0));
     device_word_ = static_cast<const unsigned int*>(d);
   }
-  ~HostHold() {
-    release();  // a hold still armed (an exception between arm and release) opens instead of timing out
-    cudaFreeHost(word_);
-  }
+  // A hold still armed (an exception between arm and release) opens instead of timing out; the
+  // buffer is freed after this body.
+  ~HostHold() { release(); }
   HostHold(const HostHold&) = delete;
   HostHold& operator=(const HostHold&) = delete;
 
@@ -60,6 +52,7 @@ class HostHold {
   }
 
  private:
+  MappedPinnedBuffer buffer_;
   unsigned int* word_ = nullptr;
   const unsigned int* device_word_ = nullptr;
   unsigned int target_ = 0;
@@ -137,20 +130,22 @@ struct Samples {
 };
 
 // Spread of values that may all be NaN (figures not defined on this node).
-Spread3 spread3_or_nan(const std::vector<double>& v) {
+// The finite values of v: figures a node cannot define (no shared clock) are NaN.
+std::vector<double> finite_only(const std::vector<double>& v) {
   std::vector<double> finite;
   for (double x : v)
     if (std::isfinite(x)) finite.push_back(x);
-  if (finite.empty()) return Spread3{kNaN, kNaN, kNaN};
-  return spread3(finite);
+  return finite;
+}
+
+Spread3 spread3_or_nan(const std::vector<double>& v) {
+  const std::vector<double> finite = finite_only(v);
+  return finite.empty() ? Spread3{kNaN, kNaN, kNaN} : spread3(finite);
 }
 
 MedianCI median_ci_or_nan(const std::vector<double>& v, double confidence) {
-  std::vector<double> finite;
-  for (double x : v)
-    if (std::isfinite(x)) finite.push_back(x);
-  if (finite.empty()) return MedianCI{kNaN, kNaN, kNaN, false};
-  return median_ci(finite, confidence);
+  const std::vector<double> finite = finite_only(v);
+  return finite.empty() ? MedianCI{kNaN, kNaN, kNaN, false} : median_ci(finite, confidence);
 }
 
 // Skew-free when every sample has it (one clock for all ranks), else the max over ranks.

@@ -27,7 +27,19 @@ def main(argv):
     if not args:
         print(__doc__, file=sys.stderr)
         return 2
-    rows = list(csv.DictReader(open(args[0])))
+    try:
+        rows = list(csv.DictReader(open(args[0])))
+        ratios = list(csv.DictReader(open(args[1]))) if len(args) > 1 else None
+    except OSError as e:
+        print(f"repeatability_table: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    missing = [c for c in ("topology", "link", "hidden", "tokens", "policy", "check", "skewfree_us_median",
+                           "kernel_us_median", "noise_pct", "start_skew_us_median", "tpb", "cluster", "grid")
+               if rows and c not in rows[0]]
+    if not rows or missing:
+        print(f"repeatability_table: {args[0]} has no rows or lacks columns {missing} "
+              "(expected a measurement CSV of scripts/repeatability.sh)", file=sys.stderr)
+        return 2
     groups = defaultdict(list)
     for r in rows:
         if r["check"] != "pass":
@@ -55,8 +67,7 @@ def main(argv):
             missed += 0 if ok else 1
             line += f" {'yes' if ok else 'NO'} (<= {100 * limit:.0f} %) |"
         print(line)
-    if len(args) > 1:
-        ratios = list(csv.DictReader(open(args[1])))
+    if ratios is not None:
         same = [r for r in ratios if r["numerator_cfg"] == r["denominator_cfg"]]
         inside = [r for r in same if float(r["ci_lo"]) <= 1.0 <= float(r["ci_hi"])]
         print()

@@ -26,6 +26,11 @@ while [ $# -gt 0 ]; do
     *) echo "repeatability: unknown option $1" >&2; exit 2 ;;
   esac
 done
+for v in "$k" "$mpi"; do
+  case "$v" in ''|*[!0-9]*) echo "repeatability: --k and --mpi take whole numbers (got '$v')" >&2; exit 2 ;; esac
+done
+[ "$k" -ge 1 ] || { echo "repeatability: --k $k must be >= 1" >&2; exit 2; }
+[ -x "$arlab" ] || { echo "repeatability: $arlab is not an executable arlab binary" >&2; exit 2; }
 status=0
 common=(-n 2 -d bf16 --pattern ar_res_rms --policy trtllm,legacy --graph-calls 0 --csv "$csv"
         --ratios-csv "${csv%.csv}_ratios.csv"
@@ -38,23 +43,19 @@ run_point() {  # $1: launcher prefix ("" or mpirun ...), rest: arlab run options
   rc=${PIPESTATUS[0]}
   if [ "$rc" -ne 0 ]; then echo "repeatability: exit $rc: $prefix arlab run $*"; status=1; fi
 }
-for h in $hidden; do
-  for t in $tokens; do
-    for i in $(seq 1 "$k"); do
-      echo "== emulated TP2 H $h tokens $t process $i/$k"
-      run_point "" -t "$t" --hidden "$h"
-    done
-  done
-done
-if [ "$mpi" -ge 2 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+# One pass per node: the emulated node (no launcher), then the real node under mpirun.
+nodes=("")
+[ "$mpi" -ge 2 ] && nodes+=("mpirun -np 2 --allow-run-as-root --oversubscribe")
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+for prefix in "${nodes[@]}"; do
+  name="emulated TP2"; [ -n "$prefix" ] && name="real TP2 (mpirun -np 2)"
   for h in $hidden; do
     for t in $tokens; do
       for i in $(seq 1 "$k"); do
-        echo "== real TP2 (mpirun -np 2) H $h tokens $t process $i/$k"
-        run_point "mpirun -np 2 --allow-run-as-root --oversubscribe" -t "$t" --hidden "$h"
+        echo "== $name H $h tokens $t process $i/$k"
+        run_point "$prefix" -t "$t" --hidden "$h"
       done
     done
   done
-fi
+done
 exit $status

@@ -1,0 +1,39 @@
+// The one definition of the microbenchmark CSV schema: one row per measured point of an
+// `arlab calibrate` microbenchmark (calibrate/), tidy and long-format. model/calibration_derive.*
+// turns these rows into the timing model's constants (model/calibration.h); plots read them by
+// column name. The bench / metric vocabulary is listed in calibrate/README.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/csv.h"
+
+// X(type, name, description)
+#define ARLAB_MICROBENCH_COLUMNS(X)                                                                   \
+  X(std::string, git_sha, "arlab commit the binary was built from")                                   \
+  X(std::string, date_utc, "UTC time of the measurement, ISO 8601")                                   \
+  X(std::string, gpu, "device name as the driver reports it")                                         \
+  X(std::string, topology, "emulated or mpi")                                                         \
+  X(std::string, link, "local (emulated node), nvlink, pcie or unknown")                              \
+  X(int, nranks, "ranks of the node the bench ran on")                                                \
+  X(int, sm_per_rank, "SMs of one rank (its green-context partition on the emulated node)")           \
+  X(int, rank, "rank that measured the point (-1: a node-wide figure)")                               \
+  X(std::string, bench, "microbenchmark name (calibrate/README.md)")                                  \
+  X(std::string, variant, "the bench's variant (e.g. load kind, direction); '-' when none")           \
+  X(int, sms, "SMs (or blocks) the bench ran on; 0 when not applicable")                              \
+  X(int, tpb, "threads per block; 0 when not applicable")                                             \
+  X(int, cluster, "cluster size; 0 when not applicable")                                              \
+  X(double, size, "the bench's size parameter (bytes, grid, spinning threads ...); see size_unit")    \
+  X(std::string, size_unit, "unit of size")                                                           \
+  X(std::string, metric, "what value is (latency_ns, duration_us, gbps, ns_per_op ...)")              \
+  X(double, value, "the median over the bench's repetitions")                                         \
+  X(double, p10, "10th percentile over the repetitions")                                              \
+  X(double, p90, "90th percentile over the repetitions")                                              \
+  X(int, reps, "repetitions behind the percentiles")
+
+namespace arlab {
+
+ARLAB_CSV_SCHEMA(ARLAB_MICROBENCH_COLUMNS, MicrobenchRow, microbench_header)
+
+}  // namespace arlab

@@ -1,0 +1,23 @@
+// From microbenchmark rows (common/microbench_schema.h, written by `arlab calibrate`) to the timing
+// model's constants (model/calibration.h): each constant is set from the bench that measures it
+// (calibrate/README.md), never fitted to fused-kernel timings. Pure C++, unit-tested on the CPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/microbench_schema.h"
+#include "model/calibration.h"
+
+namespace arlab::model {
+
+struct DerivedCalibration {
+  Calibration calibration;
+  std::vector<std::string> notes;  // one line per constant: value, the rows it came from, how
+};
+
+// Throws InvalidArgument naming the bench and metric when a row a constant needs is missing, and
+// (check_ranges) when a derived value leaves its documented physical range.
+DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>& rows);
+
+}  // namespace arlab::model

@@ -37,6 +37,9 @@ class Owned {
     if (h_ != Handle{}) release_(h_);
     h_ = Handle{};
   }
+  // Gives the handle up without releasing it: for a failure path where a release could wait for a
+  // hung device (cudaFree and cudaFreeHost synchronise); the process is about to end or re-initialize.
+  void abandon() noexcept { h_ = Handle{}; }
   Handle get() const { return h_; }
   explicit operator bool() const { return h_ != Handle{}; }
 
@@ -91,6 +94,8 @@ class Buffer {
     return static_cast<T*>(mem_.get());
   }
   size_t bytes() const { return bytes_; }
+  // Leaks the memory instead of freeing it (Owned::abandon): failure paths only.
+  void abandon() noexcept { mem_.abandon(); }
 
  private:
   Owned<void*, typename Kind::Release> mem_;

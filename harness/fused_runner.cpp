@@ -90,12 +90,13 @@ void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& c
   const unsigned long long timeout = node_.timeout_ns();
   RankContext& rank = node_.rank(r);
   const kernels::FusedParams params = rank.fused_params(call, cfg, *tensors_.at(static_cast<size_t>(r)), set, timeout);
-  if (r == fault_.cuda_error_rank)
+  const bool faulty = calls_enqueued_[static_cast<size_t>(r)]++ >= fault_.from_call;
+  if (faulty && r == fault_.cuda_error_rank)
     throw CudaError("rank " + std::to_string(r) + ": injected CUDA error (--inject-fault cuda-error-rank=" +
                     std::to_string(r) + "), raised before this rank launched its kernel");
   if (gate) rank.launch_gate(timeout);
   if (timer) timer->set_tag(tag);
-  if (r != fault_.skip_kernel_rank) rank.launch_fused(kernel_, params, cfg);  // skipped: --inject-fault
+  if (!faulty || r != fault_.skip_kernel_rank) rank.launch_fused(kernel_, params, cfg);  // skipped: --inject-fault
   if (timer) timer->clear_tag();
 }
 

@@ -59,8 +59,12 @@ class FusedRunner {
                     CuptiKernelTimer* timer = nullptr, uint64_t tag = 0);
 
   // Plants a fault for the failure-path tests (`arlab run --inject-fault`, harness/node_core.h):
-  // enqueue_rank then skips the fused kernel of, or throws a CudaError for, the rank it names.
-  void inject(const FaultInjection& fault) { fault_ = fault; }
+  // enqueue_rank then skips the fused kernel of, or throws a CudaError for, the rank it names, from
+  // that rank's fault.from_call-th enqueued call on (counted from here).
+  void inject(const FaultInjection& fault) {
+    fault_ = fault;
+    calls_enqueued_.assign(kernels::kMaxRanks, 0);
+  }
 
   void poison(const Problem& call);
   std::vector<ref::FusedOutputs> download(const Problem& call);
@@ -86,6 +90,7 @@ class FusedRunner {
   std::vector<std::unique_ptr<RankTensors>> tensors_;
   std::map<std::pair<int, int>, Expected> expected_;  // (tokens, set)
   FaultInjection fault_;
+  std::vector<long long> calls_enqueued_ = std::vector<long long>(kernels::kMaxRanks, 0);  // per rank
 };
 
 // FNV-1a digest of every output's bytes (cross-process bit-identity check).

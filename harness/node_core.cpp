@@ -68,13 +68,23 @@ void poll_until_done(const std::function<bool()>& done, double timeout_ms, const
 FaultInjection parse_fault_injection(const std::string& text, int nranks) {
   FaultInjection f;
   if (text.empty()) return f;
-  const size_t eq = text.find('=');
-  const std::string kind = text.substr(0, eq);
   const std::string expected = " (expected skip-kernel-rank=R or cuda-error-rank=R, R in [0, " +
-                               std::to_string(nranks) + "))";
+                               std::to_string(nranks) + "), optionally followed by @call=K, K in [0, 1e9])";
+  const size_t at = text.find('@');
+  const std::string fault = text.substr(0, at);
+  if (at != std::string::npos) {
+    const std::string when = text.substr(at + 1);
+    const std::string count = when.rfind("call=", 0) == 0 ? when.substr(5) : "";
+    if (count.empty() || count.size() > 10 || count.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoll(count) > 1000000000LL)
+      throw InvalidArgument("--inject-fault '" + text + "': '" + when + "' is not call=K" + expected);
+    f.from_call = std::stoll(count);
+  }
+  const size_t eq = fault.find('=');
+  const std::string kind = fault.substr(0, eq);
   if (eq == std::string::npos || (kind != "skip-kernel-rank" && kind != "cuda-error-rank"))
     throw InvalidArgument("--inject-fault '" + text + "' is not a known fault" + expected);
-  const std::string digits = text.substr(eq + 1);
+  const std::string digits = fault.substr(eq + 1);
   if (digits.empty() || digits.size() > 2 || digits.find_first_not_of("0123456789") != std::string::npos ||
       std::stoi(digits) >= nranks)
     throw InvalidArgument("--inject-fault '" + text + "': rank '" + digits + "' is not a rank of this node" + expected);

@@ -64,14 +64,17 @@ std::string fault_message(const kernels::FaultInfo& fault, double timeout_ms, in
 //                       out (a device timeout on every process);
 //   cuda-error-rank=R   rank R fails with a CUDA error when it enqueues its first call, before the
 //                       collective that follows (the other processes then wait in it).
+// Either may end in "@call=K": the fault starts with that rank's K-th enqueued call (0-based), e.g.
+// in the middle of a timed batch, behind the host hold, with other calls already queued.
 struct FaultInjection {
   int skip_kernel_rank = -1;  // -1: none
   int cuda_error_rank = -1;
+  long long from_call = 0;    // the rank's first faulty call (count of its enqueued calls)
   bool any() const { return skip_kernel_rank >= 0 || cuda_error_rank >= 0; }
 };
 
-// Parses "" (none), "skip-kernel-rank=R" or "cuda-error-rank=R"; throws InvalidArgument unless R
-// is a rank in [0, nranks).
+// Parses "" (none), "skip-kernel-rank=R[@call=K]" or "cuda-error-rank=R[@call=K]"; throws
+// InvalidArgument unless R is a rank in [0, nranks) and K a count in [0, 10^9].
 FaultInjection parse_fault_injection(const std::string& text, int nranks);
 
 // The dtype the workspaces hold (their "not arrived" mark is that dtype's -0.0 pattern).

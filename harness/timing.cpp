@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <unordered_map>
 #include <vector>
@@ -34,9 +35,13 @@ class HostHold {
     ARLAB_CUDA_CHECK(cudaHostGetDevicePointer(&d, word_, 0));
     device_word_ = static_cast<const unsigned int*>(d);
   }
-  // A hold still armed (an exception between arm and release) opens instead of timing out; the
-  // buffer is freed after this body.
-  ~HostHold() { release(); }
+  // A hold still armed (an exception between arm and release) opens instead of timing out. While
+  // an exception unwinds, the word is leaked, not freed: cudaFreeHost waits for the device, which may
+  // be running a batch whose waits each take up to --timeout-ms (a failure must end in seconds).
+  ~HostHold() {
+    release();
+    if (std::uncaught_exceptions() > 0) buffer_.abandon();
+  }
   HostHold(const HostHold&) = delete;
   HostHold& operator=(const HostHold&) = delete;
 
@@ -163,6 +168,14 @@ const std::vector<double>& headline_samples(const Samples& s) {
 // figures to `out` (when `out` is null the batch is a warm-up: nothing is tagged or kept).
 class BatchRunner {
  public:
+  // While an exception unwinds (a launch or CUDA error mid-batch), the release logs are leaked, not
+  // freed, for the reason given at ~HostHold: no failure path waits for the device.
+  ~BatchRunner() {
+    if (std::uncaught_exceptions() > 0)
+      for (DeviceBuffer& log : release_logs_) log.abandon();
+  }
+  BatchRunner(const BatchRunner&) = delete;
+  BatchRunner& operator=(const BatchRunner&) = delete;
   BatchRunner(FusedRunner& runner, const Problem& call, int max_batch, bool use_hold, CuptiKernelTimer* cupti)
       : runner_(runner), node_(runner.node()), call_(call), cupti_(cupti), use_hold_(use_hold) {
     const size_t n_local = node_.local_ranks().size();

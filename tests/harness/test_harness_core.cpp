@@ -286,9 +286,16 @@ TEST_CASE("fault injection: the hidden --inject-fault option parses or names wha
   const FaultInjection skip = parse_fault_injection("skip-kernel-rank=1", 2);
   CHECK(skip.skip_kernel_rank == 1);
   CHECK(skip.cuda_error_rank == -1);
+  CHECK(skip.from_call == 0);
   CHECK(parse_fault_injection("cuda-error-rank=7", 8).cuda_error_rank == 7);
+  const FaultInjection mid = parse_fault_injection("cuda-error-rank=1@call=40", 2);
+  CHECK(mid.cuda_error_rank == 1);
+  CHECK(mid.from_call == 40);
+  CHECK(parse_fault_injection("skip-kernel-rank=0@call=0", 2).skip_kernel_rank == 0);
   for (const char* bad : {"bogus", "skip-kernel-rank", "skip-kernel-rank=", "skip-kernel-rank=2", "hang=1",
-                          "cuda-error-rank=-1", "cuda-error-rank=1x", "cuda-error-rank=999"}) {
+                          "cuda-error-rank=-1", "cuda-error-rank=1x", "cuda-error-rank=999", "cuda-error-rank=1@",
+                          "cuda-error-rank=1@call=", "cuda-error-rank=1@call=-3", "cuda-error-rank=1@calls=4",
+                          "cuda-error-rank=1@call=99999999999", "@call=3", "skip-kernel-rank=2@call=1"}) {
     INFO(bad);
     CHECK_THROWS_WITH(parse_fault_injection(bad, 2), Catch::Contains("--inject-fault '"));
   }

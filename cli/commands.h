@@ -18,5 +18,6 @@ void add_save_calibration_command(CLI::App& app);  // cli/cli_model.cpp         
 void add_run_command(CLI::App& app);               // cli/cli_run.cpp            (GPU)
 void add_seed_command(CLI::App& app);              // experiments/seed.cpp       (GPU, or CPU with committed data)
 void add_soak_command(CLI::App& app);              // cli/cli_soak.cpp           (GPU)
+void add_calibrate_command(CLI::App& app);         // cli/cli_calibrate.cpp      (GPU)
 
 }  // namespace arlab::cli

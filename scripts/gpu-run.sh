@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
 #                    [--seed] [--twoshot "N ..."] [--mpi NGPUS] [--probe] [--repeat K] [--hold-ab]
-#                    [--sanitize] [--soak CALLS]
+#                    [--sanitize] [--soak CALLS] [--calibrate]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -33,6 +33,9 @@
 #                  512 tokens, unchecked timing off) into OUTDIR/fp32_norm.csv.
 # --soak CALLS     also run `arlab soak --calls CALLS` (TP2, H 4096, ar_res_rms and ar) into
 #                  OUTDIR/soak.csv.
+# --calibrate      also run `arlab calibrate` on the emulated node into OUTDIR/calibrate_emulated/ and, when
+#                  2+ GPUs are visible, under `mpirun -np 2` into OUTDIR/calibrate_mpi/ (microbench.csv,
+#                  calibration.csv; logs calibrate_*.log).
 # Every step's real exit code is printed; the script exits non-zero when any step failed.
 # --pack B DEST    copy from build tree B only what this script needs (CMake/CTest files, the arlab
 #                  binary and the gpu test binaries) into DEST, to carry it cheaply.
@@ -53,7 +56,7 @@ fi
 
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
-run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0
+run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0; run_calibrate=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -70,6 +73,7 @@ while [ $# -gt 0 ]; do
     --sanitize) sanitize=1; shift ;;
     --fp32-norm) fp32_norm=1; shift ;;
     --soak) soak_calls=$2; shift 2 ;;
+    --calibrate) run_calibrate=1; shift ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -185,6 +189,26 @@ if [ "$soak_calls" -gt 0 ]; then
   done
   grep -E "SOAK|fault|error" "$out/soak.log"
   echo "gpu-run: soak in $(( $(date +%s) - start )) s (log: soak.log)"
+fi
+if [ $run_calibrate -eq 1 ]; then
+  # `arlab calibrate` (under 3 minutes on an H200): the emulated node, then one process per GPU.
+  start=$(date +%s)
+  timeout 300 "$arlab" calibrate --out-dir "$out/calibrate_emulated" > "$out/calibrate_emulated.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "gpu-run: calibrate (emulated node) exit $rc in $(( $(date +%s) - start )) s (log: calibrate_emulated.log)"
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  if [ "$ngpu" -ge 2 ]; then
+    start=$(date +%s)
+    mkdir -p "$out/calibrate_mpi"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 \
+      mpirun -np 2 --allow-run-as-root --oversubscribe "$arlab" calibrate --out-dir "$out/calibrate_mpi" \
+      > "$out/calibrate_mpi.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && status=1
+    echo "gpu-run: calibrate (mpirun -np 2) exit $rc in $(( $(date +%s) - start )) s (log: calibrate_mpi.log)"
+  else
+    echo "gpu-run: calibrate under mpirun needs 2 GPUs; $ngpu visible: skipped"
+  fi
+  grep -hE "bench |cross-rank|all benches|wrote|error|WARNING" "$out"/calibrate_*.log
 fi
 if [ $sanitize -eq 1 ]; then
   # One process per GPU under mpirun, checks only (--no-timing): compute-sanitizer makes launches

@@ -1,0 +1,210 @@
+// Bench `bandwidth`: streaming bandwidth of k SMs, one block per SM (grid = k; on an idle GPU the
+// block scheduler puts the blocks of a grid no larger than the SM count on distinct SMs, and every
+// block records its %smid so the command warns when they did not), over buffers far larger than L2
+// (512 MiB each; L2 is 50 MiB on an H200), so the traffic is HBM traffic.
+//   read   16-byte loads (__ldg, as the fused kernel reads its inputs), XOR-accumulated; the sum is
+//          stored only if it equals a sentinel the compiler cannot know, so no load is dropped
+//   write  16-byte stores
+//   copy   a 16-byte load and store per vector; size and gbps count read + written bytes (2 x buffer)
+// Each thread keeps 4 independent vectors in flight (a grid-stride loop unrolled by 4), so the bytes
+// in flight per SM are tpb x 64. gbps = bytes / CUPTI kernel duration (bytes per ns). Swept: active SMs
+// {1, 2, 4, 8, 16, 32, all of the rank's} x tpb {256, 1024}. On the emulated node also read_busy /
+// write_busy / copy_busy: all of rank 0's SMs while rank 1's partition streams a copy of its own
+// (started before and stopped after the timed calls), the situation of the emulated TP2 node.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "calibrate/bench_common.cuh"
+#include "calibrate/calibrate_core.h"
+#include "harness/cuda_resources.h"
+#include "kernels/device_sync.cuh"
+
+namespace arlab::calibrate {
+namespace {
+
+enum class Kind { read = 0, write = 1, copy = 2 };
+
+constexpr unsigned kSentinel = 0x6a09e667u;  // an arbitrary constant the XOR of the data never meets in practice
+
+template <Kind K>
+__global__ void __launch_bounds__(1024)
+    stream_kernel(const uint4* src, uint4* dst, long long n, uint4* sink, unsigned* smids) {
+  if (threadIdx.x == 0) smids[blockIdx.x] = smid();
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+  const uint4 pattern = make_uint4(static_cast<unsigned>(i), 1u, 2u, 3u);
+  for (; i + 3 * step < n; i += 4 * step) {
+    if constexpr (K == Kind::write) {
+      dst[i] = pattern;
+      dst[i + step] = pattern;
+      dst[i + 2 * step] = pattern;
+      dst[i + 3 * step] = pattern;
+    } else {
+      const uint4 a = __ldg(src + i), b = __ldg(src + i + step), c = __ldg(src + i + 2 * step),
+                  d = __ldg(src + i + 3 * step);
+      if constexpr (K == Kind::copy) {
+        dst[i] = a;
+        dst[i + step] = b;
+        dst[i + 2 * step] = c;
+        dst[i + 3 * step] = d;
+      } else {
+        acc.x ^= a.x ^ b.x ^ c.x ^ d.x;
+        acc.y ^= a.y ^ b.y ^ c.y ^ d.y;
+        acc.z ^= a.z ^ b.z ^ c.z ^ d.z;
+        acc.w ^= a.w ^ b.w ^ c.w ^ d.w;
+      }
+    }
+  }
+  for (; i < n; i += step) {
+    if constexpr (K == Kind::write) {
+      dst[i] = pattern;
+    } else {
+      const uint4 a = __ldg(src + i);
+      if constexpr (K == Kind::copy) {
+        dst[i] = a;
+      } else {
+        acc.x ^= a.x;
+        acc.y ^= a.y;
+        acc.z ^= a.z;
+        acc.w ^= a.w;
+      }
+    }
+  }
+  if constexpr (K == Kind::read)
+    if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == kSentinel) *sink = acc;
+}
+
+// Rank 1's load: copy passes over its own buffers until the host sets *stop (mapped host memory,
+// read with a relaxed system-scope load once per pass by thread 0 of each block) or bound_ns after
+// the kernel started (then status[1] = 1). status[0] = 1 once block 0 runs.
+__global__ void __launch_bounds__(1024) busy_copy_kernel(const uint4* src, uint4* dst, long long n,
+                                                         const unsigned* stop, unsigned* status,
+                                                         unsigned long long bound_ns) {
+  __shared__ int done;
+  const unsigned long long t0 = kernels::global_timer_ns();
+  if (blockIdx.x == 0 && threadIdx.x == 0) kernels::st_release_sys(&status[0], 1u);
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (;;) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+      dst[i] = __ldg(src + i);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const bool late = kernels::global_timer_ns() - t0 > bound_ns;
+      if (late) kernels::st_release_sys(&status[1], 1u);
+      done = late || kernels::ld_relaxed_sys(stop) != 0u;
+    }
+    __syncthreads();
+    if (done) break;
+  }
+}
+
+const char* name_of(Kind k) { return k == Kind::read ? "read" : k == Kind::write ? "write" : "copy"; }
+
+struct Buffers {
+  harness::DeviceBuffer src, dst, sink, smids;
+  long long vecs = 0;
+};
+
+std::vector<double> measure(const BenchEnv& env, Buffers& b, Kind kind, int sms, int tpb, std::vector<unsigned>& ids) {
+  const Shape s{sms, tpb, 1};
+  const auto go = [&] {
+    const uint4* src = b.src.as<const uint4>();
+    uint4* dst = b.dst.as<uint4>();
+    uint4* sink = b.sink.as<uint4>();
+    unsigned* smids = b.smids.as<unsigned>();
+    if (kind == Kind::read) launch(s, env.stream, env.rank, stream_kernel<Kind::read>, src, dst, b.vecs, sink, smids);
+    if (kind == Kind::write) launch(s, env.stream, env.rank, stream_kernel<Kind::write>, src, dst, b.vecs, sink, smids);
+    if (kind == Kind::copy) launch(s, env.stream, env.rank, stream_kernel<Kind::copy>, src, dst, b.vecs, sink, smids);
+  };
+  constexpr int kWarmup = 1;  // one untimed pass: clocks ramp, pages are touched
+  const std::vector<double> us = time_calls(env, kWarmup, env.reps, {}, go);
+  ids.assign(static_cast<size_t>(sms), 0u);
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), b.smids.data(), ids.size() * sizeof(unsigned),
+                                                  cudaMemcpyDeviceToHost, env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+  return us;
+}
+
+void add_point(const BenchEnv& env, Buffers& b, Kind kind, const std::string& suffix, int sms, int tpb,
+               std::vector<MicrobenchRow>& out) {
+  std::vector<unsigned> ids;
+  const std::vector<double> us = measure(env, b, kind, sms, tpb, ids);
+  const std::string variant = std::string(name_of(kind)) + suffix;
+  distinct_sms(ids, sms, ("bandwidth " + variant).c_str());
+  const double bytes = double(b.vecs) * sizeof(uint4) * (kind == Kind::copy ? 2.0 : 1.0);
+  std::vector<double> gbps;
+  for (double t : us) gbps.push_back(bytes / (t * 1e3));  // bytes per ns = GB/s
+  out.push_back(make_point(PointKey{"bandwidth", variant, sms, tpb, 0, bytes,
+                                    kind == Kind::copy ? "bytes read + written" : "bytes", "gbps"},
+                           gbps));
+}
+
+// Runs `body` while rank 1's partition streams a copy; throws when that load did not cover it.
+void with_busy_partner(const BenchEnv& env, const std::function<void()>& body) {
+  constexpr size_t kBusyBytes = size_t(256) << 20;  // per buffer: > 5x L2, so rank 1 streams HBM too
+  constexpr int kBusyTpb = 1024;
+  // The load generator waits on no one; its bound only ends it should the host never set the stop
+  // word: far above the few seconds the _busy points take.
+  constexpr unsigned long long kBusyBoundNs = 120ull * 1000 * 1000 * 1000;
+  harness::DeviceBuffer src(kBusyBytes, env.busy_rank), dst(kBusyBytes, env.busy_rank);
+  ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(src.data(), 1, kBusyBytes, env.busy_stream));
+  harness::MappedPinnedBuffer words(4 * sizeof(unsigned), env.busy_rank);
+  volatile unsigned* host = words.as<unsigned>();  // [0] stop, [1] started, [2] bound reached
+  host[0] = host[1] = host[2] = 0u;
+  unsigned* dev = nullptr;
+  ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), words.data(), 0));
+  launch(Shape{env.busy_sms, kBusyTpb, 1}, env.busy_stream, env.busy_rank, busy_copy_kernel, src.as<const uint4>(),
+         dst.as<uint4>(), static_cast<long long>(kBusyBytes / sizeof(uint4)), static_cast<const unsigned*>(dev),
+         dev + 1, kBusyBoundNs);
+  // Wait (bounded by the spin-wait timeout, at least 10 s for a cold start) until it runs.
+  const auto limit = std::chrono::steady_clock::now() +
+                     std::chrono::nanoseconds(std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull));
+  while (host[1] == 0u) {
+    if (std::chrono::steady_clock::now() > limit) {
+      host[0] = 1u;
+      ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+      throw CudaError("bandwidth _busy: rank 1's load kernel did not start");
+    }
+    std::this_thread::yield();
+  }
+  try {
+    body();
+  } catch (...) {
+    host[0] = 1u;
+    cudaStreamSynchronize(env.busy_stream);  // unwinding: its own error would hide the first one
+    throw;
+  }
+  host[0] = 1u;
+  ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+  if (host[2] != 0u) throw CudaError("bandwidth _busy: rank 1's load ended (bound reached) before the points did");
+}
+
+}  // namespace
+
+void bench_bandwidth(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+  constexpr size_t kBytes = size_t(512) << 20;  // per buffer: >= 512 MiB, > 10x an H200's L2
+  Buffers b;
+  b.src = harness::DeviceBuffer(kBytes, env.rank);
+  b.dst = harness::DeviceBuffer(kBytes, env.rank);
+  b.sink = harness::DeviceBuffer(sizeof(uint4), env.rank);
+  b.smids = harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank);
+  b.vecs = static_cast<long long>(kBytes / sizeof(uint4));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(b.src.data(), 0x5a, kBytes, env.stream));  // any data
+  const std::vector<int> sms = env.quick ? sm_counts({1}, env.sms) : sm_counts({1, 2, 4, 8, 16, 32}, env.sms);
+  const std::vector<int> tpbs = env.quick ? std::vector<int>{1024} : std::vector<int>{256, 1024};
+  for (Kind kind : {Kind::read, Kind::write, Kind::copy})
+    for (int tpb : tpbs)
+      for (int k : sms) add_point(env, b, kind, "", k, tpb, out);
+  if (!env.busy_stream) return;
+  with_busy_partner(env, [&] {
+    for (Kind kind : {Kind::read, Kind::write, Kind::copy})
+      for (int tpb : tpbs) add_point(env, b, kind, "_busy", env.sms, tpb, out);
+  });
+}
+
+}  // namespace arlab::calibrate

@@ -1,0 +1,36 @@
+// Bench `cluster_sync`: the time of one cluster-wide float sum as the fused kernel does it at
+// cluster > 1 -- the block sum, cluster.sync, and every block's total read from distributed shared
+// memory (map_shared_rank) -- by calibrate/reduce_loop.cuh at cluster {1 (the block sum and
+// __syncthreads only), 2, 4, 8} x tpb {128, 1024}, grid = the rank's SMs rounded down to a
+// multiple of the cluster. Clusters that do not fit at once (GPC limits) run in later waves; only
+// block 0 (in the first cluster) is timed, so they do not change the figure. ns_per_op = block 0's
+// %globaltimer interval / K.
+#include "calibrate/bench_common.cuh"
+#include "calibrate/calibrate_core.h"
+#include "calibrate/reduce_loop.cuh"
+#include "harness/cuda_resources.h"
+
+namespace arlab::calibrate {
+
+void bench_cluster_sync(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+  const int k_ops = env.quick ? 512 : 2048;  // as block_reduce
+  const std::vector<int> clusters = env.quick ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4, 8};
+  harness::DeviceBuffer sink(sizeof(float), env.rank), times(2 * sizeof(unsigned long long), env.rank);
+  for (int cluster : clusters)
+    for (int tpb : {128, 1024}) {
+      const int grid = env.sms / cluster * cluster;
+      if (grid < cluster) continue;
+      std::vector<double> ns;
+      for (int r = 0; r < env.reps + 1; ++r) {  // the first call is a warm-up
+        launch(Shape{grid, tpb, cluster}, env.stream, env.rank, reduce_loop_kernel, k_ops, cluster, sink.as<float>(),
+               times.as<unsigned long long>());
+        const double t = device_interval_ns(env, times.as<unsigned long long>());
+        if (r > 0) ns.push_back(t / k_ops);
+      }
+      out.push_back(make_point(PointKey{"cluster_sync", "sync_dsmem", grid, tpb, cluster, double(k_ops),
+                                        "reductions", "ns_per_op"},
+                               ns));
+    }
+}
+
+}  // namespace arlab::calibrate

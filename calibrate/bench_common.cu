@@ -1,0 +1,105 @@
+// Host helpers of the single-rank benches (calibrate/bench_common.h).
+#include "calibrate/bench_common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "harness/check.h"
+#include "harness/cuda_resources.h"
+
+namespace arlab::calibrate {
+
+cudaLaunchConfig_t launch_config(const Shape& s, cudaStream_t stream, cudaLaunchAttribute& attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(s.grid), 1, 1);
+  cfg.blockDim = dim3(static_cast<unsigned>(s.tpb), 1, 1);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = stream;
+  cfg.attrs = nullptr;
+  cfg.numAttrs = 0;
+  if (s.cluster > 1) {
+    attr = cudaLaunchAttribute{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = static_cast<unsigned>(s.cluster);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+  }
+  return cfg;
+}
+
+std::vector<double> time_calls(const BenchEnv& env, int warmup, int reps, const std::function<void()>& before,
+                               const std::function<void()>& launch) {
+  for (int i = 0; i < warmup; ++i) {
+    if (before) before();
+    launch();
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+  }
+  std::vector<double> us;
+  us.reserve(static_cast<size_t>(reps));
+  if (env.cupti) {
+    env.cupti->collect();  // drop the warm-up's (untagged) records and anything before
+    for (int i = 0; i < reps; ++i) {
+      if (before) before();
+      env.cupti->set_tag(static_cast<uint64_t>(i));
+      launch();
+      env.cupti->clear_tag();
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+    }
+    std::unordered_map<uint64_t, harness::KernelInterval> by_tag;
+    for (const harness::KernelInterval& k : env.cupti->collect()) by_tag[k.tag] = k;
+    for (int i = 0; i < reps; ++i) {
+      const auto it = by_tag.find(static_cast<uint64_t>(i));
+      if (it == by_tag.end())
+        throw CudaError("CUPTI delivered " + std::to_string(by_tag.size()) + " of " + std::to_string(reps) +
+                        " tagged kernel records of a calibrate bench");
+      // Integer nanoseconds subtracted first (harness/timing.h, "full resolution"), then converted.
+      us.push_back(static_cast<double>(it->second.end_ns - it->second.start_ns) * 1e-3);
+    }
+    return us;
+  }
+  harness::Event begin, end;
+  for (int i = 0; i < reps; ++i) {
+    if (before) before();
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaEventRecord(begin.get(), env.stream));
+    launch();
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaEventRecord(end.get(), env.stream));
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaEventSynchronize(end.get()));
+    float ms = 0;
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaEventElapsedTime(&ms, begin.get(), end.get()));
+    us.push_back(static_cast<double>(ms) * 1e3);
+  }
+  return us;
+}
+
+double device_interval_ns(const BenchEnv& env, const unsigned long long* times_dev) {
+  unsigned long long t[2] = {0, 0};
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(t, times_dev, sizeof(t), cudaMemcpyDeviceToHost, env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+  if (t[1] < t[0]) throw CudaError("calibrate: a kernel's %globaltimer went backwards");
+  return static_cast<double>(t[1] - t[0]);
+}
+
+int distinct_sms(const std::vector<unsigned>& smids, int expected, const char* bench) {
+  const int n = static_cast<int>(std::set<unsigned>(smids.begin(), smids.end()).size());
+  if (n < expected)
+    std::printf("  WARNING %s: %d blocks ran on only %d distinct SMs (blocks shared SMs; per-SM figures are off)\n",
+                bench, expected, n);
+  return n;
+}
+
+std::vector<int> sm_counts(const std::vector<int>& wanted, int sms) {
+  std::vector<int> v;
+  for (int w : wanted)
+    if (w >= 1 && w <= sms) v.push_back(w);
+  v.push_back(sms);
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+}  // namespace arlab::calibrate

@@ -1,0 +1,45 @@
+// Host helpers shared by the single-rank benches (calibrate/bench_*.cu): kernel launches through
+// cudaLaunchKernelEx (the call CUPTI's tagging in harness/cupti_timer.h follows), optionally as
+// clusters, and the duration of isolated calls from CUPTI records (CUDA events as the fallback).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <vector>
+
+#include "calibrate/single_rank_benches.h"
+
+namespace arlab::calibrate {
+
+// Launch shape of one bench kernel. cluster > 1 adds the cluster-dimension attribute (grid must
+// then be a multiple of cluster).
+struct Shape {
+  int grid = 1;
+  int tpb = 1;
+  int cluster = 1;
+};
+
+// The cudaLaunchConfig_t of `s` on `stream`; `attr` must outlive the launch call.
+cudaLaunchConfig_t launch_config(const Shape& s, cudaStream_t stream, cudaLaunchAttribute& attr);
+
+// Runs `before` (untimed; may be empty) and then `launch` (exactly one kernel, the timed one) `warmup`
+// + `reps` times, synchronizing the stream after each call so every call is isolated, and returns the
+// `reps` kernel durations in microseconds: CUPTI records when env.cupti is set, else CUDA events
+// recorded around the launch (they include the launch gap; the caller's rows say nothing
+// different, so the command prints which source was used). Throws CudaError when CUPTI misses a
+// record.
+std::vector<double> time_calls(const BenchEnv& env, int warmup, int reps, const std::function<void()>& before,
+                               const std::function<void()>& launch);
+
+// Reads two device words t[0], t[1] (%globaltimer ns written by a kernel) and returns t[1] - t[0] in ns.
+double device_interval_ns(const BenchEnv& env, const unsigned long long* times_dev);
+
+// Distinct values among `smids` (the SMs a kernel's blocks ran on); prints a WARNING when fewer than
+// `expected` (blocks shared an SM, so a per-SM figure would be off).
+int distinct_sms(const std::vector<unsigned>& smids, int expected, const char* bench);
+
+// A list of SM counts cut to [1, sms], deduplicated, ascending, with `sms` itself added.
+std::vector<int> sm_counts(const std::vector<int>& wanted, int sms);
+
+}  // namespace arlab::calibrate

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""GPU test of `arlab calibrate --quick`: exit code 0, and microbench.csv holds rows of every
+single-rank bench (calibrate/README.md). Exit code 77 (ctest: skipped) where no CUDA GPU is visible.
+usage: calibrate_quick_test.py ARLAB"""
+import csv
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SKIP = 77
+BENCHES = ["launch", "chase", "bandwidth", "clear", "block_reduce", "cluster_sync", "atomic", "epilogue_math"]
+
+
+def main() -> int:
+    arlab = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix="arlab_calibrate_quick_") as tmp:
+        out = Path(tmp) / "cal"
+        # 120 s: --quick is meant to take about 20 s on an H200.
+        p = subprocess.run([arlab, "calibrate", "--quick", "--out-dir", str(out)], capture_output=True, text=True,
+                           timeout=120)
+        sys.stdout.write(p.stdout)
+        sys.stderr.write(p.stderr)
+        if "no CUDA GPU is visible" in p.stderr:
+            print("SKIP: no CUDA GPU is visible")
+            return SKIP
+        csv_path = out / "microbench.csv"
+        if not csv_path.is_file():
+            print(f"FAIL: {csv_path} was not written (exit code {p.returncode})")
+            return 1
+        with open(csv_path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        missing = [b for b in BENCHES if not any(r["bench"] == b for r in rows)]
+        if missing:
+            print(f"FAIL: no rows of {missing} in {csv_path}")
+            return 1
+        if p.returncode != 0:
+            print(f"FAIL: exit code {p.returncode} (microbench.csv has {len(rows)} rows)")
+            return 1
+        print(f"PASS: {len(rows)} rows, every single-rank bench present")
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

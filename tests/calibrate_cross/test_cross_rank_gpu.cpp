@@ -3,6 +3,7 @@
 // in the gates without hanging, and the workspaces are back to their initial state afterwards.
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ TEST_CASE("cross-rank benches on the emulated node: every bench, plausible value
     std::vector<MicrobenchRow> rows;
     calibrate::run_cross_rank_benches(node, opt, rows);
     INFO("N = " << n << ", " << rows.size() << " rows");
+    for (const MicrobenchRow& r : rows)  // the figures, for whoever reads the test log
+      std::cout << "N=" << n << " " << r.bench << " " << r.variant << " rank " << r.rank << " sms " << r.sms
+                << " size " << r.size << " " << r.metric << " " << r.value << " [" << r.p10 << ", " << r.p90
+                << "] reps " << r.reps << "\n";
 
     const std::vector<int> sms = calibrate::peer_store_sms(node.sms_per_rank(), true);
     const auto one_way = rows_of(rows, "peer_store", "one_way");

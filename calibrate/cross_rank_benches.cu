@@ -385,8 +385,10 @@ class CrossRankBenches {
     uint32_t ntp_base = 0;
     for (int threads : poll_threads(quick_)) {
       const int blocks = (threads + kStoreTpb - 1) / kStoreTpb;
-      if (blocks > blocks_per_sm * node_.sms_per_rank() ||
-          kPollSlotsOffset + static_cast<size_t>(threads) * kVectorBytes > region_bytes_) {
+      const bool fits = blocks <= blocks_per_sm * node_.sms_per_rank() &&
+                        kPollSlotsOffset + static_cast<size_t>(threads) * kVectorBytes <= region_bytes_;
+      const std::vector<double> fit_all = node_.allgather({fits ? 1.0 : 0.0});  // one decision in every process
+      if (std::any_of(fit_all.begin(), fit_all.end(), [](double v) { return v != 1.0; })) {
         note("poll skips " + std::to_string(threads) + " spinning threads: they do not all fit at once (" +
              std::to_string(blocks_per_sm) + " blocks of 1024 per SM) or their slots exceed the region");
         continue;
@@ -538,10 +540,8 @@ class CrossRankBenches {
     // CUPTI records arrive per batch: the iteration order of starts[r] is batch by batch, the same for every rank.
     const auto all = gather(starts, static_cast<size_t>(iters));
     if (!process0()) return;
-    add_row("start_skew", "gated", -1, 0, kStampThreadsForRow, iters, "gated_starts", "skew_us", start_skews_us(all));
+    add_row("start_skew", "gated", -1, 0, kStampThreads, iters, "gated_starts", "skew_us", start_skews_us(all));
   }
-
-  static constexpr int kStampThreadsForRow = 32;  // the empty kernel is one warp (cross_rank_kernels.cu)
 
   Node& node_;
   bool quick_;

@@ -19,7 +19,6 @@ using kernels::st_release_sys;
 // far finer than the timeout (seconds) -- while the poll loop itself stays as tight as the
 // one-shot kernel's.
 constexpr unsigned kTimerCheckMask = 15;
-constexpr int kStampThreads = 32;  // the start_skew kernel: one warp, the smallest launch
 constexpr int kPollMinBlocksPerSm = 2;  // 2 x 1024 = 2048 threads: an H100/H200 SM's limit
 
 // Spins until ready() holds; false once timeout_ns of %globaltimer have passed (then the caller

@@ -81,7 +81,9 @@ cudaError_t launch_poll_wait(const PollWaitParams& p, cudaStream_t stream);
 // Blocks of kStoreTpb spinning threads one SM holds at once (all must be resident to spin together).
 cudaError_t poll_wait_blocks_per_sm(int* blocks);
 
-// start_skew: an empty kernel (one warp) whose thread 0 writes %globaltimer at entry.
+// start_skew: an empty kernel whose thread 0 writes %globaltimer at entry; one warp, the smallest
+// launch the scheduler handles.
+constexpr int kStampThreads = 32;
 cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream);
 
 }  // namespace arlab::calibrate

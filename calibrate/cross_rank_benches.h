@@ -10,11 +10,18 @@
 #include "common/microbench_schema.h"
 #include "harness/node.h"
 
+namespace arlab::harness {
+class CuptiKernelTimer;
+}
+
 namespace arlab::calibrate {
 
 struct CrossRankOptions {
   bool quick = false;  // fewer sizes and repetitions (the GPU test)
   int reps = 20;       // repetitions behind each point's median / p10 / p90
+  // The process's CUPTI timer when the caller holds one (CUPTI allows one per process); null: the
+  // benches try to create their own.
+  harness::CuptiKernelTimer* cupti = nullptr;
 };
 
 // Collective over the node's processes. Runs peer_store, ping_pong, poll and start_skew between

@@ -150,6 +150,7 @@ void run_on_node(const CalibrateOptions& o, harness::Node& node, harness::CuptiK
     calibrate::CrossRankOptions cro;
     cro.quick = o.quick;
     cro.reps = calibrate::effective_reps(o);
+    cro.cupti = cupti;
     calibrate::run_cross_rank_benches(node, cro, rows);
     if (printer)
       std::printf("  cross-rank benches %3zu points  %6.2f s\n", rows.size() - before, seconds_since(cross_start));

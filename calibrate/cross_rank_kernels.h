@@ -1,0 +1,89 @@
+// Kernels of the cross-rank microbenchmarks (calibrate/cross_rank_benches.h) and their launchers.
+// Each kernel's protocol, memory ordering and layout are described at its definition in
+// cross_rank_kernels.cu. Every spin-wait is bounded by `timeout_ns` of %globaltimer; a wait that
+// gives up writes an encode_cross_timeout code (calibrate/cross_rank_stats.h) into the rank's
+// status word and ends the kernel, so no kernel here can hang. All launches go through
+// cudaLaunchKernelExC (what CUPTI's launch callback of harness/cupti_timer.h sees).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "calibrate/cross_rank_stats.h"
+
+namespace arlab::calibrate {
+
+// Where a kernel reports a timeout, and its bound.
+struct CrossStatus {
+  unsigned long long* word = nullptr;  // this rank's status word (its own device memory), 0 = fine
+  unsigned long long timeout_ns = 0;
+  int rank = 0;
+};
+
+// peer_store: blocks 0 .. store_blocks-1 (kStoreTpb threads each) store `vectors` 16-byte vectors
+// of `value_word` into dst[0 .. vectors); with `incoming_tail`, one more block polls the last
+// kStoreTpb vectors the peer stores into this rank's region until none holds `empty_word`.
+struct PeerStoreParams {
+  void* dst = nullptr;                    // the peer's Lamport region, as mapped here
+  long long vectors = 0;                  // a multiple of kStoreTpb
+  int store_blocks = 0;
+  const void* incoming_tail = nullptr;    // my region + (vectors - kStoreTpb) * 16; nullptr: no poller
+  uint32_t empty_word = 0;                // the -0.0 mark the regions were filled with
+  uint32_t value_word = 0;                // what the stores write (must differ from empty_word)
+  int* smid = nullptr;                    // [store_blocks]: the SM each store block ran on
+  CrossStatus status;
+};
+cudaError_t launch_peer_store(const PeerStoreParams& p, cudaStream_t stream);
+
+// ping_pong / clock offset: a pinger and a ponger bounce round numbers through two 32-bit flags.
+enum class FlagOrder : int { relaxed = 0, release_acquire = 1 };
+struct PingPongSide {
+  uint32_t* poll_flag = nullptr;        // the flag this side waits on
+  uint32_t* peer_flag = nullptr;        // the flag this side writes
+  unsigned long long* log = nullptr;    // optional: pinger [2 * rounds] (sent, back); ponger [rounds] (seen)
+};
+struct PingPongParams {
+  PingPongSide side[2];                 // [0] pinger, [1] ponger
+  int role = 0;                         // the role of a one-block launch; a two-block launch plays both
+  int blocks = 1;                       // 1: one role (cross-rank); 2: block b plays role b (same rank)
+  int warmup = 0;                       // untimed rounds first (absorb the partner's launch)
+  int rounds = 0;                       // timed rounds
+  uint32_t base = 0;                    // round k writes base + k + 1 (unique across launches)
+  FlagOrder order = FlagOrder::relaxed;
+  unsigned long long* total_ns = nullptr;  // pinger: %globaltimer ns of the timed rounds
+  CrossBench bench = CrossBench::ping_pong;
+  CrossStatus status;
+};
+cudaError_t launch_ping_pong(const PingPongParams& p, cudaStream_t stream);
+
+// poll, storing side (rank 0): thread i waits delay_ns after its own start, reads %globaltimer
+// into stored_ns[i] and stores one vector of value_word into slot i of the peer's region.
+struct PollStoreParams {
+  void* peer_slots = nullptr;
+  int threads = 0;                      // T: a multiple of 32; blocks of min(T, kStoreTpb)
+  unsigned long long delay_ns = 0;
+  uint32_t value_word = 0;
+  unsigned long long* stored_ns = nullptr;  // [threads]
+};
+cudaError_t launch_poll_store(const PollStoreParams& p, cudaStream_t stream);
+
+// poll, spinning side (rank 1): thread i spins on slot i of its own region until it no longer
+// holds empty_word and writes %globaltimer into seen_ns[i].
+struct PollWaitParams {
+  const void* my_slots = nullptr;
+  int threads = 0;
+  uint32_t empty_word = 0;
+  unsigned long long* seen_ns = nullptr;  // [threads]
+  CrossStatus status;
+};
+cudaError_t launch_poll_wait(const PollWaitParams& p, cudaStream_t stream);
+// Blocks of kStoreTpb spinning threads one SM holds at once (all must be resident to spin together).
+cudaError_t poll_wait_blocks_per_sm(int* blocks);
+
+// start_skew: an empty kernel whose thread 0 writes %globaltimer at entry; one warp, the smallest
+// launch the scheduler handles.
+constexpr int kStampThreads = 32;
+cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream);
+
+}  // namespace arlab::calibrate

@@ -1,0 +1,111 @@
+// GPU test of the cross-rank calibrate benches (calibrate/cross_rank_benches.h) on the emulated
+// node, quick mode: every bench yields its rows with plausible values, idle ranks (N = 4) take part
+// in the gates without hanging, and the workspaces are back to their initial state afterwards.
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "calibrate/cross_rank_benches.h"
+#include "calibrate/cross_rank_stats.h"
+#include "harness/emulated_node.h"
+#include "tests/catch.h"
+
+using namespace arlab;
+using namespace arlab::harness;
+
+namespace {
+
+std::vector<MicrobenchRow> rows_of(const std::vector<MicrobenchRow>& rows, const std::string& bench,
+                                   const std::string& variant) {
+  std::vector<MicrobenchRow> r;
+  for (const MicrobenchRow& row : rows)
+    if (row.bench == bench && row.variant == variant) r.push_back(row);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("cross-rank benches on the emulated node: every bench, plausible values, clean workspaces") {
+  request_device_connections();
+  for (int n : {2, 4}) {
+    NodeOptions o;
+    o.nranks = n;
+    o.max_tokens = 1024;  // 16 MiB slots: the 8 MiB quick transfer fits
+    o.max_hidden = 8192;
+    EmulatedNode node(o);
+    node.format(DType::bf16);
+    calibrate::CrossRankOptions opt;
+    opt.quick = true;
+    std::vector<MicrobenchRow> rows;
+    calibrate::run_cross_rank_benches(node, opt, rows);
+    INFO("N = " << n << ", " << rows.size() << " rows");
+    for (const MicrobenchRow& r : rows)  // the figures, for whoever reads the test log
+      std::cout << "N=" << n << " " << r.bench << " " << r.variant << " rank " << r.rank << " sms " << r.sms
+                << " size " << r.size << " " << r.metric << " " << r.value << " [" << r.p10 << ", " << r.p90
+                << "] reps " << r.reps << "\n";
+
+    const std::vector<int> sms = calibrate::peer_store_sms(node.sms_per_rank(), true);
+    const auto one_way = rows_of(rows, "peer_store", "one_way");
+    const auto both = rows_of(rows, "peer_store", "both_ways_polling");
+    REQUIRE(one_way.size() == sms.size());
+    REQUIRE(both.size() == 2 * sms.size());
+    for (const auto* set : {&one_way, &both})
+      for (const MicrobenchRow& r : *set) {
+        INFO(r.variant << " rank " << r.rank << " sms " << r.sms << ": " << r.value << " GB/s");
+        CHECK(r.metric == "gbps");
+        CHECK(r.value > 1.0);      // anything below 1 GB/s is a broken bench, not a slow GPU
+        CHECK(r.value < 10000.0);  // above any HBM rate
+        CHECK(r.p10 <= r.value);
+        CHECK(r.value <= r.p90);
+      }
+    std::set<int> both_ranks;
+    for (const MicrobenchRow& r : both) both_ranks.insert(r.rank);
+    CHECK(both_ranks == std::set<int>{0, 1});
+
+    for (const std::string v : {"flag", "flag_acq_rel", "local_flag"}) {
+      const auto pp = rows_of(rows, "ping_pong", v);
+      REQUIRE(pp.size() == 1);
+      INFO(v << ": " << pp[0].value << " ns one way");
+      CHECK(pp[0].metric == "one_way_ns");
+      CHECK(pp[0].value > 10.0);     // an L2 round trip takes hundreds of ns
+      CHECK(pp[0].value < 20000.0);
+    }
+
+    const auto poll = rows_of(rows, "poll", "lamport");  // one GPU: one %globaltimer
+    REQUIRE(poll.size() == calibrate::poll_threads(true).size());
+    for (const MicrobenchRow& r : poll) {
+      INFO(r.size << " spinning threads: " << r.value << " ns");
+      CHECK(r.metric == "latency_ns");
+      CHECK(r.value > 0.0);
+      CHECK(r.value < 100000.0);
+    }
+
+    const auto skew = rows_of(rows, "start_skew", "gated");
+    REQUIRE(skew.size() == 1);
+    CHECK(skew[0].metric == "skew_us");
+    CHECK(skew[0].value >= 0.0);
+    CHECK(skew[0].value < 100.0);
+    CHECK(skew[0].reps >= 64);
+
+    for (const MicrobenchRow& r : rows) {
+      CHECK(r.nranks == n);
+      CHECK(r.git_sha.empty());  // provenance is the caller's
+      CHECK(std::isfinite(r.value));
+    }
+
+    // Every workspace is back to its initial state: gate words zero, the region's head the -0.0 mark.
+    for (int r = 0; r < n; ++r) {
+      const LamportWorkspace& w = node.rank(r).workspace();
+      kernels::LamportControl c{};
+      REQUIRE(cudaMemcpy(&c, w.control(), sizeof(c), cudaMemcpyDeviceToHost) == cudaSuccess);
+      CHECK(c.gate_generation == 0);
+      std::vector<uint32_t> head(1024);
+      REQUIRE(cudaMemcpy(head.data(), lamport_region(w.base()), head.size() * sizeof(uint32_t),
+                         cudaMemcpyDeviceToHost) == cudaSuccess);
+      for (uint32_t word : head) CHECK(word == 0x80008000u);
+    }
+  }
+}

@@ -72,7 +72,7 @@ constexpr int kIncompleteExitCode = 1;
 // Process 0, after every bench: provenance, microbench.csv, the derivation, calibration.csv.
 // `failure` (non-empty) is a bench failure to report after the measured rows are written.
 void write_outputs(const CalibrateOptions& o, std::vector<MicrobenchRow>& rows, const calibrate::Provenance& prov,
-                   const std::string& failure) {
+                   const model::GpuSpec& spec, const std::string& failure) {
   const calibrate::CalibrateOutputs out = calibrate::calibrate_outputs(o.out_dir);
   calibrate::fill_provenance(rows, prov);
   write_csv_file(out.microbench_csv, microbench_header(), [&](std::ostream& os) {
@@ -86,7 +86,7 @@ void write_outputs(const CalibrateOptions& o, std::vector<MicrobenchRow>& rows, 
   }
   model::DerivedCalibration derived;
   try {
-    derived = model::derive_calibration(rows);
+    derived = model::derive_calibration(rows, spec);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "arlab calibrate: error: no calibration derived from %s: %s\n", out.microbench_csv.c_str(),
                  e.what());
@@ -162,7 +162,7 @@ void run_on_node(const CalibrateOptions& o, harness::Node& node, harness::CuptiK
   std::printf("  all benches: %zu points in %.1f s\n", rows.size(), seconds_since(started));
   const calibrate::Provenance prov{arlab::git_sha(), arlab::utc_now_iso8601(), node.device().name, node.topology(),
                                    link, node.nranks(), node.sms_per_rank()};
-  write_outputs(o, rows, prov, failure);
+  write_outputs(o, rows, prov, node.rank_spec(), failure);
 }
 
 #ifdef ARLAB_HAVE_MPI

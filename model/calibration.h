@@ -17,64 +17,78 @@ namespace arlab::model {
 // X(name, default, min, max, unit, meaning and source of the default); where the range comes from
 // is the /* */ comment above each.
 #define ARLAB_CALIBRATION_CONSTANTS(X)                                                                              \
-  /* range: a fixed launch cost; 100 us: 50x the 1-3 us of a near-empty kernel and over 15x the fastest              \
-     measured call (6.5 us, data/h200/seed.csv) */                                                                   \
+  /* range: a fixed launch cost; 100 us: 50x the 1-3 us of a near-empty kernel */                                    \
   X(launch_overhead_us, 2.0, 0.0, 100.0, "us",                                                                       \
-    "fixed duration of one launch: block dispatch, control-block read, exit (prior: CUPTI duration of a "            \
-    "near-empty kernel is 1-3 us on Hopper; measure with an empty kernel)")                                         \
+    "CUPTI duration of an empty kernel of one block (calibrate: launch, plain; prior: 1-3 us on Hopper)")            \
   /* range: the same bounds as launch_overhead_us: a fixed launch cost */                                            \
   X(cluster_launch_us, 0.3, 0.0, 100.0, "us",                                                                        \
-    "extra fixed cost of a cluster launch (cluster > 1): cluster scheduling and the initial cluster barrier (prior)") \
+    "extra duration of an empty cluster launch over a plain one of the same grid (calibrate: launch, cluster)")       \
   /* range: 10 us: over 10x any published GPU DRAM latency (pointer chases: several hundred ns) */                   \
   X(dram_latency_ns, 600.0, 0.0, 10000.0, "ns",                                                                      \
-    "latency of a load that misses L2 (inputs x and residual); prior: published pointer-chase latencies on "          \
-    "H100 are several hundred ns")                                                                                   \
+    "latency of a load that misses L2: inputs x and residual (calibrate: chase, hbm)")                               \
   /* range: 10 us: over 30x the ~200-300 cycles of an L2 hit on Hopper */                                            \
   X(l2_latency_ns, 250.0, 0.0, 10000.0, "ns",                                                                        \
-    "latency of an L2 hit: the poll of freshly stored data, local store-to-visible time, flag round trips (prior: "   \
-    "~200-300 cycles on Hopper at ~1.8 GHz)")                                                                        \
+    "latency of an L2 hit: gamma, the control block, data just stored (calibrate: chase, l2)")                        \
   /* range: 10 us: 5x and more the 1-2 us NVLink round trips */                                                      \
-  X(nvlink_latency_ns, 900.0, 0.0, 10000.0, "ns",                                                                    \
-    "one-way time from a store to peer memory until a poll on the peer sees it; a remote load costs twice this "      \
-    "(prior: NVLink round trips are ~1-2 us)")                                                                        \
+  X(peer_visibility_ns, 900.0, 0.0, 10000.0, "ns",                                                                   \
+    "one-way time from a rank's store to a peer's poll seeing it: NVLink on a real node, another partition's L2 "     \
+    "on the emulated node (calibrate: ping_pong, flag)")                                                             \
   /* range: at least one 128-byte cache line (the model divides by it); 1 MiB: twice the 256 KB of registers +       \
      228 KB of shared memory an SM of Hopper can receive data into */                                                \
   X(bytes_in_flight_per_sm, 32768.0, 128.0, 1048576.0, "bytes",                                                      \
-    "memory bytes one SM keeps outstanding; Little's law: per-SM rate = bytes_in_flight / latency (prior: the "       \
-    "order needed to saturate HBM, 3.35 TB/s x 600 ns / 132 SMs = 15 KB, with headroom)")                           \
+    "memory bytes one SM keeps outstanding; Little's law: per-SM rate = bytes_in_flight / dram latency (calibrate: "  \
+    "bandwidth, read at 1 SM x dram_latency_ns)")                                                                   \
   /* range: above 0 (the model divides by it); 1024 B/cycle: 8x the 128 B/cycle an SM's L1 delivers on Hopper */     \
   X(sm_l2_bytes_per_cycle, 64.0, 1.0, 1024.0, "bytes/cycle",                                                         \
-    "per-SM L1<->L2 data path; caps an SM's load and store rate at this x sm_clock (prior: 64 B/clk per SM)")         \
+    "per-SM store rate into L2 at the SM clock: caps one SM's stores (calibrate: clear at 1 SM / clock)")             \
   /* range: 10 us: 50x the ~400-cycle prior */                                                                       \
   X(block_reduce_fixed_ns, 200.0, 0.0, 10000.0, "ns",                                                                \
-    "block-wide sum of squares: warp shuffles, shared-memory exchange, __syncthreads, final warp reduce (prior: "     \
-    "~400 cycles)")                                                                                                   \
+    "block-wide sum: warp shuffles, shared memory, __syncthreads, final warp (calibrate: block_reduce, intercept)")   \
   /* range: 1 us per warp: 500x the prior; a block has at most 32 warps */                                           \
   X(block_reduce_ns_per_warp, 2.0, 0.0, 1000.0, "ns",                                                                \
-    "extra block-reduce time per warp of the block (prior)")                                                         \
+    "extra block-reduce time per warp of the block (calibrate: block_reduce, slope over warps)")                      \
   /* range: 10 us: 50x the prior of one cluster barrier */                                                           \
   X(cluster_sync_ns, 200.0, 0.0, 10000.0, "ns",                                                                      \
-    "one cluster barrier (barrier.cluster arrive + wait); a cluster reduce takes two (prior)")                       \
+    "one cluster barrier beyond the block reduce (calibrate: cluster_sync, intercept over cluster >= 2 minus the "   \
+    "cluster-1 time)")                                                                                              \
   /* range: 10 us: over 10x an L2 round trip, which a DSMEM read beats */                                            \
   X(dsmem_access_ns, 40.0, 0.0, 10000.0, "ns",                                                                       \
-    "per block of the cluster: reading one partial sum through distributed shared memory (prior)")                   \
+    "per block of the cluster: reading its partial sum through distributed shared memory (calibrate: "              \
+    "cluster_sync, slope over cluster size)")                                                                       \
   /* range: 10 ns: 150x the 0.063 ns issue-rate estimate (~20 SM cycles per thread-vector operation) */              \
   X(sm_ns_per_vector_op, 0.065, 0.0, 10.0, "ns",                                                                     \
-    "SM-wide issue time of one thread's operation on one 16-byte vector (~16 instructions at 128 thread-"           \
-    "instructions per cycle and 1.98 GHz = 0.063 ns)")                                                               \
+    "SM-wide issue time of one thread's operation on one 16-byte vector (calibrate: epilogue_math ns_per_op / 7 "    \
+    "ops of the N = 2 ar_res_rms epilogue)")                                                                         \
   /* range: 1 ms: over 300x the ~3 us host-gate skew of DESIGN §6 */                                                 \
   X(rank_skew_us, 0.5, 0.0, 1000.0, "us",                                                                            \
-    "start skew between ranks that the first wait on a peer absorbs (prior; DESIGN §6 saw ~3 us with a host gate)")  \
+    "start skew between ranks that the first wait on a peer absorbs: median of max - min start over ranks of gated " \
+    "kernels (calibrate: start_skew)")                                                                              \
   /* range: 1 us: several times the round trip of one L2 atomic */                                                   \
   X(arrival_atomic_ns, 2.0, 0.0, 1000.0, "ns",                                                                       \
-    "per block: the serialized atomic increment of the one-shot arrival counter at one L2 slice (prior)")            \
+    "per block: the serialized atomic increment of the one-shot arrival counter (calibrate: atomic, slope over "     \
+    "blocks of one_counter_fenced minus empty)")                                                                    \
   /* range: a fraction of the datasheet bandwidth: at most all of it, at least 1 % (the model divides by it) */      \
   X(hbm_efficiency, 0.85, 0.01, 1.0, "fraction",                                                                     \
-    "achievable fraction of the datasheet HBM bandwidth (prior: streaming kernels reach 80-90%)")                     \
+    "achieved fraction of the datasheet HBM bandwidth for one rank: copy at all of its SMs (on the emulated node "   \
+    "while the other partition streams) / datasheet (calibrate: bandwidth, copy / copy_busy)")                      \
   /* range: a fraction of the datasheet NVLink bandwidth: at most all of it, at least 1 % (the model divides by      \
      it) */                                                                                                          \
   X(link_efficiency, 0.80, 0.01, 1.0, "fraction",                                                                    \
-    "achievable fraction of the per-direction NVLink bandwidth for peer stores (prior)")
+    "achieved fraction of the per-direction NVLink bandwidth for SM peer stores both ways with the receivers "       \
+    "polling (calibrate: peer_store, both_ways_polling at all SMs / datasheet; unused on a local link)")             \
+  /* range: 1 us per block: 100x the ~10 ns a block dispatch costs */                                                \
+  X(launch_per_block_ns, 5.0, 0.0, 1000.0, "ns",                                                                     \
+    "extra empty-kernel duration per block of the grid (calibrate: launch, plain, slope over grid <= SMs)")          \
+  /* range: 10 us: as l2_latency_ns */                                                                               \
+  X(sys_load_latency_ns, 300.0, 0.0, 10000.0, "ns",                                                                  \
+    "latency of an ld.relaxed.sys load that hits L2: the one-shot poll (calibrate: chase, relaxed_sys)")             \
+  /* range: above 0 (the model divides by it); 1000 GB/s: over twice an NVLink direction from one SM */              \
+  X(peer_store_gbps_per_sm, 20.0, 0.01, 1000.0, "GB/s",                                                              \
+    "rate of 16-byte peer stores issued by one SM of 1024 threads (calibrate: peer_store, one_way at 1 SM)")         \
+  /* range: 10 us: 100x the prior */                                                                                 \
+  X(vector_op_latency_ns, 15.0, 0.0, 10000.0, "ns",                                                                  \
+    "one thread's time for one operation on one 16-byte vector, alone on its SM (calibrate: epilogue_math "          \
+    "ns_per_vector / 7)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

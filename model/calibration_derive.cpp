@@ -1,14 +1,253 @@
-// Placeholder until the model owner implements model::derive_calibration (model/calibration_derive.h):
-// it lets `arlab calibrate` link and write its microbenchmark CSV, then report that no calibration
-// could be derived.
+// From `arlab calibrate` microbenchmark rows to the timing model's constants (model/calibration_derive.h).
+// Each constant is read from the bench that measures it (calibrate/README.md); where a constant is a
+// slope or an intercept, a least-squares line through the bench's points gives it. Nothing here sees
+// a fused-kernel timing.
 #include "model/calibration_derive.h"
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "common/fmt.h"
 #include "common/problem.h"
 
 namespace arlab::model {
+namespace {
 
-DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>&) {
-  throw InvalidArgument("derive_calibration: not built yet");
+// Vector ops of the epilogue_math bench's one op: the N = 2 bf16 ar_res_rms epilogue of one vector
+// (vector_ops_per_vector: 2 rank adds + pack, residual add, 3 RMSNorm ops).
+constexpr double kEpilogueBenchOps = 7.0;
+
+using Pred = std::function<bool(const MicrobenchRow&)>;
+
+std::vector<const MicrobenchRow*> pick(const std::vector<MicrobenchRow>& rows, const std::string& bench,
+                                       const std::string& variant, const std::string& metric, const Pred& keep = {}) {
+  std::vector<const MicrobenchRow*> out;
+  for (const MicrobenchRow& r : rows)
+    if (r.bench == bench && r.variant == variant && r.metric == metric && std::isfinite(r.value) &&
+        (!keep || keep(r)))
+      out.push_back(&r);
+  return out;
+}
+
+std::string what(const std::string& bench, const std::string& variant, const std::string& metric) {
+  return "bench " + bench + ", variant " + variant + ", metric " + metric;
+}
+
+std::vector<const MicrobenchRow*> need(const std::vector<MicrobenchRow>& rows, const std::string& bench,
+                                       const std::string& variant, const std::string& metric, const Pred& keep = {},
+                                       const std::string& which = "") {
+  auto got = pick(rows, bench, variant, metric, keep);
+  if (got.empty())
+    throw InvalidArgument("derive_calibration: no microbenchmark row for " + what(bench, variant, metric) +
+                          (which.empty() ? "" : " (" + which + ")"));
+  return got;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Line {
+  double intercept = 0, slope = 0;
+};
+// Least squares y = a + b x; needs two distinct x.
+Line fit_line(const std::vector<std::pair<double, double>>& xy, const std::string& of) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [x, y] : xy) {
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double n = static_cast<double>(xy.size());
+  const double den = n * sxx - sx * sx;
+  if (xy.size() < 2 || std::fabs(den) < 1e-12)
+    throw InvalidArgument("derive_calibration: " + of + " needs points at two or more distinct sizes");
+  Line l;
+  l.slope = (n * sxy - sx * sy) / den;
+  l.intercept = (sy - l.slope * sx) / n;
+  return l;
+}
+
+class Deriver {
+ public:
+  Deriver(const std::vector<MicrobenchRow>& rows, const GpuSpec& spec) : rows_(rows), spec_(spec) {}
+
+  DerivedCalibration run() {
+    emulated_ = std::any_of(rows_.begin(), rows_.end(), [](const MicrobenchRow& r) { return r.link == "local"; }) ||
+                spec_.link == LinkKind::local;
+    launch();
+    latencies();
+    bandwidths();
+    reductions();
+    skew_and_math();
+    check_ranges(out_.calibration);
+    return out_;
+  }
+
+ private:
+  void set(const std::string& name, double value, const std::string& how) {
+    set_constant(out_.calibration, name, value);
+    out_.notes.push_back(name + " = " + fmt("%.4g", value) + ": " + how);
+  }
+
+  void launch() {
+    const auto one = need(rows_, "launch", "plain", "duration_us",
+                          [](const MicrobenchRow& r) { return r.cluster <= 1 && r.size == 1; }, "grid 1");
+    std::vector<double> v;
+    for (const auto* r : one) v.push_back(r->value);
+    set("launch_overhead_us", median_of(v), fmt("median over tpb of the empty kernel of one block (%zu rows)",
+                                                 one.size()));
+    const int sms = max_sms();
+    std::vector<std::pair<double, double>> xy;
+    for (const auto* r : need(rows_, "launch", "plain", "duration_us",
+                              [sms](const MicrobenchRow& r) { return r.tpb == 1024 && r.size <= sms; }))
+      xy.emplace_back(r->size, r->value * 1e3);
+    const Line l = fit_line(xy, "launch per block");
+    set("launch_per_block_ns", std::max(0.0, l.slope),
+        fmt("slope of the empty kernel's duration over grid <= %d SMs at tpb 1024 (%zu points)", sms, xy.size()));
+    // cluster launch: cluster rows minus the plain row of the same grid and tpb
+    std::map<std::pair<int, int>, double> plain;
+    for (const auto* r : pick(rows_, "launch", "plain", "duration_us")) plain[{static_cast<int>(r->size), r->tpb}] = r->value;
+    std::vector<double> extra;
+    for (const auto* r : pick(rows_, "launch", "cluster", "duration_us")) {
+      auto it = plain.find({static_cast<int>(r->size), r->tpb});
+      if (it != plain.end()) extra.push_back(r->value - it->second);
+    }
+    if (extra.empty()) throw InvalidArgument("derive_calibration: no launch cluster row matches a plain row's grid");
+    set("cluster_launch_us", std::max(0.0, median_of(extra)),
+        fmt("median of (cluster - plain) empty-kernel duration at equal grid and tpb (%zu pairs)", extra.size()));
+  }
+
+  void latencies() {
+    set("dram_latency_ns", value_of("chase", "hbm", "latency_ns"), "pointer chase beyond L2 (chase, hbm)");
+    set("l2_latency_ns", value_of("chase", "l2", "latency_ns"), "pointer chase within L2 (chase, l2)");
+    set("sys_load_latency_ns", value_of("chase", "relaxed_sys", "latency_ns"),
+        "pointer chase of ld.relaxed.sys loads within L2 (chase, relaxed_sys)");
+    set("peer_visibility_ns", value_of("ping_pong", "flag", "one_way_ns"),
+        std::string("flag ping-pong between ranks 0 and 1, round trip / 2 (ping_pong, flag; ") +
+            (emulated_ ? "two partitions of one GPU)" : "two GPUs)"));
+  }
+
+  void bandwidths() {
+    const double dram = out_.calibration.dram_latency_ns;
+    const double read1 = value_of("bandwidth", "read", "gbps", [](const MicrobenchRow& r) {
+      return r.sms == 1 && r.tpb == 1024;
+    });
+    set("bytes_in_flight_per_sm", std::clamp(read1 * dram, 128.0, 1048576.0),
+        fmt("Little's law: read bandwidth of 1 SM (tpb 1024) %.3g GB/s x DRAM latency", read1) +
+            fmt(" %.0f ns", dram));
+    const auto clears = need(rows_, "clear", "neg_zero", "gbps", [](const MicrobenchRow& r) { return r.sms == 1; });
+    double clear1 = 0;
+    for (const auto* r : clears) clear1 = std::max(clear1, r->value);
+    set("sm_l2_bytes_per_cycle", clear1 / spec_.sm_clock_ghz,
+        fmt("the -0 clear pass from 1 SM, %.3g GB/s", clear1) + fmt(" / %.3g GHz SM clock", spec_.sm_clock_ghz));
+    const std::string copy = emulated_ ? "copy_busy" : "copy";
+    const int sms = max_sms();
+    const double copy_all = value_of("bandwidth", copy, "gbps", [sms](const MicrobenchRow& r) {
+      return r.sms == sms && r.tpb == 1024;
+    });
+    set("hbm_efficiency", std::clamp(copy_all / spec_.hbm_gbps, 0.01, 1.0),
+        fmt("copy (read + write bytes) at all %d SMs", sms) + fmt(" %.4g GB/s", copy_all) +
+            (emulated_ ? " while the other partition streams" : "") + fmt(" / datasheet %.0f GB/s", spec_.hbm_gbps));
+    const double peer1 = value_of("peer_store", "one_way", "gbps", [](const MicrobenchRow& r) { return r.sms == 1; });
+    set("peer_store_gbps_per_sm", peer1, "16-byte peer stores of one SM (peer_store, one_way, 1 SM)");
+    if (emulated_ || spec_.link_gbps <= 0) {
+      out_.notes.push_back("link_efficiency = " + fmt("%.3g", out_.calibration.link_efficiency) +
+                           ": prior kept, unused on a local link (the emulated node's peer traffic is HBM traffic)");
+    } else {
+      const auto both = need(rows_, "peer_store", "both_ways_polling", "gbps");
+      int top = 0;
+      for (const auto* r : both) top = std::max(top, r->sms);
+      std::vector<double> v;
+      for (const auto* r : both)
+        if (r->sms == top) v.push_back(r->value);
+      const double gbps = median_of(v);
+      set("link_efficiency", std::clamp(gbps / spec_.link_gbps, 0.01, 1.0),
+          fmt("peer stores both ways with the receivers polling, %d SMs", top) + fmt(", %.4g GB/s", gbps) +
+              fmt(" / datasheet %.0f GB/s per direction", spec_.link_gbps));
+    }
+  }
+
+  void reductions() {
+    std::vector<std::pair<double, double>> xy;
+    for (const auto* r : need(rows_, "block_reduce", "sum_sq", "ns_per_op"))
+      xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
+    const Line b = fit_line(xy, "block_reduce over warps");
+    set("block_reduce_fixed_ns", std::max(0.0, b.intercept), fmt("intercept over %zu block sizes", xy.size()));
+    set("block_reduce_ns_per_warp", std::max(0.0, b.slope), "slope per warp of the same line");
+    std::map<int, double> base;  // tpb -> cluster-1 time
+    for (const auto* r : need(rows_, "cluster_sync", "sync_dsmem", "ns_per_op",
+                              [](const MicrobenchRow& r) { return r.cluster == 1; }, "cluster 1"))
+      base[r->tpb] = r->value;
+    std::vector<std::pair<double, double>> cs;
+    for (const auto* r : need(rows_, "cluster_sync", "sync_dsmem", "ns_per_op",
+                              [](const MicrobenchRow& r) { return r.cluster > 1; }, "cluster > 1")) {
+      auto it = base.find(r->tpb);
+      if (it != base.end()) cs.emplace_back(r->cluster, r->value - it->second);
+    }
+    const Line c = fit_line(cs, "cluster_sync over cluster sizes");
+    set("cluster_sync_ns", std::max(0.0, c.intercept),
+        fmt("intercept of (cluster-cs - cluster-1 reduction) over cluster size (%zu points)", cs.size()));
+    set("dsmem_access_ns", std::max(0.0, c.slope), "slope per block of the cluster of the same line");
+    std::map<int, double> empty;
+    for (const auto* r : need(rows_, "atomic", "empty", "duration_us")) empty[r->sms] = r->value;
+    std::vector<std::pair<double, double>> at;
+    for (const auto* r : need(rows_, "atomic", "one_counter_fenced", "duration_us")) {
+      auto it = empty.find(r->sms);
+      if (it != empty.end()) at.emplace_back(r->sms, (r->value - it->second) * 1e3);
+    }
+    const Line a = fit_line(at, "atomic over blocks");
+    set("arrival_atomic_ns", std::max(0.0, a.slope),
+        fmt("slope over blocks of (fenced atomic - empty) kernel duration (%zu grids)", at.size()));
+  }
+
+  void skew_and_math() {
+    set("sm_ns_per_vector_op", value_of("epilogue_math", "bf16_res_rms", "ns_per_op") / kEpilogueBenchOps,
+        "SM-wide time of one thread's epilogue vector op / 7 ops (epilogue_math, ns_per_op)");
+    set("vector_op_latency_ns", value_of("epilogue_math", "bf16_res_rms", "ns_per_vector") / kEpilogueBenchOps,
+        "one thread's dependent epilogue vector op / 7 ops (epilogue_math, ns_per_vector)");
+    const auto skew = pick(rows_, "start_skew", "gated", "skew_us");
+    if (skew.empty()) {
+      out_.notes.push_back("rank_skew_us = " + fmt("%.3g", out_.calibration.rank_skew_us) +
+                           ": prior kept (no start_skew row); it does not enter the skew-free prediction");
+    } else {
+      set("rank_skew_us", skew.front()->value,
+          "median of max - min start over ranks of gated empty kernels (start_skew); the skew-free prediction "
+          "excludes it, the max over ranks adds it");
+    }
+  }
+
+  double value_of(const std::string& bench, const std::string& variant, const std::string& metric,
+                  const Pred& keep = {}) {
+    const auto got = need(rows_, bench, variant, metric, keep);
+    std::vector<double> v;
+    for (const auto* r : got) v.push_back(r->value);
+    return median_of(v);
+  }
+
+  int max_sms() const {
+    int m = 0;
+    for (const MicrobenchRow& r : rows_)
+      if (r.bench == "bandwidth") m = std::max(m, r.sms);
+    return m > 0 ? m : spec_.sm_count;
+  }
+
+  const std::vector<MicrobenchRow>& rows_;
+  const GpuSpec& spec_;
+  bool emulated_ = false;
+  DerivedCalibration out_;
+};
+
+}  // namespace
+
+DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>& rows, const GpuSpec& spec) {
+  if (rows.empty()) throw InvalidArgument("derive_calibration: no microbenchmark rows");
+  return Deriver(rows, spec).run();
 }
 
 }  // namespace arlab::model

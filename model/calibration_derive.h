@@ -8,6 +8,7 @@
 
 #include "common/microbench_schema.h"
 #include "model/calibration.h"
+#include "model/gpu_spec.h"
 
 namespace arlab::model {
 
@@ -16,8 +17,10 @@ struct DerivedCalibration {
   std::vector<std::string> notes;  // one line per constant: value, the rows it came from, how
 };
 
-// Throws InvalidArgument naming the bench and metric when a row a constant needs is missing, and
-// (check_ranges) when a derived value leaves its documented physical range.
-DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>& rows);
+// `spec` is what one rank sees (its SM count, the datasheet HBM and link bandwidths the efficiencies
+// are fractions of, its clock, and the link: local on the emulated node). Throws InvalidArgument
+// naming the bench and metric when a row a constant needs is missing, and (check_ranges) when a
+// derived value leaves its documented physical range.
+DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>& rows, const GpuSpec& spec);
 
 }  // namespace arlab::model

@@ -1,32 +1,20 @@
-// The analytic timing model (DESIGN §7): predicted kernel time of one fused all-reduce call for a
+// The analytic timing model v2 (DESIGN §7): predicted kernel time of one fused all-reduce call for a
 // (problem, launch configuration, GPU, link, calibration, kernel resources), with every term that
-// makes it up. The model follows the kernels of DESIGN §3 and sees no policy: a configuration is
-// slow or fast only through its rounds, bytes in flight, reductions and bandwidth.
-//
-// ONE-SHOT (Lamport push). Clusters stride over tokens, one token per cluster per round:
-//   rounds = waves * ceil(tokens / clusters), waves = ceil(min(tokens, clusters) / resident clusters).
-//   Each round (serialized within a cluster, all clusters in parallel), per SM holding k active blocks:
-//     input_loads   load(x [+ residual] bytes, dram latency)
-//     push          stores of the token slice to all N ranks at the Little's-law rate of the link
-//     visibility    one link latency until the last peer's store can be seen
-//     poll          load(N slots, L2 latency)
-//     compute       vectors x ops x sm_ns_per_vector_op
-//     block_reduce  (RMSNorm patterns) fixed + per warp
-//     cluster_reduce (RMSNorm, cluster > 1) two cluster barriers + one DSMEM read per block
-//     output_stores stores of the outputs at the Little's-law / port rate
-//   where load(B, L) = max(L, B*L/bytes_in_flight_per_sm, B/port) and store(B, L) = the same
-//   without the latency floor (port = sm_l2_bytes_per_cycle x clock).
-//   Then: launch (+ cluster launch), rank_skew, bandwidth_excess = max(0, max(HBM bound, link bound)
-//   - round chain) with link bound (N-1)*S/B_link, clear of the previous buffer (N*S bytes of -0.0
-//   stores over the grid's SMs), arrival (L2 latency + grid x serialized atomic).
-// TWO-SHOT. copy (x to my comm buffer) -> barrier -> reduce-scatter of ceil(tokens/N) tokens
-//   (remote loads of N slots, sum, push to N ranks) -> barrier -> epilogue over all tokens; each
-//   phase's rounds = ceil(phase tokens / clusters); bandwidth_excess as above with link bytes
-//   2*(N-1)/N*S per direction.
-// link: nvlink = peers on other GPUs; local = emulated node, peers on this GPU (their stores are
-// this GPU's L2/HBM traffic, the link term is zero and visibility costs an L2 round trip).
-// Not modelled: PDL overlap with the previous kernel, clock throttling, L2 residency of inputs
-// (inputs are taken from DRAM, as the harness rotates input sets).
+// makes it up. One model per algorithm, following the kernel's phases in the order they run:
+//   one-shot (model/oneshot_model.cpp): launch, prologue, push, clear, first_wait, reduce, exit
+//   two-shot (model/twoshot_model.cpp): launch, copy, barrier_1, reduce_scatter, barrier_2,
+//                                       epilogue, exit
+// Each phase lasts as long as its slowest limit -- a latency chain (per token round and per vector
+// of a thread, serial in the kernel), a per-SM rate (Little's law, the SM's port, its peer-store
+// rate), the link, or HBM -- and the phases add up: they run one after the other. Each term
+// records the numbers it was computed from when it is computed; the explanation is that record.
+// The constants come from `arlab calibrate` microbenchmarks (model/calibration_derive.h), never
+// from fused-kernel timings. The prediction is the skew-free time of DESIGN §6.
+// link: nvlink = peers on other GPUs; local = the emulated node (peers on this GPU: their stores
+// are this GPU's L2/HBM traffic, there is no link bound, and the calibration of the emulated node
+// holds the cross-partition store-to-seen time and the bandwidth one partition gets while the other
+// streams). Not modelled: PDL overlap with the previous kernel, clock changes, L2 residency of
+// inputs (the harness rotates input sets), the NVFP4 odd-tpb shared-memory exchange.
 #pragma once
 
 #include <string>

@@ -1,0 +1,77 @@
+// Shared parts of the per-algorithm timing models (model/model_terms.h).
+#include "model/model_terms.h"
+
+#include <algorithm>
+
+#include "common/fmt.h"
+#include "model/occupancy.h"
+
+namespace arlab::model::detail {
+
+Placement place(long long active_clusters, int cs, int sm_count) {
+  Placement pl;
+  const long long blocks = active_clusters * cs;
+  pl.sms_used = static_cast<int>(std::min<long long>(blocks, sm_count));
+  pl.blocks_per_used_sm = pl.sms_used > 0 ? static_cast<int>(ceil_div(blocks, pl.sms_used)) : 0;
+  return pl;
+}
+
+Bound slowest(const std::vector<Bound>& bounds) {
+  Bound best{"none", 0.0};
+  for (const Bound& b : bounds)
+    if (b.ns > best.ns) best = b;
+  return best;
+}
+
+std::string bounds_text(const std::vector<Bound>& bounds) {
+  const Bound top = slowest(bounds);
+  std::string s = "max(";
+  for (size_t i = 0; i < bounds.size(); ++i)
+    s += (i ? ", " : "") + std::string(bounds[i].name) + " " + fmt("%.3f", bounds[i].ns / 1e3) + " us";
+  return s + "): " + top.name + "-bound";
+}
+
+bool derive_inputs(ModelInputs& in, const KernelResources& res) {
+  const Problem& p = in.p;
+  const LaunchConfig& c = in.c;
+  in.nvlink = in.s.link == LinkKind::nvlink;
+  in.elem_bytes = dtype_bytes(p.dtype);
+  in.token_bytes = static_cast<double>(p.hidden) * in.elem_bytes;
+  in.input_bytes = in.token_bytes * p.tokens;
+  in.out_bytes_per_token = output_bytes_per_token(p);
+  in.ops = vector_ops_per_vector(p);
+  in.clusters = c.grid / c.cluster;
+  const int bps = blocks_per_sm(in.s, c.tpb, res.regs_per_thread, res.smem_per_block_bytes);
+  in.cluster_capacity = bps < 1 ? 0 : max_active_clusters(in.s, c.cluster, bps);
+  if (bps < 1 || in.cluster_capacity < 1 || in.clusters < 1) return false;
+  const long long threads_per_cluster = static_cast<long long>(c.tpb) * c.cluster;
+  in.vecs_used = static_cast<int>(std::min<long long>(c.vecs_per_thread,
+                                                      ceil_div(threads_per_token(p), threads_per_cluster)));
+  const Calibration& cal = in.cal;
+  in.port_bytes_per_ns = cal.sm_l2_bytes_per_cycle * in.s.sm_clock_ghz;
+  in.hbm_bytes_per_ns = in.s.hbm_gbps * cal.hbm_efficiency;
+  in.link_bytes_per_ns = in.nvlink ? in.s.link_gbps * cal.link_efficiency : 0.0;
+  in.peer_sm_bytes_per_ns = cal.peer_store_gbps_per_sm;
+  return true;
+}
+
+double norm_reduce_ns(const ModelInputs& in) {
+  if (!has_residual(in.p.pattern)) return 0;  // only RMSNorm patterns reduce
+  const Calibration& cal = in.cal;
+  double ns = cal.block_reduce_fixed_ns + cal.block_reduce_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
+  if (in.c.cluster > 1) ns += cal.cluster_sync_ns + in.c.cluster * cal.dsmem_access_ns;
+  return ns;
+}
+
+std::string norm_reduce_text(const ModelInputs& in) {
+  if (!has_residual(in.p.pattern)) return "no RMSNorm (pattern ar)";
+  const Calibration& cal = in.cal;
+  std::string s = fmt("block reduce %.0f ns + %.3g ns x %lld warps", cal.block_reduce_fixed_ns,
+                      cal.block_reduce_ns_per_warp, ceil_div(in.c.tpb, 32));
+  if (in.c.cluster > 1)
+    s += fmt(" + cluster barrier %.0f ns + %d x %.0f ns DSMEM reads", cal.cluster_sync_ns, in.c.cluster,
+             cal.dsmem_access_ns);
+  return s;
+}
+
+}  // namespace arlab::model::detail

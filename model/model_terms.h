@@ -1,0 +1,92 @@
+// What the per-algorithm timing models (model/oneshot_model.cpp, model/twoshot_model.cpp) share: the
+// inputs of one prediction, the placement of active clusters on SMs, the rates the calibration
+// implies, and a term sheet that records every term with the numbers it was computed from at the
+// moment it is computed (so explain() can never drift from the total). Pure C++.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/launch_config.h"
+#include "common/problem.h"
+#include "model/calibration.h"
+#include "model/gpu_spec.h"
+#include "model/legality.h"
+#include "model/timing_model.h"
+
+namespace arlab::model::detail {
+
+inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// Placement of A active clusters of cs blocks, breadth-first over the SMs.
+struct Placement {
+  int sms_used = 0;
+  int blocks_per_used_sm = 0;
+};
+Placement place(long long active_clusters, int cs, int sm_count);
+
+// The terms of one prediction, in the order they were computed. Each add() gives the term's value
+// in ns and a function that writes its explanation; the function runs only when explaining, so the
+// hot path (candidate search, validation) formats nothing.
+class TermSheet {
+ public:
+  explicit TermSheet(bool explaining) : explaining_(explaining) {}
+  template <typename Why>
+  double add(const char* name, double ns, Why&& why) {
+    total_ns_ += ns;
+    if (explaining_) terms_.push_back(Term{name, ns / 1e3, why()});
+    return ns;
+  }
+  double total_ns() const { return total_ns_; }
+  std::vector<Term> take_terms() { return std::move(terms_); }
+
+ private:
+  bool explaining_;
+  double total_ns_ = 0;
+  std::vector<Term> terms_;
+};
+
+// One of several bounds of a phase: its name and its time (ns).
+struct Bound {
+  const char* name;
+  double ns;
+};
+// The largest bound (a phase takes as long as its slowest limit); "name value" text of all of them.
+Bound slowest(const std::vector<Bound>& bounds);
+std::string bounds_text(const std::vector<Bound>& bounds);
+
+// Everything a prediction reads, plus the quantities both algorithms derive the same way.
+struct ModelInputs {
+  const Problem& p;
+  const LaunchConfig& c;
+  const GpuSpec& s;
+  const Calibration& cal;
+  bool nvlink = true;           // peers on other GPUs (else the emulated node: peers share this GPU)
+  double elem_bytes = 0;        // sizeof(T)
+  double token_bytes = 0;       // H * sizeof(T)
+  double input_bytes = 0;       // S = tokens * H * sizeof(T): one rank's input
+  double out_bytes_per_token = 0;
+  int ops = 0;                  // vector ops per 16-byte vector (vector_ops_per_vector)
+  long long clusters = 0;       // grid / cluster
+  long long cluster_capacity = 0;
+  int vecs_used = 0;            // vectors one thread handles per token: min(vpt, ceil(H/VEC / (tpb*cs)))
+  double port_bytes_per_ns = 0; // one SM's store (and load) rate into L2
+  double hbm_bytes_per_ns = 0;  // one rank's achievable HBM bandwidth (read + write bytes)
+  double link_bytes_per_ns = 0; // one rank's achievable peer-store bandwidth per direction (0: local)
+  double peer_sm_bytes_per_ns = 0;
+};
+
+// Fills the derived fields; false when the kernel cannot launch (no block fits an SM).
+bool derive_inputs(ModelInputs& in, const KernelResources& res);
+
+// Per round, the time of one block-wide (and cluster-wide) RMSNorm reduction: block reduce over
+// the block's warps, then (cluster > 1) one cluster barrier and one DSMEM read per block.
+double norm_reduce_ns(const ModelInputs& in);
+std::string norm_reduce_text(const ModelInputs& in);
+
+// The one-shot and two-shot models: total ns (terms on `sheet`).
+double oneshot_model(const ModelInputs& in, TermSheet& sheet);
+double twoshot_model(const ModelInputs& in, TermSheet& sheet);
+
+}  // namespace arlab::model::detail

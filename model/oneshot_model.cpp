@@ -1,0 +1,132 @@
+// The one-shot timing model: the phases of kernels/oneshot_kernel.cuh, in the order the kernel runs
+// them, each as long as its slowest limit (a latency chain, a per-SM rate, the link, HBM):
+//
+//   launch        empty-kernel duration of the grid (+ cluster launch)
+//   prologue      flag read and the arrival atomic: two L2 round trips + one serialized atomic per
+//                 block of the grid (the last block's atomic returns last)
+//   push          per wave: each thread loads a vector of x (a DRAM miss) and stores it to N ranks,
+//                 tokens x vectors one after the other (the store needs the load), so
+//                 chain = R x vecs x dram latency; against the per-SM store rate (N slices per
+//                 token through the SM's port), the per-SM peer-store rate, the link ((N-1) S per
+//                 direction) and HBM (x read, own slot written, N-1 peers' slots received: (N+1) S)
+//   clear         N x S bytes of -0.0 grid-strided over the grid's SMs: per-SM store rate vs HBM
+//   first_wait    the first poll waits until the peer's last push is visible: what of the one-way
+//                 store-to-seen latency the clear has not hidden
+//   reduce        per wave, R rounds of (per vector: the residual load (DRAM) and the poll (an
+//                 ld.relaxed.sys L2 hit) in flight together; the epilogue's vector ops; block and
+//                 cluster reduction; the norm loop's gamma load (L2)); against HBM (N slots and the
+//                 residual read, the outputs written) and the per-SM port
+//   exit          the closing cluster barrier (cluster > 1)
+// with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
+// co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
+// per thread); the calibration's constants are microbenchmark results (`arlab calibrate`).
+// The headline is the skew-free time (DESIGN §6): the start skew between ranks does not lengthen it
+// (the last rank to start finds every peer's data already pushed); the max over ranks adds it.
+#include <algorithm>
+
+#include "common/fmt.h"
+#include "model/model_terms.h"
+
+namespace arlab::model::detail {
+
+double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
+  const Problem& p = in.p;
+  const LaunchConfig& c = in.c;
+  const Calibration& cal = in.cal;
+  const int n = p.nranks;
+  const long long active = std::min<long long>(p.tokens, in.clusters);
+  const long long resident = std::min(in.clusters, in.cluster_capacity);
+  const long long waves = ceil_div(active, in.cluster_capacity);
+  const long long rounds = ceil_div(p.tokens, in.clusters);  // tokens per cluster
+  const Placement pl = place(std::min<long long>(p.tokens, resident), c.cluster, in.s.sm_count);
+  const double k = pl.blocks_per_used_sm;
+  const double slice = in.token_bytes / c.cluster;  // bytes of one token per block
+  const double vecs = in.vecs_used;
+  const double s_wave = in.input_bytes / static_cast<double>(waves);
+  const double port = in.port_bytes_per_ns;
+  const double hbm = in.hbm_bytes_per_ns;
+  const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
+
+  sheet.add("launch",
+            1e3 * cal.launch_overhead_us + c.grid * cal.launch_per_block_ns +
+                (c.cluster > 1 ? 1e3 * cal.cluster_launch_us : 0.0),
+            [&] {
+              return fmt("empty kernel %.3f us + %d blocks x %.3g ns", cal.launch_overhead_us, c.grid,
+                         cal.launch_per_block_ns) +
+                     (c.cluster > 1 ? fmt(" + cluster launch %.3f us", cal.cluster_launch_us) : std::string());
+            });
+  sheet.add("prologue", 2 * cal.l2_latency_ns + c.grid * cal.arrival_atomic_ns, [&] {
+    return fmt("flag read + atomic return 2 x %.0f ns (L2) + %d blocks x %.3g ns serialized arrival atomics",
+               cal.l2_latency_ns, c.grid, cal.arrival_atomic_ns);
+  });
+
+  // ---- push (per wave) ----
+  const std::vector<Bound> push = {
+      {"chain", static_cast<double>(rounds) * vecs * cal.dram_latency_ns},
+      {"sm_port", static_cast<double>(rounds) * k * slice * n / port},
+      {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
+      {"link", in.nvlink ? (n - 1) * s_wave / in.link_bytes_per_ns : 0.0},
+      {"hbm", (n + 1) * s_wave / hbm}};
+  const double push_ns = slowest(push).ns;
+  sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
+    return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
+           fmt(" [chain: %lld tokens/cluster x %d vector(s)/thread x DRAM %.0f ns; port: %.0f block(s)/SM x "
+               "%.0f B x %d ranks / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
+               rounds, in.vecs_used, cal.dram_latency_ns, k, slice, n, port, in.peer_sm_bytes_per_ns) +
+           (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
+                      : std::string("link: none, ") + link_name + "; ") +
+           fmt("HBM: %d x %.0f B / %.3g B/ns]", n + 1, s_wave, hbm);
+  });
+
+  // ---- clear of the previous call's buffer ----
+  const int clear_sms = static_cast<int>(std::min<long long>(c.grid, in.s.sm_count));
+  const double clear_bytes = n * in.input_bytes;
+  const std::vector<Bound> clear = {{"sm_port", clear_bytes / clear_sms / port}, {"hbm", clear_bytes / hbm}};
+  const double clear_ns = sheet.add("clear", slowest(clear).ns, [&] {
+    return bounds_text(clear) + fmt(" [%.0f B of -0.0 over %d SMs]", clear_bytes, clear_sms);
+  });
+
+  sheet.add("first_wait", std::max(0.0, cal.peer_visibility_ns - clear_ns), [&] {
+    return fmt("max(0, store-to-seen %.0f ns (", cal.peer_visibility_ns) + link_name +
+           fmt(") - clear %.0f ns)", clear_ns);
+  });
+
+  // ---- poll + reduce + epilogue rounds (per wave) ----
+  const bool norm = has_residual(p.pattern);
+  const double load_ns = norm ? std::max(cal.dram_latency_ns, cal.sys_load_latency_ns) : cal.sys_load_latency_ns;
+  const double ops_latency = vecs * in.ops * cal.vector_op_latency_ns;
+  const double ops_issue = k * c.tpb * vecs * in.ops * cal.sm_ns_per_vector_op;
+  const double compute_ns = std::max(ops_latency, ops_issue);
+  const double reduce_ns = norm_reduce_ns(in);
+  const double gamma_ns = norm ? vecs * cal.l2_latency_ns : 0.0;
+  const double round_ns = vecs * load_ns + compute_ns + reduce_ns + gamma_ns;
+  const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
+  const double res_bytes = norm ? s_wave : 0.0;
+  const std::vector<Bound> reduce = {
+      {"rounds", static_cast<double>(rounds) * round_ns},
+      {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) +
+                                                     in.out_bytes_per_token / c.cluster) / port},
+      {"hbm", (n * s_wave + res_bytes + tokens_wave * in.out_bytes_per_token) / hbm}};
+  sheet.add("reduce", static_cast<double>(waves) * slowest(reduce).ns, [&] {
+    return fmt("%lld wave(s) x ", waves) + bounds_text(reduce) +
+           fmt(" [round = %d vector(s) x %.0f ns load (", in.vecs_used, load_ns) +
+           (norm ? fmt("residual DRAM %.0f ns, poll %.0f ns in flight together", cal.dram_latency_ns,
+                       cal.sys_load_latency_ns)
+                 : fmt("poll %.0f ns", cal.sys_load_latency_ns)) +
+           fmt(") + compute max(latency %d x %d ops x %.3g ns, issue %.0f block(s) x %d threads x %d x %d ops x "
+               "%.3g ns) = %.0f ns + ",
+               in.vecs_used, in.ops, cal.vector_op_latency_ns, k, c.tpb, in.vecs_used, in.ops,
+               cal.sm_ns_per_vector_op, compute_ns) +
+           norm_reduce_text(in) +
+           (norm ? fmt(" + gamma %d x %.0f ns (L2)", in.vecs_used, cal.l2_latency_ns) : std::string()) +
+           fmt(" = %.0f ns; %lld round(s)]", round_ns, rounds);
+  });
+
+  sheet.add("exit", c.cluster > 1 ? cal.cluster_sync_ns : 0.0, [&] {
+    return c.cluster > 1 ? fmt("closing cluster barrier %.0f ns", cal.cluster_sync_ns)
+                         : std::string("no cluster barrier (cluster = 1)");
+  });
+  return sheet.total_ns();
+}
+
+}  // namespace arlab::model::detail

@@ -223,4 +223,58 @@ cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream) {
   return launch_ex(stamp_kernel, 1u, static_cast<unsigned>(kStampThreads), stream, entry_ns);
 }
 
+// Scratch layout: [0, 512) 32 poll slots (zero: never the mark below, so the waiter sees them
+// arrived at once; the storer then writes them), [512, 768) stored_ns, [768, 1024) seen_ns,
+// [1024, 1032) total_ns, [1032, 1036) smid.
+cudaError_t preload_cross_rank_kernels(void* scratch, const CrossStatus& status, cudaStream_t stream) {
+  constexpr int kWarp = 32;
+  constexpr uint32_t kNeverMark = 0xFFFFFFFFu;  // not a word of the zeroed slots: nothing to wait for
+  char* s = static_cast<char*>(scratch);
+  void* slots = s;
+  auto* stored_ns = reinterpret_cast<unsigned long long*>(s + 512);
+  auto* seen_ns = reinterpret_cast<unsigned long long*>(s + 768);
+  auto* total_ns = reinterpret_cast<unsigned long long*>(s + 1024);
+  auto* smid = reinterpret_cast<int*>(s + 1032);
+  static_assert(kPreloadScratchBytes >= 1036, "preload scratch layout");
+
+  PeerStoreParams ps;  // one store block, no vectors, no poller: logs its SM and ends
+  ps.dst = slots;
+  ps.vectors = 0;
+  ps.store_blocks = 1;
+  ps.value_word = 1u;
+  ps.smid = smid;
+  ps.status = status;
+  cudaError_t e = launch_peer_store(ps, stream);
+  if (e != cudaSuccess) return e;
+
+  PollWaitParams pw;  // the zeroed slots hold no mark: every thread sees its slot at once
+  pw.my_slots = slots;
+  pw.threads = kWarp;
+  pw.empty_word = kNeverMark;
+  pw.seen_ns = seen_ns;
+  pw.status = status;
+  if ((e = launch_poll_wait(pw, stream)) != cudaSuccess) return e;
+
+  PollStoreParams pst;  // no delay, stores into the scratch slots
+  pst.peer_slots = slots;
+  pst.threads = kWarp;
+  pst.delay_ns = 0;
+  pst.value_word = 1u;
+  pst.stored_ns = stored_ns;
+  if ((e = launch_poll_store(pst, stream)) != cudaSuccess) return e;
+
+  for (FlagOrder order : {FlagOrder::relaxed, FlagOrder::release_acquire}) {
+    PingPongParams pp;  // no rounds: the pinger only writes its (zero-length) total
+    pp.role = 0;
+    pp.blocks = 1;
+    pp.warmup = 0;
+    pp.rounds = 0;
+    pp.order = order;
+    pp.total_ns = total_ns;
+    pp.status = status;
+    if ((e = launch_ping_pong(pp, stream)) != cudaSuccess) return e;
+  }
+  return launch_stamp(stored_ns, stream);
+}
+
 }  // namespace arlab::calibrate

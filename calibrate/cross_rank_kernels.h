@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "calibrate/cross_rank_stats.h"
@@ -85,5 +86,20 @@ cudaError_t poll_wait_blocks_per_sm(int* blocks);
 // launch the scheduler handles.
 constexpr int kStampThreads = 32;
 cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream);
+
+// Preloading. Under lazy module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) the
+// first launch of a kernel in a context loads it there, and that load may wait for the work already
+// running on the device ("loading kernels might require context synchronization", CUDA C++
+// Programming Guide, Lazy Loading). Each green context of the emulated node is a context of its own,
+// so the first launch of a kernel on rank 1's stream blocks the host while rank 0's copy of it (or
+// its gate) spins waiting for that very launch: a deadlock that only the spin's bound ends (the
+// symptom: "the timing gate waited 2000 ms and saw only 1 of 2 ranks"). Under mpirun (one process
+// and one GPU per rank) nothing spins on the loading device, so the same code passes.
+// preload_cross_rank_kernels launches every kernel of this file once on `stream`, with parameters
+// under which none waits for anything (one block or warp, no rounds, slots that have "arrived"), so
+// that the benches' real launches find them loaded. `scratch`: kPreloadScratchBytes of this rank's
+// device memory, zeroed in stream order before the call; its content afterwards is undefined.
+constexpr size_t kPreloadScratchBytes = 2048;
+cudaError_t preload_cross_rank_kernels(void* scratch, const CrossStatus& status, cudaStream_t stream);
 
 }  // namespace arlab::calibrate

@@ -11,6 +11,7 @@ void run_single_rank_benches(const BenchEnv& env, int nranks, std::vector<Microb
   const std::pair<const char*, std::function<void()>> benches[] = {
       {"launch", [&] { bench_launch(env, out); }},
       {"chase", [&] { bench_chase(env, out); }},
+      {"round_load", [&] { bench_round_load(env, out); }},
       {"bandwidth", [&] { bench_bandwidth(env, out); }},
       {"clear", [&] { bench_clear(env, nranks, out); }},
       {"block_reduce", [&] { bench_block_reduce(env, out); }},

@@ -34,6 +34,7 @@ struct BenchEnv {
 // Each bench appends one row per point (rank = env.rank, provenance columns empty).
 void bench_launch(const BenchEnv& env, std::vector<MicrobenchRow>& out);
 void bench_chase(const BenchEnv& env, std::vector<MicrobenchRow>& out);
+void bench_round_load(const BenchEnv& env, std::vector<MicrobenchRow>& out);
 void bench_bandwidth(const BenchEnv& env, std::vector<MicrobenchRow>& out);
 void bench_clear(const BenchEnv& env, int nranks, std::vector<MicrobenchRow>& out);
 void bench_block_reduce(const BenchEnv& env, std::vector<MicrobenchRow>& out);

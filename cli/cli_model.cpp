@@ -32,6 +32,7 @@
 #include "cli/cli_problem.h"
 #include "cli/commands.h"
 #include "model/calibration.h"
+#include "model/calibration_derive.h"
 #include "model/candidates.h"
 #include "model/fit.h"
 #include "model/gpu_spec.h"
@@ -142,9 +143,42 @@ void run_synthetic(const SyntheticCliOptions& o) {
 struct SaveCalibrationCliOptions {
   std::string out;
   std::string calibration;
+  std::string from_microbench;
+  std::string gpu = "h200_sxm";
 };
 
+// The calibration `arlab calibrate` derives, from its microbench.csv on the CPU: the GPU preset
+// gives the datasheet bandwidths and clock; rows of the emulated node (link local) are judged
+// against one rank's partition of it.
+void run_derive_calibration(const SaveCalibrationCliOptions& o) {
+  check_output_path(o.out, {o.from_microbench}, "save-calibration FILE");
+  const std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench);
+  model::GpuSpec spec = model::gpu_preset(o.gpu);
+  const bool local = rows.front().link == "local";
+  if (local) spec = model::sm_partition(spec, rows.front().nranks);
+  if (rows.front().sm_per_rank != spec.sm_count)
+    throw InvalidArgument(o.from_microbench + ": sm_per_rank " + std::to_string(rows.front().sm_per_rank) +
+                          " differs from the " + std::to_string(spec.sm_count) + " SMs per rank of --gpu " + o.gpu +
+                          (local ? " split into " + std::to_string(rows.front().nranks) + " partitions" : ""));
+  std::printf("arlab save-calibration %s: deriving the model's constants from %s (%zu microbenchmark rows; %s, %s, "
+              "%s; --gpu %s)\n",
+              arlab::git_sha(), o.from_microbench.c_str(), rows.size(), rows.front().gpu.c_str(),
+              rows.front().topology.c_str(), rows.front().link.c_str(), o.gpu.c_str());
+  const model::DerivedCalibration d = model::derive_calibration(rows, spec);
+  for (const std::string& note : d.notes) std::printf("  %s\n", note.c_str());
+  model::save_calibration(d.calibration, o.out,
+                          "arlab calibrate: " + o.from_microbench + " (" + rows.front().gpu + ", " +
+                              rows.front().topology + ", link " + rows.front().link + ", git " +
+                              rows.front().git_sha + ", " + rows.front().date_utc + ")");
+  std::printf("  wrote %s\n", o.out.c_str());
+}
+
 void run_save_calibration(const SaveCalibrationCliOptions& o) {
+  if (!o.from_microbench.empty()) {
+    if (!o.calibration.empty()) throw InvalidArgument("--from-microbench and --calibration exclude each other");
+    run_derive_calibration(o);
+    return;
+  }
   check_output_path(o.out, {o.calibration}, "save-calibration FILE");
   model::save_calibration(load_cal(o.calibration), o.out,
                           o.calibration.empty() ? "default prior (model/calibration.h)" : "copy of " + o.calibration);
@@ -447,6 +481,10 @@ void add_save_calibration_command(CLI::App& app) {
       ->required()
       ->check(non_empty_path());
   add_calibration_option(sub, o->calibration);
+  sub->add_option("--from-microbench", o->from_microbench,
+                  "derive the constants from an `arlab calibrate` microbench.csv instead (model/calibration_derive.h)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--gpu", o->gpu, "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs)");
   sub->callback([o] { run_save_calibration(*o); });
 }
 

@@ -31,8 +31,8 @@ namespace arlab::model {
     "latency of an L2 hit: gamma, the control block, data just stored (calibrate: chase, l2)")                        \
   /* range: 10 us: 5x and more the 1-2 us NVLink round trips */                                                      \
   X(peer_visibility_ns, 900.0, 0.0, 10000.0, "ns",                                                                   \
-    "one-way time from a rank's store to a peer's poll seeing it: NVLink on a real node, another partition's L2 "     \
-    "on the emulated node (calibrate: ping_pong, flag)")                                                             \
+    "one-way time from a rank's stores to a peer's Lamport poll seeing them: NVLink on a real node, another "       \
+    "partition's L2 on the emulated node (calibrate: poll, median over <= 8192 spinning threads)")                                                             \
   /* range: at least one 128-byte cache line (the model divides by it); 1 MiB: twice the 256 KB of registers +       \
      228 KB of shared memory an SM of Hopper can receive data into */                                                \
   X(bytes_in_flight_per_sm, 32768.0, 128.0, 1048576.0, "bytes",                                                      \
@@ -49,12 +49,12 @@ namespace arlab::model {
     "extra block-reduce time per warp of the block (calibrate: block_reduce, slope over warps)")                      \
   /* range: 10 us: 50x the prior of one cluster barrier */                                                           \
   X(cluster_sync_ns, 200.0, 0.0, 10000.0, "ns",                                                                      \
-    "one cluster barrier beyond the block reduce (calibrate: cluster_sync, intercept over cluster >= 2 minus the "   \
-    "cluster-1 time)")                                                                                              \
-  /* range: 10 us: over 10x an L2 round trip, which a DSMEM read beats */                                            \
-  X(dsmem_access_ns, 40.0, 0.0, 10000.0, "ns",                                                                       \
-    "per block of the cluster: reading its partial sum through distributed shared memory (calibrate: "              \
-    "cluster_sync, slope over cluster size)")                                                                       \
+    "one cluster barrier beyond the block reduce (calibrate: cluster_sync, intercept of the cluster-cs minus "      \
+    "cluster-1 reduction over cluster x warps)")                                                                                              \
+  /* range: 10 us per block-warp: over 100x the measured few ns */                                                 \
+  X(dsmem_access_ns, 5.0, 0.0, 10000.0, "ns",                                                                        \
+    "per block of the cluster and warp of the block: the cluster barrier waits for every warp of every block, then " \
+    "each block's partial is read through DSMEM (calibrate: cluster_sync, slope over cluster x warps)")              \
   /* range: 10 ns: 150x the 0.063 ns issue-rate estimate (~20 SM cycles per thread-vector operation) */              \
   X(sm_ns_per_vector_op, 0.065, 0.0, 10.0, "ns",                                                                     \
     "SM-wide issue time of one thread's operation on one 16-byte vector (calibrate: epilogue_math ns_per_op / 7 "    \
@@ -88,7 +88,18 @@ namespace arlab::model {
   /* range: 10 us: 100x the prior */                                                                                 \
   X(vector_op_latency_ns, 15.0, 0.0, 10000.0, "ns",                                                                  \
     "one thread's time for one operation on one 16-byte vector, alone on its SM (calibrate: epilogue_math "          \
-    "ns_per_vector / 7)")
+    "ns_per_vector / 7)")                                                                                          \
+  /* range: 10 us: over 10x the fence + atomic round trips it stands for */                                          \
+  X(arrival_fixed_ns, 600.0, 0.0, 10000.0, "ns",                                                                     \
+    "one block's arrival: __threadfence, the atomic's round trip, the last arriver's fence (calibrate: atomic, "     \
+    "intercept over blocks of one_counter_fenced minus empty)")                                                    \
+  /* range: 10 us: as dram_latency_ns */                                                                             \
+  X(dram_round_latency_ns, 700.0, 0.0, 10000.0, "ns",                                                                \
+    "a token round's DRAM load as a block sees it: every thread of every SM's block loads a coalesced vector, then " \
+    "the block waits for its slowest warp (calibrate: round_load, intercept over warps)")                           \
+  /* range: 1 us per warp: far above the few ns measured */                                                          \
+  X(dram_round_ns_per_warp, 5.0, 0.0, 1000.0, "ns",                                                                  \
+    "extra round-load time per warp of the block (calibrate: round_load, slope over warps)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

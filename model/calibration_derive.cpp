@@ -11,6 +11,7 @@
 
 #include "common/fmt.h"
 #include "common/problem.h"
+#include "model/csv_read.h"
 
 namespace arlab::model {
 namespace {
@@ -18,6 +19,9 @@ namespace {
 // Vector ops of the epilogue_math bench's one op: the N = 2 bf16 ar_res_rms epilogue of one vector
 // (vector_ops_per_vector: 2 rank adds + pack, residual add, 3 RMSNorm ops).
 constexpr double kEpilogueBenchOps = 7.0;
+// Spinning threads of the poll rows that give the store-to-seen latency: 8192 x 16 B = 128 KiB, under
+// 0.4 us of transfer at the measured NVLink store rate (larger counts add transfer time).
+constexpr double kPollMaxThreads = 8192;
 
 using Pred = std::function<bool(const MicrobenchRow&)>;
 
@@ -82,6 +86,7 @@ class Deriver {
                 spec_.link == LinkKind::local;
     launch();
     latencies();
+    round_load();
     bandwidths();
     reductions();
     skew_and_math();
@@ -128,9 +133,35 @@ class Deriver {
     set("l2_latency_ns", value_of("chase", "l2", "latency_ns"), "pointer chase within L2 (chase, l2)");
     set("sys_load_latency_ns", value_of("chase", "relaxed_sys", "latency_ns"),
         "pointer chase of ld.relaxed.sys loads within L2 (chase, relaxed_sys)");
-    set("peer_visibility_ns", value_of("ping_pong", "flag", "one_way_ns"),
-        std::string("flag ping-pong between ranks 0 and 1, round trip / 2 (ping_pong, flag; ") +
+    // The Lamport poll's store-to-seen time, where the stores' own transfer is short (<= 8192
+    // spinning threads: <= 128 KiB, well under 1 us of link time): the one-shot first poll.
+    std::vector<double> seen;
+    for (const MicrobenchRow& r : rows_)
+      if (r.bench == "poll" && r.variant.rfind("lamport", 0) == 0 && r.metric == "latency_ns" &&
+          r.size <= kPollMaxThreads && std::isfinite(r.value))
+        seen.push_back(r.value);
+    if (seen.empty())
+      throw InvalidArgument("derive_calibration: no microbenchmark row for bench poll, variant lamport*, metric "
+                            "latency_ns with <= 8192 spinning threads");
+    set("peer_visibility_ns", median_of(seen),
+        fmt("median Lamport poll store-to-seen time over %zu spinner counts <= 8192 (poll; ", seen.size()) +
             (emulated_ ? "two partitions of one GPU)" : "two GPUs)"));
+  }
+
+  // round_load is new in the bench set: a microbench.csv of an older arlab has no rows for it.
+  void round_load() {
+    std::vector<std::pair<double, double>> xy;
+    for (const auto* r : pick(rows_, "round_load", "dram_barrier", "ns_per_step")) xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
+    if (xy.size() < 2) {
+      out_.notes.push_back(fmt("dram_round_latency_ns = %.4g", out_.calibration.dram_round_latency_ns) +
+                           ": prior kept (no round_load rows: microbenchmarks of an arlab before the bench)");
+      return;
+    }
+    const Line l = fit_line(xy, "round_load over warps");
+    set("dram_round_latency_ns", std::max(0.0, l.intercept),
+        fmt("intercept over warps of a coalesced DRAM load + __syncthreads per step, one block per SM (%zu block "
+            "sizes)", xy.size()));
+    set("dram_round_ns_per_warp", std::max(0.0, l.slope), "slope per warp of the same line");
   }
 
   void bandwidths() {
@@ -184,16 +215,16 @@ class Deriver {
     for (const auto* r : need(rows_, "cluster_sync", "sync_dsmem", "ns_per_op",
                               [](const MicrobenchRow& r) { return r.cluster == 1; }, "cluster 1"))
       base[r->tpb] = r->value;
-    std::vector<std::pair<double, double>> cs;
+    std::vector<std::pair<double, double>> cs;  // (cluster x warps, extra over cluster 1)
     for (const auto* r : need(rows_, "cluster_sync", "sync_dsmem", "ns_per_op",
                               [](const MicrobenchRow& r) { return r.cluster > 1; }, "cluster > 1")) {
       auto it = base.find(r->tpb);
-      if (it != base.end()) cs.emplace_back(r->cluster, r->value - it->second);
+      if (it != base.end()) cs.emplace_back(r->cluster * std::ceil(r->tpb / 32.0), r->value - it->second);
     }
-    const Line c = fit_line(cs, "cluster_sync over cluster sizes");
+    const Line c = fit_line(cs, "cluster_sync over cluster x warps");
     set("cluster_sync_ns", std::max(0.0, c.intercept),
-        fmt("intercept of (cluster-cs - cluster-1 reduction) over cluster size (%zu points)", cs.size()));
-    set("dsmem_access_ns", std::max(0.0, c.slope), "slope per block of the cluster of the same line");
+        fmt("intercept of (cluster-cs - cluster-1 reduction) over cluster size x warps (%zu points)", cs.size()));
+    set("dsmem_access_ns", std::max(0.0, c.slope), "slope per block-warp of the same line");
     std::map<int, double> empty;
     for (const auto* r : need(rows_, "atomic", "empty", "duration_us")) empty[r->sms] = r->value;
     std::vector<std::pair<double, double>> at;
@@ -204,6 +235,7 @@ class Deriver {
     const Line a = fit_line(at, "atomic over blocks");
     set("arrival_atomic_ns", std::max(0.0, a.slope),
         fmt("slope over blocks of (fenced atomic - empty) kernel duration (%zu grids)", at.size()));
+    set("arrival_fixed_ns", std::max(0.0, a.intercept), "intercept of the same line");
   }
 
   void skew_and_math() {
@@ -244,6 +276,38 @@ class Deriver {
 };
 
 }  // namespace
+
+std::vector<MicrobenchRow> load_microbench(const std::string& path) {
+  CsvColumns<13> csv(path, "gpu", "topology", "link", "nranks", "sm_per_rank", "rank", "bench", "variant", "sms", "tpb",
+                     "cluster", "size", "metric");
+  // value is read through a second reader: fast-cpp-csv-parser's column count is fixed per reader.
+  CsvColumns<3> val(path, "value", "p10", "p90");
+  std::vector<MicrobenchRow> rows;
+  while (csv.next()) {
+    if (!val.next()) csv.fail(0, "row without a value");
+    MicrobenchRow r;
+    r.gpu = csv.text(0);
+    r.topology = csv.text(1);
+    r.link = csv.text(2);
+    r.nranks = csv.integer(3);
+    r.sm_per_rank = csv.integer(4);
+    r.rank = csv.integer(5);
+    r.bench = csv.text(6);
+    r.variant = csv.text(7);
+    r.sms = csv.integer(8);
+    r.tpb = csv.integer(9);
+    r.cluster = csv.integer(10);
+    r.size = csv.number(11);
+    r.metric = csv.text(12);
+    r.value = val.number(0);
+    r.p10 = val.number(1);
+    r.p90 = val.number(2);
+    if (!std::isfinite(r.value) || r.value < 0) val.fail(0, "value must be a finite number >= 0");
+    rows.push_back(r);
+  }
+  if (rows.empty()) throw CsvError(path, 1, "bench", "no microbenchmark rows");
+  return rows;
+}
 
 DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>& rows, const GpuSpec& spec) {
   if (rows.empty()) throw InvalidArgument("derive_calibration: no microbenchmark rows");

@@ -23,4 +23,8 @@ struct DerivedCalibration {
 // derived value leaves its documented physical range.
 DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>& rows, const GpuSpec& spec);
 
+// Reads a microbench.csv (common/microbench_schema.h, columns by name). Throws CsvError naming
+// file, line and column for a missing column, a non-numeric cell or an empty file.
+std::vector<MicrobenchRow> load_microbench(const std::string& path);
+
 }  // namespace arlab::model

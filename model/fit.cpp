@@ -13,8 +13,8 @@
 namespace arlab::model {
 
 std::vector<std::string> default_fit_parameters() {
-  return {"launch_overhead_us", "dram_latency_ns",     "l2_latency_ns",   "peer_visibility_ns",
-          "bytes_in_flight_per_sm", "block_reduce_fixed_ns", "cluster_sync_ns", "sm_ns_per_vector_op"};
+  return {"launch_overhead_us",    "dram_latency_ns", "l2_latency_ns",        "peer_visibility_ns",
+          "block_reduce_fixed_ns", "cluster_sync_ns", "vector_op_latency_ns", "hbm_efficiency"};
 }
 
 bool is_held_out(const MeasuredRow& row, int holdout_every) {

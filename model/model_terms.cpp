@@ -55,12 +55,31 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   return true;
 }
 
+double round_dram_ns(const ModelInputs& in) {
+  return in.cal.dram_round_latency_ns + in.cal.dram_round_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
+}
+
+double token_loads_ns(const ModelInputs& in, double vecs) {
+  return vecs <= 0 ? 0.0 : round_dram_ns(in) + (vecs - 1) * in.cal.dram_latency_ns;
+}
+
+double cluster_barrier_ns(const ModelInputs& in) {
+  if (in.c.cluster <= 1) return 0;
+  const Calibration& cal = in.cal;
+  return cal.cluster_sync_ns + cal.dsmem_access_ns * in.c.cluster * static_cast<double>(ceil_div(in.c.tpb, 32));
+}
+
+std::string cluster_barrier_text(const ModelInputs& in) {
+  if (in.c.cluster <= 1) return "no cluster barrier (cluster = 1)";
+  return fmt("cluster barrier %.0f ns + %.3g ns x %d blocks x %lld warps", in.cal.cluster_sync_ns,
+             in.cal.dsmem_access_ns, in.c.cluster, ceil_div(in.c.tpb, 32));
+}
+
 double norm_reduce_ns(const ModelInputs& in) {
   if (!has_residual(in.p.pattern)) return 0;  // only RMSNorm patterns reduce
   const Calibration& cal = in.cal;
   double ns = cal.block_reduce_fixed_ns + cal.block_reduce_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
-  if (in.c.cluster > 1) ns += cal.cluster_sync_ns + in.c.cluster * cal.dsmem_access_ns;
-  return ns;
+  return ns + cluster_barrier_ns(in);
 }
 
 std::string norm_reduce_text(const ModelInputs& in) {
@@ -68,9 +87,7 @@ std::string norm_reduce_text(const ModelInputs& in) {
   const Calibration& cal = in.cal;
   std::string s = fmt("block reduce %.0f ns + %.3g ns x %lld warps", cal.block_reduce_fixed_ns,
                       cal.block_reduce_ns_per_warp, ceil_div(in.c.tpb, 32));
-  if (in.c.cluster > 1)
-    s += fmt(" + cluster barrier %.0f ns + %d x %.0f ns DSMEM reads", cal.cluster_sync_ns, in.c.cluster,
-             cal.dsmem_access_ns);
+  if (in.c.cluster > 1) s += " + " + cluster_barrier_text(in);
   return s;
 }
 

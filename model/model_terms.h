@@ -80,6 +80,18 @@ struct ModelInputs {
 // Fills the derived fields; false when the kernel cannot launch (no block fits an SM).
 bool derive_inputs(ModelInputs& in, const KernelResources& res);
 
+// One cluster barrier (cluster.sync, which waits for every warp of every block of the cluster) and
+// the DSMEM reads after it; 0 for cluster 1.
+double cluster_barrier_ns(const ModelInputs& in);
+std::string cluster_barrier_text(const ModelInputs& in);
+
+// One DRAM load of a token round as a block of the configuration's size sees it (round_load).
+double round_dram_ns(const ModelInputs& in);
+// A thread's `vecs` dependent DRAM loads of one token: the first as a round sees it (the block waits
+// for its slowest warp at the round's barrier), the others at the idle chase latency (one warp's own
+// loads, no barrier between them).
+double token_loads_ns(const ModelInputs& in, double vecs);
+
 // Per round, the time of one block-wide (and cluster-wide) RMSNorm reduction: block reduce over
 // the block's warps, then (cluster > 1) one cluster barrier and one DSMEM read per block.
 double norm_reduce_ns(const ModelInputs& in);

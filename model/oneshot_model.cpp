@@ -2,11 +2,13 @@
 // them, each as long as its slowest limit (a latency chain, a per-SM rate, the link, HBM):
 //
 //   launch        empty-kernel duration of the grid (+ cluster launch)
-//   prologue      flag read and the arrival atomic: two L2 round trips + one serialized atomic per
-//                 block of the grid (the last block's atomic returns last)
+//   prologue      flag read (L2) and the arrival: fence, atomic round trip, fence (measured as one
+//                 block's fenced atomic), + one serialized atomic per block of the grid
 //   push          per wave: each thread loads a vector of x (a DRAM miss) and stores it to N ranks,
 //                 tokens x vectors one after the other (the store needs the load), so
-//                 chain = R x vecs x dram latency; against the per-SM store rate (N slices per
+//                 chain = R x vecs x a round's DRAM load (round_load: many warps loading, the
+//                 slowest one waited for); against the per-SM load rate (Little's law: bytes in
+//                 flight / DRAM latency), the per-SM store rate (N slices per
 //                 token through the SM's port), the per-SM peer-store rate, the link ((N-1) S per
 //                 direction) and HBM (x read, own slot written, N-1 peers' slots received: (N+1) S)
 //   clear         N x S bytes of -0.0 grid-strided over the grid's SMs: per-SM store rate vs HBM
@@ -16,7 +18,7 @@
 //                 ld.relaxed.sys L2 hit) in flight together; the epilogue's vector ops; block and
 //                 cluster reduction; the norm loop's gamma load (L2)); against HBM (N slots and the
 //                 residual read, the outputs written) and the per-SM port
-//   exit          the closing cluster barrier (cluster > 1)
+//   exit          the closing cluster barrier (cluster > 1): it waits for every warp of every block
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
 // per thread); the calibration's constants are microbenchmark results (`arlab calibrate`).
@@ -55,14 +57,16 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                          cal.launch_per_block_ns) +
                      (c.cluster > 1 ? fmt(" + cluster launch %.3f us", cal.cluster_launch_us) : std::string());
             });
-  sheet.add("prologue", 2 * cal.l2_latency_ns + c.grid * cal.arrival_atomic_ns, [&] {
-    return fmt("flag read + atomic return 2 x %.0f ns (L2) + %d blocks x %.3g ns serialized arrival atomics",
-               cal.l2_latency_ns, c.grid, cal.arrival_atomic_ns);
+  sheet.add("prologue", cal.l2_latency_ns + cal.arrival_fixed_ns + c.grid * cal.arrival_atomic_ns, [&] {
+    return fmt("flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized atomics",
+               cal.l2_latency_ns, cal.arrival_fixed_ns, c.grid, cal.arrival_atomic_ns);
   });
 
   // ---- push (per wave) ----
+  const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
   const std::vector<Bound> push = {
-      {"chain", static_cast<double>(rounds) * vecs * cal.dram_latency_ns},
+      {"chain", static_cast<double>(rounds) * token_loads_ns(in, vecs)},
+      {"sm_loads", static_cast<double>(rounds) * k * slice / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * slice * n / port},
       {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
       {"link", in.nvlink ? (n - 1) * s_wave / in.link_bytes_per_ns : 0.0},
@@ -70,9 +74,13 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double push_ns = slowest(push).ns;
   sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
-           fmt(" [chain: %lld tokens/cluster x %d vector(s)/thread x DRAM %.0f ns; port: %.0f block(s)/SM x "
+           fmt(" [chain: %lld tokens/cluster x (round load %.0f ns + %d more vector(s) x DRAM %.0f ns); loads: %.0f B "
+               "in flight per SM / "
+               "DRAM latency; port: %.0f block(s)/SM x "
                "%.0f B x %d ranks / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
-               rounds, in.vecs_used, cal.dram_latency_ns, k, slice, n, port, in.peer_sm_bytes_per_ns) +
+               rounds, round_dram_ns(in), in.vecs_used - 1, cal.dram_latency_ns, cal.bytes_in_flight_per_sm, k, slice, n,
+               port,
+               in.peer_sm_bytes_per_ns) +
            (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
                       : std::string("link: none, ") + link_name + "; ") +
            fmt("HBM: %d x %.0f B / %.3g B/ns]", n + 1, s_wave, hbm);
@@ -93,26 +101,29 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
 
   // ---- poll + reduce + epilogue rounds (per wave) ----
   const bool norm = has_residual(p.pattern);
-  const double load_ns = norm ? std::max(cal.dram_latency_ns, cal.sys_load_latency_ns) : cal.sys_load_latency_ns;
+  const double loads_ns = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.sys_load_latency_ns)
+                               : vecs * cal.sys_load_latency_ns;
   const double ops_latency = vecs * in.ops * cal.vector_op_latency_ns;
   const double ops_issue = k * c.tpb * vecs * in.ops * cal.sm_ns_per_vector_op;
   const double compute_ns = std::max(ops_latency, ops_issue);
   const double reduce_ns = norm_reduce_ns(in);
   const double gamma_ns = norm ? vecs * cal.l2_latency_ns : 0.0;
-  const double round_ns = vecs * load_ns + compute_ns + reduce_ns + gamma_ns;
+  const double round_ns = loads_ns + compute_ns + reduce_ns + gamma_ns;
   const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
   const double res_bytes = norm ? s_wave : 0.0;
   const std::vector<Bound> reduce = {
       {"rounds", static_cast<double>(rounds) * round_ns},
+      {"sm_loads", static_cast<double>(rounds) * k * (norm ? slice : 0.0) / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) +
                                                      in.out_bytes_per_token / c.cluster) / port},
       {"hbm", (n * s_wave + res_bytes + tokens_wave * in.out_bytes_per_token) / hbm}};
   sheet.add("reduce", static_cast<double>(waves) * slowest(reduce).ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(reduce) +
-           fmt(" [round = %d vector(s) x %.0f ns load (", in.vecs_used, load_ns) +
-           (norm ? fmt("residual DRAM %.0f ns, poll %.0f ns in flight together", cal.dram_latency_ns,
-                       cal.sys_load_latency_ns)
-                 : fmt("poll %.0f ns", cal.sys_load_latency_ns)) +
+           fmt(" [round = %.0f ns loads of %d vector(s) (", loads_ns, in.vecs_used) +
+           (norm ? fmt("residual: round load %.0f ns + DRAM %.0f ns per further vector; polls %.0f ns, in flight "
+                       "together",
+                       round_dram_ns(in), cal.dram_latency_ns, cal.sys_load_latency_ns)
+                 : fmt("polls %.0f ns each", cal.sys_load_latency_ns)) +
            fmt(") + compute max(latency %d x %d ops x %.3g ns, issue %.0f block(s) x %d threads x %d x %d ops x "
                "%.3g ns) = %.0f ns + ",
                in.vecs_used, in.ops, cal.vector_op_latency_ns, k, c.tpb, in.vecs_used, in.ops,
@@ -122,10 +133,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(" = %.0f ns; %lld round(s)]", round_ns, rounds);
   });
 
-  sheet.add("exit", c.cluster > 1 ? cal.cluster_sync_ns : 0.0, [&] {
-    return c.cluster > 1 ? fmt("closing cluster barrier %.0f ns", cal.cluster_sync_ns)
-                         : std::string("no cluster barrier (cluster = 1)");
-  });
+  sheet.add("exit", cluster_barrier_ns(in), [&] { return "closing " + cluster_barrier_text(in); });
   return sheet.total_ns();
 }
 

@@ -50,12 +50,12 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
                      (c.cluster > 1 ? fmt(" + cluster launch %.3f us", cal.cluster_launch_us) : std::string());
             });
 
-  const std::vector<Bound> copy = {{"chain", static_cast<double>(rounds_all) * vecs * cal.dram_latency_ns},
+  const std::vector<Bound> copy = {{"chain", static_cast<double>(rounds_all) * token_loads_ns(in, vecs)},
                                    {"sm_port", static_cast<double>(rounds_all) * k * slice * 2 / port},
                                    {"hbm", 2 * S / hbm}};
   sheet.add("copy", slowest(copy).ns, [&] {
     return bounds_text(copy) + fmt(" [%lld tokens/cluster x %d vector(s) x DRAM %.0f ns; 2 x %.0f B of HBM]",
-                                   rounds_all, in.vecs_used, cal.dram_latency_ns, S);
+                                   rounds_all, in.vecs_used, round_dram_ns(in), S);
   });
 
   const double barrier_ns = cal.peer_visibility_ns + cal.sys_load_latency_ns;
@@ -80,11 +80,11 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   });
   sheet.add("barrier_2", barrier_ns, barrier_text);
 
-  const double load_ns = norm ? std::max(cal.dram_latency_ns, cal.l2_latency_ns) : cal.l2_latency_ns;
+  const double load_ns = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.l2_latency_ns) : vecs * cal.l2_latency_ns;
   const int epi_ops = std::max(1, in.ops - n);  // the rank sum was done in the reduce-scatter
   const double compute_ns = std::max(vecs * epi_ops * cal.vector_op_latency_ns,
                                      k * c.tpb * vecs * epi_ops * cal.sm_ns_per_vector_op);
-  const double round_ns = vecs * load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0);
+  const double round_ns = load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0);
   const std::vector<Bound> epi = {
       {"rounds", static_cast<double>(rounds_all) * round_ns},
       {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /
@@ -92,14 +92,11 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
       {"hbm", (S * (norm ? 2 : 1) + p.tokens * in.out_bytes_per_token) / hbm}};
   sheet.add("epilogue", slowest(epi).ns, [&] {
     return bounds_text(epi) +
-           fmt(" [%lld tokens/cluster x (%d vector(s) x %.0f ns load + %.0f ns compute (%d ops) + ", rounds_all,
-               in.vecs_used, load_ns, compute_ns, epi_ops) +
+           fmt(" [%lld tokens/cluster x (%.0f ns loads of %d vector(s) + %.0f ns compute (%d ops) + ", rounds_all,
+               load_ns, in.vecs_used, compute_ns, epi_ops) +
            norm_reduce_text(in) + ")]";
   });
-  sheet.add("exit", c.cluster > 1 ? cal.cluster_sync_ns : 0.0, [&] {
-    return c.cluster > 1 ? fmt("closing cluster barrier %.0f ns", cal.cluster_sync_ns)
-                         : std::string("no cluster barrier (cluster = 1)");
-  });
+  sheet.add("exit", cluster_barrier_ns(in), [&] { return "closing " + cluster_barrier_text(in); });
   return sheet.total_ns();
 }
 

@@ -152,7 +152,7 @@ def main():
     bases = {
         "measurement": [open(os.path.join(source, "data", "h200", "seed.csv"), newline="").read()],
         "calibration": [open(os.path.join(source, "data", "calibration", n), newline="").read()
-                        for n in ("default.csv", "h200_emulated_fit.csv")],
+                        for n in ("default.csv", "h200_nvlink.csv")],
     }
     rng = random.Random(seed)
     plan = []

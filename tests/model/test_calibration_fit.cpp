@@ -367,8 +367,8 @@ TEST_CASE("calibration: every constant's default lies in its documented range", 
     CHECK(range_violation(info, info.default_value).empty());
     CHECK_FALSE(range_violation(info, std::nan("")).empty());
   }
-  // The committed fit still loads.
-  CHECK_NOTHROW(load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated_fit.csv"));
+  // The committed calibration of the real node still loads.
+  CHECK_NOTHROW(load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_nvlink.csv"));
   // The writer refuses what the reader would refuse.
   Calibration c = default_calibration();
   c.hbm_efficiency = 0;

@@ -93,7 +93,7 @@ TEST_CASE("predictions are monotone in tokens for a fixed configuration", "[timi
               const double now = predict_total_us(problem(t, hidden, n, a), c, s, cal, kRes);
               INFO(s.name << " N " << n << " " << to_string(a) << " H " << hidden << " " << to_string(c) << " tokens "
                           << t);
-              REQUIRE(now >= prev);
+              REQUIRE(now >= prev * (1 - 1e-12));  // equal up to the last bits of a sum
               prev = now;
             }
           }

@@ -1,0 +1,80 @@
+// Bench `round_load`: the DRAM load of one round of the fused kernel as a block sees it. Every
+// block of the partition (one per SM) steps through a buffer far larger than L2: at each step each
+// thread loads one 16-byte vector (coalesced: a block reads tpb x 16 contiguous bytes, as the
+// fused kernel's push and residual loads do), the next step's address depends on the loaded value
+// (so the steps cannot overlap), and the block waits at __syncthreads for its slowest warp -- the
+// barrier every token round of the one-shot kernel ends with. No vector is read twice and L2 is
+// flushed before every repetition, so every load misses L2. ns_per_step = block 0's %globaltimer
+// interval / steps: the idle pointer chase (bench chase) plus what many warps loading at once and
+// waiting for the slowest add. Variant dram_barrier; tpb {128, 256, 512, 1024}; sms = the partition.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "calibrate/bench_common.cuh"
+#include "calibrate/calibrate_core.h"
+#include "calibrate/single_rank_benches.h"
+#include "harness/cuda_resources.h"
+
+namespace arlab::calibrate {
+namespace {
+
+__global__ void __launch_bounds__(1024)
+    round_load_kernel(const uint4* buf, int steps, unsigned long long* times, unsigned* sink) {
+  unsigned dep = 0, acc = 0;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;  // vectors per step, all blocks
+  const long long mine = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  __syncthreads();
+  unsigned long long t0 = 0;
+  if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  for (int s = 0; s < steps; ++s) {
+    uint4 v;
+    const uint4* p = buf + static_cast<long long>(s) * stride + mine + dep;  // dep is 0: the buffer holds zeros
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p)
+                 : "memory");
+    dep = v.x & 0x80000000u ? 1u : 0u;
+    acc ^= v.y;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    unsigned long long t1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    if (blockIdx.x == 0) {
+      times[0] = t0;
+      times[1] = t1;
+    }
+  }
+  if (acc == 0x5bd1e995u) sink[0] = acc + dep;  // never (zeros); the loads cannot be removed
+}
+
+}  // namespace
+
+void bench_round_load(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+  const int steps = env.quick ? 16 : 64;
+  constexpr int kMaxTpb = 1024;
+  const size_t bytes = static_cast<size_t>(steps) * env.sms * kMaxTpb * 16 + 16;  // every step's vectors, once
+  harness::DeviceBuffer buf(bytes, env.rank), times(2 * sizeof(unsigned long long), env.rank),
+      sink(sizeof(unsigned), env.rank);
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(buf.data(), 0, bytes, env.stream));
+  // 4x L2 of fresh writes evicts the buffer from L2 before each repetition (as bench chase does).
+  const size_t flush_bytes = static_cast<size_t>(4 * std::max<int64_t>(env.device->props.l2_bytes, 1 << 20));
+  harness::DeviceBuffer flush(flush_bytes, env.rank);
+  int flips = 0;
+  for (int tpb : {128, 256, 512, 1024}) {
+    std::vector<double> ns;
+    for (int r = 0; r < env.reps; ++r) {
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+      launch(Shape{env.sms, tpb, 1}, env.stream, env.rank, round_load_kernel, buf.as<const uint4>(), steps,
+             times.as<unsigned long long>(), sink.as<unsigned>());
+      ns.push_back(device_interval_ns(env, times.as<unsigned long long>()) / steps);
+    }
+    out.push_back(make_point(PointKey{"round_load", "dram_barrier", env.sms, tpb, 1, double(steps), "steps",
+                                      "ns_per_step"},
+                             ns));
+  }
+}
+
+}  // namespace arlab::calibrate

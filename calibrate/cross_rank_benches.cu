@@ -171,7 +171,10 @@ struct LocalRank {
 class CrossRankBenches {
  public:
   CrossRankBenches(Node& node, const CrossRankOptions& options, std::vector<MicrobenchRow>& out)
-      : node_(node), given_cupti_(options.cupti), quick_(options.quick), reps_(options.quick ? std::min(options.reps, kQuickReps) : options.reps),
+      : node_(node),
+        given_cupti_(options.cupti),
+        quick_(options.quick),
+        reps_(options.quick ? std::min(options.reps, kQuickReps) : options.reps),
         out_(out) {
     if (node.nranks() < 2) throw InvalidArgument("cross-rank benches need >= 2 ranks");
     if (options.reps < 1) throw InvalidArgument("cross-rank benches: reps = " + std::to_string(options.reps));

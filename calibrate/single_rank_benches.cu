@@ -18,6 +18,7 @@ void run_single_rank_benches(const BenchEnv& env, int nranks, std::vector<Microb
       {"cluster_sync", [&] { bench_cluster_sync(env, out); }},
       {"atomic", [&] { bench_atomic(env, out); }},
       {"epilogue_math", [&] { bench_epilogue_math(env, out); }},
+      {"epilogue_round", [&] { bench_epilogue_round(env, out); }},
   };
   for (const auto& [name, run] : benches) {
     const size_t before = out.size();

@@ -41,6 +41,7 @@ void bench_block_reduce(const BenchEnv& env, std::vector<MicrobenchRow>& out);
 void bench_cluster_sync(const BenchEnv& env, std::vector<MicrobenchRow>& out);
 void bench_atomic(const BenchEnv& env, std::vector<MicrobenchRow>& out);
 void bench_epilogue_math(const BenchEnv& env, std::vector<MicrobenchRow>& out);
+void bench_epilogue_round(const BenchEnv& env, std::vector<MicrobenchRow>& out);
 
 // Runs every bench above in table order, printing one progress line per bench (name, points,
 // seconds) to stdout. `nranks` is the node's rank count (the clear bench fills N slots).

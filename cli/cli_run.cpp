@@ -379,6 +379,26 @@ void measure_and_report(const RunOptions& o, const Plan& plan, harness::Node& no
   if (!first_failure.empty()) throw std::runtime_error("correctness gate FAILED: " + first_failure);
 }
 
+// `--policy model` alone runs the model's own pick, algorithm included: the model searches one- and
+// two-shot (model::model_algorithms) and the run's problem takes the algorithm it chose (printed).
+// With other policies beside it, every configuration must share --algo (one kernel per run) and a
+// model pick of the other algorithm stays an error naming it.
+Plan model_chosen_algorithm(const Plan& plan, const harness::Node& node) {
+  if (plan.policies.size() != 1 || plan.policies.front() != model::Policy::model || !plan.shapes.empty()) return plan;
+  // 64 registers: the __launch_bounds__(1024) cap (arlab predict's default); the runner's own count is used once
+  // it exists, for the configuration itself.
+  const model::KernelResources typical{64, 0};
+  const LaunchConfig pick =
+      model::choose_launch_config(model::Policy::model, plan.problem, node.rank_spec(), typical, plan.calibration);
+  if (pick.algo == plan.problem.algo) return plan;
+  Plan adjusted = plan;
+  adjusted.problem.algo = pick.algo;
+  if (node.process_index() == 0)
+    std::printf("  model: chose the %s algorithm for this problem (--algo %s); running its pick\n",
+                to_string(pick.algo), to_string(plan.problem.algo));
+  return adjusted;
+}
+
 // The runner on a node, then measure_and_report. A failure is handed to on_failure while the node
 // and the runner still exist (the runner is held outside the try), so a handler that ends the
 // process runs no destructor that would synchronize, free or wait for another process.
@@ -386,12 +406,13 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
                  const std::string& cupti_note, const FailureHandler& on_failure) {
   std::unique_ptr<harness::FusedRunner> runner;
   try {
-    const Problem& p = plan.problem;
+    const Plan adjusted = model_chosen_algorithm(plan, node);
+    const Problem& p = adjusted.problem;
     node.check_fits(p);
     const int nsets = o.sets > 0 ? o.sets : harness::input_sets_for(p, node.device().spec.l2_bytes);
     runner = std::make_unique<harness::FusedRunner>(node, p, nsets, o.seed, plan.distribution);
     runner->inject(plan.fault);
-    measure_and_report(o, plan, node, *runner, nsets, cupti_timer, cupti_note);
+    measure_and_report(o, adjusted, node, *runner, nsets, cupti_timer, cupti_note);
   } catch (const std::exception& e) {
     if (on_failure) on_failure(e);
     throw;

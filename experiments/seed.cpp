@@ -25,6 +25,9 @@
 #include "experiments/seed_measure.h"
 #include "model/csv_read.h"
 #include "model/calibration.h"
+#include "model/gpu_spec.h"
+#include "model/policies.h"
+#include "model/timing_model.h"
 #include "model/measurements.h"
 #include "model/validate.h"
 
@@ -37,9 +40,51 @@ struct SeedOptions {
   std::string ratios = "data/h200/seed_ratios.csv";
   std::string out_dir = "out/seed";
   std::string calibration;
+  // The measured calibrations of the two nodes (`arlab calibrate`): the term-by-term explanation of
+  // legacy vs trtllm at the seed point.
+  std::string calibration_nvlink = "data/calibration/h200_nvlink.csv";
+  std::string calibration_emulated = "data/calibration/h200_emulated.csv";
   seed::MeasureOptions measure;
   TimingCliOptions timing;
 };
+
+// The seed's difference, legacy vs trtllm at 128 tokens, term by term, as the calibrated model
+// predicts it on each node: the real TP2 node (the whole H200, NVLink, its measured calibration) and
+// the emulated one (a 64-SM partition, local peers, its own calibration).
+void print_term_difference(const SeedOptions& o) {
+  const model::GpuSpec h200 = model::gpu_preset("h200_sxm");
+  const model::KernelResources res{64, 0};  // the __launch_bounds__(1024) register cap, as arlab predict
+  const std::pair<std::string, std::pair<std::string, model::GpuSpec>> nodes[] = {
+      {"real TP2 (2 x H200, NVLink)", {o.calibration_nvlink, h200}},
+      {"emulated TP2 (64-SM partitions of one H200)", {o.calibration_emulated, model::sm_partition(h200, 2)}}};
+  for (const auto& [node, cs] : nodes) {
+    const auto& [path, spec] = cs;
+    if (path.empty() || !std::filesystem::exists(path)) {
+      std::printf("\n  (no calibration %s: the term-by-term seed explanation for the %s node is skipped)\n",
+                  path.c_str(), node.c_str());
+      continue;
+    }
+    const model::Calibration cal = model::load_calibration(path);
+    for (int hidden : {4096, 8192}) {
+      const Problem p = seed::seed_problem(128, hidden, 2);
+      const LaunchConfig lc = model::choose_launch_config(model::Policy::legacy, p, spec, res, cal);
+      const LaunchConfig tc = model::choose_launch_config(model::Policy::trtllm, p, spec, res, cal);
+      const model::Prediction pl = model::predict(p, lc, spec, cal, res);
+      const model::Prediction pt = model::predict(p, tc, spec, cal, res);
+      std::printf("\n  seed, %s, H %d, 128 tokens (calibration %s): legacy %s %.2f us vs trtllm %s %.2f us\n",
+                  node.c_str(), hidden, path.c_str(), to_string(lc).c_str(), pl.total_us, to_string(tc).c_str(),
+                  pt.total_us);
+      std::printf("    %-14s %10s %10s %10s\n", "term", "legacy", "trtllm", "difference");
+      for (size_t i = 0; i < pl.terms.size() && i < pt.terms.size(); ++i)
+        std::printf("    %-14s %7.2f us %7.2f us %+7.2f us\n", pl.terms[i].name.c_str(), pl.terms[i].us, pt.terms[i].us,
+                    pl.terms[i].us - pt.terms[i].us);
+      for (const auto& [who, pr] : {std::pair<const char*, const model::Prediction*>{"legacy", &pl}, {"trtllm", &pt}})
+        for (const model::Term& t : pr->terms)
+          if (t.name == "push" || t.name == "reduce")
+            std::printf("    %s %s: %s\n", who, t.name.c_str(), t.explanation.c_str());
+    }
+  }
+}
 
 // The in-process ratios at the seed token count (ratios.csv, common/ratio_schema.h): the
 // legacy / trtllm headline ratio with its bootstrap CI, per hidden size.
@@ -138,7 +183,8 @@ void run_seed(const SeedOptions& o) {
     }
   }
   std::filesystem::create_directories(o.out_dir);
-  check_output_path(validation_csv, {o.data, o.calibration, o.ratios}, "seed output");
+  check_output_path(validation_csv, {o.data, o.calibration, o.ratios, o.calibration_nvlink, o.calibration_emulated},
+                    "seed output");
 
   std::vector<std::string> failed;
   if (measure) {
@@ -168,6 +214,7 @@ void run_seed(const SeedOptions& o) {
   for (const model::PolicyRegret& g : rep.regrets)
     std::printf("  regret %-10s mean %.1f%% max %.1f%% (%d problems; %d picked the best measured)\n", g.policy.c_str(),
                 100.0 * g.mean, 100.0 * g.max, g.evaluated, g.zero_regret);
+  print_term_difference(o);
   std::printf("  wrote %s%s\n", validation_csv.c_str(),
               measure ? (", " + measured_csv + " and " + ratios_csv).c_str() : "");
   if (!failed.empty()) {
@@ -192,6 +239,12 @@ void add_seed_command(CLI::App& app) {
       ->check(non_empty_path());
   sub->add_option("--calibration", o->calibration, "model calibration CSV (default: built-in constants)")
       ->check(non_empty_path());
+  sub->add_option("--calibration-nvlink", o->calibration_nvlink,
+                  "measured calibration of the real node, for the term-by-term seed explanation ('' skips it)")
+      ->capture_default_str();
+  sub->add_option("--calibration-emulated", o->calibration_emulated,
+                  "measured calibration of the emulated node, for the same ('' skips it)")
+      ->capture_default_str();
   sub->add_option("--device", o->measure.device, "CUDA device (measure mode)")
       ->capture_default_str()
       ->check(int_at_least(0));

@@ -32,7 +32,7 @@ namespace arlab::model {
   /* range: 10 us: 5x and more the 1-2 us NVLink round trips */                                                      \
   X(peer_visibility_ns, 900.0, 0.0, 10000.0, "ns",                                                                   \
     "one-way time from a rank's stores to a peer's Lamport poll seeing them: NVLink on a real node, another "       \
-    "partition's L2 on the emulated node (calibrate: poll, median over <= 8192 spinning threads)")                                                             \
+    "partition's L2 on the emulated node (calibrate: poll, median over <= 8192 spinning threads)")                     \
   /* range: at least one 128-byte cache line (the model divides by it); 1 MiB: twice the 256 KB of registers +       \
      228 KB of shared memory an SM of Hopper can receive data into */                                                \
   X(bytes_in_flight_per_sm, 32768.0, 128.0, 1048576.0, "bytes",                                                      \
@@ -50,7 +50,7 @@ namespace arlab::model {
   /* range: 10 us: 50x the prior of one cluster barrier */                                                           \
   X(cluster_sync_ns, 200.0, 0.0, 10000.0, "ns",                                                                      \
     "one cluster barrier beyond the block reduce (calibrate: cluster_sync, intercept of the cluster-cs minus "      \
-    "cluster-1 reduction over cluster x warps)")                                                                                              \
+    "cluster-1 reduction over cluster x warps)")                                                                       \
   /* range: 10 us per block-warp: over 100x the measured few ns */                                                 \
   X(dsmem_access_ns, 5.0, 0.0, 10000.0, "ns",                                                                        \
     "per block of the cluster and warp of the block: the cluster barrier waits for every warp of every block, then " \
@@ -99,7 +99,12 @@ namespace arlab::model {
     "the block waits for its slowest warp (calibrate: round_load, intercept over warps)")                           \
   /* range: 1 us per warp: far above the few ns measured */                                                          \
   X(dram_round_ns_per_warp, 5.0, 0.0, 1000.0, "ns",                                                                  \
-    "extra round-load time per warp of the block (calibrate: round_load, slope over warps)")
+    "extra round-load time per warp of the block (calibrate: round_load, slope over warps)")                        \
+  /* range: 10 us: over 3x the whole measured round */                                                               \
+  X(round_overhead_ns, 0.0, 0.0, 10000.0, "ns",                                                                      \
+    "per RMSNorm token round, what the round's modelled parts (loads, vector ops, reductions, gamma) leave out of "  \
+    "the kernel's own round code run in isolation: IEEE div and sqrt, loop and dependent issue (calibrate: "       \
+    "epilogue_round minus the model's parts, median over configurations)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

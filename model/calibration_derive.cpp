@@ -12,6 +12,7 @@
 #include "common/fmt.h"
 #include "common/problem.h"
 #include "model/csv_read.h"
+#include "model/model_terms.h"
 
 namespace arlab::model {
 namespace {
@@ -90,6 +91,7 @@ class Deriver {
     bandwidths();
     reductions();
     skew_and_math();
+    round_overhead();
     check_ranges(out_.calibration);
     return out_;
   }
@@ -117,7 +119,8 @@ class Deriver {
         fmt("slope of the empty kernel's duration over grid <= %d SMs at tpb 1024 (%zu points)", sms, xy.size()));
     // cluster launch: cluster rows minus the plain row of the same grid and tpb
     std::map<std::pair<int, int>, double> plain;
-    for (const auto* r : pick(rows_, "launch", "plain", "duration_us")) plain[{static_cast<int>(r->size), r->tpb}] = r->value;
+    for (const auto* r : pick(rows_, "launch", "plain", "duration_us"))
+      plain[{static_cast<int>(r->size), r->tpb}] = r->value;
     std::vector<double> extra;
     for (const auto* r : pick(rows_, "launch", "cluster", "duration_us")) {
       auto it = plain.find({static_cast<int>(r->size), r->tpb});
@@ -151,7 +154,8 @@ class Deriver {
   // round_load is new in the bench set: a microbench.csv of an older arlab has no rows for it.
   void round_load() {
     std::vector<std::pair<double, double>> xy;
-    for (const auto* r : pick(rows_, "round_load", "dram_barrier", "ns_per_step")) xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
+    for (const auto* r : pick(rows_, "round_load", "dram_barrier", "ns_per_step"))
+      xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
     if (xy.size() < 2) {
       out_.notes.push_back(fmt("dram_round_latency_ns = %.4g", out_.calibration.dram_round_latency_ns) +
                            ": prior kept (no round_load rows: microbenchmarks of an arlab before the bench)");
@@ -252,6 +256,44 @@ class Deriver {
           "median of max - min start over ranks of gated empty kernels (start_skew); the skew-free prediction "
           "excludes it, the max over ranks adds it");
     }
+  }
+
+  // The kernel's own RMSNorm round run in isolation (epilogue_round) against the model's parts of
+  // that round with every other constant already derived: the median of the difference over the
+  // bench's configurations. Needs the other constants, so it comes last.
+  void round_overhead() {
+    const auto got = pick(rows_, "epilogue_round", "bf16_ar_res_rms", "ns_per_round");
+    if (got.empty()) {
+      out_.notes.push_back("round_overhead_ns = 0: no epilogue_round rows (microbenchmarks of an arlab before the "
+                           "bench): the round is its modelled parts alone");
+      return;
+    }
+    std::vector<double> diff;
+    std::string per;
+    for (const MicrobenchRow* r : got) {
+      Problem p;
+      p.tokens = r->sms / std::max(1, r->cluster);  // one token per cluster and round: the bench's shape
+      p.hidden = static_cast<int>(r->size);
+      p.nranks = 2;
+      p.dtype = DType::bf16;
+      p.pattern = Pattern::ar_res_rms;
+      LaunchConfig c;
+      c.tpb = r->tpb;
+      c.cluster = std::max(1, r->cluster);
+      c.grid = r->sms;
+      c.vecs_per_thread = 1;
+      Calibration cal = out_.calibration;
+      cal.round_overhead_ns = 0;
+      detail::ModelInputs in{p, c, spec_, cal};
+      if (!detail::derive_inputs(in, KernelResources{64, 0})) continue;
+      const double parts = detail::oneshot_round(in, 1.0).parts();
+      diff.push_back(r->value - parts);
+      per += fmt(" %d/", r->tpb) + fmt("%d:", c.cluster) + fmt(" %.0f", r->value) + fmt(" - %.0f;", parts);
+    }
+    if (diff.empty()) throw InvalidArgument("derive_calibration: no epilogue_round row has a launchable shape");
+    set("round_overhead_ns", std::max(0.0, median_of(diff)),
+        "median over configurations of the measured round minus its modelled parts (tpb/cluster: measured - "
+        "parts ns):" + per);
   }
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,

@@ -91,4 +91,18 @@ std::string norm_reduce_text(const ModelInputs& in) {
   return s;
 }
 
+RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
+  const Calibration& cal = in.cal;
+  const bool norm = has_residual(in.p.pattern);
+  const double vecs = in.vecs_used;
+  RoundParts r;
+  r.loads = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.sys_load_latency_ns) : vecs * cal.sys_load_latency_ns;
+  r.compute = std::max(vecs * in.ops * cal.vector_op_latency_ns,
+                       blocks_per_sm * in.c.tpb * vecs * in.ops * cal.sm_ns_per_vector_op);
+  r.reduce = norm_reduce_ns(in);
+  r.gamma = norm ? vecs * cal.l2_latency_ns : 0.0;
+  r.overhead = norm ? cal.round_overhead_ns : 0.0;
+  return r;
+}
+
 }  // namespace arlab::model::detail

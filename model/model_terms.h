@@ -92,6 +92,15 @@ double round_dram_ns(const ModelInputs& in);
 // loads, no barrier between them).
 double token_loads_ns(const ModelInputs& in, double vecs);
 
+// One RMSNorm (or all-reduce-only) token round of the one-shot poll + reduce + epilogue phase with
+// `blocks_per_sm` blocks per SM: its parts as modelled, and their sum + round_overhead_ns.
+struct RoundParts {
+  double loads = 0, compute = 0, reduce = 0, gamma = 0, overhead = 0;
+  double parts() const { return loads + compute + reduce + gamma; }
+  double total() const { return parts() + overhead; }
+};
+RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm);
+
 // Per round, the time of one block-wide (and cluster-wide) RMSNorm reduction: block reduce over
 // the block's warps, then (cluster > 1) one cluster barrier and one DSMEM read per block.
 double norm_reduce_ns(const ModelInputs& in);

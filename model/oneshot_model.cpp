@@ -18,6 +18,8 @@
 //                 ld.relaxed.sys L2 hit) in flight together; the epilogue's vector ops; block and
 //                 cluster reduction; the norm loop's gamma load (L2)); against HBM (N slots and the
 //                 residual read, the outputs written) and the per-SM port
+//                 + (RMSNorm) the round overhead: what these parts leave out of the kernel's own round
+//                 code measured in isolation (bench epilogue_round)
 //   exit          the closing cluster barrier (cluster > 1): it waits for every warp of every block
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
@@ -78,8 +80,8 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                "in flight per SM / "
                "DRAM latency; port: %.0f block(s)/SM x "
                "%.0f B x %d ranks / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
-               rounds, round_dram_ns(in), in.vecs_used - 1, cal.dram_latency_ns, cal.bytes_in_flight_per_sm, k, slice, n,
-               port,
+               rounds, round_dram_ns(in), in.vecs_used - 1, cal.dram_latency_ns, cal.bytes_in_flight_per_sm, k,
+               slice, n, port,
                in.peer_sm_bytes_per_ns) +
            (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
                       : std::string("link: none, ") + link_name + "; ") +
@@ -101,14 +103,8 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
 
   // ---- poll + reduce + epilogue rounds (per wave) ----
   const bool norm = has_residual(p.pattern);
-  const double loads_ns = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.sys_load_latency_ns)
-                               : vecs * cal.sys_load_latency_ns;
-  const double ops_latency = vecs * in.ops * cal.vector_op_latency_ns;
-  const double ops_issue = k * c.tpb * vecs * in.ops * cal.sm_ns_per_vector_op;
-  const double compute_ns = std::max(ops_latency, ops_issue);
-  const double reduce_ns = norm_reduce_ns(in);
-  const double gamma_ns = norm ? vecs * cal.l2_latency_ns : 0.0;
-  const double round_ns = loads_ns + compute_ns + reduce_ns + gamma_ns;
+  const RoundParts round = oneshot_round(in, k);
+  const double round_ns = round.total();
   const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
   const double res_bytes = norm ? s_wave : 0.0;
   const std::vector<Bound> reduce = {
@@ -119,7 +115,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
       {"hbm", (n * s_wave + res_bytes + tokens_wave * in.out_bytes_per_token) / hbm}};
   sheet.add("reduce", static_cast<double>(waves) * slowest(reduce).ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(reduce) +
-           fmt(" [round = %.0f ns loads of %d vector(s) (", loads_ns, in.vecs_used) +
+           fmt(" [round = %.0f ns loads of %d vector(s) (", round.loads, in.vecs_used) +
            (norm ? fmt("residual: round load %.0f ns + DRAM %.0f ns per further vector; polls %.0f ns, in flight "
                        "together",
                        round_dram_ns(in), cal.dram_latency_ns, cal.sys_load_latency_ns)
@@ -127,9 +123,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(") + compute max(latency %d x %d ops x %.3g ns, issue %.0f block(s) x %d threads x %d x %d ops x "
                "%.3g ns) = %.0f ns + ",
                in.vecs_used, in.ops, cal.vector_op_latency_ns, k, c.tpb, in.vecs_used, in.ops,
-               cal.sm_ns_per_vector_op, compute_ns) +
+               cal.sm_ns_per_vector_op, round.compute) +
            norm_reduce_text(in) +
-           (norm ? fmt(" + gamma %d x %.0f ns (L2)", in.vecs_used, cal.l2_latency_ns) : std::string()) +
+           (norm ? fmt(" + gamma %d x %.0f ns (L2) + round overhead %.0f ns", in.vecs_used, cal.l2_latency_ns,
+                       round.overhead)
+                 : std::string()) +
            fmt(" = %.0f ns; %lld round(s)]", round_ns, rounds);
   });
 

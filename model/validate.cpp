@@ -105,9 +105,13 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
 
   // Per problem: rank correlation and regret.
   const std::vector<Policy> fixed = {Policy::legacy, Policy::trtllm, Policy::occupancy};
-  std::vector<std::vector<double>> regrets(fixed.size() + 1);
-  std::vector<PolicyRegret> pr(fixed.size() + 1);
+  // fixed policies, then the model's own pick as measured (rows labelled `model`: the configuration
+  // the model policy chose when the experiment ran), then the lowest predicted among the measured.
+  const size_t own = fixed.size();
+  std::vector<std::vector<double>> regrets(fixed.size() + 2);
+  std::vector<PolicyRegret> pr(fixed.size() + 2);
   for (size_t k = 0; k < fixed.size(); ++k) pr[k].policy = to_string(fixed[k]);
+  pr[own].policy = "model (its own pick, measured)";
   pr.back().policy = "model (lowest predicted among measured)";
   std::vector<double> rhos;
   int global_in_measured = 0, global_search_failed = 0;
@@ -147,6 +151,15 @@ ValidationReport validate_measurements(const std::vector<MeasuredRow>& rows, con
       }
       regrets[k].push_back(it->second.measured() / best - 1.0);
     }
+    double own_sum = 0;
+    int own_n = 0;
+    for (size_t i : g)
+      if (rows[i].check_passed && rows[i].policy == to_string(Policy::model)) {
+        own_sum += rows[i].kernel_us;
+        ++own_n;
+      }
+    if (own_n > 0) regrets[own].push_back(own_sum / own_n / best - 1.0);
+    else ++pr[own].unmeasured;
     // Model: lowest predicted among the measured configurations; rank correlation.
     std::vector<double> p, m;
     const ConfigStats* pick = nullptr;

@@ -1,0 +1,171 @@
+// Bench `epilogue_round`: the time of ONE token round of the one-shot kernel's poll + reduce +
+// epilogue phase (kernels/oneshot_kernel.cuh step 4), run with the kernel's own device code: the same
+// loop `for (tok = cluster_id; tok < tokens; tok += num_clusters, parity ^= 1)` calling
+// kernels::fused_token_epilogue<bf16, ar_res_rms> with the one-shot sum_of (kernels::poll_and_sum,
+// N = 2, pairwise, batch 2). One round is a dependent sequence the model otherwise composes from
+// separate benches: the residual DRAM load (ld_input_v4) and the two relaxed.sys poll loads of the
+// Lamport slots in flight together, the pairwise add (round to bf16), the residual add, the sum of
+// squares, the block + cluster reduction (cluster_sum: warp shuffles, __syncthreads, cluster.sync and
+// distributed shared memory at cluster > 1), IEEE div / sqrt, the gamma load, the norm, and the
+// residual_out / norm_out stores; one block per SM, every thread one vector (vecs_per_thread 1, so
+// tpb x cluster x 8 == H). Why: whether the per-phase constants add up to what a real round costs.
+//
+// Set-up (rank 0 alone, no peers): the "Lamport buffer" is 2 slots of [tokens, H] bf16 filled with
+// 0x3c3c (valid values, never the -0.0 pattern 0x8000), so the first poll load already sees every
+// vector arrived and no wait ever happens (p.fault points to a zeroed word, checked after each
+// configuration; p.timeout_ns >= 10 s). residual_in holds 0x3c3c, gamma 0x3f3f. Before every
+// repetition L2 is flushed (a memset of 4x L2 bytes, as bench round_load) so residual_in comes from
+// DRAM, then the slot buffer is read once (ld.cg) to put it back in L2, as the peers' pushes just
+// before the poll phase would; then the timed kernel runs. CAVEAT: the slot buffer is 2 x tokens x
+// H x 2 bytes (tokens = clusters x rounds); at cluster 1 / 2 with H 8192 on a whole H200 (132 SMs,
+// 16 rounds) that is 35-69 MB, beyond or near L2 (50 MB), so part of the poll loads may then miss L2.
+//
+// Grid: clusters = floor(sms / cluster), grid = clusters x cluster blocks (cluster launch attribute
+// at cluster > 1), rounds R per cluster (16; quick: 8), tokens = clusters x R. Timing: block 0
+// thread 0 reads %globaltimer after a barrier over its cluster (__syncthreads at cluster 1,
+// cluster.sync otherwise) before the loop and after another one after the loop (the kernel ends with
+// that cluster.sync too); ns_per_round = interval / R (the interval holds R rounds plus one barrier).
+// reps = env.reps, after one discarded warm-up repetition. Blocks' SMs are recorded and a WARNING is
+// printed when blocks shared an SM. Clusters that do not fit at once (GPC limits) would run in later
+// waves; block 0 is in the first.
+// Configurations (tpb, cluster): (128, 8), (256, 4), (512, 2), (1024, 1) at H 8192 and (128, 4),
+// (512, 1) at H 4096. Row: bench epilogue_round, variant bf16_ar_res_rms, sms = blocks launched,
+// tpb, cluster, size = H ("hidden"), metric ns_per_round.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "calibrate/bench_common.cuh"
+#include "calibrate/calibrate_core.h"
+#include "harness/cuda_resources.h"
+#include "kernels/oneshot_kernel.cuh"
+
+namespace arlab::calibrate {
+namespace {
+
+using T = __nv_bfloat16;
+constexpr int kVec = kernels::DTypeTraits<T>::kVec;
+constexpr int kRanks = 2;
+constexpr int kBatch = 2;  // what the one-shot kernel polls with for N = 2, ar_res_rms
+static_assert(kBatch == kernels::poll_batch<kRanks, false>(), "the one-shot kernel's poll batch");
+constexpr Pattern kPattern = Pattern::ar_res_rms;
+
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+    epilogue_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids) {
+  __shared__ kernels::EpilogueShared epi;
+  if (threadIdx.x == 0) smids[blockIdx.x] = smid();
+  const kernels::TokenMapping m = kernels::token_mapping<T>(p);
+  const char* my_cur = static_cast<const char*>(p.my_region);  // buffer cur = 0
+  kernels::PollState st;
+  const kernels::QuantScales q = kernels::load_quant_scales<kPattern>(p);
+  kernels::cluster_barrier(m.cluster);  // every block of my cluster has started
+  unsigned long long t0 = 0;
+  if (blockIdx.x == 0 && threadIdx.x == 0) t0 = kernels::global_timer_ns();
+  int parity = 0;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
+    const auto sum_of = [&](long long off, float(&acc)[kVec]) {
+      kernels::poll_and_sum<T, kRanks, Accumulation::pairwise, kBatch>(my_cur + off, p.slot_bytes, tok, p, st, acc);
+    };
+    kernels::fused_token_epilogue<T, kPattern>(p, m, epi, nullptr, q, tok, parity, sum_of);
+  }
+  // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
+  kernels::cluster_barrier(m.cluster);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    times[0] = t0;
+    times[1] = kernels::global_timer_ns();
+  }
+}
+
+// Reads [p, p + n) once through L2 (ld.cg): puts the slot buffer in L2; `sink` keeps the loads.
+__global__ void __launch_bounds__(1024) warm_kernel(const uint4* p, long long n, unsigned* sink) {
+  unsigned acc = 0;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const uint4 v = __ldcg(p + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x5bd1e995u) sink[0] = acc;  // practically never; the loads cannot be removed
+}
+
+struct Config {
+  int hidden, tpb, cluster;
+};
+
+}  // namespace
+
+void bench_epilogue_round(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+  const int rounds = env.quick ? 8 : 16;
+  const Config configs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2},
+                            {8192, 1024, 1}, {4096, 128, 4}, {4096, 512, 1}};
+  constexpr int kMaxHidden = 8192;
+  size_t max_bytes = 0;  // largest [tokens, H] bf16 tensor over the configurations
+  for (const Config& c : configs)
+    max_bytes = std::max(max_bytes, static_cast<size_t>(env.sms / c.cluster) * rounds * c.hidden * sizeof(T));
+  if (max_bytes == 0) return;
+  harness::DeviceBuffer residual_in(max_bytes, env.rank), residual_out(max_bytes, env.rank),
+      norm_out(max_bytes, env.rank), slots(2 * max_bytes, env.rank), gamma(kMaxHidden * sizeof(T), env.rank);
+  harness::DeviceBuffer fault(sizeof(unsigned long long), env.rank), times(2 * sizeof(unsigned long long), env.rank),
+      smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
+  // bf16 0x3c3c ~ 0.0115 (inputs), 0x3f3f ~ 0.746 (gamma): finite, never -0.0.
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(residual_in.data(), 0x3c, max_bytes, env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(slots.data(), 0x3c, 2 * max_bytes, env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gamma.data(), 0x3f, kMaxHidden * sizeof(T), env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(fault.data(), 0, sizeof(unsigned long long), env.stream));
+  // 4x L2 of fresh writes evicts everything from L2 before each repetition (as bench round_load does).
+  const size_t flush_bytes = static_cast<size_t>(4 * std::max<int64_t>(env.device->props.l2_bytes, 1 << 20));
+  harness::DeviceBuffer flush(flush_bytes, env.rank);
+  int flips = 0;
+  for (const Config& c : configs) {
+    if (c.tpb * c.cluster * kVec != c.hidden) throw CudaError("epilogue_round: a configuration without vpt 1");
+    const int clusters = env.sms / c.cluster;
+    if (clusters < 1) continue;
+    const int grid = clusters * c.cluster;
+    const int tokens = clusters * rounds;
+    const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
+    kernels::FusedParams p{};
+    p.residual_in = residual_in.data();
+    p.gamma = gamma.data();
+    p.residual_out = residual_out.data();
+    p.norm_out = norm_out.data();
+    p.eps = 1e-6f;
+    p.tokens = tokens;
+    p.hidden = c.hidden;
+    p.rank = 0;
+    p.cluster = c.cluster;
+    p.vecs_per_thread = 1;
+    p.regions[0] = slots.data();
+    p.my_region = slots.data();
+    p.fault = fault.as<unsigned long long>();
+    p.slot_bytes = slot_bytes;
+    p.buffer_bytes = kRanks * slot_bytes;
+    p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
+    std::vector<double> ns;
+    for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+      launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
+             static_cast<long long>(p.buffer_bytes / 16), sink.as<unsigned>());
+      launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, epilogue_round_kernel, p,
+             times.as<unsigned long long>(), smids.as<unsigned>());
+      const double t = device_interval_ns(env, times.as<unsigned long long>());
+      if (r > 0) ns.push_back(t / rounds);
+    }
+    std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
+    unsigned long long fault_word = 0;
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
+                                                    cudaMemcpyDeviceToHost, env.stream));
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
+                                                    cudaMemcpyDeviceToHost, env.stream));
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+    if (fault_word != 0)
+      throw CudaError("epilogue_round: a poll waited and timed out (fault word " + std::to_string(fault_word) + ")");
+    distinct_sms(ids, grid, "epilogue_round");
+    out.push_back(make_point(PointKey{"epilogue_round", "bf16_ar_res_rms", grid, c.tpb, c.cluster, double(c.hidden),
+                                      "hidden", "ns_per_round"},
+                             ns));
+  }
+}
+
+}  // namespace arlab::calibrate

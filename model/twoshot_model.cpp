@@ -84,7 +84,10 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const int epi_ops = std::max(1, in.ops - n);  // the rank sum was done in the reduce-scatter
   const double compute_ns = std::max(vecs * epi_ops * cal.vector_op_latency_ns,
                                      k * c.tpb * vecs * epi_ops * cal.sm_ns_per_vector_op);
-  const double round_ns = load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0);
+  // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
+  const double overhead_ns = norm ? cal.round_overhead_ns : 0.0;
+  const double round_ns =
+      load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + overhead_ns;
   const std::vector<Bound> epi = {
       {"rounds", static_cast<double>(rounds_all) * round_ns},
       {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /
@@ -94,7 +97,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
     return bounds_text(epi) +
            fmt(" [%lld tokens/cluster x (%.0f ns loads of %d vector(s) + %.0f ns compute (%d ops) + ", rounds_all,
                load_ns, in.vecs_used, compute_ns, epi_ops) +
-           norm_reduce_text(in) + ")]";
+           norm_reduce_text(in) + fmt(" + round overhead %.0f ns)]", overhead_ns);
   });
   sheet.add("exit", cluster_barrier_ns(in), [&] { return "closing " + cluster_barrier_text(in); });
   return sheet.total_ns();

@@ -16,6 +16,8 @@ Groups (the `experiment` column):
   grid_twoshot    two-shot, H {4096, 8192} x tokens {128, 512, 2048}, trtllm and legacy (TP2; the
                   emulated node also TP4)
   grid_patterns   ar, ar_res_rms_fp8, ar_res_rms_fp4 at (128, 8192) and (16, 4096), trtllm and legacy
+With --with-model CAL the one-shot groups also measure the model policy's own pick (calibration CAL),
+interleaved with the others, so its regret is against the best measured configuration of the same group.
 Explicit configurations are kept only when `arlab predict` accepts them for the node's SM count.
 Exit status: non-zero when any case failed (the others still ran); failures are listed at the end.
 """
@@ -96,6 +98,9 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated groups to run (default: all)")
     ap.add_argument("--list", action="store_true", help="print the commands, run nothing")
     ap.add_argument("--extra", default="", help="extra arlab run arguments (e.g. '--max-time 1')")
+    ap.add_argument("--with-model", default="", metavar="CALIBRATION",
+                    help="also measure the model policy's own pick (with this calibration) in every case of the "
+                         "one-shot groups, first in the interleaved group")
     a = ap.parse_args()
     if a.node == "mpi" and not a.mpirun:
         ap.error("--node mpi needs --mpirun")
@@ -106,6 +111,9 @@ def main():
     start = time.time()
     for i, (group, args) in enumerate(todo):
         cmd = shlex.split(a.mpirun) if a.node == "mpi" else []
+        if a.with_model and "--algo" not in args:
+            i = args.index("--policy") + 1
+            args = args[:i] + ["model," + args[i]] + args[i + 1:] + ["--calibration", a.with_model]
         cmd += [a.arlab, "run", *args, "--experiment", group, "--csv", a.csv, *shlex.split(a.extra)]
         if a.ratios_csv:
             cmd += ["--ratios-csv", a.ratios_csv]

@@ -28,6 +28,9 @@
 // reps = env.reps, after one discarded warm-up repetition. Blocks' SMs are recorded and a WARNING is
 // printed when blocks shared an SM. Clusters that do not fit at once (GPC limits) would run in later
 // waves; block 0 is in the first.
+// Variant bf16_ar_res_rms_busy (emulated node only): the same, while rank 1's partition runs the same
+// kernel on its own buffers with twice the rounds, launched just before (both partitions run rounds
+// at once, as on the emulated TP2 node).
 // Configurations (tpb, cluster): (128, 8), (256, 4), (512, 2), (1024, 1) at H 8192 and (128, 4),
 // (512, 1) at H 4096. Row: bench epilogue_round, variant bf16_ar_res_rms, sms = blocks launched,
 // tpb, cluster, size = H ("hidden"), metric ns_per_round.
@@ -114,57 +117,102 @@ void bench_epilogue_round(const BenchEnv& env, std::vector<MicrobenchRow>& out) 
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(slots.data(), 0x3c, 2 * max_bytes, env.stream));
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gamma.data(), 0x3f, kMaxHidden * sizeof(T), env.stream));
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(fault.data(), 0, sizeof(unsigned long long), env.stream));
+  // The partner of the _busy variant (emulated node only): rank 1's partition runs the same rounds on
+  // its own buffers, twice as many, started just before the measured kernel so that it covers it --
+  // the emulated TP2 node, where both partitions run their rounds at once.
+  const bool with_partner = env.busy_stream != nullptr && env.busy_sms > 0;
+  const size_t partner_bytes = with_partner ? 2 * max_bytes : 0;
+  harness::DeviceBuffer p_res_in(partner_bytes, env.busy_rank), p_res_out(partner_bytes, env.busy_rank),
+      p_norm_out(partner_bytes, env.busy_rank), p_slots(2 * partner_bytes, env.busy_rank),
+      p_fault(sizeof(unsigned long long), env.busy_rank), p_times(2 * sizeof(unsigned long long), env.busy_rank),
+      p_smids(static_cast<size_t>(std::max(env.busy_sms, 1)) * sizeof(unsigned), env.busy_rank);
+  if (with_partner) {
+    ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(p_res_in.data(), 0x3c, partner_bytes, env.busy_stream));
+    ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(p_slots.data(), 0x3c, 2 * partner_bytes, env.busy_stream));
+    ARLAB_CUDA_CHECK_RANK(env.busy_rank,
+                          cudaMemsetAsync(p_fault.data(), 0, sizeof(unsigned long long), env.busy_stream));
+    ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+  }
   // 4x L2 of fresh writes evicts everything from L2 before each repetition (as bench round_load does).
   const size_t flush_bytes = static_cast<size_t>(4 * std::max<int64_t>(env.device->props.l2_bytes, 1 << 20));
   harness::DeviceBuffer flush(flush_bytes, env.rank);
   int flips = 0;
-  for (const Config& c : configs) {
-    if (c.tpb * c.cluster * kVec != c.hidden) throw CudaError("epilogue_round: a configuration without vpt 1");
-    const int clusters = env.sms / c.cluster;
-    if (clusters < 1) continue;
-    const int grid = clusters * c.cluster;
-    const int tokens = clusters * rounds;
-    const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
-    kernels::FusedParams p{};
-    p.residual_in = residual_in.data();
-    p.gamma = gamma.data();
-    p.residual_out = residual_out.data();
-    p.norm_out = norm_out.data();
-    p.eps = 1e-6f;
-    p.tokens = tokens;
-    p.hidden = c.hidden;
-    p.rank = 0;
-    p.cluster = c.cluster;
-    p.vecs_per_thread = 1;
-    p.regions[0] = slots.data();
-    p.my_region = slots.data();
-    p.fault = fault.as<unsigned long long>();
-    p.slot_bytes = slot_bytes;
-    p.buffer_bytes = kRanks * slot_bytes;
-    p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
-    std::vector<double> ns;
-    for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
-      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
-      launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
-             static_cast<long long>(p.buffer_bytes / 16), sink.as<unsigned>());
-      launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, epilogue_round_kernel, p,
-             times.as<unsigned long long>(), smids.as<unsigned>());
-      const double t = device_interval_ns(env, times.as<unsigned long long>());
-      if (r > 0) ns.push_back(t / rounds);
+  for (const bool busy : {false, true}) {
+    if (busy && !with_partner) break;
+    for (const Config& c : configs) {
+      if (c.tpb * c.cluster * kVec != c.hidden) throw CudaError("epilogue_round: a configuration without vpt 1");
+      const int clusters = env.sms / c.cluster;
+      if (clusters < 1) continue;
+      const int grid = clusters * c.cluster;
+      const int tokens = clusters * rounds;
+      const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
+      kernels::FusedParams p{};
+      p.residual_in = residual_in.data();
+      p.gamma = gamma.data();
+      p.residual_out = residual_out.data();
+      p.norm_out = norm_out.data();
+      p.eps = 1e-6f;
+      p.tokens = tokens;
+      p.hidden = c.hidden;
+      p.rank = 0;
+      p.cluster = c.cluster;
+      p.vecs_per_thread = 1;
+      p.regions[0] = slots.data();
+      p.my_region = slots.data();
+      p.fault = fault.as<unsigned long long>();
+      p.slot_bytes = slot_bytes;
+      p.buffer_bytes = kRanks * slot_bytes;
+      p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
+      // The partner: the same shape on rank 1's SMs, 2 x the rounds, its own buffers (same gamma values).
+      const int p_clusters = std::max(1, env.busy_sms / c.cluster);
+      kernels::FusedParams q = p;
+      if (busy) {
+        q.residual_in = p_res_in.data();
+        q.residual_out = p_res_out.data();
+        q.norm_out = p_norm_out.data();
+        q.gamma = gamma.data();
+        q.tokens = p_clusters * 2 * rounds;
+        q.slot_bytes = static_cast<long long>(q.tokens) * c.hidden * static_cast<long long>(sizeof(T));
+        q.buffer_bytes = kRanks * q.slot_bytes;
+        q.regions[0] = p_slots.data();
+        q.my_region = p_slots.data();
+        q.fault = p_fault.as<unsigned long long>();
+        q.rank = 1;
+      }
+      std::vector<double> ns;
+      for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+        launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
+               static_cast<long long>(p.buffer_bytes / 16), sink.as<unsigned>());
+        if (busy) {
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+          launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, env.busy_stream, env.busy_rank,
+                 epilogue_round_kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
+        }
+        launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, epilogue_round_kernel, p,
+               times.as<unsigned long long>(), smids.as<unsigned>());
+        const double t = device_interval_ns(env, times.as<unsigned long long>());
+        if (busy) ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+        if (r > 0) ns.push_back(t / rounds);
+      }
+      std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
+      unsigned long long fault_word = 0, partner_fault = 0;
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
+                                                      cudaMemcpyDeviceToHost, env.stream));
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
+                                                      cudaMemcpyDeviceToHost, env.stream));
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+      if (busy)
+        ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemcpy(&partner_fault, p_fault.data(), sizeof(partner_fault),
+                                                        cudaMemcpyDeviceToHost));
+      if (fault_word != 0 || partner_fault != 0)
+        throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
+                        ", " + std::to_string(partner_fault) + ")");
+      distinct_sms(ids, grid, "epilogue_round");
+      out.push_back(make_point(PointKey{"epilogue_round", busy ? "bf16_ar_res_rms_busy" : "bf16_ar_res_rms", grid,
+                                        c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"},
+                               ns));
     }
-    std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
-    unsigned long long fault_word = 0;
-    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
-                                                    cudaMemcpyDeviceToHost, env.stream));
-    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
-                                                    cudaMemcpyDeviceToHost, env.stream));
-    ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-    if (fault_word != 0)
-      throw CudaError("epilogue_round: a poll waited and timed out (fault word " + std::to_string(fault_word) + ")");
-    distinct_sms(ids, grid, "epilogue_round");
-    out.push_back(make_point(PointKey{"epilogue_round", "bf16_ar_res_rms", grid, c.tpb, c.cluster, double(c.hidden),
-                                      "hidden", "ns_per_round"},
-                             ns));
   }
 }
 

@@ -34,12 +34,17 @@
 namespace arlab::cli {
 namespace {
 
+constexpr const char* kMeasuredEmulatedCalibration = "data/calibration/h200_emulated.csv";
+
 struct SeedOptions {
   std::string mode = "auto";
   std::string data = "data/h200/seed.csv";
   std::string ratios = "data/h200/seed_ratios.csv";
   std::string out_dir = "out/seed";
-  std::string calibration;
+  // The node the seed measures is the emulated one: "auto" takes its measured calibration,
+  // kMeasuredEmulatedCalibration, when that file is found from the working directory (the repository
+  // root), else the built-in priors; the echo says which.
+  std::string calibration = "auto";
   // The measured calibrations of the two nodes (`arlab calibrate`): the term-by-term explanation of
   // legacy vs trtllm at the seed point.
   std::string calibration_nvlink = "data/calibration/h200_nvlink.csv";
@@ -159,20 +164,29 @@ void run_seed(const SeedOptions& o) {
   std::printf("}; tokens {");
   for (size_t i = 0; i < sweep.tokens.size(); ++i) std::printf("%s%d", i ? ", " : "", sweep.tokens[i]);
   std::printf("}; policies legacy, trtllm, occupancy, model; explicit sweep at 128 tokens\n");
-  std::printf("  calibration: %s; out: %s\n", o.calibration.empty() ? "built-in defaults" : o.calibration.c_str(),
+  const bool auto_cal = o.calibration == "auto";
+  const std::string cal_path = auto_cal ? (std::filesystem::exists(kMeasuredEmulatedCalibration)
+                                                ? std::string(kMeasuredEmulatedCalibration)
+                                                : std::string())
+                                        : o.calibration;
+  std::printf("  calibration: %s%s; out: %s\n", cal_path.empty() ? "built-in defaults" : cal_path.c_str(),
+              auto_cal ? (cal_path.empty() ? std::string(" (") + kMeasuredEmulatedCalibration +
+                                                 " not found from this directory)"
+                                           : std::string(" (the emulated node's, measured)"))
+                                .c_str()
+                       : "",
               o.out_dir.c_str());
 
   // The inputs are read and checked before the output folder is made: a bad --data or
   // --calibration leaves nothing behind.
-  const model::Calibration cal =
-      o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
+  const model::Calibration cal = cal_path.empty() ? model::default_calibration() : model::load_calibration(cal_path);
   std::string source = o.data;
   std::string ratio_source = o.ratios;
   std::vector<model::MeasuredRow> rows;
   seed::MeasureOptions m = o.measure;
   if (measure) {
     m.timing = timing;
-    m.calibration = o.calibration;
+    m.calibration = cal_path;
   } else {
     std::printf("  measurements: %s (see data/h200/README.md for their provenance)\n", source.c_str());
     rows = model::read_measurements(source);
@@ -183,7 +197,7 @@ void run_seed(const SeedOptions& o) {
     }
   }
   std::filesystem::create_directories(o.out_dir);
-  check_output_path(validation_csv, {o.data, o.calibration, o.ratios, o.calibration_nvlink, o.calibration_emulated},
+  check_output_path(validation_csv, {o.data, cal_path, o.ratios, o.calibration_nvlink, o.calibration_emulated},
                     "seed output");
 
   std::vector<std::string> failed;
@@ -237,8 +251,10 @@ void add_seed_command(CLI::App& app) {
   sub->add_option("--out-dir", o->out_dir, "where measured.csv and validation.csv go")
       ->capture_default_str()
       ->check(non_empty_path());
-  sub->add_option("--calibration", o->calibration, "model calibration CSV (default: built-in constants)")
-      ->check(non_empty_path());
+  sub->add_option("--calibration", o->calibration,
+                  "model calibration CSV for the predictions ('' = the built-in priors; auto = the emulated "
+                  "node's measured data/calibration/h200_emulated.csv when found, else the priors)")
+      ->capture_default_str();
   sub->add_option("--calibration-nvlink", o->calibration_nvlink,
                   "measured calibration of the real node, for the term-by-term seed explanation ('' skips it)")
       ->capture_default_str();

@@ -14,6 +14,7 @@
 #include "common/output_file.h"
 #include "common/validation_schema.h"
 #include "model/calibration.h"
+#include "model/calibration_derive.h"
 #include "model/csv_read.h"
 #include "model/fit.h"
 #include "model/measurements.h"
@@ -545,4 +546,32 @@ TEST_CASE("validate and fit refuse degenerate inputs", "[validate][fit][errors]"
   bad = so;
   bad.rows = 0;
   CHECK_THROWS_AS(synthetic_measurements(default_calibration(), bad), InvalidArgument);
+}
+
+TEST_CASE("the committed measured calibrations are what their microbenchmark files derive") {
+  // data/calibration/README.md: `arlab save-calibration FILE --from-microbench MICROBENCH`.
+  for (const std::string node : {"nvlink", "emulated"}) {
+    INFO(node);
+    const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+    const auto rows = load_microbench(dir + "h200_" + node + "_microbench.csv");
+    GpuSpec spec = gpu_preset("h200_sxm");
+    if (node == "emulated") spec = sm_partition(spec, 2);
+    const DerivedCalibration d = derive_calibration(rows, spec);
+    const Calibration committed = load_calibration(dir + "h200_" + node + ".csv");
+    for (const auto& info : calibration_constants()) {
+      INFO(info.name);
+      CHECK(get_constant(committed, info.name) == Approx(get_constant(d.calibration, info.name)).epsilon(1e-12));
+    }
+    CHECK(d.notes.size() == calibration_constants().size());
+  }
+}
+
+TEST_CASE("derive_calibration names the bench a constant is missing") {
+  std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
+                                                    "/data/calibration/h200_nvlink_microbench.csv");
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const MicrobenchRow& r) { return r.bench == "chase"; }),
+             rows.end());
+  CHECK_THROWS_WITH(derive_calibration(rows, gpu_preset("h200_sxm")),
+                    Catch::Contains("bench chase") && Catch::Contains("variant hbm"));
+  CHECK_THROWS_WITH(derive_calibration({}, gpu_preset("h200_sxm")), Catch::Contains("no microbenchmark rows"));
 }

@@ -7,6 +7,10 @@
 // flushed before every repetition, so every load misses L2. ns_per_step = block 0's %globaltimer
 // interval / steps: the idle pointer chase (bench chase) plus what many warps loading at once and
 // waiting for the slowest add. Variant dram_barrier; tpb {128, 256, 512, 1024}; sms = the partition.
+// Variant push_store: the one-shot push loop instead (kernels/oneshot_kernel.cuh step 2): each step
+// loads a vector of x the same way and stores it with st.relaxed.sys.v4 into two other buffers (the
+// own slot and a peer's slot, both on this GPU here), with no barrier between steps: a thread's next
+// load issues after its stores (they need the loaded value); ns_per_step = the whole loop / steps.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,6 +20,7 @@
 #include "calibrate/calibrate_core.h"
 #include "calibrate/single_rank_benches.h"
 #include "harness/cuda_resources.h"
+#include "kernels/device_sync.cuh"
 
 namespace arlab::calibrate {
 namespace {
@@ -50,6 +55,33 @@ __global__ void __launch_bounds__(1024)
   if (acc == 0x5bd1e995u) sink[0] = acc + dep;  // never (zeros); the loads cannot be removed
 }
 
+__global__ void __launch_bounds__(1024)
+    push_store_kernel(const uint4* buf, uint4* own, uint4* peer, int steps, unsigned long long* times) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long mine = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  __syncthreads();
+  unsigned long long t0 = 0;
+  if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+#pragma unroll 1
+  for (int s = 0; s < steps; ++s) {
+    const long long i = static_cast<long long>(s) * stride + mine;
+    uint4 v;
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(buf + i)
+                 : "memory");
+    kernels::st_relaxed_sys_v4(own + i, v);
+    kernels::st_relaxed_sys_v4(peer + i, v);
+  }
+  __syncthreads();  // the block's slowest warp
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    unsigned long long t1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    times[0] = t0;
+    times[1] = t1;
+  }
+}
+
 }  // namespace
 
 void bench_round_load(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
@@ -72,6 +104,19 @@ void bench_round_load(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
       ns.push_back(device_interval_ns(env, times.as<unsigned long long>()) / steps);
     }
     out.push_back(make_point(PointKey{"round_load", "dram_barrier", env.sms, tpb, 1, double(steps), "steps",
+                                      "ns_per_step"},
+                             ns));
+  }
+  harness::DeviceBuffer own(bytes, env.rank), peer(bytes, env.rank);
+  for (int tpb : {128, 256, 512, 1024}) {
+    std::vector<double> ns;
+    for (int r = 0; r < env.reps; ++r) {
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+      launch(Shape{env.sms, tpb, 1}, env.stream, env.rank, push_store_kernel, buf.as<const uint4>(), own.as<uint4>(),
+             peer.as<uint4>(), steps, times.as<unsigned long long>());
+      ns.push_back(device_interval_ns(env, times.as<unsigned long long>()) / steps);
+    }
+    out.push_back(make_point(PointKey{"round_load", "push_store", env.sms, tpb, 1, double(steps), "steps",
                                       "ns_per_step"},
                              ns));
   }

@@ -59,6 +59,10 @@ double round_dram_ns(const ModelInputs& in) {
   return in.cal.dram_round_latency_ns + in.cal.dram_round_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
 }
 
+double push_step_ns(const ModelInputs& in) {
+  return in.cal.push_step_ns + in.cal.push_step_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
+}
+
 double token_loads_ns(const ModelInputs& in, double vecs) {
   return vecs <= 0 ? 0.0 : round_dram_ns(in) + (vecs - 1) * in.cal.dram_latency_ns;
 }

@@ -85,6 +85,10 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res);
 double cluster_barrier_ns(const ModelInputs& in);
 std::string cluster_barrier_text(const ModelInputs& in);
 
+// One step of the one-shot push loop (load a vector of x, store it to the ranks) as a block of the
+// configuration's size sees it (round_load, push_store).
+double push_step_ns(const ModelInputs& in);
+
 // One DRAM load of a token round as a block of the configuration's size sees it (round_load).
 double round_dram_ns(const ModelInputs& in);
 // A thread's `vecs` dependent DRAM loads of one token: the first as a round sees it (the block waits

@@ -5,7 +5,8 @@
 //   prologue      flag read (L2) and the arrival: fence, atomic round trip, fence (measured as one
 //                 block's fenced atomic), + one serialized atomic per block of the grid
 //   push          per wave: each thread loads a vector of x (a DRAM miss) and stores it to N ranks,
-//                 tokens x vectors one after the other (the store needs the load), so
+//                 tokens x vectors one after the other (the store needs the load; push_step, measured
+//                 by the round_load push_store bench), so
 //                 chain = R x vecs x a round's DRAM load (round_load: many warps loading, the
 //                 slowest one waited for); against the per-SM load rate (Little's law: bytes in
 //                 flight / DRAM latency), the per-SM store rate (N slices per
@@ -67,7 +68,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   // ---- push (per wave) ----
   const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
   const std::vector<Bound> push = {
-      {"chain", static_cast<double>(rounds) * token_loads_ns(in, vecs)},
+      {"chain", static_cast<double>(rounds) * vecs * push_step_ns(in)},
       {"sm_loads", static_cast<double>(rounds) * k * slice / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * slice * n / port},
       {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
@@ -76,12 +77,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double push_ns = slowest(push).ns;
   sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
-           fmt(" [chain: %lld tokens/cluster x (round load %.0f ns + %d more vector(s) x DRAM %.0f ns); loads: %.0f B "
-               "in flight per SM / "
+           fmt(" [chain: %lld tokens/cluster x %d vector(s) x push step %.0f ns (a DRAM load, then its stores); "
+               "loads: %.0f B in flight per SM / "
                "DRAM latency; port: %.0f block(s)/SM x "
                "%.0f B x %d ranks / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
-               rounds, round_dram_ns(in), in.vecs_used - 1, cal.dram_latency_ns, cal.bytes_in_flight_per_sm, k,
-               slice, n, port,
+               rounds, in.vecs_used, push_step_ns(in), cal.bytes_in_flight_per_sm, k, slice, n, port,
                in.peer_sm_bytes_per_ns) +
            (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
                       : std::string("link: none, ") + link_name + "; ") +

@@ -103,10 +103,8 @@ namespace arlab::model {
   /* range: 10 us: as dram_latency_ns */                                                                             \
   X(push_step_ns, 450.0, 0.0, 10000.0, "ns",                                                                         \
     "one step of the one-shot push loop as a block sees it: a coalesced DRAM load, then two st.relaxed.sys "        \
-    "stores of it (calibrate: round_load push_store, intercept over warps)")                                        \
-  /* range: 1 us per warp: far above the few ns measured */                                                          \
-  X(push_step_ns_per_warp, 5.0, 0.0, 1000.0, "ns",                                                                   \
-    "extra push-step time per warp of the block (calibrate: round_load push_store, slope over warps)")               \
+    "stores of it (calibrate: round_load push_store at its smallest block, 128 threads: larger blocks add "         \
+    "bandwidth time, which the model bounds separately)")                                                          \
   /* range: 10 us: over 3x the whole measured round */                                                               \
   X(round_overhead_ns, 0.0, 0.0, 10000.0, "ns",                                                                      \
     "per RMSNorm token round, what the round's modelled parts (loads, vector ops, reductions, gamma) leave out of "  \

@@ -162,20 +162,17 @@ class Deriver {
                              ": prior kept (no round_load rows: microbenchmarks of an arlab before the bench)");
       return;
     }
-    std::vector<std::pair<double, double>> push;
+    // The push step at the smallest block: larger blocks move more bytes per step, and their extra
+    // time is bandwidth, which the model bounds separately (sm_port, HBM, link).
+    const MicrobenchRow* push = nullptr;
     for (const auto* r : pick(rows_, "round_load", "push_store", "ns_per_step"))
-      push.emplace_back(std::ceil(r->tpb / 32.0), r->value);
-    if (push.size() >= 2) {
-      const Line pl = fit_line(push, "round_load push_store over warps");
-      set("push_step_ns", std::max(0.0, pl.intercept),
-          fmt("intercept over warps of a coalesced DRAM load + two st.relaxed.sys stores per step (%zu block sizes)",
-              push.size()));
-      set("push_step_ns_per_warp", std::max(0.0, pl.slope), "slope per warp of the same line");
+      if (!push || r->tpb < push->tpb) push = r;
+    if (push) {
+      set("push_step_ns", push->value, fmt("round_load push_store at %d threads per block (a coalesced DRAM load + "
+                                           "two st.relaxed.sys stores per step, one block per SM)", push->tpb));
     } else {
-      for (const char* name : {"push_step_ns", "push_step_ns_per_warp"})
-        out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
-                             ": prior kept (no round_load push_store rows: microbenchmarks of an arlab before the "
-                             "bench)");
+      out_.notes.push_back(fmt("push_step_ns = %.4g", out_.calibration.push_step_ns) +
+                           ": prior kept (no round_load push_store rows: microbenchmarks of an arlab before the bench)");
     }
     const Line l = fit_line(xy, "round_load over warps");
     set("dram_round_latency_ns", std::max(0.0, l.intercept),

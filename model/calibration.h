@@ -109,7 +109,11 @@ namespace arlab::model {
   X(round_overhead_ns, 0.0, 0.0, 10000.0, "ns",                                                                      \
     "per RMSNorm token round, what the round's modelled parts (loads, vector ops, reductions, gamma) leave out of "  \
     "the kernel's own round code run in isolation: IEEE div and sqrt, loop and dependent issue (calibrate: "       \
-    "epilogue_round minus the model's parts, median over configurations)")
+    "epilogue_round minus the model's parts: intercept over warps)")                                               \
+  /* range: 1 us per warp: far above the few ns measured */                                                          \
+  X(round_overhead_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                              \
+    "extra round overhead per warp of the block (calibrate: epilogue_round minus the model's parts, slope over "    \
+    "warps)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

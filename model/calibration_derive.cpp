@@ -194,14 +194,26 @@ class Deriver {
     for (const auto* r : clears) clear1 = std::max(clear1, r->value);
     set("sm_l2_bytes_per_cycle", clear1 / spec_.sm_clock_ghz,
         fmt("the -0 clear pass from 1 SM, %.3g GB/s", clear1) + fmt(" / %.3g GHz SM clock", spec_.sm_clock_ghz));
-    const std::string copy = emulated_ ? "copy_busy" : "copy";
     const int sms = max_sms();
-    const double copy_all = value_of("bandwidth", copy, "gbps", [sms](const MicrobenchRow& r) {
-      return r.sms == sms && r.tpb == 1024;
-    });
-    set("hbm_efficiency", std::clamp(copy_all / spec_.hbm_gbps, 0.01, 1.0),
-        fmt("copy (read + write bytes) at all %d SMs", sms) + fmt(" %.4g GB/s", copy_all) +
-            (emulated_ ? " while the other partition streams" : "") + fmt(" / datasheet %.0f GB/s", spec_.hbm_gbps));
+    const auto all_sms = [sms](const MicrobenchRow& r) { return r.sms == sms && r.tpb == 1024; };
+    const double copy_all = value_of("bandwidth", "copy", "gbps", all_sms);
+    if (emulated_) {
+      // The N partitions run the same kernel at once and share one HBM: each gets an equal share of
+      // what the GPU delivers (one partition alone already draws the whole GPU's copy bandwidth),
+      // and never more than it measured while another partition streamed (copy_busy; that split is
+      // not equal: the bench's partner loads less).
+      const double busy = value_of("bandwidth", "copy_busy", "gbps", all_sms);
+      const int nranks = std::max(1, rows_.front().nranks);
+      const double share = std::min(busy, copy_all / nranks);
+      set("hbm_efficiency", std::clamp(share / spec_.hbm_gbps, 0.01, 1.0),
+          fmt("min(copy while the other partition streams %.4g GB/s, ", busy) +
+              fmt("copy of one partition alone %.4g GB/s", copy_all) + fmt(" / %d ranks", nranks) +
+              fmt(") / datasheet share %.0f GB/s", spec_.hbm_gbps));
+    } else {
+      set("hbm_efficiency", std::clamp(copy_all / spec_.hbm_gbps, 0.01, 1.0),
+          fmt("copy (read + write bytes) at all %d SMs", sms) + fmt(" %.4g GB/s", copy_all) +
+              fmt(" / datasheet %.0f GB/s", spec_.hbm_gbps));
+    }
     const double peer1 = value_of("peer_store", "one_way", "gbps", [](const MicrobenchRow& r) { return r.sms == 1; });
     set("peer_store_gbps_per_sm", peer1, "16-byte peer stores of one SM (peer_store, one_way, 1 SM)");
     if (emulated_ || spec_.link_gbps <= 0) {
@@ -279,11 +291,12 @@ class Deriver {
     auto got = pick(rows_, "epilogue_round", emulated_ ? "bf16_ar_res_rms_busy" : "bf16_ar_res_rms", "ns_per_round");
     if (got.empty()) got = pick(rows_, "epilogue_round", "bf16_ar_res_rms", "ns_per_round");
     if (got.empty()) {
-      out_.notes.push_back("round_overhead_ns = 0: no epilogue_round rows (microbenchmarks of an arlab before the "
-                           "bench): the round is its modelled parts alone");
+      for (const char* name : {"round_overhead_ns", "round_overhead_ns_per_warp"})
+        out_.notes.push_back(std::string(name) + " = 0: no epilogue_round rows (microbenchmarks of an arlab before "
+                             "the bench): the round is its modelled parts alone");
       return;
     }
-    std::vector<double> diff;
+    std::vector<std::pair<double, double>> diff;  // (warps, measured - parts)
     std::string per;
     for (const MicrobenchRow* r : got) {
       Problem p;
@@ -299,16 +312,19 @@ class Deriver {
       c.vecs_per_thread = 1;
       Calibration cal = out_.calibration;
       cal.round_overhead_ns = 0;
+      cal.round_overhead_ns_per_warp = 0;
       detail::ModelInputs in{p, c, spec_, cal};
       if (!detail::derive_inputs(in, KernelResources{64, 0})) continue;
       const double parts = detail::oneshot_round(in, 1.0).parts();
-      diff.push_back(r->value - parts);
+      diff.emplace_back(std::ceil(r->tpb / 32.0), r->value - parts);
       per += fmt(" %d/", r->tpb) + fmt("%d:", c.cluster) + fmt(" %.0f", r->value) + fmt(" - %.0f;", parts);
     }
     if (diff.empty()) throw InvalidArgument("derive_calibration: no epilogue_round row has a launchable shape");
-    set("round_overhead_ns", std::max(0.0, median_of(diff)),
-        "median over configurations of the measured round minus its modelled parts (tpb/cluster: measured - "
-        "parts ns):" + per);
+    const Line l = fit_line(diff, "epilogue_round over warps");
+    set("round_overhead_ns", std::max(0.0, l.intercept),
+        "intercept over warps of the measured round minus its modelled parts (tpb/cluster: measured - parts "
+        "ns):" + per);
+    set("round_overhead_ns_per_warp", std::max(0.0, l.slope), "slope per warp of the same line");
   }
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,

@@ -105,7 +105,8 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
                        blocks_per_sm * in.c.tpb * vecs * in.ops * cal.sm_ns_per_vector_op);
   r.reduce = norm_reduce_ns(in);
   r.gamma = norm ? vecs * cal.l2_latency_ns : 0.0;
-  r.overhead = norm ? cal.round_overhead_ns : 0.0;
+  r.overhead =
+      norm ? cal.round_overhead_ns + cal.round_overhead_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32)) : 0.0;
   return r;
 }
 

@@ -345,7 +345,7 @@ def cases(have_cuda):
                  "rank_skew_us", "arrival_atomic_ns", "hbm_efficiency", "link_efficiency", "launch_per_block_ns",
                  "sys_load_latency_ns", "peer_store_gbps_per_sm", "vector_op_latency_ns", "arrival_fixed_ns",
                  "dram_round_latency_ns", "dram_round_ns_per_warp", "push_step_ns",
-                 "round_overhead_ns"]
+                 "round_overhead_ns", "round_overhead_ns_per_warp"]
     for i, c in enumerate(constants):
         add("issue 6: %s 1e308" % c, ["predict", "--no-terms", "--calibration", "cal_1e308_%s.csv" % c], 2,
             r"cal_1e308_%s\.csv:%d: column 'value': %s = 1e\+308 \S+ is outside its physical range \[" % (c, i + 2, c))
@@ -355,8 +355,8 @@ def cases(have_cuda):
                           ("cal_eff2", r":17: column 'value': link_efficiency = 2 fraction is outside .*\[0\.01, 1\]"),
                           ("cal_text", r":5: column 'value': 'fast' is not a number"),
                           ("cal_unit", r":5: column 'unit': unit 'us' of 'l2_latency_ns' differs"),
-                          ("cal_unknown", r":27: column 'name': unknown calibration constant 'warp_speed'"),
-                          ("cal_twice", r":27: column 'name': constant 'launch_overhead_us' appears twice")]:
+                          ("cal_unknown", r":28: column 'name': unknown calibration constant 'warp_speed'"),
+                          ("cal_twice", r":28: column 'name': constant 'launch_overhead_us' appears twice")]:
         add("calibration " + name, ["save-calibration", "new_cal.csv", "--calibration", name + ".csv"], 2,
             re.escape(name) + r"\.csv" + pattern)
     add("calibration: a measurement file is no calibration", ["predict", "--calibration", "m.csv"], 2,

@@ -79,9 +79,9 @@ TEST_CASE("the measured calibrations predict the model-validation grid of their 
   // every fused-kernel row of data/h200/model_grid_*.csv is held out from them (data/h200/README.md).
   struct Node {
     const char* name;
-    double max_mape;  // measured: nvlink 0.0763, emulated 0.1056 (headline: skew-free median)
+    double max_mape;  // measured: nvlink 0.0783, emulated 0.0902 (headline: skew-free median)
   };
-  for (const Node& node : {Node{"nvlink", 0.082}, Node{"emulated", 0.113}}) {
+  for (const Node& node : {Node{"nvlink", 0.082}, Node{"emulated", 0.095}}) {
     INFO(node.name);
     const auto rows = model::read_measurements(data_file(std::string("model_grid_") + node.name + ".csv"));
     const auto cal = model::load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_" + node.name +
@@ -90,12 +90,12 @@ TEST_CASE("the measured calibrations predict the model-validation grid of their 
     INFO("MAPE " << rep.mape << ", Spearman per problem " << rep.spearman_per_problem_mean);
     CHECK(rep.rows_used == static_cast<int>(rows.size()));
     CHECK(rep.mape < node.max_mape);
-    CHECK(rep.spearman_per_problem_mean > 0.99);  // measured 0.9966 / 0.9977
+    CHECK(rep.spearman_per_problem_mean > 0.99);  // measured 0.9958 / 0.9970
     // With the default priors the same rows are predicted worse (measured 0.1211 / 0.1544).
     CHECK(model::validate_measurements(rows, model::default_calibration(), model::ValidateOptions{}).mape > rep.mape);
     const model::PolicyRegret& lowest = rep.regrets.back();
     CHECK(lowest.policy.find("lowest predicted") != std::string::npos);
-    CHECK(lowest.mean < 0.01);  // measured 0.0004 / 0.0000
+    CHECK(lowest.mean < 0.01);  // measured 0.0013 / 0.0000
   }
 }
 

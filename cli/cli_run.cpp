@@ -43,6 +43,7 @@
 #include "harness/input_sets.h"
 #include "harness/launch_env.h"
 #include "harness/node_core.h"
+#include "harness/size_sweep.h"
 #include "model/calibration.h"
 #include "model/policies.h"
 #include "reference/fused_reference.h"
@@ -82,6 +83,9 @@ struct RunOptions {
   unsigned long long seed = 1;
   std::string distribution = "normal";
   int max_tokens = 0;  // workspace capacity (0: --tokens)
+  int sweep_begin = 0;  // -b: a size sweep over tokens (0: none, run --tokens)
+  int sweep_end = 0;    // -e
+  int sweep_factor = 2; // -f
   double timeout_ms = 2000;
   int sms_per_rank = 0;
   int device = 0;
@@ -112,6 +116,13 @@ void add_options(CLI::App* run, RunOptions& o) {
       ->check(integer_in(0, harness::kMaxInputSets));
   run->add_option("--seed", o.seed, "input seed")->capture_default_str()->check(unsigned_64());
   run->add_option("--distribution", o.distribution, "normal, uniform or heavy_tailed")->capture_default_str();
+  run->add_option("-b,--begin-tokens", o.sweep_begin,
+                  "size sweep as nccl-tests: from this many tokens (with -e; replaces --tokens), one table row per size")
+      ->check(int_at_least(1));
+  run->add_option("-e,--end-tokens", o.sweep_end, "size sweep: up to this many tokens")->check(int_at_least(1));
+  run->add_option("-f,--step-factor", o.sweep_factor, "size sweep: multiply the tokens by this each step")
+      ->capture_default_str()
+      ->check(int_at_least(2));
   run->add_option("--max-tokens", o.max_tokens, "workspace capacity in tokens (0: --tokens)")
       ->capture_default_str()
       ->check(int_at_least(0));
@@ -180,7 +191,8 @@ ExplicitShape parse_config(const std::string& text) {
 // outputs (appendable: same header, not an input). Configurations need the node's partition spec
 // and are made later.
 struct Plan {
-  Problem problem;
+  Problem problem;                      // in a size sweep: the largest size (the workspace and inputs hold it)
+  std::vector<int> sweep;               // -b/-e/-f token counts; empty: one run at problem.tokens
   std::vector<model::Policy> policies;  // in --policy order; explicit_config stands for the --tpb shape
   std::vector<ExplicitShape> shapes;    // --tpb/--cluster/--grid first (when given), then each --config
   harness::TimingOptions timing;
@@ -192,6 +204,13 @@ struct Plan {
 Plan make_plan(const RunOptions& o) {
   Plan plan;
   plan.problem = to_problem(o.problem);
+  if (o.sweep_begin > 0 || o.sweep_end > 0) {
+    if (o.sweep_begin == 0 || o.sweep_end == 0)
+      throw InvalidArgument("a size sweep needs both -b/--begin-tokens and -e/--end-tokens");
+    plan.sweep = harness::token_sweep(o.sweep_begin, o.sweep_end, o.sweep_factor);
+    plan.problem.tokens = plan.sweep.back();
+    validate(plan.problem);
+  }
   if (o.policies.empty() && o.configs.empty()) throw InvalidArgument("--policy: at least one policy or --config");
   bool explicit_policy = false;
   for (const std::string& name : o.policies) {
@@ -236,6 +255,12 @@ void print_plan(const RunOptions& o, const Plan& plan) {
               to_string(p.algo), p.tokens, p.hidden, p.nranks, to_string(p.dtype), to_string(p.pattern),
               to_string(p.acc), to_string(p.sf_layout), static_cast<double>(p.eps), static_cast<double>(p.scale),
               o.seed, o.distribution.c_str());
+  if (!plan.sweep.empty()) {
+    std::string sizes;
+    for (int t : plan.sweep) sizes += (sizes.empty() ? "" : ", ") + std::to_string(t);
+    std::printf("  size sweep (-b %d -e %d -f %d): tokens {%s}, one interleaved group per size\n", o.sweep_begin,
+                o.sweep_end, o.sweep_factor, sizes.c_str());
+  }
   std::string configs;
   for (model::Policy policy : plan.policies)
     configs += std::string(configs.empty() ? "" : ", ") + model::to_string(policy);
@@ -266,8 +291,12 @@ using FailureHandler = std::function<void(const std::exception&)>;
 
 // Everything after the runner exists, the same on the emulated and the multi-process node: every
 // process runs its ranks and joins the collectives; process 0 prints and writes the CSV rows.
-void measure_and_report(const RunOptions& o, const Plan& plan, harness::Node& node, harness::FusedRunner& runner,
-                        int nsets, harness::CuptiKernelTimer* cupti_timer, const std::string& cupti_note) {
+// Returns the group's measurements; a failed correctness gate throws after the rows are written,
+// unless `throw_on_failure` is false (a size sweep counts failures per size and fails at the end).
+std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const Plan& plan, harness::Node& node,
+                                                     harness::FusedRunner& runner, int nsets,
+                                                     harness::CuptiKernelTimer* cupti_timer,
+                                                     const std::string& cupti_note, bool throw_on_failure = true) {
   const Problem& p = plan.problem;
   const bool printer = node.process_index() == 0;
   const model::Calibration& cal = plan.calibration;
@@ -376,7 +405,30 @@ void measure_and_report(const RunOptions& o, const Plan& plan, harness::Node& no
     for (const RatioRow& r : ratio_rows) out.append(to_cells(r));
     std::printf("  appended %zu ratio row(s) to %s\n", ratio_rows.size(), o.ratios_csv.c_str());
   }
-  if (!first_failure.empty()) throw std::runtime_error("correctness gate FAILED: " + first_failure);
+  if (!first_failure.empty() && throw_on_failure) throw std::runtime_error("correctness gate FAILED: " + first_failure);
+  return ms;
+}
+
+// The nccl-tests-style table of a size sweep (process 0): per size, the first configuration's
+// headline time and skew-free time, its algorithm and bus bandwidth, and how many of the group's
+// configurations failed the correctness gate.
+struct SweepRow {
+  int tokens = 0;
+  double bytes = 0;
+  std::string policy, config;
+  double time_us = 0, skewfree_us = 0;
+  int wrong = 0;
+};
+
+void print_sweep_table(const std::vector<SweepRow>& rows, int nranks) {
+  std::printf("\n#  %8s %12s %-10s %-16s %10s %12s %12s %12s %7s\n", "tokens", "bytes", "policy", "config",
+              "time(us)", "skewfree(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+  for (const SweepRow& r : rows)
+    std::printf("   %8d %12.0f %-10s %-16s %10.3f %12.3f %12.2f %12.2f %7d\n", r.tokens, r.bytes, r.policy.c_str(),
+                r.config.c_str(), r.time_us, r.skewfree_us, harness::algbw_gbps(r.bytes, r.time_us),
+                harness::busbw_gbps(r.bytes, r.time_us, nranks), r.wrong);
+  std::printf("#  bytes: one rank's input (tokens x H x sizeof(T)); time: the headline (skew-free median where "
+              "recorded); busbw = algbw x 2 (N - 1) / N\n");
 }
 
 // `--policy model` alone runs the model's own pick, algorithm included: the model searches one- and
@@ -412,7 +464,35 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
     const int nsets = o.sets > 0 ? o.sets : harness::input_sets_for(p, node.device().spec.l2_bytes);
     runner = std::make_unique<harness::FusedRunner>(node, p, nsets, o.seed, plan.distribution);
     runner->inject(plan.fault);
-    measure_and_report(o, adjusted, node, *runner, nsets, cupti_timer, cupti_note);
+    if (adjusted.sweep.empty()) {
+      measure_and_report(o, adjusted, node, *runner, nsets, cupti_timer, cupti_note);
+    } else {
+      // One runner and workspace for the largest size; every size is its own interleaved group.
+      std::vector<SweepRow> table;
+      int wrong_total = 0;
+      for (int tokens : adjusted.sweep) {
+        Plan at = adjusted;
+        at.problem.tokens = tokens;
+        const std::vector<harness::Measurement> ms =
+            measure_and_report(o, at, node, *runner, nsets, cupti_timer, cupti_note, false);
+        SweepRow row;
+        row.tokens = tokens;
+        row.bytes = static_cast<double>(tokens) * p.hidden * dtype_bytes(p.dtype);
+        const MeasurementRow& first = ms.front().row;
+        row.policy = first.policy;
+        row.config = std::to_string(first.tpb) + "/" + std::to_string(first.cluster) + "/" +
+                     std::to_string(first.grid) + "/" + std::to_string(first.vecs_per_thread);
+        row.time_us = std::isfinite(first.skewfree_us_median) ? first.skewfree_us_median : first.kernel_us_median;
+        row.skewfree_us = first.skewfree_us_median;
+        for (const harness::Measurement& m : ms) row.wrong += (m.checked && !m.gate.pass) ? 1 : 0;
+        wrong_total += row.wrong;
+        table.push_back(row);
+      }
+      if (node.process_index() == 0) print_sweep_table(table, p.nranks);
+      if (wrong_total > 0)
+        throw std::runtime_error("correctness gate FAILED for " + std::to_string(wrong_total) +
+                                 " configuration(s) of the size sweep (#wrong column)");
+    }
   } catch (const std::exception& e) {
     if (on_failure) on_failure(e);
     throw;

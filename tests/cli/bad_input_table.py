@@ -237,7 +237,11 @@ def cases(have_cuda):
                                 (["--seed", "-1"], r"--seed: '-1' is not a whole number", 105),
                                 (["--inject-fault", "bogus"], r"--inject-fault 'bogus' is not a known fault", 2),
                                 (["--inject-fault", "skip-kernel-rank=2"], r"is not a rank of this node", 2),
-                                (["-n", "3"], r"nranks = 3 is not supported", 2)]:
+                                (["-n", "3"], r"nranks = 3 is not supported", 2),
+                                (["-b", "8"], r"a size sweep needs both -b/--begin-tokens and -e/--end-tokens", 2),
+                                (["-b", "8", "-e", "4"], r"-e/--end-tokens = 4 must be >= -b/--begin-tokens = 8", 2),
+                                (["-b", "1", "-e", "64", "-f", "1"], r"--step-factor: 1 is outside", 105),
+                                (["-b", "0", "-e", "64"], r"--begin-tokens: 0 is outside", 105)]:
         add("issue 8: run " + " ".join(argv), ["run"] + argv, code, pattern)
     for argv, pattern in [(["--calls", "0"], r"--calls: 0 is outside \[1, "),
                           (["--sets", "99"], r"--sets: 99 is outside \[1, 16\]"),

@@ -13,6 +13,7 @@
 #include "harness/covering_array.h"
 #include "harness/fault_text.h"
 #include "harness/node_core.h"
+#include "harness/size_sweep.h"
 #include "harness/timing_stats.h"
 #include "kernels/device_fault.h"
 #include "kernels/lamport_layout.h"
@@ -299,4 +300,19 @@ TEST_CASE("fault injection: the hidden --inject-fault option parses or names wha
     INFO(bad);
     CHECK_THROWS_WITH(parse_fault_injection(bad, 2), Catch::Contains("--inject-fault '"));
   }
+}
+
+TEST_CASE("size sweeps step like nccl-tests and name a bad option") {
+  CHECK(token_sweep(1, 512, 2) == std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
+  CHECK(token_sweep(3, 100, 4) == std::vector<int>{3, 12, 48});
+  CHECK(token_sweep(7, 7, 2) == std::vector<int>{7});
+  CHECK(token_sweep(1, 2147483647, 2).size() == 31);  // no overflow at the top of int
+  CHECK_THROWS_WITH(token_sweep(0, 8, 2), Catch::Contains("-b/--begin-tokens = 0"));
+  CHECK_THROWS_WITH(token_sweep(8, 4, 2), Catch::Contains("-e/--end-tokens = 4"));
+  CHECK_THROWS_WITH(token_sweep(1, 8, 1), Catch::Contains("-f/--step-factor = 1"));
+  // 2 MiB in 10 us: 209.7 GB/s; bus bandwidth x 2 (N - 1) / N: x 1 at N = 2, x 1.75 at N = 8.
+  CHECK(algbw_gbps(2097152, 10) == Approx(209.7152));
+  CHECK(busbw_gbps(2097152, 10, 2) == Approx(209.7152));
+  CHECK(busbw_gbps(2097152, 10, 8) == Approx(209.7152 * 1.75));
+  CHECK(std::isnan(algbw_gbps(1, 0)));
 }

@@ -46,6 +46,7 @@
 #include "harness/check.h"
 #include "harness/cuda_resources.h"
 #include "harness/cupti_timer.h"
+#include "harness/host_hold.h"
 #include "harness/timing_stats.h"
 #include "harness/workspace.h"
 #include "kernels/fill.h"
@@ -80,44 +81,6 @@ constexpr int kSkewQuickIters = 64;
 constexpr int kQuickReps = 5;
 constexpr uint64_t kTagRankBits = 8;  // CUPTI tag = (iteration << 8) | rank (N <= 16 < 256)
 constexpr int kMaxPollThreads = 65536;
-
-// A word in pinned, mapped host memory that holds every local rank's stream until the host has
-// queued a whole batch behind it (kernels/gate.h, "the host hold"; harness/timing.cpp's HostHold
-// is private to it, so the benches keep their own). Each arm() expects the next value.
-class HostHold {
- public:
-  HostHold() : buffer_(sizeof(unsigned int)), word_(buffer_.as<unsigned int>()) {
-    *word_ = 0;
-    void* d = nullptr;
-    ARLAB_CUDA_CHECK(cudaHostGetDevicePointer(&d, word_, 0));
-    device_word_ = static_cast<const unsigned int*>(d);
-  }
-  ~HostHold() { release(); }  // a hold still armed while an exception unwinds opens at once
-  HostHold(const HostHold&) = delete;
-  HostHold& operator=(const HostHold&) = delete;
-
-  void arm(Node& node) {
-    ++target_;
-    for (int r : node.local_ranks()) node.rank(r).launch_host_hold(device_word_, target_, node.timeout_ns());
-  }
-  void release() {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    *static_cast<volatile unsigned int*>(word_) = target_;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-  }
-  // A hold that is open already (the word holds the current target): loads the hold kernel into
-  // every local rank's context without waiting (see preload_cross_rank_kernels).
-  void preload(Node& node) {
-    release();
-    for (int r : node.local_ranks()) node.rank(r).launch_host_hold(device_word_, target_, node.timeout_ns());
-  }
-
- private:
-  harness::MappedPinnedBuffer buffer_;
-  unsigned int* word_ = nullptr;
-  const unsigned int* device_word_ = nullptr;
-  unsigned int target_ = 0;
-};
 
 // Rank `peer`'s workspace allocation as mapped for `rank`. RankContext keeps its peer bases
 // private; its gate parameters hold &peer_control->gate_seen[rank] for every peer, and the control
@@ -234,7 +197,7 @@ class CrossRankBenches {
   // on a private control block (the workspaces' gate words stay as they are), the hold by a hold
   // that is already open, the fill by a fill of the scratch.
   void preload() {
-    HostHold hold;
+    harness::HostHold hold;
     hold.preload(node_);
     for (auto& l : local_) {
       const int r = l->rank();
@@ -567,7 +530,7 @@ class CrossRankBenches {
       return;
     }
     const int iters = quick_ ? kSkewQuickIters : kSkewIters;
-    HostHold hold;
+    harness::HostHold hold;
     std::unordered_map<int, std::vector<uint64_t>> starts;
     for (int first = -kSkewBatch; first < iters; first += kSkewBatch) {  // the first batch warms up
       const bool timed = first >= 0;

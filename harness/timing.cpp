@@ -15,6 +15,7 @@
 #include "harness/check.h"
 #include "harness/cuda_resources.h"
 #include "harness/cupti_timer.h"
+#include "harness/host_hold.h"
 
 namespace arlab::harness {
 namespace {
@@ -24,44 +25,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr uint64_t kTagRankBits = 8;  // CUPTI tag = (iteration in batch << 8) | rank (N <= 16 < 256)
 constexpr int kRatioResamples = 2000;        // bootstrap resamples of a ratio's CI
 constexpr uint64_t kRatioSeed = 0x5eed'a7ab;  // any fixed seed: ratio CIs are reproducible
-
-// A word in pinned, mapped host memory that the host writes to release the holds it armed
-// (kernels/gate.h). Each arm() expects the next value, so the word never needs a reset.
-class HostHold {
- public:
-  HostHold() : buffer_(sizeof(unsigned int)), word_(buffer_.as<unsigned int>()) {
-    *word_ = 0;
-    void* d = nullptr;
-    ARLAB_CUDA_CHECK(cudaHostGetDevicePointer(&d, word_, 0));
-    device_word_ = static_cast<const unsigned int*>(d);
-  }
-  // A hold still armed (an exception between arm and release) opens instead of timing out. While
-  // an exception unwinds, the word is leaked, not freed: cudaFreeHost waits for the device, which may
-  // be running a batch whose waits each take up to --timeout-ms (a failure must end in seconds).
-  ~HostHold() {
-    release();
-    if (std::uncaught_exceptions() > 0) buffer_.abandon();
-  }
-  HostHold(const HostHold&) = delete;
-  HostHold& operator=(const HostHold&) = delete;
-
-  // Enqueues a hold at the head of every local rank's stream.
-  void arm(Node& node) {
-    ++target_;
-    for (int r : node.local_ranks()) node.rank(r).launch_host_hold(device_word_, target_, node.timeout_ns());
-  }
-  void release() {
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // everything enqueued before the word flips
-    *static_cast<volatile unsigned int*>(word_) = target_;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-  }
-
- private:
-  MappedPinnedBuffer buffer_;
-  unsigned int* word_ = nullptr;
-  const unsigned int* device_word_ = nullptr;
-  unsigned int target_ = 0;
-};
 
 // One graph per local rank (in local_ranks() order) holding `calls` launches of the call; input
 // sets rotate when `rotate`.

@@ -95,6 +95,19 @@ std::string norm_reduce_text(const ModelInputs& in) {
   return s;
 }
 
+void add_launch_term(const ModelInputs& in, TermSheet& sheet) {
+  const Calibration& cal = in.cal;
+  const LaunchConfig& c = in.c;
+  sheet.add("launch",
+            1e3 * cal.launch_overhead_us + c.grid * cal.launch_per_block_ns +
+                (c.cluster > 1 ? 1e3 * cal.cluster_launch_us : 0.0),
+            [&] {
+              return fmt("empty kernel %.3f us + %d blocks x %.3g ns", cal.launch_overhead_us, c.grid,
+                         cal.launch_per_block_ns) +
+                     (c.cluster > 1 ? fmt(" + cluster launch %.3f us", cal.cluster_launch_us) : std::string());
+            });
+}
+
 RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
   const Calibration& cal = in.cal;
   const bool norm = has_residual(in.p.pattern);

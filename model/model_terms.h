@@ -110,6 +110,9 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm);
 double norm_reduce_ns(const ModelInputs& in);
 std::string norm_reduce_text(const ModelInputs& in);
 
+// The launch term both algorithms start with: the empty-kernel duration of the grid (+ cluster launch).
+void add_launch_term(const ModelInputs& in, TermSheet& sheet);
+
 // The one-shot and two-shot models: total ns (terms on `sheet`).
 double oneshot_model(const ModelInputs& in, TermSheet& sheet);
 double twoshot_model(const ModelInputs& in, TermSheet& sheet);

@@ -52,14 +52,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double hbm = in.hbm_bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
 
-  sheet.add("launch",
-            1e3 * cal.launch_overhead_us + c.grid * cal.launch_per_block_ns +
-                (c.cluster > 1 ? 1e3 * cal.cluster_launch_us : 0.0),
-            [&] {
-              return fmt("empty kernel %.3f us + %d blocks x %.3g ns", cal.launch_overhead_us, c.grid,
-                         cal.launch_per_block_ns) +
-                     (c.cluster > 1 ? fmt(" + cluster launch %.3f us", cal.cluster_launch_us) : std::string());
-            });
+  add_launch_term(in, sheet);
   sheet.add("prologue", cal.l2_latency_ns + cal.arrival_fixed_ns + c.grid * cal.arrival_atomic_ns, [&] {
     return fmt("flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized atomics",
                cal.l2_latency_ns, cal.arrival_fixed_ns, c.grid, cal.arrival_atomic_ns);

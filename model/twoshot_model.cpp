@@ -41,14 +41,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double hbm = in.hbm_bytes_per_ns;
   const bool norm = has_residual(p.pattern);
 
-  sheet.add("launch",
-            1e3 * cal.launch_overhead_us + c.grid * cal.launch_per_block_ns +
-                (c.cluster > 1 ? 1e3 * cal.cluster_launch_us : 0.0),
-            [&] {
-              return fmt("empty kernel %.3f us + %d blocks x %.3g ns", cal.launch_overhead_us, c.grid,
-                         cal.launch_per_block_ns) +
-                     (c.cluster > 1 ? fmt(" + cluster launch %.3f us", cal.cluster_launch_us) : std::string());
-            });
+  add_launch_term(in, sheet);
 
   const std::vector<Bound> copy = {{"chain", static_cast<double>(rounds_all) * token_loads_ns(in, vecs)},
                                    {"sm_port", static_cast<double>(rounds_all) * k * slice * 2 / port},

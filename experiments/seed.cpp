@@ -14,8 +14,10 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/cli_checks.h"
 #include "cli/cli_timing.h"
@@ -35,6 +37,7 @@ namespace arlab::cli {
 namespace {
 
 constexpr const char* kMeasuredEmulatedCalibration = "data/calibration/h200_emulated.csv";
+constexpr const char* kDefaultNvlinkCalibration = "data/calibration/h200_nvlink.csv";
 
 struct SeedOptions {
   std::string mode = "auto";
@@ -47,29 +50,51 @@ struct SeedOptions {
   std::string calibration = "auto";
   // The measured calibrations of the two nodes (`arlab calibrate`): the term-by-term explanation of
   // legacy vs trtllm at the seed point.
-  std::string calibration_nvlink = "data/calibration/h200_nvlink.csv";
-  std::string calibration_emulated = "data/calibration/h200_emulated.csv";
+  // Defaults: skipped (with a note) when not found from the working directory; a path given
+  // explicitly must exist and hold a valid calibration, checked before any work.
+  std::string calibration_nvlink = kDefaultNvlinkCalibration;
+  std::string calibration_emulated = kMeasuredEmulatedCalibration;
   seed::MeasureOptions measure;
   TimingCliOptions timing;
 };
 
+// A node's calibration for the term-by-term explanation: "" or a default path that is not found
+// gives none (the explanation says it is skipped); an explicit path must load.
+struct NodeCalibration {
+  std::string node, path;
+  model::GpuSpec spec;
+  std::optional<model::Calibration> cal;
+};
+
+std::vector<NodeCalibration> node_calibrations(const SeedOptions& o) {
+  const model::GpuSpec h200 = model::gpu_preset("h200_sxm");
+  std::vector<NodeCalibration> nodes = {
+      {"real TP2 (2 x H200, NVLink)", o.calibration_nvlink, h200, std::nullopt},
+      {"emulated TP2 (64-SM partitions of one H200)", o.calibration_emulated, model::sm_partition(h200, 2),
+       std::nullopt}};
+  for (NodeCalibration& n : nodes) {
+    const bool is_default = n.path == kDefaultNvlinkCalibration || n.path == kMeasuredEmulatedCalibration;
+    if (n.path.empty() || (is_default && !std::filesystem::exists(n.path))) continue;
+    n.cal = model::load_calibration(n.path);  // throws naming file and line, or that it does not exist
+  }
+  return nodes;
+}
+
 // The seed's difference, legacy vs trtllm at 128 tokens, term by term, as the calibrated model
 // predicts it on each node: the real TP2 node (the whole H200, NVLink, its measured calibration) and
 // the emulated one (a 64-SM partition, local peers, its own calibration).
-void print_term_difference(const SeedOptions& o) {
-  const model::GpuSpec h200 = model::gpu_preset("h200_sxm");
+void print_term_difference(const std::vector<NodeCalibration>& nodes) {
   const model::KernelResources res{64, 0};  // the __launch_bounds__(1024) register cap, as arlab predict
-  const std::pair<std::string, std::pair<std::string, model::GpuSpec>> nodes[] = {
-      {"real TP2 (2 x H200, NVLink)", {o.calibration_nvlink, h200}},
-      {"emulated TP2 (64-SM partitions of one H200)", {o.calibration_emulated, model::sm_partition(h200, 2)}}};
-  for (const auto& [node, cs] : nodes) {
-    const auto& [path, spec] = cs;
-    if (path.empty() || !std::filesystem::exists(path)) {
+  for (const NodeCalibration& n : nodes) {
+    const std::string& node = n.node;
+    const std::string& path = n.path;
+    const model::GpuSpec& spec = n.spec;
+    if (!n.cal) {
       std::printf("\n  (no calibration %s: the term-by-term seed explanation for the %s node is skipped)\n",
                   path.c_str(), node.c_str());
       continue;
     }
-    const model::Calibration cal = model::load_calibration(path);
+    const model::Calibration& cal = *n.cal;
     for (int hidden : {4096, 8192}) {
       const Problem p = seed::seed_problem(128, hidden, 2);
       const LaunchConfig lc = model::choose_launch_config(model::Policy::legacy, p, spec, res, cal);
@@ -180,6 +205,7 @@ void run_seed(const SeedOptions& o) {
   // The inputs are read and checked before the output folder is made: a bad --data or
   // --calibration leaves nothing behind.
   const model::Calibration cal = cal_path.empty() ? model::default_calibration() : model::load_calibration(cal_path);
+  const std::vector<NodeCalibration> term_cals = node_calibrations(o);
   std::string source = o.data;
   std::string ratio_source = o.ratios;
   std::vector<model::MeasuredRow> rows;
@@ -228,7 +254,7 @@ void run_seed(const SeedOptions& o) {
   for (const model::PolicyRegret& g : rep.regrets)
     std::printf("  regret %-10s mean %.1f%% max %.1f%% (%d problems; %d picked the best measured)\n", g.policy.c_str(),
                 100.0 * g.mean, 100.0 * g.max, g.evaluated, g.zero_regret);
-  print_term_difference(o);
+  print_term_difference(term_cals);
   std::printf("  wrote %s%s\n", validation_csv.c_str(),
               measure ? (", " + measured_csv + " and " + ratios_csv).c_str() : "");
   if (!failed.empty()) {
@@ -256,10 +282,11 @@ void add_seed_command(CLI::App& app) {
                   "node's measured data/calibration/h200_emulated.csv when found, else the priors)")
       ->capture_default_str();
   sub->add_option("--calibration-nvlink", o->calibration_nvlink,
-                  "measured calibration of the real node, for the term-by-term seed explanation ('' skips it)")
+                  "measured calibration of the real node, for the term-by-term seed explanation ('' skips it; the "
+                  "default is skipped when not found from this directory, an explicit file must load)")
       ->capture_default_str();
   sub->add_option("--calibration-emulated", o->calibration_emulated,
-                  "measured calibration of the emulated node, for the same ('' skips it)")
+                  "measured calibration of the emulated node, for the same (as --calibration-nvlink)")
       ->capture_default_str();
   sub->add_option("--device", o->measure.device, "CUDA device (measure mode)")
       ->capture_default_str()

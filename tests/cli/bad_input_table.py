@@ -297,6 +297,14 @@ def cases(have_cuda):
     add("issue 11: seed with a missing --data makes no folder",
         ["seed", "--mode", "predict", "--data", "missing.csv", "--out-dir", "seed_out"], 2,
         r"missing\.csv: cannot open", absent=["seed_out"])
+    add("seed: an explicit --calibration-nvlink must exist, before any output",
+        ["seed", "--mode", "predict", "--data", "m.csv", "--calibration-nvlink", "missing_cal.csv", "--out-dir",
+         "seed_out"], 2, r"missing_cal\.csv: cannot open", absent=["seed_out"])
+    add("seed: --calibration-emulated must be a calibration",
+        ["seed", "--mode", "predict", "--data", "m.csv", "--calibration-emulated", "m.csv", "--out-dir", "seed_out"],
+        2, r"m\.csv:1: column 'name'", absent=["seed_out"])
+    add("save-calibration --from-microbench of another schema",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "m.csv"], 2, r"m\.csv:1: column '\w+': header lacks")
     add("issue 12: --inject-fault needs a rank of the node", ["run", "--inject-fault", "cuda-error-rank=9"], 2,
         r"is not a rank of this node")
 

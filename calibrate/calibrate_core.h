@@ -17,7 +17,7 @@ struct CalibrateOptions {
   bool ranks_given = false;  // -n given explicitly (under mpirun it must then equal the process count)
   int device = 0;
   int sms_per_rank = 0;      // 0: the largest equal split
-  bool quick = false;        // fewer points (the GPU test)
+  bool quick = false;        // fewer repetitions per point (kQuickReps; the GPU test), every point kept
   double timeout_ms = 2000;  // bound of every device spin-wait
   int reps = 20;             // repetitions behind each point
 };

@@ -40,6 +40,7 @@
 #include "cli/cli_problem.h"
 #include "cli/cli_timing.h"
 #include "cli/commands.h"
+#include "cli/run_core.h"
 #include "harness/input_sets.h"
 #include "harness/launch_env.h"
 #include "harness/node_core.h"
@@ -66,38 +67,13 @@
 #ifdef ARLAB_HAVE_MPI
 #include "harness/mpi_node.h"
 #include "harness/mpi_session.h"
+#include "harness/nccl_comm.h"
 #endif
 #endif
 
 namespace arlab::cli {
 namespace {
 
-struct RunOptions {
-  ProblemOptions problem;
-  std::vector<std::string> policies = {"trtllm"};
-  std::vector<std::string> configs;  // explicit configurations "tpb/cluster/grid[/vpt]"
-  ExplicitConfigOptions config;
-  bool pdl = false;
-  TimingCliOptions timing;
-  int sets = 0;  // input sets (0: enough to exceed 2x L2)
-  unsigned long long seed = 1;
-  std::string distribution = "normal";
-  int max_tokens = 0;  // workspace capacity (0: --tokens)
-  int sweep_begin = 0;  // -b: a size sweep over tokens (0: none, run --tokens)
-  int sweep_end = 0;    // -e
-  int sweep_factor = 2; // -f
-  double timeout_ms = 2000;
-  int sms_per_rank = 0;
-  int device = 0;
-  std::string csv;
-  std::string ratios_csv;
-  std::string experiment = "run";
-  std::string calibration;
-  bool no_check = false;
-  bool no_cupti = false;
-  bool registers = false;
-  std::string inject_fault;  // hidden: failure-path tests (harness/node_core.h FaultInjection)
-};
 
 void add_options(CLI::App* run, RunOptions& o) {
   add_problem_options(run, o.problem);
@@ -106,6 +82,12 @@ void add_options(CLI::App* run, RunOptions& o) {
                   "in one process and compared with the first")
       ->delimiter(',')
       ->capture_default_str();
+  run->add_option("--baseline", o.baselines,
+                  "unfused (arlab's all-reduce-only kernel at the trtllm configuration, then a separate residual + "
+                  "RMSNorm kernel) and/or nccl (ncclAllReduce, then that kernel; one GPU per rank under mpirun, N = 2): "
+                  "measured beside the policies in the same interleaved group, through the same gate. --algo nccl or "
+                  "--algo unfused measures that baseline alone")
+      ->delimiter(',');
   run->add_option("--config", o.configs,
                   "an explicit configuration tpb/cluster/grid[/vpt] measured beside the policies (repeatable)");
   add_explicit_config_options(run, o.config);
@@ -153,7 +135,8 @@ void add_options(CLI::App* run, RunOptions& o) {
       ->group("");  // hidden from --help: a test of the failure paths, not a user option
 }
 
-// "tpb/cluster/grid[/vpt]" -> an explicit configuration (vpt 0 = the required one).
+}  // namespace
+
 ExplicitShape parse_config(const std::string& text) {
   ExplicitShape e;
   std::vector<int> v;
@@ -185,25 +168,24 @@ ExplicitShape parse_config(const std::string& text) {
   return e;
 }
 
-// What to measure, as the options say it, checked before any device is touched: the problem,
-// policies (parsed), explicit shapes (parsed, and each checked to cover a token), the timing
-// options, the input distribution, the calibration (loaded), the injected fault, and the CSV
-// outputs (appendable: same header, not an input). Configurations need the node's partition spec
-// and are made later.
-struct Plan {
-  Problem problem;                      // in a size sweep: the largest size (the workspace and inputs hold it)
-  std::vector<int> sweep;               // -b/-e/-f token counts; empty: one run at problem.tokens
-  std::vector<model::Policy> policies;  // in --policy order; explicit_config stands for the --tpb shape
-  std::vector<ExplicitShape> shapes;    // --tpb/--cluster/--grid first (when given), then each --config
-  harness::TimingOptions timing;
-  ref::Distribution distribution = ref::Distribution::normal;
-  model::Calibration calibration;
-  harness::FaultInjection fault;
-};
+namespace {
+
+
+// --algo nccl / --algo unfused: that baseline alone, on a one-shot problem (its all-reduce step).
+bool baseline_only(const RunOptions& o) { return o.problem.algo == "nccl" || o.problem.algo == "unfused"; }
+
+}  // namespace
 
 Plan make_plan(const RunOptions& o) {
   Plan plan;
-  plan.problem = to_problem(o.problem);
+  ProblemOptions problem_options = o.problem;
+  if (baseline_only(o)) problem_options.algo = "oneshot";
+  plan.problem = to_problem(problem_options);
+  for (const std::string& b : o.baselines) {
+    const Implementation impl = parse_implementation(b);
+    if (impl == Implementation::fused) throw InvalidArgument("--baseline fused: the policies measure the fused kernel");
+    plan.baselines.push_back(impl);
+  }
   if (o.sweep_begin > 0 || o.sweep_end > 0) {
     if (o.sweep_begin == 0 || o.sweep_end == 0)
       throw InvalidArgument("a size sweep needs both -b/--begin-tokens and -e/--end-tokens");
@@ -211,13 +193,21 @@ Plan make_plan(const RunOptions& o) {
     plan.problem.tokens = plan.sweep.back();
     validate(plan.problem);
   }
-  if (o.policies.empty() && o.configs.empty()) throw InvalidArgument("--policy: at least one policy or --config");
+  if (baseline_only(o)) {
+    if (!o.configs.empty() || !o.baselines.empty())
+      throw InvalidArgument("--algo " + o.problem.algo + " measures that baseline alone: drop --config / --baseline, "
+                            "or use --algo oneshot --baseline " + o.problem.algo + " to compare it with the fused kernel");
+    plan.baselines = {parse_implementation(o.problem.algo)};
+  }
+  const std::vector<std::string> policies = baseline_only(o) ? std::vector<std::string>{} : o.policies;
+  if (policies.empty() && o.configs.empty() && plan.baselines.empty())
+    throw InvalidArgument("--policy: at least one policy, --config or --baseline");
   bool explicit_policy = false;
-  for (const std::string& name : o.policies) {
+  for (const std::string& name : policies) {
     plan.policies.push_back(model::parse_policy(name));
     explicit_policy = explicit_policy || plan.policies.back() == model::Policy::explicit_config;
   }
-  check_explicit_options_have_policy(o.config, explicit_policy, o.policies.empty() ? "" : o.policies.front());
+  check_explicit_options_have_policy(o.config, explicit_policy, policies.empty() ? "" : policies.front());
   if (explicit_policy) plan.shapes.push_back(explicit_shape(o.config));
   for (const std::string& c : o.configs) plan.shapes.push_back(parse_config(c));
   for (const ExplicitShape& shape : plan.shapes) explicit_config(shape, plan.problem);  // throws naming tpb
@@ -248,7 +238,6 @@ Plan make_plan(const RunOptions& o) {
   return plan;
 }
 
-// The configuration as the options give it, echoed (by process 0) before any device is touched.
 void print_plan(const RunOptions& o, const Plan& plan) {
   const Problem& p = plan.problem;
   std::printf("arlab run: %s tokens=%d H=%d N=%d %s %s acc=%s sf=%s eps=%g scale=%g seed=%llu dist=%s\n",
@@ -265,12 +254,15 @@ void print_plan(const RunOptions& o, const Plan& plan) {
   for (model::Policy policy : plan.policies)
     configs += std::string(configs.empty() ? "" : ", ") + model::to_string(policy);
   for (const std::string& c : o.configs) configs += (configs.empty() ? "config " : ", config ") + c;
+  for (Implementation b : plan.baselines) configs += std::string(configs.empty() ? "" : ", ") + to_string(b) + " baseline";
   std::printf("  configurations: %s%s; calibration %s; csv %s; device %d, timeout %g ms%s\n", configs.c_str(),
               o.pdl ? " (pdl)" : "", o.calibration.empty() ? "built-in" : o.calibration.c_str(),
               o.csv.empty() ? "none" : o.csv.c_str(), o.device, o.timeout_ms,
               plan.fault.any() ? ("; INJECTED FAULT " + o.inject_fault).c_str() : "");
   std::fflush(stdout);
 }
+
+namespace {
 
 #ifdef ARLAB_HAVE_CUDA
 
@@ -284,10 +276,35 @@ void print_registers() {
   }
 }
 
-// What a process does with a failure it caught while its node and runner still exist: nothing (the
-// exception goes on, the emulated node's destructors wait for the GPU), or, under MPI, end every
-// process of the job at once (it does not return).
-using FailureHandler = std::function<void(const std::exception&)>;
+// "norm<bf16,ar_res_rms> tpb 1024, grid 128, vpt 1" (nothing for pattern ar: no norm step).
+std::string describe_norm(const harness::FusedRunner& runner, const Problem& p) {
+  if (!has_residual(p.pattern)) return "(none: pattern ar)";
+  const LaunchConfig n = runner.norm_config(p);
+  return std::string(to_string(p.dtype)) + "/" + to_string(p.pattern) + " tpb " + std::to_string(n.tpb) + ", grid " +
+         std::to_string(n.grid) + ", vpt " + std::to_string(n.vecs_per_thread);
+}
+
+// A baseline's configuration: unfused runs the all-reduce-only kernel (pattern ar) at the trtllm
+// policy's configuration for that problem (the peer library's choice); nccl has no launch shape.
+LaunchConfig baseline_config(Implementation impl, const Problem& p, const harness::Node& node,
+                             const harness::FusedRunner& runner, const model::Calibration& cal) {
+  LaunchConfig cfg;
+  cfg.algo = p.algo;
+  if (impl == Implementation::unfused) {
+    Problem ar = p;
+    ar.pattern = Pattern::ar;
+    LaunchConfig probe;
+    probe.impl = Implementation::unfused;
+    cfg = model::choose_launch_config(model::Policy::trtllm, ar, node.rank_spec(), runner.resources(probe), cal);
+  } else {
+    cfg.tpb = 0;
+    cfg.grid = 0;
+    cfg.vecs_per_thread = 0;
+  }
+  cfg.impl = impl;
+  return cfg;
+}
+
 
 // Everything after the runner exists, the same on the emulated and the multi-process node: every
 // process runs its ranks and joins the collectives; process 0 prints and writes the CSV rows.
@@ -324,6 +341,7 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
   }
   for (; next_shape < plan.shapes.size(); ++next_shape)
     add("explicit", explicit_config(plan.shapes[next_shape], p));
+  for (Implementation b : plan.baselines) add(to_string(b), baseline_config(b, p, node, runner, cal));
 
   const harness::Nvml nvml;
   const harness::GpuClocks clocks(nvml, node.device().ordinal);
@@ -341,10 +359,23 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
     std::printf("  node: %s; link %s; workspace %lld tokens, timeout %g ms\n", node.describe().c_str(),
                 settings.link.c_str(), node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
     std::printf("  kernel: %s, %d registers/thread\n", runner.kernel().name.c_str(), base_res.regs_per_thread);
-    for (const harness::Candidate& c : group)
-      std::printf("  %-9s -> tpb %d, cluster %d, grid %d, vpt %d%s, %d B shared/block\n", c.policy.c_str(), c.cfg.tpb,
+    for (const harness::Candidate& c : group) {
+      if (c.cfg.impl == Implementation::nccl) {
+#ifdef ARLAB_HAVE_MPI
+        const std::string version = node.nccl().version();
+#else
+        const std::string version = "no NCCL in this build";
+#endif
+        std::printf("  %-9s -> ncclAllReduce (%s), then the separate norm kernel %s\n", c.policy.c_str(),
+                    version.c_str(), describe_norm(runner, p).c_str());
+        continue;
+      }
+      std::printf("  %-9s -> tpb %d, cluster %d, grid %d, vpt %d%s, %d B shared/block%s%s\n", c.policy.c_str(), c.cfg.tpb,
                   c.cfg.cluster, c.cfg.grid, c.cfg.vecs_per_thread, c.cfg.pdl ? ", pdl" : "",
-                  runner.resources(c.cfg).smem_per_block_bytes);
+                  runner.resources(c.cfg).smem_per_block_bytes,
+                  c.cfg.impl == Implementation::unfused ? " (all-reduce-only kernel), then the separate norm kernel " : "",
+                  c.cfg.impl == Implementation::unfused ? describe_norm(runner, p).c_str() : "");
+    }
     std::printf("  timing: %s; %d input sets; %s%s\n", describe(o.timing).c_str(), nsets,
                 cupti_timer ? "cupti" : (cupti_note.empty() ? "events" : cupti_note.c_str()),
                 group.size() > 1 ? "; configurations interleaved round by round" : "");
@@ -409,9 +440,9 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
   return ms;
 }
 
-// The nccl-tests-style table of a size sweep (process 0): per size, the first configuration's
-// headline time and skew-free time, its algorithm and bus bandwidth, and how many of the group's
-// configurations failed the correctness gate.
+// The nccl-tests-style table of a size sweep (process 0): per size and configuration, the headline
+// time and skew-free time, its algorithm and bus bandwidth, and whether it failed the correctness
+// gate (#wrong: 1 for a failed configuration).
 struct SweepRow {
   int tokens = 0;
   double bytes = 0;
@@ -436,7 +467,9 @@ void print_sweep_table(const std::vector<SweepRow>& rows, int nranks) {
 // With other policies beside it, every configuration must share --algo (one kernel per run) and a
 // model pick of the other algorithm stays an error naming it.
 Plan model_chosen_algorithm(const Plan& plan, const harness::Node& node) {
-  if (plan.policies.size() != 1 || plan.policies.front() != model::Policy::model || !plan.shapes.empty()) return plan;
+  if (plan.policies.size() != 1 || plan.policies.front() != model::Policy::model || !plan.shapes.empty() ||
+      !plan.baselines.empty())
+    return plan;
   // 64 registers: the __launch_bounds__(1024) cap (arlab predict's default); the runner's own count is used once
   // it exists, for the configuration itself.
   const model::KernelResources typical{64, 0};
@@ -450,6 +483,8 @@ Plan model_chosen_algorithm(const Plan& plan, const harness::Node& node) {
                 to_string(pick.algo), to_string(plan.problem.algo));
   return adjusted;
 }
+
+}  // namespace
 
 // The runner on a node, then measure_and_report. A failure is handed to on_failure while the node
 // and the runner still exist (the runner is held outside the try), so a handler that ends the
@@ -475,18 +510,20 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
         at.problem.tokens = tokens;
         const std::vector<harness::Measurement> ms =
             measure_and_report(o, at, node, *runner, nsets, cupti_timer, cupti_note, false);
-        SweepRow row;
-        row.tokens = tokens;
-        row.bytes = static_cast<double>(tokens) * p.hidden * dtype_bytes(p.dtype);
-        const MeasurementRow& first = ms.front().row;
-        row.policy = first.policy;
-        row.config = std::to_string(first.tpb) + "/" + std::to_string(first.cluster) + "/" +
-                     std::to_string(first.grid) + "/" + std::to_string(first.vecs_per_thread);
-        row.time_us = std::isfinite(first.skewfree_us_median) ? first.skewfree_us_median : first.kernel_us_median;
-        row.skewfree_us = first.skewfree_us_median;
-        for (const harness::Measurement& m : ms) row.wrong += (m.checked && !m.gate.pass) ? 1 : 0;
-        wrong_total += row.wrong;
-        table.push_back(row);
+        // One table row per configuration of the group (nccl-tests prints one per size and operation).
+        for (const harness::Measurement& m : ms) {
+          SweepRow row;
+          row.tokens = tokens;
+          row.bytes = static_cast<double>(tokens) * p.hidden * dtype_bytes(p.dtype);
+          row.policy = m.row.policy;
+          row.config = std::to_string(m.row.tpb) + "/" + std::to_string(m.row.cluster) + "/" +
+                       std::to_string(m.row.grid) + "/" + std::to_string(m.row.vecs_per_thread);
+          row.time_us = std::isfinite(m.row.skewfree_us_median) ? m.row.skewfree_us_median : m.row.kernel_us_median;
+          row.skewfree_us = m.row.skewfree_us_median;
+          row.wrong = (m.checked && !m.gate.pass) ? 1 : 0;
+          wrong_total += row.wrong;
+          table.push_back(row);
+        }
       }
       if (node.process_index() == 0) print_sweep_table(table, p.nranks);
       if (wrong_total > 0)
@@ -498,6 +535,8 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
     throw;
   }
 }
+
+namespace {
 
 #ifdef ARLAB_HAVE_MPI
 // One process of the multi-process node. A failure in this process ends every process at once:

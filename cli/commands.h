@@ -19,5 +19,6 @@ void add_run_command(CLI::App& app);               // cli/cli_run.cpp           
 void add_seed_command(CLI::App& app);              // experiments/seed.cpp       (GPU, or CPU with committed data)
 void add_soak_command(CLI::App& app);              // cli/cli_soak.cpp           (GPU)
 void add_calibrate_command(CLI::App& app);         // cli/cli_calibrate.cpp      (GPU)
+void add_exp_command(CLI::App& app);               // cli/cli_exp.cpp            (GPU; numerics and --merge: CPU)
 
 }  // namespace arlab::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   arlab::cli::add_seed_command(app);
   arlab::cli::add_soak_command(app);
   arlab::cli::add_calibrate_command(app);
+  arlab::cli::add_exp_command(app);
   // Exit code of every refused input and failed command (CLI11's own parse errors keep theirs).
   constexpr int kErrorExitCode = 2;
   // A first argument that is no option and no subcommand is named as such (CLI11 would only say

@@ -9,6 +9,23 @@
 
 namespace arlab {
 
+// How one call is executed: arlab's fused kernel, or a baseline of two steps -- an all-reduce, then
+// arlab's separate residual-add + RMSNorm (+ FP8/NVFP4) kernel (kernels/norm_kernel.cuh), which
+// computes the same epilogue as the fused kernels and passes the same gate. `unfused` runs arlab's
+// all-reduce-only kernel (pattern ar, the configuration's algorithm and launch shape) as the first
+// step; `nccl` runs ncclAllReduce (one GPU per rank only: NCCL refuses two ranks on one GPU).
+enum class Implementation { fused, unfused, nccl };
+
+inline const char* to_string(Implementation i) {
+  return i == Implementation::fused ? "fused" : i == Implementation::unfused ? "unfused" : "nccl";
+}
+inline Implementation parse_implementation(const std::string& s) {
+  if (s == "fused") return Implementation::fused;
+  if (s == "unfused") return Implementation::unfused;
+  if (s == "nccl") return Implementation::nccl;
+  throw InvalidArgument("unknown implementation '" + s + "' (expected fused, unfused or nccl)");
+}
+
 struct LaunchConfig {
   int tpb = 0;               // threads per block
   int cluster = 1;           // thread-block cluster size (1, 2, 4 or 8)
@@ -16,16 +33,20 @@ struct LaunchConfig {
   int vecs_per_thread = 1;   // 16-byte vectors each thread covers per token: ceil(H/VEC / (tpb*cluster))
   Algorithm algo = Algorithm::oneshot;
   bool pdl = false;          // programmatic dependent launch
+  // fused: the fields above configure the fused kernel; unfused: they configure the all-reduce-only
+  // kernel (the separate norm kernel takes model::separate_norm_config); nccl: tpb/cluster/grid are 0.
+  Implementation impl = Implementation::fused;
 };
 
 inline std::string to_string(const LaunchConfig& c) {
   return std::to_string(c.tpb) + "/" + std::to_string(c.cluster) + "/" + std::to_string(c.grid) +
-         " vpt=" + std::to_string(c.vecs_per_thread) + " " + to_string(c.algo) + (c.pdl ? " pdl" : "");
+         " vpt=" + std::to_string(c.vecs_per_thread) + " " + to_string(c.algo) + (c.pdl ? " pdl" : "") +
+         (c.impl == Implementation::fused ? "" : std::string(" ") + to_string(c.impl));
 }
 
 inline bool operator==(const LaunchConfig& a, const LaunchConfig& b) {
   return a.tpb == b.tpb && a.cluster == b.cluster && a.grid == b.grid && a.vecs_per_thread == b.vecs_per_thread &&
-         a.algo == b.algo && a.pdl == b.pdl;
+         a.algo == b.algo && a.pdl == b.pdl && a.impl == b.impl;
 }
 inline bool operator!=(const LaunchConfig& a, const LaunchConfig& b) { return !(a == b); }
 

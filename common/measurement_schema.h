@@ -64,7 +64,9 @@
   X(std::string, check, "correctness gate verdict: pass, fail, or skipped (--no-check: the gate did not run)") \
   X(int, norm_max_ulp, "largest ulp difference of norm_out against the reference")                       \
   X(long long, quant_nonexact, "quantized codes that differ from the reference (within one step)")       \
-  X(double, err_rel_rms_vs_exact, "relative RMS error of the main output against the fp64 reference")
+  X(double, err_rel_rms_vs_exact, "relative RMS error of the main output against the fp64 reference")        \
+  X(std::string, implementation, "fused (arlab's fused kernel), unfused (arlab's all-reduce kernel + separate norm kernel) or nccl (ncclAllReduce + that norm kernel)") \
+  X(double, allreduce_us_median, "unfused / nccl: median of the max-over-ranks time of the all-reduce step alone (NaN for fused)")
 
 namespace arlab {
 

@@ -1,4 +1,4 @@
-// Error checking of every CUDA call the harness makes (runtime, driver, CUPTI). A failing call
+// Error checking of every CUDA call the harness makes (runtime, driver, CUPTI, NCCL). A failing call
 // throws arlab::CudaError whose message carries the API, the call text, the error name and text,
 // file:line and, where known, the rank. A bounded device wait that timed out throws
 // arlab::DeviceTimeout (a CudaError) naming rank, block and what was awaited.
@@ -26,6 +26,7 @@ constexpr int kNoRank = -1;
                                    const std::string& text, const char* file, int line, int rank);
 void check_runtime(int code, const char* call, const char* file, int line, int rank);  // cudaError_t
 void check_cupti(int code, const char* call, const char* file, int line);              // CUptiResult
+void check_nccl(int code, const char* call, const char* file, int line, int rank);    // ncclResult_t
 }  // namespace detail
 
 }  // namespace arlab
@@ -39,3 +40,6 @@ void check_cupti(int code, const char* call, const char* file, int line);       
 #define ARLAB_CU_CHECK_RANK(drv, rank, call) (drv).check(static_cast<int>(call), #call, __FILE__, __LINE__, (rank))
 // CUPTI call (harness/cupti_timer.cpp defines the checker: only it includes CUPTI's headers).
 #define ARLAB_CUPTI_CHECK(call) ::arlab::detail::check_cupti(static_cast<int>(call), #call, __FILE__, __LINE__)
+// NCCL call (harness/nccl_comm.cpp defines the checker: only it includes nccl.h).
+#define ARLAB_NCCL_CHECK_RANK(rank, call) \
+  ::arlab::detail::check_nccl(static_cast<int>(call), #call, __FILE__, __LINE__, (rank))

@@ -63,9 +63,10 @@ std::vector<std::pair<uint8_t*, size_t>> take_buffers() {
   return std::exchange(sink().buffers, {});
 }
 
-// Runtime-API callback: remember the correlation id of each launch made under a tag.
+// Launch callback (runtime API: arlab's kernels; driver API: libraries that launch through the
+// driver, as NCCL does): remember the correlation id of each launch made under a tag.
 void CUPTIAPI on_runtime_api(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* cbdata) {
-  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(cbdata);
   if (info->callbackSite != CUPTI_API_EXIT) return;
   auto* st = static_cast<CuptiKernelTimer::State*>(userdata);
@@ -88,6 +89,9 @@ CuptiKernelTimer::CuptiKernelTimer() : state_(std::make_unique<State>()) {
                                           CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060));
     ARLAB_CUPTI_CHECK(cuptiEnableCallback(1, state_->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
                                           CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060));
+    for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+                                CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz})
+      ARLAB_CUPTI_CHECK(cuptiEnableCallback(1, state_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id));
     ARLAB_CUPTI_CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
     ARLAB_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   } catch (...) {

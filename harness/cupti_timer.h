@@ -1,8 +1,9 @@
 // Kernel durations from CUPTI activity records (DESIGN §6: the precise source; start and end of
 // every kernel on the GPU's own clock, per green context). The caller tags each launch it wants
-// timed (set_tag before the launch call, clear_tag after); a CUPTI runtime-API callback records
-// the correlation id of every cudaLaunchKernelExC made under a tag, and collect() joins CUPTI's
-// concurrent-kernel records to the tags through those correlation ids.
+// timed (set_tag before the launch call, clear_tag after); CUPTI callbacks record the correlation
+// id of every launch made under a tag -- cudaLaunchKernelExC (runtime API) and cuLaunchKernel[Ex]
+// (driver API, how NCCL launches) -- and collect() joins CUPTI's concurrent-kernel records to the
+// tags through those correlation ids. Several kernels may share a tag (a baseline's two steps).
 //
 // CUPTI's activity buffers are handed over by callbacks without a user pointer, so the completed
 // buffers pass through one function-local sink in cupti_timer.cpp: the one piece of process-global

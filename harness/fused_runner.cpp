@@ -8,6 +8,8 @@
 
 #include "harness/check.h"
 #include "harness/cupti_timer.h"
+#include "harness/nccl_comm.h"
+#include "model/policies.h"
 
 namespace arlab::harness {
 
@@ -50,6 +52,14 @@ void FusedRunner::setup() {
   ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel_.fn));
   regs_ = attr.numRegs;
   static_smem_ = static_cast<int>(attr.sharedSizeBytes);
+  Problem ar_shape = shape_;
+  ar_shape.pattern = Pattern::ar;
+  ar_kernel_ = kernels::find_fused_kernel(kernels::kernel_key(ar_shape));
+  cudaFuncAttributes ar_attr{};
+  ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&ar_attr, ar_kernel_.fn));
+  ar_regs_ = ar_attr.numRegs;
+  ar_static_smem_ = static_cast<int>(ar_attr.sharedSizeBytes);
+  if (has_residual(shape_.pattern)) norm_kernel_ = kernels::find_norm_kernel(shape_.dtype, shape_.pattern);
   node_.format(shape_.dtype);
   tensors_.resize(static_cast<size_t>(node_.nranks()));  // only the local ranks' entries are used
   for (int r : node_.local_ranks()) {
@@ -58,10 +68,39 @@ void FusedRunner::setup() {
     for (int s = 0; s < nsets(); ++s)
       t->upload(inputs_[static_cast<size_t>(s)], s, shape_.scale, node_.rank(r).stream());
   }
+  preload_norm_kernel();
+}
+
+// Under lazy module loading (the default since CUDA 12.2) the first launch of a kernel in a context
+// loads it there and may wait for the work already running in that context (CUDA C++ Programming
+// Guide, Lazy Loading; calibrate/cross_rank_kernels.h tells the deadlock this makes). A baseline
+// launches the norm kernel right behind its all-reduce, which spins until the other ranks push:
+// were the norm kernel loaded then, the host would wait for that spin while the other ranks' launches
+// wait for the host. So every rank's context gets it now, by a launch of zero tokens (no work, no
+// wait), before any call. The all-reduce kernels are loaded by the first call, where nothing of
+// their own context runs before them (measure_group makes that call before any timed batch).
+void FusedRunner::preload_norm_kernel() {
+  if (!has_residual(shape_.pattern)) return;
+  Problem none = shape_;
+  none.tokens = 0;
+  const LaunchConfig cfg = norm_config(shape_);
+  for (int r : node_.local_ranks()) {
+    RankContext& rank = node_.rank(r);
+    kernels::FusedParams p = rank.fused_params(none, cfg, *tensors_[static_cast<size_t>(r)], 0, node_.timeout_ns());
+    p.tokens = 0;
+    ARLAB_CUDA_CHECK_RANK(r, kernels::launch_norm(norm_kernel_, p, cfg, rank.stream()));
+    ARLAB_CUDA_CHECK_RANK(r, cudaStreamSynchronize(rank.stream()));
+  }
 }
 
 model::KernelResources FusedRunner::resources(const LaunchConfig& cfg) const {
   model::KernelResources res;
+  if (cfg.impl == Implementation::nccl) return res;
+  if (cfg.impl == Implementation::unfused) {
+    res.regs_per_thread = ar_regs_;
+    res.smem_per_block_bytes = ar_static_smem_ + static_cast<int>(kernels::fused_dynamic_smem_bytes(ar_kernel_.key, cfg));
+    return res;
+  }
   res.regs_per_thread = regs_;
   res.smem_per_block_bytes = static_smem_ + static_cast<int>(kernels::fused_dynamic_smem_bytes(kernel_.key, cfg));
   return res;
@@ -80,7 +119,30 @@ void FusedRunner::validate_call(const Problem& call, const LaunchConfig& cfg) co
   if (cfg.algo != call.algo)
     throw InvalidArgument(std::string("launch configuration is for ") + to_string(cfg.algo) + ", the problem is " +
                           to_string(call.algo));
-  model::check_legal(call, cfg, node_.rank_spec(), resources(cfg));
+  switch (cfg.impl) {
+    case Implementation::fused: model::check_legal(call, cfg, node_.rank_spec(), resources(cfg)); break;
+    case Implementation::unfused: {
+      Problem ar_call = call;
+      ar_call.pattern = Pattern::ar;
+      model::check_legal(ar_call, cfg, node_.rank_spec(), resources(cfg));
+      break;
+    }
+    case Implementation::nccl:
+      if (call.nranks != 2)
+        throw InvalidArgument("the nccl baseline is gated at N = 2 only (NCCL sums in ring order, not in rank order "
+                              "0..N-1, so its sum is not the reference's bit for bit); N = " +
+                              std::to_string(call.nranks));
+      node_.nccl();  // throws where NCCL cannot run; makes the communicator on first use (collective)
+      break;
+  }
+}
+
+int FusedRunner::kernels_per_call(const LaunchConfig& cfg) const {
+  return cfg.impl != Implementation::fused && has_residual(shape_.pattern) ? 2 : 1;
+}
+
+LaunchConfig FusedRunner::norm_config(const Problem& call) const {
+  return model::separate_norm_config(call, node_.rank_spec());
 }
 
 void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& cfg, int set, bool gate,
@@ -96,7 +158,34 @@ void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& c
                     std::to_string(r) + "), raised before this rank launched its kernel");
   if (gate) rank.launch_gate(timeout);
   if (timer) timer->set_tag(tag);
-  if (!faulty || r != fault_.skip_kernel_rank) rank.launch_fused(kernel_, params, cfg);  // skipped: --inject-fault
+  const bool skip = faulty && r == fault_.skip_kernel_rank;  // skipped: --inject-fault
+  const RankTensors& t = *tensors_.at(static_cast<size_t>(r));
+  switch (cfg.impl) {
+    case Implementation::fused:
+      if (!skip) rank.launch_fused(kernel_, params, cfg);
+      break;
+    case Implementation::unfused: {
+      kernels::FusedParams ar = params;
+      ar.allreduce_out = t.baseline_sum();
+      if (!skip) rank.launch_fused(ar_kernel_, ar, cfg);
+      break;
+    }
+    case Implementation::nccl: {
+      const size_t count = static_cast<size_t>(call.tokens) * static_cast<size_t>(call.hidden);
+      if (!skip) node_.nccl().all_reduce_sum(params.x, t.baseline_sum(), count, call.dtype, rank.stream());
+      break;
+    }
+  }
+  if (kernels_per_call(cfg) == 2) {
+    // The separate norm kernel reads the sum the all-reduce step left in baseline_sum().
+    kernels::FusedParams norm = params;
+    norm.x = t.baseline_sum();
+    const LaunchConfig ncfg = norm_config(call);
+    norm.cluster = ncfg.cluster;
+    norm.vecs_per_thread = ncfg.vecs_per_thread;
+    if (timer) timer->set_tag(tag | kSecondKernelTagBit);
+    ARLAB_CUDA_CHECK_RANK(r, kernels::launch_norm(norm_kernel_, norm, ncfg, rank.stream()));
+  }
   if (timer) timer->clear_tag();
 }
 

@@ -1,6 +1,9 @@
 // One fused problem on a node (emulated or multi-process, harness/node.h): the device tensors of
 // every rank this process drives, with uploaded input sets, the kernel
 // instantiation (one dispatch, one attribute query), the CPU reference (cached per token count),
+// the baselines a configuration may ask for instead of the fused kernel (LaunchConfig::impl:
+// all-reduce -- arlab's pattern-ar kernel or NCCL -- then the separate norm kernel, whose outputs
+// go through the same gate),
 // and the operations every user of the node needs: validate a call, enqueue it on all ranks, run it
 // checked (poison -> call -> download -> correctness gate of DESIGN §2 on every output of every
 // rank). Calls may use fewer tokens than the shape (the first rows); everything else is the shape's.
@@ -19,6 +22,7 @@
 #include "harness/node.h"
 #include "harness/rank_tensors.h"
 #include "kernels/dispatch.h"
+#include "kernels/norm_dispatch.h"
 #include "model/legality.h"
 #include "reference/compare.h"
 #include "reference/fused_reference.h"
@@ -26,6 +30,11 @@
 namespace arlab::harness {
 
 class CuptiKernelTimer;
+
+// A baseline call is two kernels per rank (all-reduce, then the separate norm kernel); the second
+// is timed under the call's CUPTI tag with this bit set, so the timing code can report the call
+// (first start to last end) and its all-reduce alone.
+constexpr uint64_t kSecondKernelTagBit = 1ull << 62;
 
 class FusedRunner {
  public:
@@ -42,12 +51,21 @@ class FusedRunner {
   // Rank r's device tensors (r a local rank): inputs of every set, outputs of the last call.
   const RankTensors& tensors(int r) const { return *tensors_.at(static_cast<size_t>(r)); }
   int registers_per_thread() const { return regs_; }
-  // Registers and shared memory (static + this configuration's dynamic) for model/ legality.
+  // Registers and shared memory (static + this configuration's dynamic) for model/ legality: of
+  // the fused kernel, or of the all-reduce-only kernel for an unfused configuration (0 for nccl).
   model::KernelResources resources(const LaunchConfig& cfg) const;
+  // Kernels one call of `cfg` launches per rank whose times make the call's time: 1 (fused, or a
+  // baseline of pattern ar), 2 (all-reduce, then the separate norm kernel).
+  int kernels_per_call(const LaunchConfig& cfg) const;
+  // The separate norm kernel's configuration for a call (model::separate_norm_config).
+  LaunchConfig norm_config(const Problem& call) const;
 
   // Throws InvalidArgument naming the problem: call differs from the shape in anything but
   // tokens / config, tokens above the tensors or the workspace, an illegal configuration
-  // (model::check_legal against the rank's partition spec).
+  // (model::check_legal against the rank's partition spec; for unfused, of the all-reduce-only
+  // kernel), nccl where the node has no NCCL (emulated node) or N > 2 (NCCL sums in ring order,
+  // not in rank order, so the gate's bit-exact sum holds at N = 2 only). Collective for nccl: the
+  // first nccl call makes the node's communicator.
   void validate_call(const Problem& call, const LaunchConfig& cfg) const;
 
   // Enqueues the call on every rank (asynchronous). With `gate`, each rank's kernel is preceded by
@@ -80,6 +98,7 @@ class FusedRunner {
   };
   const Expected& expected(const Problem& call, int set);
   void setup();
+  void preload_norm_kernel();
 
   Node& node_;
   Problem shape_;
@@ -87,6 +106,11 @@ class FusedRunner {
   kernels::FusedKernel kernel_;
   int regs_ = 0;
   int static_smem_ = 0;
+  // The baselines' kernels: the all-reduce-only kernel of the same algorithm, N, dtype and
+  // accumulation (pattern ar), and the separate norm kernel (patterns with an epilogue).
+  kernels::FusedKernel ar_kernel_;
+  int ar_regs_ = 0, ar_static_smem_ = 0;
+  kernels::NormKernel norm_kernel_;
   std::vector<std::unique_ptr<RankTensors>> tensors_;
   std::map<std::pair<int, int>, Expected> expected_;  // (tokens, set)
   FaultInjection fault_;

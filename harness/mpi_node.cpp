@@ -9,6 +9,7 @@
 
 #include "harness/check.h"
 #include "harness/fault_text.h"
+#include "harness/nccl_comm.h"
 
 namespace arlab::harness {
 namespace {
@@ -81,6 +82,7 @@ MpiNode::~MpiNode() {
   // closed theirs; then the members free my workspace and stream.
   try {
     cudaDeviceSynchronize();
+    nccl_.reset();  // no NCCL operation is in flight: my GPU is idle
     mpi_.barrier();
     peers_.clear();
     mpi_.barrier();
@@ -88,6 +90,14 @@ MpiNode::~MpiNode() {
     // Teardown after a failed collective: nothing more can be coordinated; close what we hold.
     peers_.clear();
   }
+}
+
+NcclComm& MpiNode::nccl() {
+  if (processes_per_gpu_ > 1)
+    throw InvalidArgument("the nccl baseline needs one GPU per rank, and " + std::to_string(processes_per_gpu_) +
+                          " processes share each GPU here (NCCL refuses two ranks on one GPU)");
+  if (!nccl_) nccl_ = make_nccl_comm(mpi_, device_.ordinal);
+  return *nccl_;
 }
 
 RankContext& MpiNode::rank(int r) {

@@ -55,9 +55,12 @@ class MpiNode : public NodeBase {
   }
 
   int processes_per_gpu() const { return processes_per_gpu_; }
+  // Made on first use (collective); refused when processes share a GPU (NCCL would refuse them).
+  NcclComm& nccl() override;
 
  private:
   const MpiSession& mpi_;
+  std::unique_ptr<NcclComm> nccl_;  // destroyed after the members declared below it (see ~MpiNode)
   DeviceInfo device_;
   std::string bus_id_;
   std::string host_;

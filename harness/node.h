@@ -19,6 +19,8 @@
 
 namespace arlab::harness {
 
+class NcclComm;
+
 class Node {
  public:
   virtual ~Node() = default;
@@ -62,6 +64,11 @@ class Node {
   // process 0's first (the identity on a single-process node).
   virtual std::vector<double> allgather(const std::vector<double>& mine) const = 0;
   virtual std::vector<uint64_t> allgather_u64(const std::vector<uint64_t>& mine) const = 0;
+
+  // The NCCL communicator of this process's rank, made on first use: collective then (every
+  // process calls it at the same point). Throws InvalidArgument where NCCL cannot run: the emulated
+  // node (NCCL refuses two ranks on one GPU) or a build without NCCL.
+  virtual NcclComm& nccl() = 0;
 };
 
 // What every kind of node implements the same way (the pure parts live in harness/node_core.h):
@@ -86,6 +93,10 @@ class NodeBase : public Node {
   }
   void format(DType dtype) override {
     if (format_.set(dtype)) reinitialize();
+  }
+  NcclComm& nccl() override {
+    throw InvalidArgument("the nccl baseline needs a real node: one GPU per rank, one process per rank under mpirun "
+                          "(NCCL refuses two ranks on one GPU); on the emulated node use --baseline unfused");
   }
 
  protected:

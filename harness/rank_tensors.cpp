@@ -21,6 +21,7 @@ RankTensors::RankTensors(const Problem& shape, int nsets, int rank) : shape_(sha
     residual_ = DeviceBuffer(t * static_cast<size_t>(nsets), rank);
     gamma_ = DeviceBuffer(static_cast<size_t>(shape.hidden) * dtype_bytes(shape.dtype), rank);
     residual_out_ = DeviceBuffer(t, rank);
+    sum_scratch_ = DeviceBuffer(t, rank);
   }
   scale_ = DeviceBuffer(sizeof(float), rank);
   if (has_allreduce_out(shape.pattern)) allreduce_out_ = DeviceBuffer(t, rank);

@@ -44,6 +44,10 @@ class RankTensors {
   void* norm_out() const { return norm_out_.data(); }
   void* quant_out() const { return quant_out_.data(); }
   void* scale_out() const { return scale_out_.data(); }
+  // Where a baseline's all-reduce step leaves the sum (common/launch_config.h Implementation):
+  // allreduce_out for pattern ar (the sum is the output), else a [capacity, H] T scratch tensor
+  // that the separate norm kernel reads.
+  void* baseline_sum() const { return has_allreduce_out(shape_.pattern) ? allreduce_out_.data() : sum_scratch_.data(); }
 
  private:
   size_t tensor_bytes() const;  // one [capacity, H] tensor of T
@@ -52,6 +56,7 @@ class RankTensors {
   int rank_;
   DeviceBuffer x_, residual_, gamma_, scale_;
   DeviceBuffer allreduce_out_, residual_out_, norm_out_, quant_out_, scale_out_;
+  DeviceBuffer sum_scratch_;  // baselines only: the all-reduced sum of patterns with an epilogue
 };
 
 // Rows [0, tokens) of every tensor of `in` (the inputs of a smaller call).

@@ -91,6 +91,7 @@ std::vector<IterationFigures> node_figures(const Node& node, int iters, const st
 // The samples of one configuration, as the rounds deliver them.
 struct Samples {
   std::vector<double> kernel, skew_free, rank_spread, start_skew, gate_skew;
+  std::vector<double> allreduce;  // baselines: max over ranks of the all-reduce step alone
   RoundSamples kernel_rounds, skew_free_rounds;
   int iters = 0;
   std::string source = "cupti", note;
@@ -153,6 +154,7 @@ class BatchRunner {
   }
 
   void run(const LaunchConfig& cfg, int count, Samples* out) {
+    kernels_per_call_ = runner_.kernels_per_call(cfg);
     const std::vector<int>& local = node_.local_ranks();
     const size_t n = local.size();
     if (use_hold_) hold_.arm(node_);
@@ -187,25 +189,45 @@ class BatchRunner {
     const size_t n = local.size();
     const bool one_process = static_cast<int>(n) == node_.nranks();
     std::vector<uint64_t> s_ns, e_ns;  // [iteration][local rank]
+    std::vector<double> allreduce_local;  // [iteration][local rank]: the all-reduce step alone, us
     bool complete = cupti_ != nullptr;
     if (cupti_) {
-      std::unordered_map<uint64_t, KernelInterval> by_tag;
-      for (const KernelInterval& k : cupti_->collect()) by_tag[k.tag] = k;
+      // One call = its kernels under one tag (a baseline's second kernel has kSecondKernelTagBit):
+      // the call runs from its first kernel's start to its last kernel's end.
+      struct Call {
+        uint64_t start = std::numeric_limits<uint64_t>::max(), end = 0, first_end = 0;
+        int parts = 0;  // bit 0: the first (or only) kernel seen, bit 1: the second
+      };
+      std::unordered_map<uint64_t, Call> by_tag;
+      size_t records = 0;
+      for (const KernelInterval& k : cupti_->collect()) {
+        ++records;
+        const bool second = (k.tag & kSecondKernelTagBit) != 0;
+        Call& c = by_tag[k.tag & ~kSecondKernelTagBit];
+        c.start = std::min(c.start, k.start_ns);
+        c.end = std::max(c.end, k.end_ns);
+        if (!second) c.first_end = std::max(c.first_end, k.end_ns);
+        c.parts |= second ? 2 : 1;
+      }
+      const int want = kernels_per_call_ == 2 ? 3 : 1;
       for (int i = 0; i < count && complete; ++i)
         for (int r : local) {
           const auto it = by_tag.find((static_cast<uint64_t>(i) << kTagRankBits) | static_cast<uint64_t>(r));
-          if (it == by_tag.end()) {
+          if (it == by_tag.end() || it->second.parts != want) {
             complete = false;
             break;
           }
-          s_ns.push_back(it->second.start_ns);
-          e_ns.push_back(it->second.end_ns);
+          s_ns.push_back(it->second.start);
+          e_ns.push_back(it->second.end);
+          allreduce_local.push_back(kernels_per_call_ == 2 ? to_relative_us(it->second.first_end, it->second.start)
+                                                           : kNaN);
         }
       const std::vector<double> all = node_.allgather({complete ? 1.0 : 0.0});  // collective: same branch
       complete = std::all_of(all.begin(), all.end(), [](double v) { return v == 1.0; });
       if (!complete)
-        throw CudaError("CUPTI delivered only " + std::to_string(by_tag.size()) + " of " +
-                        std::to_string(count * static_cast<int>(n)) + " tagged kernel records of a timing batch (" +
+        throw CudaError("CUPTI delivered only " + std::to_string(records) + " tagged kernel records for " +
+                        std::to_string(count * static_cast<int>(n)) + " calls of " +
+                        std::to_string(kernels_per_call_) + " kernel(s) each in a timing batch (" +
                         std::to_string(cupti_->last_kernel_records()) + " kernel records seen); run with --no-cupti "
                         "to time with CUDA events");
     }
@@ -235,6 +257,20 @@ class BatchRunner {
       shared_clock = false;  // every rank's events are relative to its own origin
     }
     const std::vector<IterationFigures> figs = node_figures(node_, count, s_us, e_us, shared_clock);
+    if (complete) {
+      // The all-reduce step alone, max over every rank of the node per iteration (NaN for one-kernel calls).
+      const std::vector<double> ar_all = node_.allgather(allreduce_local);
+      const size_t per_process = allreduce_local.size(), n_local = per_process / static_cast<size_t>(count);
+      for (int i = 0; i < count; ++i) {
+        double worst = kNaN;
+        for (size_t p = 0; p * per_process < ar_all.size(); ++p)
+          for (size_t j = 0; j < n_local; ++j) {
+            const double v = ar_all[p * per_process + static_cast<size_t>(i) * n_local + j];
+            if (std::isfinite(v)) worst = std::isfinite(worst) ? std::max(worst, v) : v;
+          }
+        out.allreduce.push_back(worst);
+      }
+    }
     const std::vector<double> gate = gate_release_skews(count);
     std::vector<double> round_kernel, round_skew;
     for (size_t i = 0; i < figs.size(); ++i) {
@@ -285,6 +321,7 @@ class BatchRunner {
   std::vector<DeviceBuffer> release_logs_;  // per local rank: the gate's release time per iteration
   std::vector<Event> origins_, begin_, end_;  // events fallback only
   int set_ = 0;                              // input-set rotation
+  int kernels_per_call_ = 1;                 // of the configuration being run (FusedRunner::kernels_per_call)
 };
 
 ClockReading node_min_clocks(const Node& node, const GpuClocks* clocks) {
@@ -315,6 +352,7 @@ TimingReport summarize(const Samples& s, const TimingOptions& opt, int rounds, d
   rep.rank_spread_us = quantile(s.rank_spread, 0.5);
   rep.start_skew_us = spread3_or_nan(s.start_skew);
   rep.gate_skew_us = spread3_or_nan(s.gate_skew);
+  rep.allreduce_us = spread3_or_nan(s.allreduce);
   rep.headline_figure = headline_of(s);
   rep.noise = rep.headline().relative_half_width();
   rep.noise_met = rep.noise <= opt.stop.max_noise;

@@ -61,6 +61,7 @@ struct TimingReport {
   double rank_spread_us = 0;       // median of max_r(duration) - min_r(duration)
   Spread3 start_skew_us;           // fused kernels' start skew (NaN without one clock)
   Spread3 gate_skew_us;            // the gate's release skew on the GPU clock (NaN across GPUs)
+  Spread3 allreduce_us;            // baselines: the all-reduce step alone, max over ranks (NaN otherwise)
   Headline headline_figure = Headline::skew_free;  // max_over_ranks when skew-free is undefined
   double noise = 0;                // relative half-width of the headline's CI
   bool noise_met = false;

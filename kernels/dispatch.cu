@@ -3,6 +3,7 @@
 #include "kernels/dispatch.h"
 
 #include "kernels/kernel_table.h"
+#include "kernels/norm_dispatch.h"
 
 namespace arlab::kernels {
 
@@ -58,12 +59,12 @@ size_t fused_dynamic_smem_bytes(const KernelKey& key, const LaunchConfig& cfg) {
   return static_cast<size_t>(cfg.vecs_per_thread) * static_cast<size_t>(cfg.tpb) * sizeof(float);
 }
 
-cudaError_t launch_fused(const FusedKernel& kernel, const FusedParams& params, const LaunchConfig& cfg,
-                         cudaStream_t stream) {
+cudaError_t launch_with_config(const void* fn, size_t dynamic_smem, const FusedParams& params, const LaunchConfig& cfg,
+                               cudaStream_t stream) {
   cudaLaunchConfig_t lc = {};
   lc.gridDim = dim3(static_cast<unsigned>(cfg.grid), 1, 1);
   lc.blockDim = dim3(static_cast<unsigned>(cfg.tpb), 1, 1);
-  lc.dynamicSmemBytes = fused_dynamic_smem_bytes(kernel.key, cfg);
+  lc.dynamicSmemBytes = dynamic_smem;
   lc.stream = stream;
   cudaLaunchAttribute attrs[2] = {};
   unsigned n = 0;
@@ -82,7 +83,12 @@ cudaError_t launch_fused(const FusedKernel& kernel, const FusedParams& params, c
   lc.attrs = attrs;
   lc.numAttrs = n;
   void* args[] = {const_cast<FusedParams*>(&params)};
-  return cudaLaunchKernelExC(&lc, kernel.fn, args);
+  return cudaLaunchKernelExC(&lc, fn, args);
+}
+
+cudaError_t launch_fused(const FusedKernel& kernel, const FusedParams& params, const LaunchConfig& cfg,
+                         cudaStream_t stream) {
+  return launch_with_config(kernel.fn, fused_dynamic_smem_bytes(kernel.key, cfg), params, cfg, stream);
 }
 
 }  // namespace arlab::kernels

@@ -93,12 +93,19 @@ class CsvColumns {
   // False for an optional column the file does not have.
   bool has(unsigned i) const { return present_[i]; }
 
+  // Every column the file has holds its own name (an absent optional column reads as empty text).
+  bool repeats_header() const {
+    for (unsigned i = 0; i < N; ++i)
+      if (present_[i] && cells_[i] != names_[i]) return false;
+    return true;
+  }
+
   // Reads the next data row (blank lines skipped); false at the end of the file. Throws CsvError
   // for a row that repeats the header.
   bool next() {
     try {
       if (!read(std::make_index_sequence<N>{})) return false;
-      if (cells_ == names_)
+      if (repeats_header())
         throw CsvError(path_, line(), names_[0],
                        "this line repeats the header (two CSV files concatenated?); a data row was expected");
       return true;

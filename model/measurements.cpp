@@ -3,9 +3,11 @@
 #include "model/measurements.h"
 
 #include <cmath>
+#include <limits>
 
 #include "common/csv.h"
 #include "common/fmt.h"
+#include "common/launch_config.h"
 #include "common/measurement_schema.h"
 #include "common/output_file.h"
 #include "model/csv_read.h"
@@ -16,7 +18,7 @@ namespace arlab::model {
 namespace {
 enum Col {
   cGpu, cLink, cSm, cN, cDtype, cPattern, cAlgo, cAcc, cTokens, cHidden, cPolicy,
-  cTpb, cCluster, cGrid, cVpt, cPdl, cRegs, cCheck, cKernelUs, cSkewFreeUs, kCols
+  cTpb, cCluster, cGrid, cVpt, cPdl, cRegs, cCheck, cKernelUs, cSkewFreeUs, cImpl, kCols
 };
 
 // Registers per thread CUDA allows a kernel (the ISA's register file per thread, every arch since sm_35).
@@ -71,11 +73,15 @@ unsigned column_of(const std::string& problem_field) {
 
 std::vector<MeasuredRow> read_measurements(const std::string& path) {
   // skewfree_us_median is optional: files of other tools may lack it (validate then reports one figure).
-  CsvColumns<kCols> csv(path, OptionalColumns{{"skewfree_us_median"}}, "gpu", "link", "sm_per_rank", "nranks",
-                        "dtype", "pattern", "algo", "acc", "tokens", "hidden", "policy", "tpb", "cluster", "grid",
-                        "vecs_per_thread", "pdl", "regs", "check", "kernel_us_median", "skewfree_us_median");
+  // implementation is optional (files written before the baselines existed hold fused rows only);
+  // baseline rows (unfused, nccl) are skipped: the model predicts fused kernels only.
+  CsvColumns<kCols> csv(path, OptionalColumns{{"skewfree_us_median", "implementation"}}, "gpu", "link", "sm_per_rank",
+                        "nranks", "dtype", "pattern", "algo", "acc", "tokens", "hidden", "policy", "tpb", "cluster",
+                        "grid", "vecs_per_thread", "pdl", "regs", "check", "kernel_us_median", "skewfree_us_median",
+                        "implementation");
   std::vector<MeasuredRow> rows;
   while (csv.next()) {
+    if (csv.has(cImpl) && parse_cell(csv, cImpl, parse_implementation) != Implementation::fused) continue;
     MeasuredRow r;
     r.line = csv.line();
     r.gpu = csv.text(cGpu);
@@ -143,6 +149,8 @@ MeasurementRow measurement_row(const MeasuredRow& r, const std::string& experime
   m.kernel_us_median = r.max_over_ranks_us > 0 ? r.max_over_ranks_us : r.kernel_us;
   m.skewfree_us_median = r.skewfree_us;
   m.check = r.check_passed ? "pass" : "fail";
+  m.implementation = to_string(Implementation::fused);  // the model's rows are fused kernels
+  m.allreduce_us_median = std::numeric_limits<double>::quiet_NaN();
   return m;
 }
 }  // namespace

@@ -151,4 +151,24 @@ PolicyChoice explain_launch_config(Policy policy, const Problem& p, const GpuSpe
   return choice;
 }
 
+LaunchConfig separate_norm_config(const Problem& problem, const GpuSpec& spec) {
+  const long long vectors = threads_per_token(problem);  // one 16-byte vector per thread at vpt 1
+  LaunchConfig cfg;
+  cfg.algo = problem.algo;
+  cfg.cluster = 1;
+  for (int vpt : {1, 2, 4}) {
+    cfg.vecs_per_thread = vpt;
+    cfg.tpb = static_cast<int>((vectors + vpt - 1) / vpt);
+    if (cfg.tpb <= spec.max_threads_per_block) break;
+  }
+  if (cfg.tpb > spec.max_threads_per_block)
+    throw InvalidArgument("H = " + std::to_string(problem.hidden) + " needs " + std::to_string(vectors) +
+                          " vectors per token: more than 4 per thread in one block of " +
+                          std::to_string(spec.max_threads_per_block) + " threads");
+  cfg.vecs_per_thread = static_cast<int>((vectors + cfg.tpb - 1) / cfg.tpb);  // what the block really needs
+  const long long cap = static_cast<long long>(spec.sm_count) * kNormBlocksPerSm;
+  cfg.grid = static_cast<int>(std::min<long long>(std::max(problem.tokens, 1), std::max(cap, 1LL)));
+  return cfg;
+}
+
 }  // namespace arlab::model

@@ -62,4 +62,15 @@ PolicyChoice explain_launch_config(Policy policy, const Problem& problem, const 
                                    const KernelResources& res, const Calibration& cal,
                                    const LaunchConfig* explicit_cfg = nullptr);
 
+// The launch configuration of the baselines' separate residual-add + RMSNorm kernel
+// (kernels/norm_kernel.cu, common/launch_config.h Implementation): no cluster; the fewest vectors
+// per thread (1, 2 or 4) that keep one token's vectors within one block of at most
+// max_threads_per_block threads, tpb = ceil(H / VEC / vpt); one block per token up to
+// kNormBlocksPerSm blocks per SM (tokens beyond that loop in the blocks). The same simple rule
+// as the one-token-per-block epilogue of the peer libraries' unfused kernels.
+LaunchConfig separate_norm_config(const Problem& problem, const GpuSpec& spec);
+// Blocks per SM the norm kernel's grid is capped at: 2 x 1024 threads fill an H100/H200 SM's
+// 2048 threads (GpuSpec::max_threads_per_sm).
+constexpr int kNormBlocksPerSm = 2;
+
 }  // namespace arlab::model

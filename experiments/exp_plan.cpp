@@ -1,0 +1,516 @@
+// The named experiments of `arlab exp NAME` as case lists (experiments/exp_plan.h), and what makes
+// long sweeps practical: case keys, sharding, resume from a measurement CSV, merging shard CSVs and
+// the progress line. Pure C++: the cases depend only on the experiment's name and its ExpContext,
+// so every shard and every re-run of one experiment sees the same list in the same order.
+#include "experiments/exp_plan.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "common/csv.h"
+#include "common/launch_config.h"
+#include "common/measurement_schema.h"
+#include "common/output_file.h"
+#include "experiments/seed_cases.h"
+#include "model/candidates.h"
+#include "model/policies.h"
+
+namespace arlab::exp {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Sweep axes shared by several experiments.
+
+// Llama-3 8B and 70B hidden sizes: the two H of the seed case (DESIGN §4).
+const std::vector<int>& llama_hidden_sizes() {
+  static const std::vector<int> sizes = {4096, 8192};
+  return sizes;
+}
+
+// Powers of two from 1 to `max_tokens` (decode concurrency up to prefill-sized calls).
+std::vector<int> powers_of_two_up_to(int max_tokens) {
+  std::vector<int> tokens;
+  for (int t = 1; t <= max_tokens; t *= 2) tokens.push_back(t);
+  return tokens;
+}
+
+// The long sweeps' largest token count: a 4096-token prefill chunk, where two-shot has long won.
+constexpr int kSweepMaxTokens = 4096;
+// The token count of the seed story's kernel (Llama-3 decode with 128 concurrent tokens, DESIGN intro).
+constexpr int kSeedTokens = 128;
+// At most this many explicit configurations per config-space case: one interleaved group alternates
+// all its variants batch by batch, so a group of a few dozen keeps its rounds short and its clocks
+// comparable (the seed explicit sweep's groups are of that size).
+constexpr size_t kMaxConfigsPerCase = 24;
+// The quick config-space case keeps this many of the candidates (a smoke run, not a sweep).
+constexpr size_t kQuickConfigSpaceConfigs = 8;
+// model-accuracy: configurations sampled per case (full / quick): enough to rank the model's
+// prediction against a dozen measured points per problem without measuring the whole space.
+constexpr size_t kAccuracySampleSize = 12;
+constexpr size_t kQuickAccuracySampleSize = 4;
+// model-accuracy's sampling seed: any fixed constant (the digits of pi); changing it changes the
+// held-out sample, and with it every case's configuration list (and resume keys stay the same).
+constexpr std::uint64_t kAccuracySampleSeed = 0x3243F6A8885A308DULL;
+
+// The problem every experiment here sweeps: bf16 ar_res_rms, pairwise accumulation, eps 1e-5 --
+// the seed problem (experiments/seed_cases.h) with the algorithm given.
+Problem sweep_problem(int tokens, int hidden, int nranks, Algorithm algo) {
+  Problem p = seed::seed_problem(tokens, hidden, nranks);
+  p.algo = algo;
+  return p;
+}
+
+// One-shot always; two-shot when every rank owns at least one token (tokens >= N, legality rule 4).
+std::vector<Algorithm> algorithms_for(int tokens, int nranks) {
+  if (tokens >= nranks) return {Algorithm::oneshot, Algorithm::twoshot};
+  return {Algorithm::oneshot};
+}
+
+// "tpb/cluster/grid/vpt": the explicit-configuration syntax of cli/cli_config.h's parse_config.
+std::string config_text(const LaunchConfig& c) {
+  return std::to_string(c.tpb) + "/" + std::to_string(c.cluster) + "/" + std::to_string(c.grid) + "/" +
+         std::to_string(c.vecs_per_thread);
+}
+
+std::vector<std::string> config_texts(const std::vector<LaunchConfig>& configs) {
+  std::vector<std::string> texts;
+  texts.reserve(configs.size());
+  for (const LaunchConfig& c : configs) texts.push_back(config_text(c));
+  return texts;
+}
+
+ExpCase make_case(const Problem& p, std::vector<std::string> policies, const std::string& suffix = "") {
+  ExpCase c;
+  c.problem = p;
+  c.policies = std::move(policies);
+  c.key = case_key(p, suffix);
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The experiments.
+
+// seed: every seed policy at every (H, tokens), plus the explicit sweep at the seed token count
+// compared against trtllm in one group.
+std::vector<ExpCase> seed_experiment(const ExpContext& ctx) {
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : llama_hidden_sizes();
+  // arlab seed's token counts (1 ... 512, experiments/seed_cases.h), so `arlab seed --mode predict --data`
+  // takes these rows and puts the model beside them (README command (a) on a real node).
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{1, kSeedTokens} : seed::SeedSweep{}.tokens;
+  std::vector<ExpCase> cases;
+  for (int n : ctx.nranks)
+    for (int h : hidden)
+      for (int t : tokens) {
+        const Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
+        cases.push_back(make_case(p, {"trtllm", "legacy", "occupancy"}));
+        // The model's own pick runs alone: it may choose two-shot (one kernel per group).
+        cases.push_back(make_case(p, {"model"}, "model"));
+        if (ctx.quick || t != kSeedTokens) continue;
+        // The explicit configurations of arlab seed's sweep for this (H, N) at 128 tokens.
+        seed::SeedSweep sweep;
+        sweep.hidden = {h};
+        sweep.tokens = {};
+        sweep.nranks = n;
+        sweep.explicit_tokens = {kSeedTokens};
+        std::vector<std::string> configs;
+        for (const seed::SeedCase& sc : seed::seed_cases(sweep, ctx.rank_spec, ctx.res))
+          if (sc.policy == model::Policy::explicit_config) configs.push_back(config_text(sc.explicit_cfg));
+        if (configs.empty()) continue;  // nothing legal on this spec: no group to compare
+        ExpCase c = make_case(p, {"trtllm"}, "explicit");
+        c.configs = std::move(configs);
+        cases.push_back(std::move(c));
+      }
+  return cases;
+}
+
+// tokens: where one-shot and two-shot cross over and where legacy loses, over the hidden sizes of
+// current models; the model's own pick as a separate case (it may switch algorithm).
+std::vector<ExpCase> tokens_experiment(const ExpContext& ctx) {
+  // Llama-3 8B / 70B (4096 / 8192), Llama-3 405B (16384), Mistral-Nemo / Qwen (5120), DeepSeek-V3
+  // (7168) and a small model (2048).
+  const std::vector<int> hidden =
+      ctx.quick ? std::vector<int>{8192} : std::vector<int>{2048, 4096, 5120, 7168, 8192, 16384};
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{1, kSeedTokens} : powers_of_two_up_to(kSweepMaxTokens);
+  std::vector<ExpCase> cases;
+  for (int n : ctx.nranks)
+    for (int h : hidden)
+      for (int t : tokens) {
+        for (Algorithm algo : algorithms_for(t, n)) {
+          std::vector<std::string> policies = {"trtllm"};
+          if (algo == Algorithm::oneshot) policies.push_back("legacy");
+          cases.push_back(make_case(sweep_problem(t, h, n, algo), policies));
+        }
+        cases.push_back(make_case(sweep_problem(t, h, n, Algorithm::oneshot), {"model"}, "model"));
+      }
+  return cases;
+}
+
+// config-space: every legal candidate of the model's search at three problems, measured against
+// trtllm in groups of at most kMaxConfigsPerCase.
+std::vector<ExpCase> config_space_experiment(const ExpContext& ctx) {
+  struct TokensHidden {
+    int tokens, hidden;
+  };
+  // Decode at the seed concurrency, a larger decode batch, and a prefill chunk at Llama-3 8B's H.
+  const std::vector<TokensHidden> problems =
+      ctx.quick ? std::vector<TokensHidden>{{kSeedTokens, 8192}}
+                : std::vector<TokensHidden>{{kSeedTokens, 8192}, {512, 8192}, {2048, 4096}};
+  std::vector<ExpCase> cases;
+  for (int n : ctx.nranks)
+    for (const TokensHidden& th : problems)
+      for (Algorithm algo : algorithms_for(th.tokens, n)) {
+        if (ctx.quick && algo != Algorithm::oneshot) continue;
+        const Problem p = sweep_problem(th.tokens, th.hidden, n, algo);
+        std::vector<LaunchConfig> configs = model::candidate_configs(p, ctx.rank_spec, ctx.res, {algo});
+        if (ctx.quick && configs.size() > kQuickConfigSpaceConfigs) configs.resize(kQuickConfigSpaceConfigs);
+        if (!ctx.quick && ctx.max_configs > 0 && configs.size() > static_cast<size_t>(ctx.max_configs)) {
+          // Evenly spaced: candidate i * size / max_configs for i < max_configs (the first always kept).
+          std::vector<LaunchConfig> thinned;
+          for (size_t i = 0; i < static_cast<size_t>(ctx.max_configs); ++i)
+            thinned.push_back(configs[i * configs.size() / static_cast<size_t>(ctx.max_configs)]);
+          configs = std::move(thinned);
+        }
+        const std::vector<std::string> texts = config_texts(configs);
+        for (size_t first = 0, part = 1; first < texts.size(); first += kMaxConfigsPerCase, ++part) {
+          const size_t last = std::min(texts.size(), first + kMaxConfigsPerCase);
+          ExpCase c = make_case(p, {"trtllm"}, "part " + std::to_string(part));
+          c.configs.assign(texts.begin() + static_cast<std::ptrdiff_t>(first),
+                           texts.begin() + static_cast<std::ptrdiff_t>(last));
+          cases.push_back(std::move(c));
+        }
+      }
+  return cases;
+}
+
+// crossover: fused one-shot and two-shot against the unfused baseline (and NCCL on a real node).
+std::vector<ExpCase> crossover_experiment(const ExpContext& ctx) {
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : llama_hidden_sizes();
+  const std::vector<int> tokens =
+      ctx.quick ? std::vector<int>{1, kSeedTokens, 1024} : powers_of_two_up_to(kSweepMaxTokens);
+  std::vector<ExpCase> cases;
+  for (int n : ctx.nranks)
+    for (int h : hidden)
+      for (int t : tokens)
+        for (Algorithm algo : algorithms_for(t, n)) {
+          ExpCase c = make_case(sweep_problem(t, h, n, algo), {"trtllm"});
+          if (algo == Algorithm::oneshot) {
+            c.baselines = {"unfused"};
+            if (ctx.real_node) c.baselines.push_back("nccl");  // NCCL needs one GPU per rank
+          }
+          cases.push_back(std::move(c));
+        }
+  return cases;
+}
+
+// fusion: what fusing the epilogue into the all-reduce saves, against NCCL + the separate norm
+// kernel on a real node (else arlab's own all-reduce + the norm kernel), and the model's pick.
+std::vector<ExpCase> fusion_experiment(const ExpContext& ctx) {
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : llama_hidden_sizes();
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{1, kSeedTokens} : powers_of_two_up_to(kSweepMaxTokens);
+  std::vector<ExpCase> cases;
+  for (int n : ctx.nranks)
+    for (int h : hidden)
+      for (int t : tokens) {
+        const Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
+        ExpCase fused = make_case(p, {"trtllm"});
+        fused.baselines = {ctx.real_node ? "nccl" : "unfused"};
+        cases.push_back(std::move(fused));
+        cases.push_back(make_case(p, {"model"}, "model"));
+      }
+  return cases;
+}
+
+// `count` distinct indices of [0, population), in increasing order, drawn by a partial Fisher-Yates
+// shuffle from a std::mt19937_64 (whose output the standard fixes, unlike the distributions').
+std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_t seed) {
+  std::vector<size_t> order(population);
+  for (size_t i = 0; i < population; ++i) order[i] = i;
+  count = std::min(count, population);
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < count; ++i) {
+    // Modulo mapping: its bias is below population / 2^64, far under anything a sample can show.
+    const size_t j = i + static_cast<size_t>(rng() % static_cast<std::uint64_t>(population - i));
+    std::swap(order[i], order[j]);
+  }
+  order.resize(count);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+// model-accuracy: held-out problems (token counts the other experiments' fits need not include),
+// each with a fixed-seed sample of legal candidates beside trtllm, and the model's own pick in a
+// case of its own (it may switch algorithm; regret compares it with every row of the problem).
+std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : llama_hidden_sizes();
+  // Held out: token counts a factor of 4 apart, from one decode token (1) to a prefill chunk (2048).
+  const std::vector<int> tokens =
+      ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{1, 8, 32, 128, 512, 2048};
+  const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
+  std::vector<ExpCase> cases;
+  for (int n : ctx.nranks)
+    for (int h : hidden)
+      for (int t : tokens)
+        for (Algorithm algo : algorithms_for(t, n)) {
+          const Problem p = sweep_problem(t, h, n, algo);
+          const std::vector<LaunchConfig> candidates = model::candidate_configs(p, ctx.rank_spec, ctx.res, {algo});
+          ExpCase c = make_case(p, {"trtllm"});
+          for (size_t i : sample_indices(candidates.size(), sample_size, kAccuracySampleSeed + cases.size()))
+            c.configs.push_back(config_text(candidates[i]));
+          cases.push_back(std::move(c));
+          // The model's own pick (algorithm included) runs alone, once per problem.
+          if (algo == Algorithm::oneshot) cases.push_back(make_case(p, {"model"}, "model"));
+        }
+  return cases;
+}
+
+// numerics: the CPU sweep (experiments/numerics_sweep.h) already covers N = 2, 4, 8 and 16, so one
+// case, whatever ctx.nranks lists.
+std::vector<ExpCase> numerics_experiment(const ExpContext&) {
+  ExpCase c;
+  c.key = "numerics";
+  return {c};
+}
+
+std::string known_experiment_names() {
+  std::string names;
+  for (const ExpInfo& e : experiments()) names += (names.empty() ? "" : ", ") + e.name;
+  return names;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV reading.
+
+// A CSV file's header (its first non-blank line) and its data lines, with the line number of each
+// (1-based, for messages). Blank lines are skipped; a UTF-8 byte-order mark and CR line ends are
+// removed. `exists` is false when the file cannot be opened.
+struct CsvLines {
+  bool exists = false;
+  std::vector<std::string> header;
+  std::vector<std::pair<long long, std::string>> rows;
+};
+
+bool is_blank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
+
+CsvLines read_csv_lines(const std::string& path) {
+  CsvLines csv;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return csv;
+  csv.exists = true;
+  static constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
+  bool have_header = false;
+  long long line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (line_number == 1 && line.compare(0, 3, kUtf8Bom) == 0) line.erase(0, 3);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (is_blank(line)) continue;
+    if (!have_header) {
+      csv.header = csv_split(line);
+      have_header = true;
+    } else {
+      csv.rows.emplace_back(line_number, line);
+    }
+  }
+  return csv;
+}
+
+// Throws InvalidArgument naming `path` unless `header` is the measurement header.
+void require_measurement_header(const std::string& path, const std::vector<std::string>& header) {
+  const std::string diff = header_difference(header, measurement_header());
+  if (!diff.empty())
+    throw InvalidArgument(path + " is not a measurement CSV of this arlab (header: " + diff + ")");
+}
+
+// The index of column `name` in `header`; InvalidArgument naming the file when absent.
+size_t column_index(const std::vector<std::string>& header, const std::string& name, const std::string& path) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  if (it == header.end()) throw InvalidArgument(path + ": no column '" + name + "' in its header");
+  return static_cast<size_t>(it - header.begin());
+}
+
+// "1 h 05 min", "8 min 10 s", "41 s".
+std::string duration_text(double seconds) {
+  const long long whole = std::llround(seconds);
+  auto two_digits = [](long long v) { return (v < 10 ? "0" : "") + std::to_string(v); };
+  if (whole < 60) return std::to_string(whole) + " s";
+  if (whole < 3600) return std::to_string(whole / 60) + " min " + two_digits(whole % 60) + " s";
+  const long long minutes = (whole + 30) / 60;  // hours: to the nearest minute
+  return std::to_string(minutes / 60) + " h " + two_digits(minutes % 60) + " min";
+}
+
+}  // namespace
+
+const std::vector<ExpInfo>& experiments() {
+  static const std::vector<ExpInfo> list = {
+      {"seed", "the motivating case: TP2 bf16 ar_res_rms one-shot, H 4096/8192, tokens 1-512, legacy vs trtllm vs "
+               "occupancy vs model, plus the explicit configurations at 128 tokens"},
+      {"tokens", "tokens 1-4096 x H 2048-16384, one-shot and two-shot under trtllm (one-shot also legacy), and the "
+                 "model's own pick"},
+      {"config-space", "every legal configuration of the model's search space at 3 problems, beside trtllm"},
+      {"crossover", "fused one-shot vs two-shot vs unfused (and NCCL on a real node), tokens 1-4096, H 4096/8192"},
+      {"fusion", "fused trtllm and the model's pick vs all-reduce + separate norm kernel, tokens 1-4096"},
+      {"model-accuracy", "held-out problems, 12 sampled legal configurations each: the model's error and ranking"},
+      {"numerics", "CPU: accumulation-mode error against fp64 (pairwise vs fp32_acc)"},
+  };
+  return list;
+}
+
+std::vector<ExpCase> experiment_cases(const std::string& name, const ExpContext& ctx) {
+  if (name == "seed") return seed_experiment(ctx);
+  if (name == "tokens") return tokens_experiment(ctx);
+  if (name == "config-space") return config_space_experiment(ctx);
+  if (name == "crossover") return crossover_experiment(ctx);
+  if (name == "fusion") return fusion_experiment(ctx);
+  if (name == "model-accuracy") return model_accuracy_experiment(ctx);
+  if (name == "numerics") return numerics_experiment(ctx);
+  throw InvalidArgument("unknown experiment '" + name + "' (known: " + known_experiment_names() + ")");
+}
+
+std::string case_key(const Problem& p, const std::string& suffix) {
+  std::string key = "N=" + std::to_string(p.nranks) + " H=" + std::to_string(p.hidden) +
+                    " T=" + std::to_string(p.tokens) + " " + to_string(p.dtype) + " " + to_string(p.pattern) + " " +
+                    to_string(p.acc) + " " + to_string(p.algo);
+  if (!suffix.empty()) key += " " + suffix;
+  return key;
+}
+
+Shard parse_shard(const std::string& text) {
+  const auto bad = [&text](const std::string& why) {
+    return InvalidArgument("--shard '" + cut_for_message(text) + "': " + why +
+                           " (expected i/n with whole numbers 0 <= i < n, e.g. 0/4)");
+  };
+  // A whole number of decimal digits only: no sign, no spaces, nothing after it.
+  const auto parse_count = [&bad](const std::string& part, const char* what) {
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+      throw bad(std::string(what) + " '" + part + "' is not a whole number");
+    int value = 0;
+    const auto [end, err] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (err != std::errc() || end != part.data() + part.size())
+      throw bad(std::string(what) + " '" + part + "' is out of range");
+    return value;
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw bad("no '/'");
+  if (text.find('/', slash + 1) != std::string::npos) throw bad("more than one '/'");
+  Shard s;
+  s.index = parse_count(text.substr(0, slash), "index");
+  s.count = parse_count(text.substr(slash + 1), "count");
+  if (s.count < 1) throw bad("the count must be at least 1");
+  if (s.index >= s.count) throw bad("the index must be below the count");
+  return s;
+}
+
+std::vector<ExpCase> shard_cases(const std::vector<ExpCase>& cases, const Shard& shard) {
+  if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count)
+    throw InvalidArgument("shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) +
+                          ": expected 0 <= index < count");
+  std::vector<ExpCase> mine;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (static_cast<int>(i % static_cast<size_t>(shard.count)) == shard.index) mine.push_back(cases[i]);
+  return mine;
+}
+
+std::set<std::string> done_case_keys(const std::string& csv_path, const std::string& name) {
+  const CsvLines csv = read_csv_lines(csv_path);
+  std::set<std::string> keys;
+  if (!csv.exists || csv.header.empty()) return keys;  // nothing measured yet
+  require_measurement_header(csv_path, csv.header);
+  const size_t experiment_col = column_index(csv.header, "experiment", csv_path);
+  const std::string prefix = name + "/";
+  for (const auto& [line_number, line] : csv.rows) {
+    const std::vector<std::string> cells = csv_split(line);
+    // A row cut short (a run killed mid-write) does not count: its case runs again.
+    if (cells.size() != csv.header.size()) continue;
+    const std::string& experiment = cells[experiment_col];
+    if (experiment.compare(0, prefix.size(), prefix) == 0) keys.insert(experiment.substr(prefix.size()));
+  }
+  return keys;
+}
+
+std::pair<long long, long long> merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path) {
+  namespace fs = std::filesystem;
+  if (inputs.empty()) throw InvalidArgument("merge: no input CSV given");
+  // The same path spelled differently (./a.csv, dir/../a.csv), even before the output exists...
+  std::error_code ec;
+  const fs::path out_canonical = fs::weakly_canonical(out_path, ec);
+  for (const std::string& in : inputs) {
+    std::error_code in_ec;
+    if (!ec && fs::weakly_canonical(in, in_ec) == out_canonical && !in_ec)
+      throw InvalidArgument("merge: the output " + out_path + " is the input " + in +
+                            ": refusing to overwrite an input; choose another output path");
+  }
+  // ... and the same file through a link (same device and inode).
+  check_output_path(out_path, inputs, "merge output");
+
+  // Dedup key: the columns that say which variant of which case a row measures.
+  const std::vector<std::string> key_columns = {"experiment", "policy", "tpb",    "cluster", "grid",
+                                                "vecs_per_thread", "algo", "tokens", "hidden", "nranks",
+                                                "dtype",      "pattern", "acc"};
+  // A baseline row (unfused / nccl) may share all of them with a fused row: the implementation
+  // column, where the schema has it, tells them apart.
+  const std::vector<std::string> optional_key_columns = {"implementation"};
+
+  const std::vector<std::string> header = measurement_header();
+  std::vector<size_t> key_index;
+  for (const std::string& col : key_columns) key_index.push_back(column_index(header, col, "the measurement schema"));
+  for (const std::string& col : optional_key_columns) {
+    const auto it = std::find(header.begin(), header.end(), col);
+    if (it != header.end()) key_index.push_back(static_cast<size_t>(it - header.begin()));
+  }
+
+  std::set<std::vector<std::string>> seen;
+  std::ostringstream rows;
+  long long written = 0, dropped = 0;
+  for (const std::string& in : inputs) {
+    const CsvLines csv = read_csv_lines(in);
+    if (!csv.exists) throw InvalidArgument("merge: cannot read input " + in);
+    if (csv.header.empty()) continue;  // an empty shard CSV holds no rows
+    require_measurement_header(in, csv.header);
+    for (const auto& [line_number, line] : csv.rows) {
+      const std::vector<std::string> cells = csv_split(line);
+      if (cells.size() != header.size())
+        throw InvalidArgument("merge: " + in + " line " + std::to_string(line_number) + " has " +
+                              std::to_string(cells.size()) + " cells, its header " + std::to_string(header.size()));
+      std::vector<std::string> key;
+      key.reserve(key_index.size());
+      for (size_t i : key_index) key.push_back(cells[i]);
+      if (!seen.insert(std::move(key)).second) {
+        ++dropped;
+        continue;
+      }
+      rows << line << '\n';
+      ++written;
+    }
+  }
+  const std::string text = rows.str();
+  write_csv_file(out_path, header, [&text](std::ostream& out) { out << text; });
+  return {written, dropped};
+}
+
+std::string progress_line(const std::string& name, int done, int total, int skipped, double elapsed_s) {
+  if (total < 0 || done < 0 || skipped < 0 || done > total || skipped > done || !std::isfinite(elapsed_s) ||
+      elapsed_s < 0)
+    throw InvalidArgument("progress of exp " + name + ": done " + std::to_string(done) + ", total " +
+                          std::to_string(total) + ", skipped " + std::to_string(skipped) + ", elapsed " +
+                          std::to_string(elapsed_s) + " s: expected 0 <= skipped <= done <= total, elapsed >= 0");
+  const int ran = done - skipped;  // cases measured in this run: the only ones that took time
+  const int remaining = total - done;
+  std::string eta;
+  if (remaining == 0) eta = duration_text(0);
+  else if (ran == 0) eta = "unknown";
+  else eta = duration_text(elapsed_s / ran * remaining);
+  std::string line = "exp " + name + ": " + std::to_string(done) + "/" + std::to_string(total) + " cases";
+  if (skipped > 0) line += " (" + std::to_string(skipped) + " skipped: in the CSV)";
+  return line + ", " + duration_text(elapsed_s) + " elapsed, ETA " + eta;
+}
+
+}  // namespace arlab::exp

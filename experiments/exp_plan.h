@@ -1,0 +1,94 @@
+// The named experiments of `arlab exp NAME` as data (pure C++, no GPU): each experiment is a list of
+// cases, one case = one problem and what one interleaved group measures on it (policies, explicit
+// configurations, baselines). The GPU driver (cli/cli_exp.cpp) runs the cases in order on one node
+// per rank count and appends one measurement row (common/measurement_schema.h) per variant to
+// results/NAME/NAME.csv; this file also holds what makes long sweeps practical: resume (skip cases
+// whose rows are already in the CSV), sharding (--shard i/n), merging shard CSVs, and the
+// progress line (done/total, elapsed, ETA).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/problem.h"
+#include "model/gpu_spec.h"
+#include "model/legality.h"
+
+namespace arlab::exp {
+
+// One case: a problem and the variants of its interleaved group. `policies` are model::Policy
+// names ("trtllm", "legacy", "occupancy", "model"); `configs` explicit configurations
+// "tpb/cluster/grid/vpt" (cli/cli_config.h parse_config syntax); `baselines` "unfused" and/or
+// "nccl" (harness: the all-reduce and a separate residual+RMSNorm kernel).
+struct ExpCase {
+  Problem problem;
+  std::vector<std::string> policies;
+  std::vector<std::string> configs;
+  std::vector<std::string> baselines;
+  // Stable identifier of the case, unique within an experiment; written into every row's
+  // `experiment` column as "NAME/KEY" (case_key() builds it), which is how resume finds it.
+  std::string key;
+};
+
+// What the experiment's cases depend on beyond its name.
+struct ExpContext {
+  std::vector<int> nranks = {2};  // rank counts to run (the node's; emulated: any of 2, 4, 8)
+  bool real_node = false;         // one GPU per rank (NCCL is available) rather than the emulated node
+  bool quick = false;             // a reduced sweep (smoke runs, CI-sized GPU tests)
+  model::GpuSpec rank_spec;       // what each rank's policy sees (config-space and model-accuracy need it)
+  model::KernelResources res;     // registers / shared memory of the kernels (legality)
+  // config-space: at most this many candidates per (problem, algorithm), evenly spaced through the
+  // candidate list (which is ordered by cluster, block size and grid); 0 keeps every candidate.
+  int max_configs = 0;
+};
+
+// The experiments `arlab exp` knows, in the order `arlab exp --list` prints them, with one line each.
+struct ExpInfo {
+  std::string name;
+  std::string summary;
+};
+const std::vector<ExpInfo>& experiments();
+
+// The cases of experiment `name` in the order they run; throws InvalidArgument naming the
+// experiment (and listing the known ones) when there is no such experiment.
+std::vector<ExpCase> experiment_cases(const std::string& name, const ExpContext& ctx);
+
+// The case key: "N=2 H=8192 T=128 bf16 ar_res_rms pairwise oneshot" (+ a suffix the experiment adds).
+std::string case_key(const Problem& p, const std::string& suffix = "");
+
+// --shard "i/n" (0 <= i < n): this shard's cases are those whose index % n == i. Throws
+// InvalidArgument naming the text when it is not two integers with 0 <= i < n.
+struct Shard {
+  int index = 0;
+  int count = 1;
+};
+Shard parse_shard(const std::string& text);
+std::vector<ExpCase> shard_cases(const std::vector<ExpCase>& cases, const Shard& shard);
+
+// The case keys already in a measurement CSV for experiment `name` (rows whose `experiment` cell is
+// "NAME/KEY"), so a re-run skips them. A missing file gives the empty set; a file with another
+// header is refused (InvalidArgument naming the file and the first differing column). A row cut
+// short (a run killed mid-write) does not count. A case counts as done as soon as one of its rows is
+// in the file: the driver should write a case's rows together, after its group.
+std::set<std::string> done_case_keys(const std::string& csv_path, const std::string& name);
+
+// Concatenates shard CSVs (same measurement header) into `out_path`, keeping the first row of
+// each (experiment, policy, tpb, cluster, grid, vecs_per_thread, algo, tokens, hidden, nranks,
+// dtype, pattern, acc -- and implementation, when the schema has that column, so a baseline row is
+// never taken for a duplicate of the fused row beside it) and dropping later duplicates. Returns
+// (rows written, duplicates dropped). A row cut short (fewer or more cells than the header) is
+// refused, naming the file and line; the output is written atomically (common/output_file.h).
+// Refuses (InvalidArgument) inputs with another header, an output that is one of the inputs, and an
+// empty input list.
+std::pair<long long, long long> merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path);
+
+// "exp tokens: 12/156 cases (3 skipped: in the CSV), 41 s elapsed, ETA 8 min 10 s" -- `done` counts
+// the cases dealt with so far, skipped ones included; the ETA is the mean time of the done - skipped
+// cases run so far times the total - done left ("unknown" before the first ran, "0 s" when none is
+// left). Durations: "41 s", "8 min 10 s", "1 h 05 min"; "(N skipped: in the CSV)" only when N > 0.
+// Throws InvalidArgument unless 0 <= skipped <= done <= total and elapsed_s is finite and >= 0.
+std::string progress_line(const std::string& name, int done, int total, int skipped, double elapsed_s);
+
+}  // namespace arlab::exp

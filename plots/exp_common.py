@@ -1,0 +1,420 @@
+"""Shared helpers of the `arlab exp NAME` figures (plots/plot_tokens.py, plot_fusion.py, plot_crossover.py,
+plot_config_space.py, plot_model_accuracy_exp.py).
+
+They read the measurement CSV `arlab exp NAME` writes (schema: common/measurement_schema.h; one row per
+measured configuration) by column name with the csv module, keep the rows whose `experiment` cell is
+"NAME/KEY", and never recompute the model: predicted_us comes from the CSV. Every figure uses one
+headline time per row (headline_us), names its node from the topology / link / gpu / sm_per_rank /
+nranks columns (node_label), and is written as PREFIX.png and PREFIX.pdf (save).
+"""
+
+import argparse
+import csv
+import math
+import os
+import re
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
+
+# Columns every experiment figure reads; scripts add their own. `implementation` and
+# `allreduce_us_median` are optional (older CSVs lack them: implementation then follows from policy).
+BASE_COLUMNS = ["experiment", "gpu", "topology", "link", "sm_per_rank", "nranks", "dtype", "pattern", "algo",
+                "acc", "tokens", "hidden", "policy", "kernel_us_median", "skewfree_us_median", "check"]
+BASELINES = ("nccl", "unfused")  # implementation (and policy cell) of the baseline rows
+POLICY_ORDER = ["trtllm", "legacy", "occupancy", "model", "explicit"]
+POLICY_COLORS = {"legacy": "tab:red", "trtllm": "tab:blue", "occupancy": "tab:green", "model": "tab:purple",
+                 "explicit": "tab:gray"}
+BASELINE_COLORS = {"nccl": "black", "unfused": "tab:brown"}
+ALGO_COLORS = {"oneshot": "tab:blue", "twoshot": "tab:orange"}
+ALGO_STYLES = {"oneshot": ("-", "o"), "twoshot": ("--", "s")}  # (line style, marker)
+PATTERN_NAMES = {"ar_res_rms": "all-reduce + residual add + RMSNorm"}
+TIME_LABEL = "time per call (µs, median)"
+TOKENS_LABEL = "tokens per call"
+# Extra facet columns: part of a facet's key (and title) only when they vary among the rows of one rank
+# count (the emulated node's SMs per rank follow from N; TP2 measured on two nodes does not).
+FACET_EXTRAS = ["topology", "link", "sm_per_rank", "dtype", "pattern", "acc"]
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+def parse_args(doc, experiment, extra=None):
+    """--csv PATH --out PREFIX [--experiment NAME]; `extra(ap)` may add options."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--csv", required=True, help=f"measurement CSV of `arlab exp {experiment}`")
+    ap.add_argument("--out", required=True, help="output prefix: writes PREFIX.png and PREFIX.pdf")
+    ap.add_argument("--experiment", default=experiment,
+                    help=f"keep the rows whose experiment cell is NAME/KEY (default: {experiment})")
+    if extra:
+        extra(ap)
+    return ap.parse_args()
+
+
+def num(row, col):
+    """The cell as a float; NaN when the column is absent, the cell empty or not a number."""
+    v = row.get(col)
+    if v is None or not v.strip():
+        return math.nan
+    try:
+        return float(v)
+    except ValueError:
+        return math.nan
+
+
+def ival(row, col):
+    """The cell as an int, or None."""
+    v = num(row, col)
+    return int(v) if finite(v) and v == int(v) else None
+
+
+def finite(v):
+    return v is not None and not math.isnan(v) and not math.isinf(v)
+
+
+def headline_us(row):
+    """The row's headline time: skewfree_us_median when finite, else kernel_us_median (NaN when neither)."""
+    s = num(row, "skewfree_us_median")
+    return s if finite(s) else num(row, "kernel_us_median")
+
+
+def implementation(row):
+    """fused, unfused or nccl: the `implementation` cell, else (older CSVs) the baselines' policy cell."""
+    impl = (row.get("implementation") or "").strip()
+    if impl:
+        return impl
+    return row["policy"] if row["policy"] in BASELINES else "fused"
+
+
+def is_fused(row):
+    return implementation(row) == "fused"
+
+
+def read_rows(path, experiment, tool, required=()):
+    """Rows of experiment `experiment` (experiment cell "NAME/KEY") with a finite headline time that did
+    not fail the correctness check; exits naming the file on a missing file, missing columns or no rows."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in BASE_COLUMNS + list(required) if c not in (reader.fieldnames or [])]
+            if missing:
+                sys.exit(f"{tool}: {path} lacks column(s) {', '.join(missing)} "
+                         "(expected a measurement CSV of `arlab exp`, common/measurement_schema.h)")
+            rows = list(reader)
+    except OSError as e:
+        sys.exit(f"{tool}: cannot read {path}: {e.strerror or e}")
+    mine = [r for r in rows if (r["experiment"] or "").startswith(experiment + "/")]
+    if not mine:
+        found = sorted({(r["experiment"] or "").split("/", 1)[0] for r in rows})
+        sys.exit(f"{tool}: {path} has no rows of experiment '{experiment}' (experiment cell '{experiment}/KEY'); "
+                 f"it has {len(rows)} row(s) of: {', '.join(found) or 'none'}")
+    notes = []
+    keyed = [r for r in mine if all(ival(r, c) is not None for c in ("nranks", "hidden", "tokens"))]
+    if len(keyed) < len(mine):
+        notes.append(f"{len(mine) - len(keyed)} row(s) without integer nranks/hidden/tokens")
+    mine = keyed
+    failed = [r for r in mine if r["check"] == "fail"]
+    if failed:
+        notes.append(f"{len(failed)} row(s) that failed the correctness check")
+    untimed = [r for r in mine if r["check"] != "fail" and not finite(headline_us(r))]
+    if untimed:
+        notes.append(f"{len(untimed)} row(s) without a finite time")
+    for n in notes:
+        print(f"{tool}: note: dropped {n}", file=sys.stderr)
+    kept = [r for r in mine if r["check"] != "fail" and finite(headline_us(r))]
+    if not kept:
+        sys.exit(f"{tool}: {path}: no usable rows of experiment '{experiment}'")
+    fallback = sum(1 for r in kept if not finite(num(r, "skewfree_us_median")))
+    if fallback:
+        print(f"{tool}: note: {fallback} of {len(kept)} row(s) have no skew-free median; their time is "
+              "kernel_us_median (median of the max over ranks)")
+    for r in kept:  # the integer keys, parsed once
+        for c in ("nranks", "hidden", "tokens"):
+            r[c] = ival(r, c)
+    return kept
+
+
+def case_key(row):
+    """KEY of the experiment cell "NAME/KEY", e.g. "N=2 H=8192 T=128 bf16 ar_res_rms pairwise oneshot model"."""
+    return row["experiment"].split("/", 1)[1]
+
+
+_PROBLEM_RE = re.compile(r"N=\d+ H=\d+ T=\d+ \S+ \S+ \S+ \S+")
+
+
+def problem_key(row):
+    """The problem a row measured: its node and its case key without the suffix an experiment adds
+    (" model", " explicit", " part 2"), so the groups of one problem compare with each other."""
+    key = case_key(row)
+    m = _PROBLEM_RE.match(key)
+    return (row["topology"], row["link"], row["gpu"], row["sm_per_rank"], m.group(0) if m else key)
+
+
+# --------------------------------------------------------------------------------------------- labels
+
+def short_gpu(gpu):
+    return re.sub(r"^NVIDIA\s+", "", gpu.strip()) or "GPU"
+
+
+def node_label(rows):
+    """The node(s) of the rows, e.g. "emulated TP2 (1×H200, green-context partitions of 64 SMs)" or
+    "real TP2 (2×H200, NVLink)"; several nodes are joined with "; "."""
+    nodes = {}
+    for r in rows:
+        nodes.setdefault((r["topology"], r["link"], short_gpu(r["gpu"]), r["sm_per_rank"]), set()).add(r["nranks"])
+    parts = []
+    for (topo, link, gpu, sms), ns in sorted(nodes.items(), key=lambda kv: (kv[0][:3], min(kv[1]))):
+        ns = sorted(ns)
+        tp = "/".join(f"TP{n}" for n in ns)
+        link_name = "NVLink" if link == "nvlink" else link
+        if topo == "emulated":
+            parts.append(f"emulated {tp} (1×{gpu}, green-context partitions of {sms} SMs)")
+        elif topo in ("mpi", "p2p"):
+            gpus = f"{ns[0]}×{gpu}" if len(ns) == 1 else f"one {gpu} per rank"
+            parts.append(f"real {tp} ({gpus}, {link_name})")
+        elif topo == "mpi-shared-gpu":
+            parts.append(f"shared-GPU {tp} (1×{gpu}, one MPI process per rank)")
+        else:
+            parts.append(f"{topo} {tp} ({gpu}, {link_name})")
+    return "; ".join(parts)
+
+
+def figure_title(experiment, what, rows):
+    """The suptitle: "arlab exp NAME: WHAT, <pattern>, <dtype>" (those two when the rows have one of each)
+    over the node (node_label)."""
+    extra = []
+    for col, names in (("pattern", PATTERN_NAMES), ("dtype", {})):
+        vals = {r[col] for r in rows}
+        if len(vals) == 1:
+            v = vals.pop()
+            extra.append(names.get(v, v))
+    return f"arlab exp {experiment}: {', '.join([what] + extra)}\n{node_label(rows)}"
+
+
+def series_key(row, fused_prefix=""):
+    """Sort key and label of the line a row belongs to: fused "[fused_prefix]POLICY ALGO",
+    "unfused (ALGO AR + norm)", "NCCL AR + norm"."""
+    impl = implementation(row)
+    if impl == "fused":
+        pol = row["policy"]
+        order = POLICY_ORDER.index(pol) if pol in POLICY_ORDER else len(POLICY_ORDER)
+        return (0, order, pol, row["algo"]), f"{fused_prefix}{pol} {row['algo']}"
+    if impl == "unfused":
+        return (1, 0, impl, row["algo"]), f"unfused ({row['algo']} AR + norm)"
+    if impl == "nccl":
+        return (2, 0, impl, ""), "NCCL AR + norm"
+    return (3, 0, impl, row["algo"]), f"{impl} {row['algo']}"
+
+
+def style(row):
+    """matplotlib keyword arguments of a row's line: colour by policy (baselines: by implementation),
+    line style and marker by algorithm (NCCL: dash-dot, triangles)."""
+    impl = implementation(row)
+    ls, marker = ALGO_STYLES.get(row["algo"], ("-", "o"))
+    if impl == "fused":
+        color = POLICY_COLORS.get(row["policy"], "tab:olive")
+    else:
+        color = BASELINE_COLORS.get(impl, "tab:pink")
+        if impl == "nccl":
+            ls, marker = "-.", "^"
+    return {"color": color, "linestyle": ls, "marker": marker}
+
+
+# --------------------------------------------------------------------------------------------- grouping
+
+def median(values):
+    vals = [v for v in values if finite(v)]
+    return statistics.median(vals) if vals else math.nan
+
+
+def facets(rows, base=("nranks", "hidden")):
+    """[(title, rows)] per (nranks, hidden) and per value of the FACET_EXTRAS columns that vary at one N."""
+    varying = [c for c in FACET_EXTRAS
+               if any(len({r[c] for r in rows if r["nranks"] == n}) > 1 for n in {r["nranks"] for r in rows})]
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(r[c] for c in base) + tuple(r[c] for c in varying), []).append(r)
+    out = []
+    for key in sorted(groups):
+        n, h = key[0], key[1]
+        title = f"TP{n}, H = {h}" + "".join(f", {c} {v}" for c, v in zip(varying, key[len(base):]))
+        out.append((title, groups[key]))
+    return out
+
+
+def series(rows, fused_prefix=""):
+    """{label: (style, [(tokens, median headline us)])} of the rows, ordered by series_key; rows measured
+    twice at one tokens value (a case split in parts, NCCL in both algorithms' cases) give their median."""
+    groups = {}
+    for r in rows:
+        key, label = series_key(r, fused_prefix)
+        groups.setdefault((key, label), {"style": style(r), "pts": {}})["pts"].setdefault(r["tokens"], []).append(
+            headline_us(r))
+    return {label: (g["style"], sorted((t, median(v)) for t, v in g["pts"].items()))
+            for (key, label), g in sorted(groups.items())}
+
+
+def first_faster(points):
+    """Smallest x of [(x, a, b)] where b < a (both finite), or None."""
+    for x, a, b in sorted(points):
+        if finite(a) and finite(b) and b < a:
+            return x
+    return None
+
+
+def spearman(xs, ys):
+    """Spearman's rank correlation of the finite pairs (ties: average ranks); NaN below 3 pairs."""
+    pairs = [(x, y) for x, y in zip(xs, ys) if finite(x) and finite(y)]
+    if len(pairs) < 3:
+        return math.nan
+
+    def ranks(vals):
+        order = sorted(range(len(vals)), key=lambda i: vals[i])
+        rk = [0.0] * len(vals)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and vals[order[j + 1]] == vals[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                rk[order[k]] = (i + j) / 2.0 + 1.0
+            i = j + 1
+        return rk
+
+    rx, ry = ranks([p[0] for p in pairs]), ranks([p[1] for p in pairs])
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
+
+
+def mape_pct(predicted, measured):
+    """Mean of |predicted / measured - 1| in percent over the finite pairs (NaN when none)."""
+    errs = [abs(p / m - 1.0) for p, m in zip(predicted, measured) if finite(p) and finite(m) and m > 0]
+    return 100.0 * statistics.fmean(errs) if errs else math.nan
+
+
+def config_str(row):
+    """The launch configuration as `arlab run --config` takes it: tpb/cluster/grid/vecs_per_thread."""
+    return "/".join(row.get(c, "?") for c in ("tpb", "cluster", "grid", "vecs_per_thread"))
+
+
+# --------------------------------------------------------------------------------------------- figures
+
+def facet_figure(n, ncols=3, panel_rows=(1.0,), panel_w=5.0, panel_h=3.6):
+    """A figure with n facets in a grid of at most ncols columns; each facet is a column of len(panel_rows)
+    panels (heights in those ratios, the first panel_h inches, sharing x). Returns (fig, [[ax, ...] per facet])."""
+    ncols = max(1, min(n, ncols))
+    nrows = math.ceil(n / ncols)
+    k = len(panel_rows)
+    fig = plt.figure(figsize=(panel_w * ncols, panel_h * nrows * sum(panel_rows) / panel_rows[0]))
+    gs = fig.add_gridspec(nrows * k, ncols, height_ratios=list(panel_rows) * nrows)
+    out = []
+    for i in range(n):
+        r, c = divmod(i, ncols)
+        axs = []
+        for j in range(k):
+            axs.append(fig.add_subplot(gs[r * k + j, c], sharex=axs[0] if axs else None))
+        out.append(axs)
+    return fig, out
+
+
+def tokens_axis(ax, tokens, label=True):
+    """log2 x axis, ticks at the measured token counts written as integers (at most 7: every k-th one)."""
+    ax.set_xscale("log", base=2)
+    ts = sorted({t for t in tokens if t and t > 0})
+    if ts:
+        ticks = ts[::math.ceil(len(ts) / 7)]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([str(t) for t in ticks], fontsize=8)
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+    if label:
+        ax.set_xlabel(TOKENS_LABEL)
+
+
+def plain_log_ticks(axis):
+    """Ticks 1-2-5 per decade written as plain numbers (not 10^x) on a logarithmic axis or colorbar axis."""
+    axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def time_axis(ax, values, label=TIME_LABEL):
+    """Time y axis: logarithmic (ticks 1-2-5, plain numbers) when the finite positive values span more
+    than 10x, else linear."""
+    vals = [v for v in values if finite(v) and v > 0]
+    if vals and max(vals) / min(vals) > 10.0:
+        ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
+    ax.set_ylabel(label)
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def mark_x(ax, x, text, xs):
+    """A dotted vertical line at x with text beside it at the top of the axes: right of the line, or left
+    of it when x lies in the right half of xs (log scale), so that it stays inside the axes."""
+    ax.axvline(x, color="black", ls=":", lw=1.2)
+    if not text:
+        return
+    lo, hi = min(xs), max(xs)
+    right_half = hi > lo and math.log(x / lo) / math.log(hi / lo) > 0.5
+    ax.annotate(text, xy=(x, 0.97), xycoords=ax.get_xaxis_transform(), xytext=(-4 if right_half else 4, 0),
+                textcoords="offset points", ha="right" if right_half else "left", va="top", fontsize=7,
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1.5})
+
+
+def no_data(ax, what="no data"):
+    ax.text(0.5, 0.5, what, transform=ax.transAxes, ha="center", va="center", color="gray")
+
+
+def shared_legend(fig, axes):
+    """One legend for the figure, right of the axes (so it covers no data), entries deduplicated by label."""
+    seen = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if not lab.startswith("_"):
+                seen.setdefault(lab, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()), loc="center left", bbox_to_anchor=(1.0, 0.5),
+                   fontsize=8, frameon=False)
+
+
+def save(fig, prefix, tool):
+    """PREFIX.png and PREFIX.pdf, the bounding box grown to the legend outside the axes."""
+    d = os.path.dirname(prefix)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    for ext in ("png", "pdf"):
+        fig.savefig(f"{prefix}.{ext}", dpi=150, bbox_inches="tight")
+    plt.close(fig)
+    print(f"{tool}: wrote {prefix}.png and {prefix}.pdf")
+
+
+# ------------------------------------------------------------------------------------------------ text
+
+def fmt(v, digits=2):
+    """A number for the tables: '-' when missing or not finite."""
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}" if finite(v) else "-"
+    return str(v)
+
+
+def print_table(title, headers, rows):
+    """A plain aligned text table on stdout: the first column left-aligned, the others right-aligned."""
+    cells = [[fmt(c) if not isinstance(c, str) else c for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+
+    def line(cols):
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths)))
+
+    print(f"\n{title}")
+    print(line(headers))
+    for r in cells:
+        print(line(r))

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Figure of `arlab exp config-space`: the launch-configuration space of each problem (ranks N, hidden
+size H, tokens T, algorithm). One row of panels per problem: heatmaps of the measured time over threads
+per block (x) and grid size (y), one per cluster size (and per vecs_per_thread when that varies), then
+the matching heatmaps of predicted_us on the same colour scale, then predicted vs measured over the
+problem's configurations with Spearman's rank correlation. The candidates are the rows of policy
+"explicit"; the policies' rows (trtllm, model, ...) are cells too. Marked: the trtllm policy's pick
+(star), the model policy's pick (diamond) and the best measured configuration (red ring). Grey cells
+were not measured (illegal or not in the sweep). Prints per problem the best configuration, the picks
+and their regret (pick / best - 1).
+
+    python3 plots/plot_config_space.py --csv results/config-space/config-space.csv \\
+        --out results/config-space/config-space [--split]
+"""
+
+import math
+
+import exp_common as ec  # first: selects the Agg backend
+
+import matplotlib  # noqa: E402
+import matplotlib.colors as mcolors  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+
+TOOL = "plot_config_space"
+REQUIRED = ["tpb", "cluster", "grid", "vecs_per_thread", "predicted_us"]
+PICKS = {"trtllm": ("*", "white", "trtllm policy's pick"), "model": ("D", "magenta", "model policy's pick")}
+CMAP = matplotlib.colormaps["viridis"].copy()
+CMAP.set_bad("0.88")  # configurations without a row
+NAN = float("nan")
+
+
+class Problem:
+    """The fused rows of one problem, as cells {(cluster, vpt, tpb, grid): (measured, predicted)}."""
+
+    def __init__(self, rows, title):
+        self.rows, self.title = rows, title
+        groups = {}
+        for r in rows:
+            key = self.config(r)
+            if key is not None:
+                groups.setdefault(key, []).append(r)
+        self.cells = {k: (ec.median([ec.headline_us(r) for r in rs]),
+                          ec.median([ec.num(r, "predicted_us") for r in rs])) for k, rs in groups.items()}
+        self.picks = {}  # policy -> (config, its own measured time)
+        for pol in {r["policy"] for r in rows} - {"explicit"}:
+            prs = [r for r in rows if r["policy"] == pol and self.config(r) is not None]
+            if prs:
+                self.picks[pol] = (self.config(prs[0]), ec.median([ec.headline_us(r) for r in prs]))
+        timed = [(ec.headline_us(r), self.config(r)) for r in rows if self.config(r) is not None]
+        self.best_us, self.best = min(timed) if timed else (NAN, None)  # the fastest row, as the picks' times
+        self.panels = sorted({k[:2] for k in self.cells})
+        self.tpbs = sorted({k[2] for k in self.cells})
+        self.grids = sorted({k[3] for k in self.cells})
+        values = [v for pair in self.cells.values() for v in pair if ec.finite(v) and v > 0]
+        self.norm = mcolors.LogNorm(min(values), max(values)) if values else None
+
+    @staticmethod
+    def config(r):
+        key = tuple(ec.ival(r, c) for c in ("cluster", "vecs_per_thread", "tpb", "grid"))
+        return None if None in key else key
+
+
+def config_str(key):
+    """(cluster, vpt, tpb, grid) as `arlab run --config` writes it: tpb/cluster/grid/vpt."""
+    return f"{key[2]}/{key[0]}/{key[3]}/{key[1]}" if key else "-"
+
+
+def problems(rows):
+    groups = {}
+    for r in rows:
+        groups.setdefault(ec.problem_key(r), []).append(r)
+    several_nodes = len({k[:4] for k in groups}) > 1
+    out = []
+    for key, rs in sorted(groups.items(), key=lambda kv: (kv[0][:4], kv[1][0]["nranks"], kv[1][0]["hidden"],
+                                                          kv[1][0]["tokens"], kv[1][0]["algo"])):
+        r = rs[0]
+        title = f"TP{r['nranks']}, H = {r['hidden']}, T = {r['tokens']}, {r['algo']}"
+        if several_nodes:
+            title += f"\n{r['topology']}, {r['link']}, {r['sm_per_rank']} SMs/rank"
+        out.append(Problem(rs, title))
+    return out
+
+
+def heatmap(ax, prob, panel, which, vpt_varies, first):
+    """Measured (which = 0) or predicted (1) time over (tpb, grid) for one (cluster, vpt); the first panel of
+    a row carries the grid tick labels and the problem's name."""
+    data = [[prob.cells.get(panel + (t, g), (NAN, NAN))[which] for t in prob.tpbs] for g in prob.grids]
+    im = ax.imshow(data, origin="lower", aspect="auto", cmap=CMAP, norm=prob.norm, interpolation="nearest")
+    ax.set_xticks(range(len(prob.tpbs)))
+    ax.set_xticklabels([str(t) for t in prob.tpbs], fontsize=7, rotation=45 if len(prob.tpbs) > 3 else 0)
+    step = max(1, math.ceil(len(prob.grids) / 10))
+    ax.set_yticks(range(0, len(prob.grids), step))
+    ax.set_yticklabels([str(g) for g in prob.grids[::step]], fontsize=7)
+    ax.set_xlabel("threads per block", fontsize=8)
+    if first:
+        ax.set_ylabel(f"{prob.title}\ngrid (blocks)", fontsize=8)
+    else:
+        ax.tick_params(labelleft=False)
+    ax.set_title(f"{('measured', 'predicted')[which]}, cluster {panel[0]}" +
+                 (f", vpt {panel[1]}" if vpt_varies else ""), fontsize=8)
+    if len(prob.tpbs) * len(prob.grids) <= 30 and prob.norm is not None:
+        for y, row in enumerate(data):
+            for x, v in enumerate(row):
+                if ec.finite(v):
+                    ax.text(x, y, f"{v:.1f}", ha="center", va="center", fontsize=5.5,
+                            color="white" if prob.norm(v) < 0.5 else "black")
+    for pol, (key, _) in sorted(prob.picks.items()):
+        if pol in PICKS and key[:2] == panel:
+            marker, face, label = PICKS[pol]
+            ax.scatter([prob.tpbs.index(key[2])], [prob.grids.index(key[3])], marker=marker, s=90, c=face,
+                       edgecolors="black", linewidths=0.8, label=label, zorder=3)
+    if prob.best is not None and prob.best[:2] == panel:
+        ax.scatter([prob.tpbs.index(prob.best[2])], [prob.grids.index(prob.best[3])], marker="o", s=260,
+                   facecolors="none", edgecolors="red", linewidths=1.6, label="best measured", zorder=4)
+    return im
+
+
+def parity(ax, prob):
+    """Predicted vs measured of the problem's configurations; returns Spearman's rho."""
+    pairs = [(m, p, k) for k, (m, p) in prob.cells.items() if ec.finite(m) and ec.finite(p)]
+    if not pairs:
+        ec.no_data(ax, "no predicted_us")
+        return NAN
+    ax.scatter([m for m, _, _ in pairs], [p for _, p, _ in pairs], s=10, color="tab:gray", alpha=0.7,
+               label="configuration")
+    cell = dict(((k, (m, p)) for m, p, k in pairs))
+    for pol, (key, _) in sorted(prob.picks.items()):
+        if pol in PICKS and key in cell:
+            marker, face, label = PICKS[pol]
+            ax.scatter([cell[key][0]], [cell[key][1]], marker=marker, s=90, c=face, edgecolors="black",
+                       linewidths=0.8, label=label, zorder=3)
+    if prob.best in cell:
+        ax.scatter([cell[prob.best][0]], [cell[prob.best][1]], marker="o", s=200, facecolors="none",
+                   edgecolors="red", linewidths=1.6, label="best measured", zorder=4)
+    lo = min(min(m, p) for m, p, _ in pairs) * 0.9
+    hi = max(max(m, p) for m, p, _ in pairs) * 1.1
+    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, label="predicted = measured")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    for axis in (ax.xaxis, ax.yaxis):
+        ec.plain_log_ticks(axis)
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel("measured (µs)", fontsize=8)
+    ax.set_ylabel("predicted (µs)", fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    rho = ec.spearman([m for m, _, _ in pairs], [p for _, p, _ in pairs])
+    ax.set_title(f"Spearman ρ = {ec.fmt(rho)} ({len(pairs)} configs)", fontsize=8)
+    return rho
+
+
+def draw(probs, rows, experiment):
+    """One figure: a row of panels per problem. Returns (fig, {problem title: rho})."""
+    kmax = max(len(p.panels) for p in probs)
+    vpt_varies = len({k[1] for p in probs for k in p.cells}) > 1
+    # constrained layout: the margins follow each column's labels (tight_layout would give every gap the
+    # width the row names need)
+    fig = plt.figure(figsize=(2.2 * 2 * kmax + 4.0, 2.9 * len(probs) + 1.0), constrained_layout=True)
+    gs = fig.add_gridspec(len(probs), 2 * kmax + 2, width_ratios=[1] * (2 * kmax) + [0.07, 1.3])
+    rhos, axes = {}, []
+    for i, prob in enumerate(probs):
+        im = None
+        for j, panel in enumerate(prob.panels):
+            for which in (0, 1):
+                ax = fig.add_subplot(gs[i, j + which * kmax])
+                im = heatmap(ax, prob, panel, which, vpt_varies, first=(j == 0 and which == 0))
+                axes.append(ax)
+        if im is not None and prob.norm is not None:
+            cb = fig.colorbar(im, cax=fig.add_subplot(gs[i, 2 * kmax]))
+            cb.set_label("time (µs)", fontsize=8)
+            ec.plain_log_ticks(cb.ax.yaxis)
+            cb.ax.tick_params(labelsize=7)
+        ax = fig.add_subplot(gs[i, 2 * kmax + 1])
+        rhos[prob.title] = parity(ax, prob)
+        axes.append(ax)
+    fig.suptitle(ec.figure_title(experiment, "measured and predicted time over the launch configurations", rows),
+                 fontsize=11)
+    ec.shared_legend(fig, axes)
+    return fig, rhos
+
+
+def main():
+    a = ec.parse_args(__doc__, "config-space", extra=lambda ap: ap.add_argument(
+        "--split", action="store_true", help="also write PREFIX_<problem>.png/.pdf, one pair per problem"))
+    rows = [r for r in ec.read_rows(a.csv, a.experiment, TOOL, REQUIRED) if ec.is_fused(r)]
+    if not rows:
+        raise SystemExit(f"{TOOL}: {a.csv}: no fused-kernel rows")
+    probs = problems(rows)
+    fig, rhos = draw(probs, rows, a.experiment)
+    ec.save(fig, a.out, TOOL)
+    if a.split:
+        for prob in probs:
+            r = prob.rows[0]
+            slug = f"N{r['nranks']}_H{r['hidden']}_T{r['tokens']}_{r['algo']}"
+            ec.save(draw([prob], prob.rows, a.experiment)[0], f"{a.out}_{slug}", TOOL)
+    table = []
+    for prob in probs:
+        row = [prob.title.replace("\n", " "), len(prob.cells), config_str(prob.best), prob.best_us]
+        for pol in ("trtllm", "model"):
+            key, us = prob.picks.get(pol, (None, NAN))
+            row += [config_str(key), us,
+                    100.0 * (us / prob.best_us - 1.0) if ec.finite(us) and ec.finite(prob.best_us) else NAN]
+        table.append(row + [rhos[prob.title]])
+    ec.print_table("config space: best configuration (tpb/cluster/grid/vpt) and the policies' picks; "
+                   "regret = pick / best - 1",
+                   ["problem", "configs", "best", "best us", "trtllm pick", "trtllm us", "trtllm regret %",
+                    "model pick", "model us", "model regret %", "spearman"], table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Figure of `arlab exp model-accuracy`: the timing model's predictions against the measurements.
+Left: predicted_us vs measured time of every fused-kernel row (log-log, identity line, +-10 % band),
+coloured by algorithm, with the MAPE and Spearman's rank correlation of the rows. Right: the regret of
+the model policy per problem, time of its pick / best measured time of the problem - 1 (the best over
+all fused rows of the problem: explicit candidates and policies), vs tokens; the trtllm policy's regret
+beside it for comparison. Statistics of the CSV's columns only: the model is not recomputed. Prints
+the statistics and the per-problem regret table.
+
+    python3 plots/plot_model_accuracy_exp.py --csv results/model-accuracy/model-accuracy.csv \\
+        --out results/model-accuracy/model-accuracy
+"""
+
+import exp_common as ec  # first: selects the Agg backend
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+TOOL = "plot_model_accuracy_exp"
+REQUIRED = ["predicted_us", "tpb", "cluster", "grid", "vecs_per_thread"]
+REGRET_POLICIES = {"model": ("o", True), "trtllm": ("^", False)}  # marker, filled
+NAN = float("nan")
+
+
+def parity(ax, rows):
+    """Predicted vs measured; returns (MAPE %, Spearman) of all rows with a prediction."""
+    pts = [(ec.headline_us(r), ec.num(r, "predicted_us"), r["algo"]) for r in rows]
+    pts = [p for p in pts if ec.finite(p[1]) and p[0] > 0 and p[1] > 0]
+    if not pts:
+        ec.no_data(ax, "no rows with predicted_us")
+        return NAN, NAN
+    lo = min(min(m, p) for m, p, _ in pts) * 0.8
+    hi = max(max(m, p) for m, p, _ in pts) * 1.25
+    ax.plot([lo, hi], [lo, hi], color="black", lw=1, label="predicted = measured")
+    ax.fill_between([lo, hi], [lo * 0.9, hi * 0.9], [lo * 1.1, hi * 1.1], color="gray", alpha=0.15, label="±10 %")
+    for algo in sorted({a for _, _, a in pts}):
+        sel = [(m, p) for m, p, a in pts if a == algo]
+        meas, pred = [m for m, _ in sel], [p for _, p in sel]
+        ax.scatter(meas, pred, s=12, alpha=0.7, color=ec.ALGO_COLORS.get(algo, "tab:gray"),
+                   label=f"{algo}: {len(sel)} rows, MAPE {ec.fmt(ec.mape_pct(pred, meas), 1)} %, "
+                         f"Spearman {ec.fmt(ec.spearman(meas, pred), 3)}")
+    meas, pred = [m for m, _, _ in pts], [p for _, p, _ in pts]
+    mape, rho = ec.mape_pct(pred, meas), ec.spearman(meas, pred)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    for axis in (ax.xaxis, ax.yaxis):
+        ec.plain_log_ticks(axis)
+    ax.set_xlabel("measured time per call (µs, median)")
+    ax.set_ylabel("predicted (µs)")
+    ax.set_title(f"{len(pts)} rows: MAPE {ec.fmt(mape, 1)} %, Spearman {ec.fmt(rho, 3)}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="best", fontsize=7)  # the place covering the fewest points
+    return mape, rho
+
+
+def regrets(rows):
+    """Per problem: [title, configs, best config, best us, per policy (pick, us, regret %), spearman]."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(ec.problem_key(r), []).append(r)
+    table, points = [], []
+    for key, rs in sorted(groups.items(), key=lambda kv: (kv[0][:4], kv[1][0]["nranks"], kv[1][0]["hidden"],
+                                                          kv[1][0]["algo"], kv[1][0]["tokens"])):
+        r0 = rs[0]
+        best = min(rs, key=ec.headline_us)
+        best_us = ec.headline_us(best)
+        row = [f"TP{r0['nranks']} H={r0['hidden']} T={r0['tokens']} {r0['algo']}", len(rs), ec.config_str(best),
+               best_us]
+        for pol in REGRET_POLICIES:
+            prs = [r for r in rs if r["policy"] == pol]
+            us = ec.median([ec.headline_us(r) for r in prs])
+            regret = 100.0 * (us / best_us - 1.0) if ec.finite(us) and best_us > 0 else NAN
+            row += [ec.config_str(prs[0]) if prs else "-", us, regret]
+            points.append((pol, r0, regret))
+        row.append(ec.spearman([ec.headline_us(r) for r in rs], [ec.num(r, "predicted_us") for r in rs]))
+        table.append(row)
+    return table, points
+
+
+def regret_panel(ax, points):
+    hiddens = sorted({r["hidden"] for _, r, _ in points})
+    offsets = {h: 2 ** (0.08 * (i - (len(hiddens) - 1) / 2)) for i, h in enumerate(hiddens)}  # keep H apart
+    drawn = []
+    for (pol, (marker, filled)) in REGRET_POLICIES.items():
+        for algo in sorted({r["algo"] for _, r, _ in points}):
+            sel = [(r["tokens"] * offsets[r["hidden"]], g) for p, r, g in points
+                   if p == pol and r["algo"] == algo and ec.finite(g)]
+            if not sel:
+                continue
+            color = ec.ALGO_COLORS.get(algo, "tab:gray")
+            ax.scatter([t for t, _ in sel], [g for _, g in sel], marker=marker, s=28, alpha=0.8,
+                       facecolors=color if filled else "none", edgecolors=color, label=f"{pol} policy, {algo}")
+            drawn += [g for _, g in sel]
+    if not drawn:
+        ec.no_data(ax, "no model or trtllm rows")
+    ax.axhline(0.0, color="black", lw=0.8)
+    ec.tokens_axis(ax, [r["tokens"] for _, r, _ in points])
+    ax.set_ylabel("regret (%): pick / best measured - 1")
+    ax.set_title("regret per problem" + (f" (H = {', '.join(map(str, hiddens))}: slightly offset in x)"
+                                          if len(hiddens) > 1 else ""), fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+
+
+def main():
+    a = ec.parse_args(__doc__, "model-accuracy")
+    rows = [r for r in ec.read_rows(a.csv, a.experiment, TOOL, REQUIRED) if ec.is_fused(r)]
+    if not rows:
+        raise SystemExit(f"{TOOL}: {a.csv}: no fused-kernel rows")
+    fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(14, 5.6))
+    mape, rho = parity(ax_p, rows)
+    table, points = regrets(rows)
+    regret_panel(ax_r, points)
+    fig.suptitle(ec.figure_title(a.experiment, "timing model predicted vs measured", rows), fontsize=11)
+    fig.tight_layout()
+    ec.save(fig, a.out, TOOL)
+    headers = ["problem", "rows", "best", "best us"]
+    for pol in REGRET_POLICIES:
+        headers += [f"{pol} pick", f"{pol} us", f"{pol} regret %"]
+    ec.print_table("model accuracy: regret per problem (pick / best measured - 1)", headers + ["spearman"], table)
+    n_pred = sum(1 for r in rows if ec.finite(ec.num(r, "predicted_us")))
+    print(f"\nmodel-accuracy: {n_pred} rows with a prediction, MAPE {ec.fmt(mape, 1)} %, Spearman {ec.fmt(rho, 3)}")
+    for pol in REGRET_POLICIES:
+        g = sorted(x for p, _, x in points if p == pol and ec.finite(x))
+        if g:
+            print(f"model-accuracy: {pol} policy regret over {len(g)} problems: median {ec.fmt(ec.median(g), 1)} %, "
+                  f"max {ec.fmt(g[-1], 1)} %, within 5 % of the best in {sum(x <= 5.0 for x in g)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+#!/bin/sh
+# CPU smoke test of the `arlab exp` figures (plots/plot_tokens.py, plot_fusion.py, plot_crossover.py,
+# plot_config_space.py, plot_model_accuracy_exp.py; helpers in plots/exp_common.py). It writes small
+# synthetic measurement CSVs -- the columns of common/measurement_schema.h, a fixed random seed, a few
+# awkward cells (no skew-free median, a failed check, no time at all, empty predictions of the baselines) --
+# runs every script on them, and checks that each wrote a non-empty PNG and PDF and printed the crossovers,
+# best configurations and model statistics the test computes itself from the same rows. Also: a CSV
+# without the implementation / allreduce_us_median columns (older schema) still plots, and a CSV of
+# another experiment is refused. No GPU, no arlab binary; a few seconds.
+# Usage: test_exp_plots.sh PYTHON SCRATCH_DIR   (PYTHON must import matplotlib; exit 77 = skipped when not)
+set -u
+if [ $# -ne 2 ]; then
+  echo "usage: $0 PYTHON SCRATCH_DIR" >&2
+  exit 2
+fi
+PY=$1
+SCRATCH=$2
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the source tree
+if ! "$PY" -c 'import matplotlib' >/dev/null 2>&1; then
+  echo "SKIP: $PY cannot import matplotlib (install python3-matplotlib)"
+  exit 77
+fi
+rm -rf "$SCRATCH/exp_plots"
+mkdir -p "$SCRATCH/exp_plots" || exit 1
+D=$SCRATCH/exp_plots
+
+# ---- synthetic CSVs and the expected lines (F<TAB>fixed string, E<TAB>extended regex) ---------------
+"$PY" - "$D" "$ROOT" <<'EOF' || { echo "FAIL: could not write the synthetic CSVs"; exit 1; }
+import csv, math, os, random, re, sys
+
+out, root = sys.argv[1], sys.argv[2]
+with open(os.path.join(root, "common", "measurement_schema.h")) as f:
+    COLS = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", f.read())
+for c in ("implementation", "allreduce_us_median"):  # appended to the schema; older headers lack them
+    if c not in COLS:
+        COLS.append(c)
+assert "skewfree_us_median" in COLS and "predicted_us" in COLS, COLS
+rng = random.Random(20261201)
+NAN = float("nan")
+
+
+def row(exp, node, n, h, t, algo, policy, us, impl="fused", cfg=(512, 1, 16, 1), pred=None, ar=None, suffix=""):
+    r = {c: "" for c in COLS}
+    emulated = node == "emulated"
+    r.update(experiment=f"{exp}/N={n} H={h} T={t} bf16 ar_res_rms pairwise {algo}{suffix}", git_sha="0123456789ab",
+             date_utc="2026-12-01T00:00:00Z", group_id=f"g-{exp}-{n}-{h}-{t}-{algo}", gpu="NVIDIA H200",
+             driver="580.159.04 (CUDA 13.0)", cuda="13.0", topology="emulated" if emulated else "mpi",
+             link="local" if emulated else "nvlink", sm_per_rank=(64 if n == 2 else 32) if emulated else 132,
+             nranks=n, dtype="bf16", pattern="ar_res_rms", algo=algo, acc="pairwise", tokens=t, hidden=h,
+             policy=policy, tpb=cfg[0], cluster=cfg[1], grid=cfg[2], vecs_per_thread=cfg[3], pdl=1, regs=52,
+             iters=100, rounds=10, stop_reason="noise", timing_source="cupti", headline="skew_free",
+             kernel_us_median=repr(us * 1.04), skewfree_us_median=repr(us), noise_pct="0.5", noise_target_met=1,
+             predicted_us="" if pred is None else repr(pred), check="pass", implementation=impl,
+             allreduce_us_median="nan" if ar is None else repr(ar))
+    return r
+
+
+def noisy(us):
+    return us * (1.0 + rng.uniform(-0.01, 0.01))
+
+
+def write(name, rows, cols=COLS):
+    with open(os.path.join(out, name), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def first_faster(a, b):  # smallest tokens where b < a
+    return min((t for t in a if t in b and b[t] < a[t]), default=None)
+
+
+expected = {}
+TOK = [1 << i for i in range(13)]  # 1 .. 4096
+
+# tokens: emulated TP2 (both algorithms) and TP4 (one-shot), four policies
+FACTOR = {"trtllm": 1.0, "legacy": 1.25, "occupancy": 1.1, "model": 0.97}
+rows = []
+for n, hs, algos in ((2, (4096, 8192), ("oneshot", "twoshot")), (4, (4096,), ("oneshot",))):
+    for h in hs:
+        for algo in algos:
+            for t in TOK:
+                for pol, fac in FACTOR.items():
+                    us = (4.0 + 0.0025 * t * h / 1024) * fac * (1.6 if algo == "twoshot" and t < 256 else 1.0)
+                    rows.append(row("tokens", "emulated", n, h, t, algo, pol, noisy(us)))
+rows[5]["skewfree_us_median"] = "nan"  # falls back to kernel_us_median
+rows[6]["check"] = "fail"  # dropped
+rows[7]["skewfree_us_median"] = rows[7]["kernel_us_median"] = ""  # no time: dropped
+write("tokens.csv", rows)
+write("tokens_old_schema.csv", rows, [c for c in COLS if c not in ("implementation", "allreduce_us_median")])
+
+# fusion: real TP2, fused trtllm / model vs NCCL (both H) and unfused (H = 8192)
+rows, exp_lines = [], []
+for h in (4096, 8192):
+    fused, nccl = {}, {}
+    for t in TOK[:12]:
+        s = t * h / 4096
+        fused[t] = noisy(6.0 + 0.012 * s)
+        rows.append(row("fusion", "real", 2, h, t, "oneshot", "trtllm", fused[t], pred=fused[t] * 1.05))
+        rows.append(row("fusion", "real", 2, h, t, "oneshot", "model", noisy(5.8 + 0.012 * s),
+                        pred=5.9 + 0.012 * s))
+        nccl[t] = noisy(14.0 + 0.006 * s)
+        rows.append(row("fusion", "real", 2, h, t, "oneshot", "nccl", nccl[t], impl="nccl", cfg=(0, 0, 0, 0),
+                        ar=nccl[t] * 0.7))
+        if h == 8192:
+            u = noisy(10.0 + 0.009 * s)
+            rows.append(row("fusion", "real", 2, h, t, "oneshot", "unfused", u, impl="unfused", ar=u * 0.75,
+                            pred=NAN))
+    tx = first_faster(fused, nccl)
+    assert tx is not None
+    expected.setdefault("fusion", []).append(
+        f"F\tTP2, H = {h}, oneshot, nccl vs fused trtllm: baseline faster from T={tx}")
+write("fusion.csv", rows)
+
+# crossover: emulated TP2 (H 4096, 8192) and TP4 (H 4096): trtllm one-/two-shot, unfused baselines
+rows = []
+for n, h in ((2, 4096), (2, 8192), (4, 4096)):
+    one, two = {}, {}
+    for t in TOK:
+        s = t * h / 4096 * (n - 1)
+        one[t] = noisy(5.0 + 0.010 * s)
+        two[t] = noisy(9.0 + 0.004 * s)
+        rows.append(row("crossover", "emulated", n, h, t, "oneshot", "trtllm", one[t]))
+        rows.append(row("crossover", "emulated", n, h, t, "twoshot", "trtllm", two[t], cfg=(512, 1, 64, 1)))
+        for algo, f in (("oneshot", one[t]), ("twoshot", two[t])):
+            rows.append(row("crossover", "emulated", n, h, t, algo, "unfused", f * 1.3 + 3.0, impl="unfused",
+                            cfg=(512, 1, 32, 1), ar=f * 1.1))
+    rows.append(row("crossover", "emulated", n, h, 64, "oneshot", "legacy", 99.0))  # not drawn: noted
+    expected.setdefault("crossover", []).append(
+        f"F\tTP{n}, H = {h}: two-shot faster from T={first_faster(one, two)}")
+write("crossover.csv", rows)
+
+# config-space: two problems, explicit candidates (tpb x cluster x grid) + three policies' picks
+rows = []
+for t, h, algo in ((128, 4096, "oneshot"), (1024, 8192, "twoshot")):
+    base = 4.0 + 0.003 * t * h / 1024
+    cells = {}
+
+    def us_of(tpb, cl, g):
+        return base * (1 + 0.15 * abs(math.log2(tpb / 512)) + 0.1 * abs(math.log2(g / 16)) + 0.05 * math.log2(cl))
+
+    for tpb in (128, 256, 512, 1024):
+        for cl in (1, 2, 4):
+            for g in (8, 16, 32, 64):
+                if (tpb == 1024 and cl == 4) or rng.random() < 0.1:
+                    continue  # not legal / not in the sweep: a grey cell
+                us = noisy(us_of(tpb, cl, g))
+                pred = NAN if rng.random() < 0.05 else us * (1 + rng.gauss(0, 0.08))
+                rows.append(row("config-space", "emulated", 2, h, t, algo, "explicit", us, cfg=(tpb, cl, g, 1),
+                                pred=pred, suffix=" explicit"))
+                cells.setdefault((tpb, cl, g, 1), []).append(us)
+    for pol, cfg in (("trtllm", (256, 2, 32, 1)), ("model", (512, 1, 16, 1)), ("legacy", (1024, 1, 8, 1))):
+        us = noisy(us_of(*cfg[:3]))
+        rows.append(row("config-space", "emulated", 2, h, t, algo, pol, us, cfg=cfg, pred=us * 1.05))
+        cells.setdefault(cfg, []).append(us)
+    best = min(((us, k) for k, v in cells.items() for us in v))[1]  # the fastest row's configuration
+    cfg = "/".join(map(str, best))
+    expected.setdefault("config-space", []).append(
+        f"E\t^TP2, H = {h}, T = {t}, {algo} +{len(cells)} +{cfg} ")
+rows.append(row("config-space", "emulated", 2, 4096, 128, "oneshot", "nccl", 30.0, impl="nccl"))  # not a cell
+write("config-space.csv", rows)
+
+# model-accuracy: emulated TP2, 16 problems, explicit candidates (one problem in two parts) + model, trtllm
+rows = []
+for h in (4096, 8192):
+    for algo in ("oneshot", "twoshot"):
+        for t in (1, 16, 128, 1024):
+            base = (4.0 if algo == "oneshot" else 7.0) + 0.003 * t * h / 1024
+            for i, tpb in enumerate((128, 256, 512, 1024, 256, 512)):
+                g = 16 if i < 4 else 32
+                us = noisy(base * (1 + 0.1 * abs(math.log2(tpb / 512)) + (0.05 if g == 32 else 0)))
+                part = " part 2" if (h, algo, t) == (4096, "oneshot", 16) and i >= 3 else ""
+                rows.append(row("model-accuracy", "emulated", 2, h, t, algo, "explicit", us, cfg=(tpb, 1, g, 1),
+                                pred=us * (1 + rng.gauss(0, 0.1)), suffix=" explicit" + part))
+            for pol, fac in (("model", 1.02), ("trtllm", 1.08)):
+                us = noisy(base * fac)
+                rows.append(row("model-accuracy", "emulated", 2, h, t, algo, pol, us, cfg=(512, 1, 16, 1),
+                                pred=NAN if (pol == "trtllm" and t == 1) else us * (1 + rng.gauss(0, 0.1)),
+                                suffix=" model"))
+write("model-accuracy.csv", rows)
+meas = [float(r["skewfree_us_median"]) for r in rows]
+pred = [float(r["predicted_us"]) if r["predicted_us"] else NAN for r in rows]
+pairs = [(m, p) for m, p in zip(meas, pred) if not math.isnan(p)]
+mape = 100.0 * sum(abs(p / m - 1) for m, p in pairs) / len(pairs)
+
+
+def ranks(v):
+    order = sorted(range(len(v)), key=lambda i: v[i])
+    r = [0] * len(v)
+    for k, i in enumerate(order):
+        r[i] = k + 1
+    return r
+
+
+rm, rp = ranks([m for m, _ in pairs]), ranks([p for _, p in pairs])
+n = len(pairs)
+rho = 1 - 6 * sum((a - b) ** 2 for a, b in zip(rm, rp)) / (n * (n * n - 1))  # no ties in continuous data
+expected["model-accuracy"] = [
+    f"F\tmodel-accuracy: {n} rows with a prediction, MAPE {mape:.1f} %, Spearman {rho:.3f}",
+    "F\tmodel policy regret over 16 problems"]
+for name, lines in expected.items():
+    with open(os.path.join(out, f"expected_{name}.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+EOF
+
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# check_files PREFIX: PREFIX.png is a non-empty PNG, PREFIX.pdf a non-empty PDF.
+check_files() {
+  { [ -s "$1.png" ] && [ "$(head -c 4 "$1.png" | tail -c 3)" = PNG ]; } || fail "$1.png missing, empty or not a PNG"
+  { [ -s "$1.pdf" ] && [ "$(head -c 4 "$1.pdf")" = "%PDF" ]; } || fail "$1.pdf missing, empty or not a PDF"
+}
+
+# run_plot SCRIPT CSV PREFIX [ARGS...]: the script succeeds and writes PREFIX.png/.pdf; output in PREFIX.log.
+run_plot() {
+  script=$1
+  csv=$2
+  prefix=$3
+  shift 3
+  if "$PY" "$ROOT/plots/$script" --csv "$D/$csv" --out "$D/$prefix" "$@" >"$D/$prefix.log" 2>&1; then
+    echo "== $script $csv: ok"
+  else
+    cat "$D/$prefix.log"
+    fail "$script on $csv exited non-zero"
+  fi
+  check_files "$D/$prefix"
+}
+
+# check_expected NAME LOG: every line of expected_NAME.txt is found in LOG.
+check_expected() {
+  [ -f "$D/expected_$1.txt" ] || return 0
+  while IFS="$(printf '\t')" read -r kind text; do
+    if [ "$kind" = F ]; then grep -qF -- "$text" "$2" || fail "$1: no line containing '$text' in $2"
+    else grep -qE -- "$text" "$2" || fail "$1: no line matching /$text/ in $2"; fi
+  done <"$D/expected_$1.txt"
+}
+
+run_plot plot_tokens.py tokens.csv tokens
+run_plot plot_tokens.py tokens_old_schema.csv tokens_old_schema
+run_plot plot_fusion.py fusion.csv fusion
+run_plot plot_crossover.py crossover.csv crossover
+run_plot plot_config_space.py config-space.csv config-space --split
+check_files "$D/config-space_N2_H4096_T128_oneshot"
+check_files "$D/config-space_N2_H8192_T1024_twoshot"
+run_plot plot_model_accuracy_exp.py model-accuracy.csv model-accuracy
+for name in fusion crossover config-space model-accuracy; do
+  check_expected "$name" "$D/$name.log"
+done
+grep -q "dropped 1 row(s) that failed the correctness check" "$D/tokens.log" ||
+  fail "tokens: the row that failed its check was not reported"
+grep -q "dropped 1 row(s) without a finite time" "$D/tokens.log" ||
+  fail "tokens: the row without a time was not reported"
+grep -q "1 of .* row(s) have no skew-free median" "$D/tokens.log" ||
+  fail "tokens: the kernel_us_median fallback was not reported"
+
+# A CSV of another experiment is refused with a message naming the experiment.
+if "$PY" "$ROOT/plots/plot_tokens.py" --csv "$D/fusion.csv" --out "$D/wrong" >"$D/wrong.log" 2>&1; then
+  fail "plot_tokens.py accepted fusion.csv"
+fi
+grep -q "no rows of experiment 'tokens'" "$D/wrong.log" ||
+  { cat "$D/wrong.log"; fail "the refusal of fusion.csv names no experiment"; }
+
+for log in "$D"/*.log; do
+  echo "---- $(basename "$log")"
+  cat "$log"
+done
+[ $status -eq 0 ] && echo "PASS: all exp figures written and their summaries checked" || echo "FAILED"
+exit $status

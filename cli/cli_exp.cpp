@@ -64,7 +64,22 @@ struct ExpOptions {
   bool list = false;
   std::vector<std::string> merge;  // shard CSVs to join into OUT/NAME/NAME.csv
   RunOptions run;                  // timing, seed, distribution, timeout, device, calibration, ...
+  std::string calibration = "auto";  // auto: the measured calibration of the node kind, when found
 };
+
+// --calibration auto: the measured H200 calibration of the node the experiment runs on
+// (data/calibration/h200_nvlink.csv on a real node, h200_emulated.csv on the emulated one), looked for
+// in this source tree, then under the working directory; the built-in priors when neither exists.
+// The model policy chooses with it and every row's predicted_us comes from it.
+std::string resolve_calibration(const std::string& given, bool real_node) {
+  if (given != "auto") return given;
+  const std::string file = real_node ? "h200_nvlink.csv" : "h200_emulated.csv";
+  for (const std::string& dir : {std::string(ARLAB_SOURCE_DIR), std::string(".")}) {
+    const std::string path = dir + "/data/calibration/" + file;
+    if (std::filesystem::exists(path)) return path;
+  }
+  return "";  // built-in priors
+}
 
 std::string csv_path(const ExpOptions& o) { return o.out_dir + "/" + o.name + "/" + o.name + ".csv"; }
 std::string figure_prefix(const ExpOptions& o) { return o.out_dir + "/" + o.name + "/" + o.name; }
@@ -85,18 +100,21 @@ std::string plot_script(const std::string& name) {
 void make_figures(const ExpOptions& o) {
   if (o.no_plots) return;
   const std::string script = plot_script(o.name);
-  std::string path;
-  for (const std::string& dir : {std::string(ARLAB_SOURCE_DIR) + "/plots", std::string("plots")})
-    if (std::filesystem::exists(dir + "/" + script)) {
-      path = dir + "/" + script;
+  std::string root;  // a source tree holding plots/ and scripts/find-python.sh
+  for (const std::string& dir : {std::string(ARLAB_SOURCE_DIR), std::string(".")})
+    if (std::filesystem::exists(dir + "/plots/" + script)) {
+      root = dir;
       break;
     }
-  if (path.empty()) {
+  if (root.empty()) {
     std::printf("  figures: plots/%s not found (run scripts/figures.sh from the source tree)\n", script.c_str());
     return;
   }
-  const std::string cmd = "python3 -c 'import matplotlib' >/dev/null 2>&1 && python3 '" + path + "' --csv '" +
-                          csv_path(o) + "' --out '" + figure_prefix(o) + "'";
+  // The experiment scripts read the rows of one experiment (seed uses the tokens figure).
+  const std::string which = o.name == "numerics" ? "" : " --experiment '" + o.name + "'";
+  // scripts/find-python.sh: a python3 that imports matplotlib (Debian's before one earlier on PATH).
+  const std::string cmd = "py=$('" + root + "/scripts/find-python.sh' 2>/dev/null) && \"$py\" '" + root + "/plots/" +
+                          script + "' --csv '" + csv_path(o) + "' --out '" + figure_prefix(o) + "'" + which;
   const int rc = std::system(cmd.c_str());
   if (rc == 0)
     std::printf("  figures: %s.png / .pdf\n", figure_prefix(o).c_str());
@@ -273,9 +291,15 @@ void run_cases(ExpRun& run, const std::vector<exp::ExpCase>& cases, harness::Nod
   }
 }
 
-void run_gpu_experiment(const ExpOptions& o) {
+void run_gpu_experiment(const ExpOptions& given) {
   harness::request_device_connections();  // before the first CUDA call
   const harness::LaunchEnv launch = harness::detect_launch(harness::process_env);
+  ExpOptions o = given;
+  o.run.calibration = resolve_calibration(given.calibration, harness::is_multi_process(launch));
+  if (launch.world_rank <= 0)
+    std::printf("arlab exp %s: calibration %s\n", o.name.c_str(),
+                o.run.calibration.empty() ? "built-in priors (no measured H200 calibration found)"
+                                          : o.run.calibration.c_str());
   const Plan checked = make_plan(o.run);  // every run option checked before any device is touched
   (void)checked;
   exp::parse_shard(o.shard);
@@ -394,7 +418,9 @@ void run_gpu_experiment(const ExpOptions& o) {
 
 #else
 
-void run_gpu_experiment(const ExpOptions& o) {
+void run_gpu_experiment(const ExpOptions& given) {
+  ExpOptions o = given;
+  o.run.calibration = resolve_calibration(given.calibration, false);
   make_plan(o.run);
   throw std::runtime_error("`arlab exp " + o.name + "` measures on a GPU, and this arlab was built without CUDA; "
                            "`arlab exp numerics` and `arlab exp NAME --merge` run anywhere");
@@ -446,7 +472,10 @@ void add_exp_command(CLI::App& app) {
   sub->add_option("--distribution", r.distribution, "normal, uniform or heavy_tailed")->capture_default_str();
   sub->add_option("--timeout-ms", r.timeout_ms, "bound of every device spin-wait (ms)")->capture_default_str();
   sub->add_option("--device", r.device, "GPU of the emulated node")->capture_default_str();
-  sub->add_option("--calibration", r.calibration, "model calibration CSV (predicted_us column; default built-in)");
+  sub->add_option("--calibration", o->calibration,
+                  "model calibration CSV for the model policy and predicted_us; auto: the measured H200 calibration "
+                  "of the node kind (data/calibration/h200_{emulated,nvlink}.csv), else the built-in priors")
+      ->capture_default_str();
   sub->add_flag("--no-cupti", r.no_cupti, "time with CUDA events only");
   sub->callback([o] { run_exp(*o); });
 }

@@ -39,6 +39,9 @@ TOKENS_LABEL = "tokens per call"
 # Extra facet columns: part of a facet's key (and title) only when they vary among the rows of one rank
 # count (the emulated node's SMs per rank follow from N; TP2 measured on two nodes does not).
 FACET_EXTRAS = ["topology", "link", "sm_per_rank", "dtype", "pattern", "acc"]
+ALGO_NAMES = {"oneshot": "one-shot", "twoshot": "two-shot"}
+MERGED_POLICIES = ("model",)  # fused policies that pick the algorithm themselves: one line over both algorithms
+SAVE = {"formats": ("png", "pdf"), "dpi": 150.0}  # set by parse_args (--formats, --dpi)
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -50,9 +53,20 @@ def parse_args(doc, experiment, extra=None):
     ap.add_argument("--out", required=True, help="output prefix: writes PREFIX.png and PREFIX.pdf")
     ap.add_argument("--experiment", default=experiment,
                     help=f"keep the rows whose experiment cell is NAME/KEY (default: {experiment})")
+    ap.add_argument("--formats", default="png,pdf",
+                    help="comma-separated file formats to write (default: png,pdf; e.g. png for a README image)")
+    ap.add_argument("--dpi", type=float, default=150.0, help="resolution of the PNG (default: 150)")
     if extra:
         extra(ap)
-    return ap.parse_args()
+    a = ap.parse_args()
+    formats = tuple(f.strip().lower() for f in a.formats.split(",") if f.strip())
+    bad = [f for f in formats if f not in ("png", "pdf", "svg")]
+    if not formats or bad:
+        ap.error(f"--formats {a.formats}: expected a comma-separated list of png, pdf, svg")
+    if not a.dpi > 0:
+        ap.error("--dpi must be positive")
+    SAVE.update(formats=formats, dpi=a.dpi)
+    return a
 
 
 def num(row, col):
@@ -143,15 +157,22 @@ def case_key(row):
     return row["experiment"].split("/", 1)[1]
 
 
-_PROBLEM_RE = re.compile(r"N=\d+ H=\d+ T=\d+ \S+ \S+ \S+ \S+")
+_PROBLEM_RE = re.compile(r"(N=\d+ H=\d+ T=\d+ \S+ \S+ \S+) (\S+)")
 
 
-def problem_key(row):
+def problem_key(row, with_algo=True):
     """The problem a row measured: its node and its case key without the suffix an experiment adds
-    (" model", " explicit", " part 2"), so the groups of one problem compare with each other."""
+    (" model", " explicit", " part 2"), so the groups of one problem compare with each other. Without
+    the algorithm (with_algo=False) the problem is (node, N, H, T, dtype, pattern, acc): what the model
+    policy, which picks the algorithm itself, solves -- its rows sit in the "... oneshot model" case
+    whatever algorithm it picked."""
     key = case_key(row)
     m = _PROBLEM_RE.match(key)
-    return (row["topology"], row["link"], row["gpu"], row["sm_per_rank"], m.group(0) if m else key)
+    if m:
+        key = m.group(0) if with_algo else m.group(1)
+    elif not with_algo:
+        key = f"N={row['nranks']} H={row['hidden']} T={row['tokens']} {row['dtype']} {row['pattern']} {row['acc']}"
+    return (row["topology"], row["link"], row["gpu"], row["sm_per_rank"], key)
 
 
 # --------------------------------------------------------------------------------------------- labels
@@ -161,18 +182,22 @@ def short_gpu(gpu):
 
 
 def node_label(rows):
-    """The node(s) of the rows, e.g. "emulated TP2 (1×H200, green-context partitions of 64 SMs)" or
-    "real TP2 (2×H200, NVLink)"; several nodes are joined with "; "."""
+    """The node(s) of the rows, e.g. "emulated TP2 (1×H200, green-context partitions of 64 SMs)",
+    "emulated TP2/TP4/TP8 (1×H200, green-context partitions of 64/32/16 SMs)" or "real TP2 (2×H200,
+    NVLink)"; several nodes are joined with "; "."""
     nodes = {}
     for r in rows:
-        nodes.setdefault((r["topology"], r["link"], short_gpu(r["gpu"]), r["sm_per_rank"]), set()).add(r["nranks"])
+        nodes.setdefault((r["topology"], r["link"], short_gpu(r["gpu"])), {}).setdefault(r["nranks"], set()).add(
+            r["sm_per_rank"])
     parts = []
-    for (topo, link, gpu, sms), ns in sorted(nodes.items(), key=lambda kv: (kv[0][:3], min(kv[1]))):
-        ns = sorted(ns)
+    for (topo, link, gpu), by_n in sorted(nodes.items(), key=lambda kv: (kv[0], min(kv[1]))):
+        ns = sorted(by_n)
         tp = "/".join(f"TP{n}" for n in ns)
         link_name = "NVLink" if link == "nvlink" else link
         if topo == "emulated":
-            parts.append(f"emulated {tp} (1×{gpu}, green-context partitions of {sms} SMs)")
+            sms = ["/".join(sorted(by_n[n], key=lambda v: int(v) if v.isdigit() else 0)) for n in ns]
+            sms = list(dict.fromkeys(sms))  # one value when every N has the same partitions
+            parts.append(f"emulated {tp} (1×{gpu}, green-context partitions of {'/'.join(sms)} SMs)")
         elif topo in ("mpi", "p2p"):
             gpus = f"{ns[0]}×{gpu}" if len(ns) == 1 else f"one {gpu} per rank"
             parts.append(f"real {tp} ({gpus}, {link_name})")
@@ -195,33 +220,84 @@ def figure_title(experiment, what, rows):
     return f"arlab exp {experiment}: {', '.join([what] + extra)}\n{node_label(rows)}"
 
 
+def algo_name(algo):
+    """"one-shot" / "two-shot" (other values as they are)."""
+    return ALGO_NAMES.get(algo, algo)
+
+
+def baseline_label(impl, algo=""):
+    """The legend name of a baseline: "unfused: arlab one-shot all-reduce + separate norm kernel",
+    "nccl: ncclAllReduce + separate norm kernel"."""
+    if impl == "unfused":
+        return f"unfused: arlab {algo_name(algo) + ' ' if algo else ''}all-reduce + separate norm kernel"
+    if impl == "nccl":
+        return "nccl: ncclAllReduce + separate norm kernel"
+    return f"{impl} {algo}".strip()
+
+
 def series_key(row, fused_prefix=""):
-    """Sort key and label of the line a row belongs to: fused "[fused_prefix]POLICY ALGO",
-    "unfused (ALGO AR + norm)", "NCCL AR + norm"."""
+    """Sort key and label of the line a row belongs to: fused "[fused_prefix]POLICY ALGO" -- one line
+    "[fused_prefix]POLICY" over both algorithms for the policies that pick the algorithm themselves
+    (MERGED_POLICIES: model) --, then the baselines (baseline_label; NCCL over both algorithms' cases)."""
     impl = implementation(row)
     if impl == "fused":
         pol = row["policy"]
         order = POLICY_ORDER.index(pol) if pol in POLICY_ORDER else len(POLICY_ORDER)
+        if pol in MERGED_POLICIES:
+            return (0, order, pol, ""), f"{fused_prefix}{pol}"
         return (0, order, pol, row["algo"]), f"{fused_prefix}{pol} {row['algo']}"
     if impl == "unfused":
-        return (1, 0, impl, row["algo"]), f"unfused ({row['algo']} AR + norm)"
+        return (1, 0, impl, row["algo"]), baseline_label(impl, row["algo"])
     if impl == "nccl":
-        return (2, 0, impl, ""), "NCCL AR + norm"
-    return (3, 0, impl, row["algo"]), f"{impl} {row['algo']}"
+        return (2, 0, impl, ""), baseline_label(impl)
+    return (3, 0, impl, row["algo"]), baseline_label(impl, row["algo"])
 
 
 def style(row):
     """matplotlib keyword arguments of a row's line: colour by policy (baselines: by implementation),
-    line style and marker by algorithm (NCCL: dash-dot, triangles)."""
+    line style and marker by algorithm (NCCL: dash-dot, triangles; a MERGED_POLICIES line: solid, its
+    markers per point by algorithm, see draw_series)."""
     impl = implementation(row)
     ls, marker = ALGO_STYLES.get(row["algo"], ("-", "o"))
     if impl == "fused":
         color = POLICY_COLORS.get(row["policy"], "tab:olive")
+        if row["policy"] in MERGED_POLICIES:
+            ls = "-"
     else:
         color = BASELINE_COLORS.get(impl, "tab:pink")
         if impl == "nccl":
             ls, marker = "-.", "^"
     return {"color": color, "linestyle": ls, "marker": marker}
+
+
+def point_algo(algos):
+    """The algorithm of a point measured by rows of these algorithms: the one, or "a+b" when mixed."""
+    return "+".join(sorted(set(algos))) or "?"
+
+
+def draw_series(ax, label, st, pts, lw=1.4, ms=4.0, **kw):
+    """One line of [(x, y, algo)] (non-finite y left out): its markers by the style, or -- when the points'
+    algorithms differ (the model policy's own picks) -- per point by algorithm (ALGO_STYLES: o one-shot,
+    s two-shot, D mixed), with legend entries "POLICY's pick: one-shot" / "two-shot" for them. Returns
+    the set of per-point algorithms drawn when they differ, else an empty set."""
+    pts = [(x, y, a) for x, y, a in pts if finite(y)]
+    if not pts:
+        return set()
+    xs, ys = [x for x, _, _ in pts], [y for _, y, _ in pts]
+    algos = {a for _, _, a in pts}
+    if len(algos) <= 1:
+        ax.plot(xs, ys, label=label, lw=lw, ms=ms, **st, **kw)
+        return set()
+    line = {k: v for k, v in st.items() if k != "marker"}
+    ax.plot(xs, ys, label=label, lw=lw, **line, **kw)
+    name = label.split()[-1] if label else "policy"
+    for algo in sorted(algos):
+        sel = [(x, y) for x, y, a in pts if a == algo]
+        marker = ALGO_STYLES.get(algo, ("-", "D"))[1]
+        ax.plot([x for x, _ in sel], [y for _, y in sel], ls="none", marker=marker, ms=ms + 1.0,
+                color=st.get("color"), markeredgecolor="black", markeredgewidth=0.5,
+                label=f"{name}'s pick: {algo_name(algo)}", **kw)
+    return algos
 
 
 # --------------------------------------------------------------------------------------------- grouping
@@ -247,14 +323,16 @@ def facets(rows, base=("nranks", "hidden")):
 
 
 def series(rows, fused_prefix=""):
-    """{label: (style, [(tokens, median headline us)])} of the rows, ordered by series_key; rows measured
-    twice at one tokens value (a case split in parts, NCCL in both algorithms' cases) give their median."""
+    """{label: (style, [(tokens, median headline us, algo)])} of the rows, ordered by series_key; rows
+    measured twice at one tokens value (a case split in parts, NCCL in both algorithms' cases) give their
+    median; algo is the point's algorithm (point_algo: the model policy's line changes it per point)."""
     groups = {}
     for r in rows:
         key, label = series_key(r, fused_prefix)
-        groups.setdefault((key, label), {"style": style(r), "pts": {}})["pts"].setdefault(r["tokens"], []).append(
-            headline_us(r))
-    return {label: (g["style"], sorted((t, median(v)) for t, v in g["pts"].items()))
+        g = groups.setdefault((key, label), {"style": style(r), "pts": {}})
+        g["pts"].setdefault(r["tokens"], []).append((headline_us(r), r["algo"]))
+    return {label: (g["style"], sorted((t, median([u for u, _ in v]), point_algo(a for _, a in v))
+                                       for t, v in g["pts"].items()))
             for (key, label), g in sorted(groups.items())}
 
 
@@ -372,6 +450,22 @@ def no_data(ax, what="no data"):
     ax.text(0.5, 0.5, what, transform=ax.transAxes, ha="center", va="center", color="gray")
 
 
+def tight_below_title(fig, top_in=0.08):
+    """tight_layout below the suptitle (figure_title), which is first moved to top_in inches under the top
+    edge: tight_layout reserves the title's height at the very top, but the default place (y = 0.98 of
+    the figure) lies lower on a tall figure, and the first row's panel titles then run into it."""
+    title = fig._suptitle  # noqa: SLF001 -- the Figure's suptitle Text, None without one
+    if title is not None:
+        title.set_y(1.0 - top_in / fig.get_figheight())
+        title.set_verticalalignment("top")
+    fig.tight_layout()
+
+
+def footnote(fig, text):
+    """A note under the axes, in small grey type (kept in the file by bbox_inches="tight")."""
+    fig.text(0.01, 0.0, text, ha="left", va="top", fontsize=8, color="0.3", wrap=False)
+
+
 def shared_legend(fig, axes):
     """One legend for the figure, right of the axes (so it covers no data), entries deduplicated by label."""
     seen = {}
@@ -385,14 +479,15 @@ def shared_legend(fig, axes):
 
 
 def save(fig, prefix, tool):
-    """PREFIX.png and PREFIX.pdf, the bounding box grown to the legend outside the axes."""
+    """PREFIX.png and PREFIX.pdf (--formats, --dpi of parse_args), the bounding box grown to the legend
+    outside the axes."""
     d = os.path.dirname(prefix)
     if d:
         os.makedirs(d, exist_ok=True)
-    for ext in ("png", "pdf"):
-        fig.savefig(f"{prefix}.{ext}", dpi=150, bbox_inches="tight")
+    for ext in SAVE["formats"]:
+        fig.savefig(f"{prefix}.{ext}", dpi=SAVE["dpi"], bbox_inches="tight")
     plt.close(fig)
-    print(f"{tool}: wrote {prefix}.png and {prefix}.pdf")
+    print(f"{tool}: wrote " + " and ".join(f"{prefix}.{ext}" for ext in SAVE["formats"]))
 
 
 # ------------------------------------------------------------------------------------------------ text

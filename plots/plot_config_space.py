@@ -6,8 +6,12 @@ the matching heatmaps of predicted_us on the same colour scale, then predicted v
 problem's configurations with Spearman's rank correlation. The candidates are the rows of policy
 "explicit"; the policies' rows (trtllm, model, ...) are cells too. Marked: the trtllm policy's pick
 (star), the model policy's pick (diamond) and the best measured configuration (red ring). Grey cells
-were not measured (illegal or not in the sweep). Prints per problem the best configuration, the picks
-and their regret (pick / best - 1).
+were not measured (illegal or not in the sweep). When the candidates are a thinned sample (less than
+SPARSE of the heatmaps' cells measured for some problem), the heatmaps would be mostly grey: each problem
+then gets two scatter panels instead, threads per block (x) by grid size (y) coloured by the measured and
+the predicted time, the marker's shape showing the cluster size and its size vecs_per_thread. Prints per
+problem the best configuration (by the median of its rows), the best of the explicit candidates alone,
+the picks and their regret (pick / best - 1).
 
     python3 plots/plot_config_space.py --csv results/config-space/config-space.csv \\
         --out results/config-space/config-space [--split]
@@ -27,6 +31,8 @@ PICKS = {"trtllm": ("*", "white", "trtllm policy's pick"), "model": ("D", "magen
 CMAP = matplotlib.colormaps["viridis"].copy()
 CMAP.set_bad("0.88")  # configurations without a row
 NAN = float("nan")
+SPARSE = 0.4  # below this fraction of measured heatmap cells: scatter panels instead of heatmaps
+CLUSTER_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "h"]  # per cluster size, in increasing order
 
 
 class Problem:
@@ -46,13 +52,17 @@ class Problem:
             prs = [r for r in rows if r["policy"] == pol and self.config(r) is not None]
             if prs:
                 self.picks[pol] = (self.config(prs[0]), ec.median([ec.headline_us(r) for r in prs]))
-        timed = [(ec.headline_us(r), self.config(r)) for r in rows if self.config(r) is not None]
-        self.best_us, self.best = min(timed) if timed else (NAN, None)  # the fastest row, as the picks' times
+        # the fastest configuration, by the median of its rows like the picks' times (a pick that is the
+        # best then has regret 0, not the spread between its repeated rows)
+        timed = [(m, k) for k, (m, _) in self.cells.items() if ec.finite(m)]
+        self.best_us, self.best = min(timed) if timed else (NAN, None)
         self.panels = sorted({k[:2] for k in self.cells})
         self.tpbs = sorted({k[2] for k in self.cells})
         self.grids = sorted({k[3] for k in self.cells})
         values = [v for pair in self.cells.values() for v in pair if ec.finite(v) and v > 0]
         self.norm = mcolors.LogNorm(min(values), max(values)) if values else None
+        # fraction of the heatmaps' cells (panel x tpb x grid) that were measured
+        self.fill = len(self.cells) / max(1, len(self.panels) * len(self.tpbs) * len(self.grids))
 
     @staticmethod
     def config(r):
@@ -115,6 +125,58 @@ def heatmap(ax, prob, panel, which, vpt_varies, first):
     return im
 
 
+def log2_axis(axis, values):
+    """A log2 axis with ticks at the powers of two spanning values, written as plain integers."""
+    lo, hi = min(values), max(values)
+    ticks = [2 ** k for k in range(int(math.floor(math.log2(lo))), int(math.ceil(math.log2(hi))) + 1)]
+    axis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    axis.set_major_formatter(matplotlib.ticker.FixedFormatter([str(t) for t in ticks]))
+    axis.set_minor_locator(matplotlib.ticker.NullLocator())
+
+
+def scatter_space(ax, prob, which, clusters, vpts, first):
+    """Measured (which = 0) or predicted (1) time of the problem's configurations as points over threads per
+    block (x) and grid size (y): colour = time, marker = cluster size, marker size = vecs_per_thread."""
+    im = None
+    for cl in clusters:
+        for vpt in vpts:
+            sel = [(k[2], k[3], v[which]) for k, v in prob.cells.items()
+                   if k[0] == cl and k[1] == vpt and ec.finite(v[which])]
+            if sel:
+                im = ax.scatter([t for t, _, _ in sel], [g for _, g, _ in sel], c=[v for _, _, v in sel], cmap=CMAP,
+                                norm=prob.norm, marker=CLUSTER_MARKERS[clusters.index(cl) % len(CLUSTER_MARKERS)],
+                                s=22 * (1 + vpts.index(vpt)), edgecolors="black", linewidths=0.3, zorder=2)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    log2_axis(ax.xaxis, prob.tpbs)
+    log2_axis(ax.yaxis, prob.grids)
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel("threads per block", fontsize=8)
+    ax.set_ylabel((f"{prob.title}\n" if first else "") + "grid (blocks)", fontsize=8)
+    ax.grid(True, alpha=0.3)
+    n = sum(1 for v in prob.cells.values() if ec.finite(v[which]))
+    ax.set_title(f"{('measured', 'predicted')[which]} ({n} configurations)", fontsize=8)
+    for pol, (key, _) in sorted(prob.picks.items()):
+        if pol in PICKS:
+            marker, face, label = PICKS[pol]
+            ax.scatter([key[2]], [key[3]], marker=marker, s=150, c=face, edgecolors="black", linewidths=0.9,
+                       label=label, zorder=3)
+    if prob.best is not None:
+        ax.scatter([prob.best[2]], [prob.best[3]], marker="o", s=320, facecolors="none", edgecolors="red",
+                   linewidths=1.6, label="best measured", zorder=4)
+    return im
+
+
+def scatter_legend(ax, clusters, vpts):
+    """Legend entries (grey proxies) of the scatter panels' marker shapes and sizes."""
+    for i, cl in enumerate(clusters):
+        ax.scatter([], [], marker=CLUSTER_MARKERS[i % len(CLUSTER_MARKERS)], s=30, c="0.6", edgecolors="black",
+                   linewidths=0.3, label=f"cluster {cl}")
+    for i, vpt in enumerate(vpts):
+        ax.scatter([], [], marker="o", s=22 * (1 + i), c="0.6", edgecolors="black", linewidths=0.3,
+                   label=f"vecs_per_thread {vpt}")
+
+
 def parity(ax, prob):
     """Predicted vs measured of the problem's configurations; returns Spearman's rho."""
     pairs = [(m, p, k) for k, (m, p) in prob.cells.items() if ec.finite(m) and ec.finite(p)]
@@ -151,7 +213,10 @@ def parity(ax, prob):
 
 
 def draw(probs, rows, experiment):
-    """One figure: a row of panels per problem. Returns (fig, {problem title: rho})."""
+    """One figure: a row of panels per problem -- heatmaps, or scatter panels when the candidates are
+    sparse (SPARSE). Returns (fig, {problem title: rho})."""
+    if min(p.fill for p in probs) < SPARSE:
+        return draw_sparse(probs, rows, experiment)
     kmax = max(len(p.panels) for p in probs)
     vpt_varies = len({k[1] for p in probs for k in p.cells}) > 1
     # constrained layout: the margins follow each column's labels (tight_layout would give every gap the
@@ -166,16 +231,47 @@ def draw(probs, rows, experiment):
                 ax = fig.add_subplot(gs[i, j + which * kmax])
                 im = heatmap(ax, prob, panel, which, vpt_varies, first=(j == 0 and which == 0))
                 axes.append(ax)
-        if im is not None and prob.norm is not None:
-            cb = fig.colorbar(im, cax=fig.add_subplot(gs[i, 2 * kmax]))
-            cb.set_label("time (µs)", fontsize=8)
-            ec.plain_log_ticks(cb.ax.yaxis)
-            cb.ax.tick_params(labelsize=7)
+        colorbar(fig, gs[i, 2 * kmax], im, prob)
         ax = fig.add_subplot(gs[i, 2 * kmax + 1])
         rhos[prob.title] = parity(ax, prob)
         axes.append(ax)
     fig.suptitle(ec.figure_title(experiment, "measured and predicted time over the launch configurations", rows),
                  fontsize=11)
+    ec.shared_legend(fig, axes)
+    return fig, rhos
+
+
+def colorbar(fig, spec, im, prob):
+    if im is not None and prob.norm is not None:
+        cb = fig.colorbar(im, cax=fig.add_subplot(spec))
+        cb.set_label("time (µs)", fontsize=8)
+        ec.plain_log_ticks(cb.ax.yaxis)
+        cb.ax.tick_params(labelsize=7)
+
+
+def draw_sparse(probs, rows, experiment):
+    """The figure for thinned candidates: per problem, measured and predicted scatter panels over
+    (threads per block, grid), a colour bar and predicted vs measured."""
+    print(f"{TOOL}: note: {min(p.fill for p in probs):.0%} of the heatmap cells of a problem measured (a thinned "
+          "sample): scatter panels over (threads per block, grid) instead of heatmaps")
+    clusters = sorted({k[0] for p in probs for k in p.cells})
+    vpts = sorted({k[1] for p in probs for k in p.cells})
+    fig = plt.figure(figsize=(14.0, 3.3 * len(probs) + 1.0), constrained_layout=True)
+    gs = fig.add_gridspec(len(probs), 4, width_ratios=[1.25, 1.25, 0.06, 1.0])
+    rhos, axes = {}, []
+    for i, prob in enumerate(probs):
+        im = None
+        for which in (0, 1):
+            ax = fig.add_subplot(gs[i, which])
+            im = scatter_space(ax, prob, which, clusters, vpts, first=(which == 0)) or im
+            axes.append(ax)
+        colorbar(fig, gs[i, 2], im, prob)
+        ax = fig.add_subplot(gs[i, 3])
+        rhos[prob.title] = parity(ax, prob)
+        axes.append(ax)
+    scatter_legend(axes[0], clusters, vpts)
+    fig.suptitle(ec.figure_title(experiment, "measured and predicted time over the launch configurations "
+                                 "(a thinned sample of them)", rows), fontsize=11)
     ec.shared_legend(fig, axes)
     return fig, rhos
 
@@ -195,17 +291,23 @@ def main():
             slug = f"N{r['nranks']}_H{r['hidden']}_T{r['tokens']}_{r['algo']}"
             ec.save(draw([prob], prob.rows, a.experiment)[0], f"{a.out}_{slug}", TOOL)
     table = []
+    policies = [pol for pol in ("trtllm", "model") if any(pol in prob.picks for prob in probs)]
     for prob in probs:
-        row = [prob.title.replace("\n", " "), len(prob.cells), config_str(prob.best), prob.best_us]
-        for pol in ("trtllm", "model"):
+        # the best of the candidates alone (policy "explicit"): how far the sweep's best is from the picks
+        cands = {Problem.config(r) for r in prob.rows if r["policy"] == "explicit"} - {None}
+        cand_us, cand = min(((prob.cells[k][0], k) for k in cands if ec.finite(prob.cells[k][0])),
+                            default=(NAN, None))
+        row = [prob.title.replace("\n", " "), len(prob.cells), config_str(prob.best), prob.best_us,
+               config_str(cand), cand_us]
+        for pol in policies:
             key, us = prob.picks.get(pol, (None, NAN))
             row += [config_str(key), us,
                     100.0 * (us / prob.best_us - 1.0) if ec.finite(us) and ec.finite(prob.best_us) else NAN]
         table.append(row + [rhos[prob.title]])
     ec.print_table("config space: best configuration (tpb/cluster/grid/vpt) and the policies' picks; "
                    "regret = pick / best - 1",
-                   ["problem", "configs", "best", "best us", "trtllm pick", "trtllm us", "trtllm regret %",
-                    "model pick", "model us", "model regret %", "spearman"], table)
+                   ["problem", "configs", "best", "best us", "best candidate", "candidate us"] +
+                   [f"{pol} {c}" for pol in policies for c in ("pick", "us", "regret %")] + ["spearman"], table)
 
 
 if __name__ == "__main__":

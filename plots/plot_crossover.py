@@ -33,8 +33,8 @@ def panel(ax, title, rows):
     """Draws one panel; returns its summary row and crossover line."""
     lines = ec.series(rows, FUSED)
     for label, (st, pts) in lines.items():
-        pts = [(t, v) for t, v in pts if ec.finite(v)]
-        ax.plot([t for t, _ in pts], [v for _, v in pts], label=label, ms=4, lw=1.4, **st)
+        ec.draw_series(ax, label, st, pts, ms=4)
+    lines = {label: (st, [(t, v) for t, v, _ in pts]) for label, (st, pts) in lines.items()}
     one = dict(lines.get(f"{FUSED}{POLICY} oneshot", (None, []))[1])
     two = dict(lines.get(f"{FUSED}{POLICY} twoshot", (None, []))[1])
     t_x = ec.first_faster([(t, v, two.get(t, NAN)) for t, v in one.items()])
@@ -55,6 +55,12 @@ def panel(ax, title, rows):
                                                    else "not measurable (one algorithm missing)")
     else:
         line = f"two-shot crossover: {title}: two-shot faster from T={t_x}"
+        back = [t for t, v in sorted(one.items()) if t > t_x and ec.finite(two.get(t, NAN)) and two[t] >= v]
+        if back:
+            line += f" (but not at T={', '.join(map(str, back))})"
+    if t_b is None:
+        common = [t for t in best if ec.finite(base_best.get(t, NAN))]
+        t_b = f"none up to T={max(common)}" if common else "no baseline"
     summary = [title, t_x, one.get(t_x, NAN), two.get(t_x, NAN), t_b]
     return summary, line
 
@@ -82,7 +88,7 @@ def main():
         print(line)
     fig.suptitle(ec.figure_title(a.experiment, "one-shot vs two-shot (trtllm) vs unfused baselines", rows),
                  fontsize=11)
-    fig.tight_layout()
+    ec.tight_below_title(fig)
     ec.shared_legend(fig, [ax for axs in axes for ax in axs])
     ec.save(fig, a.out, TOOL)
 

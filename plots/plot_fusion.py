@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""Figure of `arlab exp fusion`: arlab's fused all-reduce + residual + RMSNorm kernel (policies trtllm and
-model) against the baselines that run the norm as a separate kernel -- unfused (arlab's all-reduce-only
-kernel + norm kernel) and nccl (NCCL all-reduce + norm kernel). Per (ranks N, hidden size H) panel:
-top, time per call vs tokens, with the baselines' all-reduce step alone (allreduce_us_median) dashed;
-bottom, the fused kernel's speed-up baseline / fused. A dotted vertical line marks the crossover: the
+"""Figure of `arlab exp fusion`: arlab's fused all-reduce + residual + RMSNorm kernel against the
+baselines that run the norm as a separate kernel -- unfused (arlab's all-reduce-only kernel + norm kernel)
+and nccl (ncclAllReduce + norm kernel).
+
+Per problem (ranks N, hidden size H, tokens T) the experiment measures the case "... oneshot" -- the fused
+kernel with the trtllm policy (one-shot) and the baseline -- and the case "... oneshot model" -- the fused
+kernel with the model policy, which picks the algorithm itself (its rows' algo is one-shot or two-shot).
+The rows are grouped by problem whatever their algorithm. Per (N, H) panel, top: time per call vs tokens,
+one line per fused policy (the model's markers show the algorithm it picked: circle one-shot, square
+two-shot), the baseline, and dashed the baseline's all-reduce step alone (allreduce_us_median); bottom:
+the speed-up of each fused policy, baseline / fused. A dotted vertical line marks the crossover: the
 smallest measured token count at which the baseline is faster than the fused kernel. Prints the fusion
-table (tokens, H, fused times, baseline, all-reduce-only, speed-up) and the crossovers.
+table (one row per N, H, tokens and baseline) and the crossovers.
 
     python3 plots/plot_fusion.py --csv results/fusion/fusion.csv --out results/fusion/fusion
 """
@@ -13,85 +19,101 @@ table (tokens, H, fused times, baseline, all-reduce-only, speed-up) and the cros
 import exp_common as ec
 
 TOOL = "plot_fusion"
-BASELINE_LS = {"nccl": "-", "unfused": "--"}
 BASELINE_MARKERS = {"nccl": "^", "unfused": "v"}
+SPEEDUP_LS = {"unfused": "-", "nccl": "-."}  # per baseline implementation, in the speed-up panel
 NAN = float("nan")
 
 
-def medians(rows, value):
-    """{tokens: median of value(row)} of the rows."""
+def points(rows, value):
+    """{tokens: (median of value(row), algorithm of the point)} of the rows."""
     pts = {}
     for r in rows:
-        pts.setdefault(r["tokens"], []).append(value(r))
-    return {t: ec.median(v) for t, v in pts.items()}
+        pts.setdefault(r["tokens"], []).append((value(r), r["algo"]))
+    return {t: (ec.median([v for v, _ in vs]), ec.point_algo(a for _, a in vs)) for t, vs in pts.items()}
 
 
-def plot_pts(ax, pts, **kw):
-    xy = sorted((t, v) for t, v in pts.items() if ec.finite(v))
-    if xy:
-        ax.plot([t for t, _ in xy], [v for _, v in xy], **kw)
-
-
-def split(rows, algo, policies):
-    """The rows of one algorithm as ({policy: {T: us}}, {baseline: {T: us}}, {baseline: {T: AR-only us}}).
-    Baselines are measured in the case of their algorithm; NCCL rows of another algorithm's case count
-    when this algorithm has none."""
-    fused = {p: medians([r for r in rows if ec.is_fused(r) and r["policy"] == p and r["algo"] == algo],
-                        ec.headline_us) for p in policies}
-    base_rows = [r for r in rows if not ec.is_fused(r)]
-    base_rows = [r for r in base_rows if r["algo"] == algo] or base_rows
-    impls = sorted({ec.implementation(r) for r in base_rows})
-    base = {i: medians([r for r in base_rows if ec.implementation(r) == i], ec.headline_us) for i in impls}
-    ar = {i: medians([r for r in base_rows if ec.implementation(r) == i],
-                     lambda r: ec.num(r, "allreduce_us_median")) for i in impls}
-    return {p: v for p, v in fused.items() if v}, base, ar
+def split(rows, policies):
+    """The rows of one (N, H) facet grouped by problem, ignoring the algorithm:
+    ({policy: {T: (us, algo)}}, [(baseline key, {T: us}, {T: AR-only us})]). A baseline is an
+    implementation (nccl over every case it was measured in; unfused per all-reduce algorithm)."""
+    fused = {}
+    for p in policies:
+        pts = points([r for r in rows if ec.is_fused(r) and r["policy"] == p], ec.headline_us)
+        if pts:
+            fused[p] = pts
+    keys = sorted({(ec.implementation(r), r["algo"] if ec.implementation(r) == "unfused" else "")
+                   for r in rows if not ec.is_fused(r)}, key=lambda k: (k[0] != "unfused", k))
+    bases = []
+    for impl, algo in keys:
+        brows = [r for r in rows if ec.implementation(r) == impl and (not algo or r["algo"] == algo)]
+        us = {t: v for t, (v, _) in points(brows, ec.headline_us).items()}
+        ar = {t: v for t, (v, _) in points(brows, lambda r: ec.num(r, "allreduce_us_median")).items()}
+        bases.append(((impl, algo), us, ar))
+    return fused, bases
 
 
 def facet(ax_t, ax_s, title, rows, policies):
-    """Draws one (N, H) facet; returns its fusion-table rows and crossover lines."""
-    algos = sorted({r["algo"] for r in rows if ec.is_fused(r)}) or sorted({r["algo"] for r in rows})
+    """Draws one (N, H) facet; returns its fusion-table rows, crossover lines and the fused points whose
+    all-reduce algorithm differs from the baseline's [(baseline algorithm, policy, point algorithm)]."""
     tokens = sorted({r["tokens"] for r in rows})
-    table, lines, marks, times = [], [], {}, []
-    for algo in algos:
-        tag = f" {algo}" if len(algos) > 1 else ""
-        fused, base, ar = split(rows, algo, policies)
+    fused, bases = split(rows, policies)
+    unfused_algos = {k[1] for k, _, _ in bases if k[0] == "unfused"}
+    table, lines, marks, times, crossings, other_algo = [], [], {}, [], [], []
+    for p, pts in fused.items():
+        algos = sorted({a for _, a in pts.values()})
+        st = ec.style({"policy": p, "algo": algos[0], "implementation": "fused"})
+        name = f"fused {p}" + (f" ({ec.algo_name(algos[0])})" if len(algos) == 1 and p not in ec.MERGED_POLICIES
+                               else "")
+        ec.draw_series(ax_t, name, st, [(t, v, a) for t, (v, a) in sorted(pts.items())], ms=4)
+        times += [v for v, _ in pts.values()]
+    for (impl, algo), base, ar in bases:
+        color = ec.BASELINE_COLORS.get(impl, "tab:pink")
+        label = ec.baseline_label(impl, algo)
+        short = impl + (f" {algo}" if impl == "unfused" and len(unfused_algos) > 1 else "")
+        ar_label = (f"{impl}: NCCL all-reduce alone" if impl == "nccl" else
+                    f"{impl}: arlab {ec.algo_name(algo) + ' ' if algo else ''}all-reduce alone")
+        ec.draw_series(ax_t, label, {"color": color, "linestyle": "-", "marker": BASELINE_MARKERS.get(impl, "^")},
+                       [(t, v, "") for t, v in sorted(base.items())], ms=4)
+        ec.draw_series(ax_t, ar_label + " (allreduce_us_median)",
+                       {"color": color, "linestyle": (0, (5, 3)), "marker": "x"},
+                       [(t, v, "") for t, v in sorted(ar.items())], lw=1.0, ms=3, alpha=0.75)
+        times += list(base.values()) + list(ar.values())
         for p, pts in fused.items():
-            plot_pts(ax_t, pts, label=f"fused {p}{tag}", ms=4, lw=1.4,
-                     **ec.style({"policy": p, "algo": algo, "implementation": "fused"}))
-            times += pts.values()
-        for i in base:
-            color = ec.BASELINE_COLORS.get(i, "tab:pink")
-            name = "NCCL" if i == "nccl" else f"arlab {algo}"
-            plot_pts(ax_t, base[i], label=f"{i}: {name} AR + norm kernel" + tag, color=color, lw=1.4, ms=4,
-                     ls=BASELINE_LS.get(i, "-"), marker=BASELINE_MARKERS.get(i, "^"))
-            plot_pts(ax_t, ar[i], label=f"{i}: {name} AR alone" + tag, color=color, lw=1.0, ls=(0, (5, 3)),
-                     alpha=0.7, marker="x", ms=3)
-            times += list(base[i].values()) + list(ar[i].values())
-            for p, pts in fused.items():
-                sp = {t: base[i].get(t, NAN) / v for t, v in pts.items() if v > 0}
-                plot_pts(ax_s, sp, label=f"speed-up: {i} / fused {p}{tag}", ms=4, lw=1.2,
-                         color=ec.POLICY_COLORS.get(p, "tab:olive"), ls=BASELINE_LS.get(i, "-"),
-                         marker=BASELINE_MARKERS.get(i, "^"))
-                t_x = ec.first_faster([(t, v, base[i].get(t, NAN)) for t, v in pts.items()])
-                where = f"fusion crossover: {title}, {algo}, {i} vs fused {p}"
-                if t_x is None:
-                    common = [t for t in pts if ec.finite(base[i].get(t, NAN))]
-                    lines.append(f"{where}: fused faster at every measured token count" +
-                                 (f" (up to T={max(common)})" if common else " (no common token counts)"))
-                else:
-                    lines.append(f"{where}: baseline faster from T={t_x}")
-                    marks.setdefault(t_x, []).append(f"{i} < {p}{tag}")
-        for t in sorted(set().union(*fused.values(), *base.values())):
-            f_us = [fused.get(p, {}).get(t, NAN) for p in policies]
-            for i in list(base) or ["-"]:
-                b = base.get(i, {}).get(t, NAN)
-                table.append([rows[0]["nranks"], rows[0]["hidden"], algo, t] + f_us +
-                             [i, b, ar.get(i, {}).get(t, NAN)] + [b / f if f > 0 else NAN for f in f_us])
+            sp = [(t, base[t] / v, a) for t, (v, a) in sorted(pts.items()) if t in base and v > 0]
+            ec.draw_series(ax_s, f"speed-up: {short} / fused {p}",
+                           {"color": ec.POLICY_COLORS.get(p, "tab:olive"),
+                            "linestyle": SPEEDUP_LS.get(impl, ":"), "marker": "o"}, sp, lw=1.2, ms=4)
+            t_x = ec.first_faster([(t, v, base.get(t, NAN)) for t, (v, _) in pts.items()])
+            where = f"fusion crossover: {title}, {short} vs fused {p}"
+            common = [t for t in pts if ec.finite(base.get(t, NAN)) and ec.finite(pts[t][0])]
+            if t_x is None:
+                lines.append(f"{where}: " + (f"none up to T={max(common)} (fused faster at every measured token count)"
+                                             if common else "no common token counts"))
+            else:
+                lines.append(f"{where}: baseline faster from T={t_x}")
+                marks.setdefault(t_x, []).append(f"{short} < {p}")
+            crossings.append((short, p, t_x, max(common) if common else None))
+            if algo:
+                other_algo += [(algo, p, a) for t, (_, a) in pts.items() if t in base and a != algo]
+    for t in tokens:
+        for (impl, algo), base, ar in bases or [(("-", ""), {}, {})]:
+            cells = [rows[0]["nranks"], rows[0]["hidden"], t]
+            for p in policies:
+                v, a = fused.get(p, {}).get(t, (NAN, "-"))
+                cells += [v] + ([a] if p in ec.MERGED_POLICIES else [])
+            b = base.get(t, NAN)
+            cells += [impl + (f" {algo}" if algo else ""), b, ar.get(t, NAN)]
+            cells += [b / fused[p][t][0] if p in fused and t in fused[p] and fused[p][t][0] > 0 else NAN
+                      for p in policies]
+            table.append(cells)
     for t_x, what in sorted(marks.items()):
         ec.mark_x(ax_t, t_x, "", tokens)
         ec.mark_x(ax_s, t_x, f"baseline faster\nfrom T={t_x}:\n" + "\n".join(what), tokens)
     if ax_s.lines:
         ax_s.axhline(1.0, color="black", lw=0.8)
+        never = [c for c in crossings if c[2] is None and c[3] is not None]
+        if never and len(never) == len(crossings):
+            ax_s.set_title(f"baseline faster than fused: none up to T={max(c[3] for c in never)}", fontsize=8)
     else:
         ec.no_data(ax_s, "no fused and baseline rows at common token counts")
     ax_t.set_title(title, fontsize=10)
@@ -102,31 +124,46 @@ def facet(ax_t, ax_s, title, rows, policies):
     ec.time_axis(ax_t, times)
     ax_s.set_ylabel("speed-up of fused\n(baseline / fused)")
     ax_s.grid(True, which="both", alpha=0.3)
-    return table, lines
+    return table, lines, other_algo
 
 
 def main():
     a = ec.parse_args(__doc__, "fusion")
     rows = [r for r in ec.read_rows(a.csv, a.experiment, TOOL) if r["policy"] != "explicit"]
+    if not rows:
+        raise SystemExit(f"{TOOL}: {a.csv}: only explicit-configuration rows; nothing to draw")
     policies = sorted({r["policy"] for r in rows if ec.is_fused(r)},
                       key=lambda p: (ec.POLICY_ORDER.index(p) if p in ec.POLICY_ORDER else 99, p))
     panels = ec.facets(rows)
     fig, axes = ec.facet_figure(len(panels), ncols=min(3, len({r["hidden"] for r in rows})),
                                 panel_rows=(1.0, 0.6))
-    table, lines = [], []
+    table, lines, other_algo = [], [], set()
     for (title, frows), (ax_t, ax_s) in zip(panels, axes):
-        t, l = facet(ax_t, ax_s, title, frows, policies)
+        t, l, o = facet(ax_t, ax_s, title, frows, policies)
         table += t
         lines += l
-    ec.print_table("fusion table: time per call (us), speed-up = baseline / fused",
-                   ["N", "H", "algo", "tokens"] + [f"fused {p} us" for p in policies] +
-                   ["baseline", "baseline us", "AR-only us"] + [f"speedup vs {p}" for p in policies], table)
+        other_algo |= set(o)
+    headers = ["N", "H", "tokens"]
+    for p in policies:
+        headers += [f"{p} us"] + ([f"{p} algo"] if p in ec.MERGED_POLICIES else [])
+    headers += ["baseline", "baseline us", "AR-only us"] + [f"speedup vs {p}" for p in policies]
+    ec.print_table("fusion table: time per call (us); speed-up = baseline / fused; AR-only = the baseline's "
+                   "all-reduce step alone", headers, table)
     print()
     for line in lines:
         print(line)
+    note = ""
+    if other_algo:  # e.g. the model's two-shot points against the one-shot unfused baseline
+        parts = sorted({f"{p} picked {ec.algo_name(a)} where the baseline's all-reduce is {ec.algo_name(b)}"
+                        for b, p, a in other_algo})
+        note = ("Note: " + "; ".join(parts) + ": there the speed-up includes the all-reduce algorithm's gain, "
+                "not only the fusion's.")
+        print(f"\n{note}")
     fig.suptitle(ec.figure_title(a.experiment, "fused kernel vs all-reduce + separate norm kernel", rows),
                  fontsize=11)
-    fig.tight_layout()
+    ec.tight_below_title(fig)
+    if note:
+        ec.footnote(fig, note)
     ec.shared_legend(fig, [ax for axs in axes for ax in axs])
     ec.save(fig, a.out, TOOL)
 

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""Figure of `arlab exp tokens`: time per call vs tokens, one line per (policy, algorithm) -- colour =
-policy, solid = one-shot, dashed = two-shot; baselines (if measured) in black / brown -- one panel per
-(ranks N, hidden size H). Explicit-configuration rows are not drawn. Time is the headline (skew-free
-median, else the max-over-ranks median; plots/exp_common.py). Prints the times per panel.
+"""Figure of `arlab exp tokens` and of `arlab exp seed` (--experiment seed): time per call vs tokens, one
+panel per (ranks N, hidden size H). One line per (policy, algorithm) -- colour = policy, solid = one-shot,
+dashed = two-shot -- except the model policy, which picks the algorithm itself: one line per panel, its
+markers showing the algorithm it picked at each token count (circle one-shot, square two-shot).
+Baselines (if measured) in black / brown. Explicit-configuration rows are not drawn. Lines drawn earlier
+are wider, so that a policy that coincides with another (same configuration) stays visible under it.
+Time is the headline (skew-free median, else the max-over-ranks median; plots/exp_common.py). Prints the
+times per panel (and the model policy's algorithm per token count).
 
     python3 plots/plot_tokens.py --csv results/tokens/tokens.csv --out results/tokens/tokens
+    python3 plots/plot_tokens.py --csv results/seed/seed.csv --out results/seed/seed --experiment seed
 """
 
 import exp_common as ec
@@ -22,17 +27,26 @@ def main():
     fig, axes = ec.facet_figure(len(panels), ncols=max(ncols, 1))
     for (title, frows), (ax,) in zip(panels, axes):
         lines = ec.series(frows)
-        for label, (st, pts) in lines.items():
-            pts = [(t, v) for t, v in pts if ec.finite(v)]
-            ax.plot([t for t, _ in pts], [v for _, v in pts], label=label, ms=4, lw=1.4, **st)
+        n = len(lines)
+        for i, (label, (st, pts)) in enumerate(lines.items()):
+            # earlier lines wider and under later ones: coinciding policies stay visible
+            wide = (n - 1 - i) / max(n - 1, 1)
+            ec.draw_series(ax, label, st, pts, lw=1.3 + 1.2 * wide, ms=3.5 + 1.2 * wide, zorder=2 + i)
         ec.tokens_axis(ax, [r["tokens"] for r in frows])
         ec.time_axis(ax, [ec.headline_us(r) for r in frows])
         ax.set_title(title, fontsize=10)
         tokens = sorted({r["tokens"] for r in frows})
-        table = [[t] + [dict(pts).get(t) for _, pts in lines.values()] for t in tokens]
-        ec.print_table(f"tokens: {title}, time per call (us)", ["tokens"] + list(lines), table)
+        headers, table = ["tokens"], [[t] for t in tokens]
+        for label, (_, pts) in lines.items():
+            by_t = {t: (us, algo) for t, us, algo in pts}
+            picks = label.split()[-1] in ec.MERGED_POLICIES  # the algorithm is the policy's pick: print it
+            headers += [label] + ([f"{label} algo"] if picks else [])
+            for t, cells in zip(tokens, table):
+                us, algo = by_t.get(t, (None, "-"))
+                cells += [us] + ([algo] if picks else [])
+        ec.print_table(f"{a.experiment}: {title}, time per call (us)", headers, table)
     fig.suptitle(ec.figure_title(a.experiment, "time per call vs tokens per policy", rows), fontsize=11)
-    fig.tight_layout()
+    ec.tight_below_title(fig)
     ec.shared_legend(fig, [ax for axs in axes for ax in axs])
     ec.save(fig, a.out, TOOL)
 

@@ -4,14 +4,16 @@
 #   model_accuracy  timing model v2 on the held-out model-validation grid of both nodes, with their
 #                   measured calibrations (plots/plot_model_accuracy.py)
 # and the figures of the `arlab exp NAME` experiments whose CSV exists (the others are skipped with a note):
+#   seed            plots/plot_tokens.py --experiment seed  time vs tokens per policy, the seed problems
 #   tokens          plots/plot_tokens.py              time vs tokens per policy
 #   fusion          plots/plot_fusion.py              fused kernel vs the unfused / NCCL baselines
 #   crossover       plots/plot_crossover.py           one-shot vs two-shot vs baselines
 #   config-space    plots/plot_config_space.py        measured / predicted time over the configurations
 #   model-accuracy  plots/plot_model_accuracy_exp.py  predicted vs measured, regret of the model policy
 # Each reads DATA_DIR/NAME/NAME.csv (what `arlab exp NAME` writes: figures go next to it, as
-# DATA_DIR/NAME/NAME.png/.pdf) or else DATA_DIR/NAME.csv (a committed copy, e.g. data/h200/exp: figures go
-# to out/figures/exp/NAME.png/.pdf); the printed summary tables go to the same prefix + .txt.
+# DATA_DIR/NAME/NAME.png/.pdf) and the committed copies DATA_DIR/NAME.csv and DATA_DIR/NAME_<node>.csv
+# (e.g. data/h200/exp/fusion_emulated.csv, fusion_nvlink.csv: figures go to
+# out/figures/exp/NAME[_<node>].png/.pdf); the printed summary tables go to the same prefix + .txt.
 # Usage: scripts/figures.sh [--data-dir DIR] [--exp-only] [BUILD_DIR]
 #   BUILD_DIR       build directory, relative to the repository root (default: build; builds the arlab target
 #                   when missing)
@@ -60,27 +62,48 @@ if [ "$exp_only" -eq 0 ]; then
   written+=("$out/seed.png" "$out/model_accuracy.png")
 fi
 
-for name in tokens fusion crossover config-space model-accuracy; do
+failed=()
+# plot SCRIPT CSV PREFIX [ARGS...]: PREFIX.png/.pdf, the printed tables in PREFIX.txt
+plot() {
+  local script=$1 csv=$2 prefix=$3
+  shift 3
+  mkdir -p "$(dirname "$prefix")"
+  if "$py" "$script" --csv "$csv" --out "$prefix" "$@" > "$prefix.txt"; then
+    written+=("$prefix.png")
+  else
+    echo "figures: $script --csv $csv failed (see above)" >&2
+    failed+=("$csv")
+  fi
+}
+
+for name in seed tokens fusion crossover config-space model-accuracy; do
+  args=()
   case $name in
+    seed) script=plots/plot_tokens.py; args=(--experiment seed) ;;
     model-accuracy) script=plots/plot_model_accuracy_exp.py ;;
     *) script=plots/plot_${name//-/_}.py ;;
   esac
+  found=0
   if [ -f "$data_dir/$name/$name.csv" ]; then
-    csv=$data_dir/$name/$name.csv
-    prefix=$data_dir/$name/$name
-  elif [ -f "$data_dir/$name.csv" ]; then
-    csv=$data_dir/$name.csv
-    prefix=$out/exp/$name
-  else
-    echo "figures: $name: no $data_dir/$name/$name.csv or $data_dir/$name.csv (run \`arlab exp $name\`); skipped"
-    continue
+    plot "$script" "$data_dir/$name/$name.csv" "$data_dir/$name/$name" ${args[@]+"${args[@]}"}
+    found=1
   fi
-  mkdir -p "$(dirname "$prefix")"
-  "$py" "$script" --csv "$csv" --out "$prefix" > "$prefix.txt"
-  written+=("$prefix.png")
+  for csv in "$data_dir/$name.csv" "$data_dir/${name}"_*.csv; do  # committed copies, per node
+    [ -f "$csv" ] || continue
+    plot "$script" "$csv" "$out/exp/$(basename "$csv" .csv)" ${args[@]+"${args[@]}"}
+    found=1
+  done
+  if [ "$found" -eq 0 ]; then
+    echo "figures: $name: no $data_dir/$name/$name.csv, $data_dir/$name.csv or $data_dir/${name}_<node>.csv" \
+      "(run \`arlab exp $name\`); skipped"
+  fi
 done
 if [ ${#written[@]} -eq 0 ]; then
   echo "figures: no figures written"
 else
   echo "figures: wrote ${written[*]} (+ .pdf)"
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "figures: failed: ${failed[*]}" >&2
+  exit 1
 fi

@@ -27,7 +27,7 @@ D=$SCRATCH/exp_plots
 
 # ---- synthetic CSVs and the expected lines (F<TAB>fixed string, E<TAB>extended regex) ---------------
 "$PY" - "$D" "$ROOT" <<'EOF' || { echo "FAIL: could not write the synthetic CSVs"; exit 1; }
-import csv, math, os, random, re, sys
+import csv, math, os, random, re, statistics, sys
 
 out, root = sys.argv[1], sys.argv[2]
 with open(os.path.join(root, "common", "measurement_schema.h")) as f:
@@ -40,10 +40,15 @@ rng = random.Random(20261201)
 NAN = float("nan")
 
 
-def row(exp, node, n, h, t, algo, policy, us, impl="fused", cfg=(512, 1, 16, 1), pred=None, ar=None, suffix=""):
+def row(exp, node, n, h, t, algo, policy, us, impl="fused", cfg=(512, 1, 16, 1), pred=None, ar=None, suffix="",
+        case_algo=None):
+    """One measurement row; case_algo: the algorithm of its case key when it differs from the row's own
+    (the model policy's rows sit in the case "... oneshot model" whichever algorithm it picked)."""
     r = {c: "" for c in COLS}
     emulated = node == "emulated"
-    r.update(experiment=f"{exp}/N={n} H={h} T={t} bf16 ar_res_rms pairwise {algo}{suffix}", git_sha="0123456789ab",
+    key_algo = case_algo or algo
+    r.update(experiment=f"{exp}/N={n} H={h} T={t} bf16 ar_res_rms pairwise {key_algo}{suffix}",
+             git_sha="0123456789ab",
              date_utc="2026-12-01T00:00:00Z", group_id=f"g-{exp}-{n}-{h}-{t}-{algo}", gpu="NVIDIA H200",
              driver="580.159.04 (CUDA 13.0)", cuda="13.0", topology="emulated" if emulated else "mpi",
              link="local" if emulated else "nvlink", sm_per_rank=(64 if n == 2 else 32) if emulated else 132,
@@ -74,43 +79,98 @@ def first_faster(a, b):  # smallest tokens where b < a
 expected = {}
 TOK = [1 << i for i in range(13)]  # 1 .. 4096
 
-# tokens: emulated TP2 (both algorithms) and TP4 (one-shot), four policies
-FACTOR = {"trtllm": 1.0, "legacy": 1.25, "occupancy": 1.1, "model": 0.97}
+# tokens: emulated TP2 (both algorithms) and TP4 (one-shot), three policies per algorithm; the model policy
+# in the case "... oneshot model", its rows' algo its own pick (two-shot from T=256 at TP2): ONE line and
+# one table column (+ its algorithm) per panel, not one per algorithm.
+FACTOR = {"trtllm": 1.0, "legacy": 1.25, "occupancy": 1.1}
+
+
+def tokens_us(h, t, algo, fac):
+    return (4.0 + 0.0025 * t * h / 1024) * fac * (1.6 if algo == "twoshot" and t < 256 else 1.0)
+
+
 rows = []
 for n, hs, algos in ((2, (4096, 8192), ("oneshot", "twoshot")), (4, (4096,), ("oneshot",))):
     for h in hs:
-        for algo in algos:
-            for t in TOK:
+        for t in TOK:
+            for algo in algos:
                 for pol, fac in FACTOR.items():
-                    us = (4.0 + 0.0025 * t * h / 1024) * fac * (1.6 if algo == "twoshot" and t < 256 else 1.0)
-                    rows.append(row("tokens", "emulated", n, h, t, algo, pol, noisy(us)))
+                    rows.append(row("tokens", "emulated", n, h, t, algo, pol, noisy(tokens_us(h, t, algo, fac))))
+            pick = "twoshot" if "twoshot" in algos and t >= 256 else "oneshot"
+            us = noisy(tokens_us(h, t, pick, 0.97))
+            rows.append(row("tokens", "emulated", n, h, t, pick, "model", us, suffix=" model", case_algo="oneshot"))
+            if (n, h, t) == (2, 8192, 512):
+                expected.setdefault("tokens", []).append(f"E\t^512 .* {us:.2f} +twoshot$")
+            if (n, h, t) == (4, 4096, 64):
+                expected["tokens"].append(f"E\t^64 .* {us:.2f} +oneshot$")
 rows[5]["skewfree_us_median"] = "nan"  # falls back to kernel_us_median
-rows[6]["check"] = "fail"  # dropped
+rows[6]["check"] = "fail"  # dropped (the model row of N=2 H=4096 T=1)
 rows[7]["skewfree_us_median"] = rows[7]["kernel_us_median"] = ""  # no time: dropped
+expected["tokens"] += [
+    "C\t2 ^tokens +trtllm oneshot +trtllm twoshot +legacy oneshot +legacy twoshot +occupancy oneshot "
+    "+occupancy twoshot +model +model algo$",
+    "C\t1 ^tokens +trtllm oneshot +legacy oneshot +occupancy oneshot +model +model algo$",
+    "X\tmodel (oneshot|twoshot)"]  # no line per algorithm of the model policy
 write("tokens.csv", rows)
 write("tokens_old_schema.csv", rows, [c for c in COLS if c not in ("implementation", "allreduce_us_median")])
 
-# fusion: real TP2, fused trtllm / model vs NCCL (both H) and unfused (H = 8192)
-rows, exp_lines = [], []
+# seed (drawn by plot_tokens.py --experiment seed): TP2, trtllm / legacy / occupancy one-shot, the model
+# policy's picks, explicit candidates (not drawn)
+rows = []
 for h in (4096, 8192):
-    fused, nccl = {}, {}
+    for t in (1, 8, 32, 64, 128, 256, 512):
+        for pol, fac in FACTOR.items():
+            rows.append(row("seed", "emulated", 2, h, t, "oneshot", pol, noisy(tokens_us(h, t, "oneshot", fac))))
+        pick = "twoshot" if t >= 256 else "oneshot"
+        us = noisy(tokens_us(h, t, pick, 0.9))
+        rows.append(row("seed", "emulated", 2, h, t, pick, "model", us, suffix=" model", case_algo="oneshot"))
+        if (h, t) == (4096, 256):
+            expected.setdefault("seed", []).append(f"E\t^256 .* {us:.2f} +twoshot$")
+        for tpb in (128, 256, 1024):
+            rows.append(row("seed", "emulated", 2, h, t, "oneshot", "explicit", noisy(500.0), cfg=(tpb, 1, 16, 1),
+                            suffix=" explicit"))  # slower than any drawn row: must not show up
+expected["seed"] += ["C\t2 ^tokens +trtllm oneshot +legacy oneshot +occupancy oneshot +model +model algo$",
+                     "F\tseed: TP2, H = 8192, time per call (us)", "X\texplicit| [1-9][0-9]{2,}\\.[0-9]{2}( |$)"]
+write("seed.csv", rows)
+
+# fusion: real TP2; per problem the case "... oneshot" (fused trtllm + the baselines: NCCL at both H, unfused
+# at H = 8192) and the case "... oneshot model" (the model policy, two-shot from T=256). Grouped by problem
+# whatever the algorithm: one table row per (N, H, tokens, baseline), no "twoshot" group of baselines alone.
+rows = []
+expected["fusion"] = []
+for h in (4096, 8192):
+    fused, model, nccl = {}, {}, {}
     for t in TOK[:12]:
         s = t * h / 4096
         fused[t] = noisy(6.0 + 0.012 * s)
         rows.append(row("fusion", "real", 2, h, t, "oneshot", "trtllm", fused[t], pred=fused[t] * 1.05))
-        rows.append(row("fusion", "real", 2, h, t, "oneshot", "model", noisy(5.8 + 0.012 * s),
-                        pred=5.9 + 0.012 * s))
+        pick = "twoshot" if t >= 256 else "oneshot"
+        model[t] = noisy(5.8 + (0.007 if pick == "twoshot" else 0.012) * s)
+        rows.append(row("fusion", "real", 2, h, t, pick, "model", model[t], pred=5.9 + 0.012 * s, suffix=" model",
+                        case_algo="oneshot"))
         nccl[t] = noisy(14.0 + 0.006 * s)
-        rows.append(row("fusion", "real", 2, h, t, "oneshot", "nccl", nccl[t], impl="nccl", cfg=(0, 0, 0, 0),
-                        ar=nccl[t] * 0.7))
+        ar = nccl[t] * 0.7
+        rows.append(row("fusion", "real", 2, h, t, "oneshot", "nccl", nccl[t], impl="nccl", cfg=(0, 0, 0, 0), ar=ar))
+        if t in (4, 512):  # the whole table row: N H tokens trtllm model algo baseline us AR-only speed-ups
+            expected["fusion"].append(
+                f"E\t^2 +{h} +{t} +{fused[t]:.2f} +{model[t]:.2f} +{pick} +nccl +{nccl[t]:.2f} +{ar:.2f} "
+                f"+{nccl[t] / fused[t]:.2f} +{nccl[t] / model[t]:.2f}$")
         if h == 8192:
             u = noisy(10.0 + 0.009 * s)
             rows.append(row("fusion", "real", 2, h, t, "oneshot", "unfused", u, impl="unfused", ar=u * 0.75,
                             pred=NAN))
     tx = first_faster(fused, nccl)
     assert tx is not None
-    expected.setdefault("fusion", []).append(
-        f"F\tTP2, H = {h}, oneshot, nccl vs fused trtllm: baseline faster from T={tx}")
+    expected["fusion"].append(f"F\tfusion crossover: TP2, H = {h}, nccl vs fused trtllm: baseline faster from T={tx}")
+    tm = first_faster(model, nccl)
+    expected["fusion"].append(f"F\tfusion crossover: TP2, H = {h}, nccl vs fused model: " +
+                              (f"baseline faster from T={tm}" if tm else f"none up to T={TOK[11]}"))
+expected["fusion"] += [
+    "C\t36 ^2 +(4096|8192) +[0-9]+ +[0-9.]+ ",  # 12 tokens x (1 baseline at H = 4096, 2 at H = 8192)
+    "C\t1 ^N +H +tokens +trtllm us +model us +model algo +baseline +baseline us +AR-only us +speedup vs trtllm "
+    "+speedup vs model$",
+    "F\tmodel picked two-shot where the baseline's all-reduce is one-shot",
+    "X\tunfused +twoshot"]  # the unfused baseline is one-shot: no two-shot baseline row
 write("fusion.csv", rows)
 
 # crossover: emulated TP2 (H 4096, 8192) and TP4 (H 4096): trtllm one-/two-shot, unfused baselines
@@ -129,6 +189,7 @@ for n, h in ((2, 4096), (2, 8192), (4, 4096)):
     rows.append(row("crossover", "emulated", n, h, 64, "oneshot", "legacy", 99.0))  # not drawn: noted
     expected.setdefault("crossover", []).append(
         f"F\tTP{n}, H = {h}: two-shot faster from T={first_faster(one, two)}")
+    expected["crossover"].append(f"E\t^TP{n}, H = {h} .* none up to T={TOK[-1]}$")  # the baselines never win
 write("crossover.csv", rows)
 
 # config-space: two problems, explicit candidates (tpb x cluster x grid) + three policies' picks
@@ -154,14 +215,34 @@ for t, h, algo in ((128, 4096, "oneshot"), (1024, 8192, "twoshot")):
         us = noisy(us_of(*cfg[:3]))
         rows.append(row("config-space", "emulated", 2, h, t, algo, pol, us, cfg=cfg, pred=us * 1.05))
         cells.setdefault(cfg, []).append(us)
-    best = min(((us, k) for k, v in cells.items() for us in v))[1]  # the fastest row's configuration
+    best = min((statistics.median(v), k) for k, v in cells.items())[1]  # by the median of its rows
     cfg = "/".join(map(str, best))
     expected.setdefault("config-space", []).append(
         f"E\t^TP2, H = {h}, T = {t}, {algo} +{len(cells)} +{cfg} ")
 rows.append(row("config-space", "emulated", 2, 4096, 128, "oneshot", "nccl", 30.0, impl="nccl"))  # not a cell
 write("config-space.csv", rows)
 
-# model-accuracy: emulated TP2, 16 problems, explicit candidates (one problem in two parts) + model, trtllm
+# config-space, thinned: 40 random candidates of a large space (scatter panels instead of heatmaps)
+rows, cells = [], {}
+for _ in range(40):
+    cfg = (32 * rng.randint(1, 32), rng.choice((1, 2, 4, 8)), rng.randint(1, 400), rng.choice((1, 2, 4)))
+    us = noisy(20.0 + abs(math.log2(cfg[0] / 512)) * 3 + abs(math.log2(cfg[2] / 64)) * 2 + cfg[1] + cfg[3])
+    rows.append(row("config-space", "emulated", 2, 8192, 512, "twoshot", "explicit", us, cfg=cfg, pred=us * 1.1,
+                    suffix=" explicit part 1"))
+    cells.setdefault(cfg, []).append(us)
+for part in (1, 2):
+    us = noisy(19.0)
+    rows.append(row("config-space", "emulated", 2, 8192, 512, "twoshot", "trtllm", us, cfg=(1024, 1, 64, 1),
+                    pred=21.0, suffix=f" part {part}"))
+    cells.setdefault((1024, 1, 64, 1), []).append(us)
+best = min((statistics.median(v), k) for k, v in cells.items())
+expected["config-space-thinned"] = [
+    f"E\t^TP2, H = 8192, T = 512, twoshot +{len(cells)} +{'/'.join(map(str, best[1]))} +{best[0]:.2f} ",
+    "X\tmodel pick"]  # no model rows: no model columns
+write("config-space-thinned.csv", rows)
+
+# model-accuracy: emulated TP2, 8 problems (N, H, T) x 2 algorithms: explicit candidates (one in two parts) and
+# trtllm per algorithm, the model policy's pick per problem
 rows = []
 for h in (4096, 8192):
     for algo in ("oneshot", "twoshot"):
@@ -173,12 +254,31 @@ for h in (4096, 8192):
                 part = " part 2" if (h, algo, t) == (4096, "oneshot", 16) and i >= 3 else ""
                 rows.append(row("model-accuracy", "emulated", 2, h, t, algo, "explicit", us, cfg=(tpb, 1, g, 1),
                                 pred=us * (1 + rng.gauss(0, 0.1)), suffix=" explicit" + part))
-            for pol, fac in (("model", 1.02), ("trtllm", 1.08)):
-                us = noisy(base * fac)
-                rows.append(row("model-accuracy", "emulated", 2, h, t, algo, pol, us, cfg=(512, 1, 16, 1),
-                                pred=NAN if (pol == "trtllm" and t == 1) else us * (1 + rng.gauss(0, 0.1)),
-                                suffix=" model"))
+            us = noisy(base * 1.08)
+            rows.append(row("model-accuracy", "emulated", 2, h, t, algo, "trtllm", us, cfg=(512, 1, 16, 1),
+                            pred=NAN if t == 1 else us * (1 + rng.gauss(0, 0.1))))
+    # the model policy: one row per problem (N, H, T) in the case "... oneshot model", its own algorithm
+    # (two-shot at T=1024, slower there than the best one-shot candidate: a regret > 0)
+    for t in (1, 16, 128, 1024):
+        pick = "twoshot" if t >= 1024 else "oneshot"
+        base = (4.0 if pick == "oneshot" else 7.0) + 0.003 * t * h / 1024
+        us = noisy(base * 1.02)
+        rows.append(row("model-accuracy", "emulated", 2, h, t, pick, "model", us, cfg=(512, 1, 16, 1),
+                        pred=us * (1 + rng.gauss(0, 0.1)), suffix=" model", case_algo="oneshot"))
 write("model-accuracy.csv", rows)
+# regrets: the model policy against the best of both algorithms, trtllm against the best of its algorithm
+probs = {}
+for r in rows:
+    probs.setdefault((r["hidden"], r["tokens"]), []).append(r)
+g_model, g_trt = [], {"oneshot": [], "twoshot": []}
+for rs in probs.values():
+    best = min(float(r["skewfree_us_median"]) for r in rs)
+    g_model += [100 * (float(r["skewfree_us_median"]) / best - 1) for r in rs if r["policy"] == "model"]
+    for a in g_trt:
+        best_a = min(float(r["skewfree_us_median"]) for r in rs if r["algo"] == a)
+        g_trt[a] += [100 * (float(r["skewfree_us_median"]) / best_a - 1) for r in rs
+                     if r["policy"] == "trtllm" and r["algo"] == a]
+assert len(g_model) == 8 and any(x > 0 for x in g_model)
 meas = [float(r["skewfree_us_median"]) for r in rows]
 pred = [float(r["predicted_us"]) if r["predicted_us"] else NAN for r in rows]
 pairs = [(m, p) for m, p in zip(meas, pred) if not math.isnan(p)]
@@ -198,7 +298,11 @@ n = len(pairs)
 rho = 1 - 6 * sum((a - b) ** 2 for a, b in zip(rm, rp)) / (n * (n * n - 1))  # no ties in continuous data
 expected["model-accuracy"] = [
     f"F\tmodel-accuracy: {n} rows with a prediction, MAPE {mape:.1f} %, Spearman {rho:.3f}",
-    "F\tmodel policy regret over 16 problems"]
+    f"F\tmodel policy regret over 8 problems (vs the best of every algorithm): "
+    f"median {statistics.median(g_model):.1f} %, max {max(g_model):.1f} %",
+    f"F\ttrtllm policy oneshot regret over 8 problems (vs the best oneshot configuration): "
+    f"median {statistics.median(g_trt['oneshot']):.1f} %, max {max(g_trt['oneshot']):.1f} %",
+    "C\t8 ^TP2 H=(4096|8192) T=[0-9]+ "]  # one table row per problem (N, H, T), not per algorithm
 for name, lines in expected.items():
     with open(os.path.join(out, f"expected_{name}.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -228,26 +332,49 @@ run_plot() {
   check_files "$D/$prefix"
 }
 
-# check_expected NAME LOG: every line of expected_NAME.txt is found in LOG.
+# check_expected NAME LOG: every line of expected_NAME.txt holds in LOG -- F<TAB>text: a line contains the
+# text; E<TAB>regex: a line matches; X<TAB>regex: no line matches; C<TAB>count regex: exactly count lines match.
 check_expected() {
-  [ -f "$D/expected_$1.txt" ] || return 0
+  [ -f "$D/expected_$1.txt" ] || { fail "no expected_$1.txt"; return; }
   while IFS="$(printf '\t')" read -r kind text; do
-    if [ "$kind" = F ]; then grep -qF -- "$text" "$2" || fail "$1: no line containing '$text' in $2"
-    else grep -qE -- "$text" "$2" || fail "$1: no line matching /$text/ in $2"; fi
+    case $kind in
+      F) grep -qF -- "$text" "$2" || fail "$1: no line containing '$text' in $2" ;;
+      E) grep -qE -- "$text" "$2" || fail "$1: no line matching /$text/ in $2" ;;
+      X) ! grep -qE -- "$text" "$2" || fail "$1: a line matches /$text/ in $2 (it should not)" ;;
+      C) n=${text%% *}
+         re=${text#* }
+         got=$(grep -cE -- "$re" "$2")
+         [ "$got" = "$n" ] || fail "$1: $got line(s) match /$re/ in $2, expected $n" ;;
+      *) fail "$1: bad expectation kind '$kind'" ;;
+    esac
   done <"$D/expected_$1.txt"
 }
 
 run_plot plot_tokens.py tokens.csv tokens
 run_plot plot_tokens.py tokens_old_schema.csv tokens_old_schema
+run_plot plot_tokens.py seed.csv seed --experiment seed
 run_plot plot_fusion.py fusion.csv fusion
 run_plot plot_crossover.py crossover.csv crossover
 run_plot plot_config_space.py config-space.csv config-space --split
 check_files "$D/config-space_N2_H4096_T128_oneshot"
 check_files "$D/config-space_N2_H8192_T1024_twoshot"
+run_plot plot_config_space.py config-space-thinned.csv config-space-thinned
 run_plot plot_model_accuracy_exp.py model-accuracy.csv model-accuracy
-for name in fusion crossover config-space model-accuracy; do
+for name in tokens seed fusion crossover config-space config-space-thinned model-accuracy; do
   check_expected "$name" "$D/$name.log"
 done
+grep -q "scatter" "$D/config-space-thinned.log" ||
+  fail "config-space-thinned: the sparse candidates were not drawn as scatter panels"
+
+# --formats png --dpi: a PNG only (what docs/figures holds), smaller at a lower resolution
+if "$PY" "$ROOT/plots/plot_tokens.py" --csv "$D/seed.csv" --out "$D/seed_png" --experiment seed --formats png \
+    --dpi 60 >"$D/seed_png.log" 2>&1; then
+  [ -s "$D/seed_png.png" ] && [ ! -e "$D/seed_png.pdf" ] || fail "--formats png wrote no PNG, or a PDF too"
+  [ "$(wc -c <"$D/seed_png.png")" -lt "$(wc -c <"$D/seed.png")" ] || fail "--dpi 60 did not make the PNG smaller"
+else
+  cat "$D/seed_png.log"
+  fail "plot_tokens.py --formats png --dpi 60 exited non-zero"
+fi
 grep -q "dropped 1 row(s) that failed the correctness check" "$D/tokens.log" ||
   fail "tokens: the row that failed its check was not reported"
 grep -q "dropped 1 row(s) without a finite time" "$D/tokens.log" ||

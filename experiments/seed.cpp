@@ -181,9 +181,11 @@ void run_seed(const SeedOptions& o) {
   const std::string ratios_csv = (std::filesystem::path(o.out_dir) / "ratios.csv").string();
   const seed::SeedSweep sweep;
 
+  const bool committed = o.data == SeedOptions{}.data;
   std::printf("arlab seed: mode %s (%s)\n", measure ? "measure" : "predict",
-              measure ? "a GPU is visible: measuring on the emulated node"
-                      : "no GPU: the model's predictions beside the committed H200 measurements");
+              measure     ? "a GPU is visible: measuring on the emulated node"
+              : committed ? "no GPU: the model's predictions beside the committed H200 measurements"
+                          : "the model's predictions beside the measurements in --data");
   std::printf("  problem: Llama-3 decode, TP%d, bf16 ar_res_rms one-shot, pairwise, eps 1e-5; H {", sweep.nranks);
   for (size_t i = 0; i < sweep.hidden.size(); ++i) std::printf("%s%d", i ? ", " : "", sweep.hidden[i]);
   std::printf("}; tokens {");

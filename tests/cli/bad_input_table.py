@@ -308,6 +308,25 @@ def cases(have_cuda):
     add("issue 12: --inject-fault needs a rank of the node", ["run", "--inject-fault", "cuda-error-rank=9"], 2,
         r"is not a rank of this node")
 
+    # --- baselines and `arlab exp` (refused before any device or file is touched) ---------
+    add("baseline: --baseline fused", ["run", "--baseline", "fused"], 2, r"--baseline fused: the policies measure")
+    add("baseline: --baseline of an unknown kind", ["run", "--baseline", "mpi"], 2,
+        r"unknown implementation 'mpi' \(expected fused, unfused or nccl\)")
+    add("baseline: --algo nccl takes no --config", ["run", "--algo", "nccl", "--config", "128/1/64"], 2,
+        r"--algo nccl measures that baseline alone")
+    add("exp: an unknown experiment lists the known ones", ["exp", "nosuch", "--out-dir", "exp_out"], 2,
+        r"nosuch.*seed.*fusion", absent=["exp_out"])
+    add("exp: no experiment named", ["exp"], 2, r"name an experiment")
+    for shard in ["2/2", "1/0", "a/b", "-1/3"]:
+        add("exp: --shard " + shard, ["exp", "fusion", "--shard", shard, "--out-dir", "exp_out"], 2, r"--shard",
+            absent=["exp_out"])
+    add("exp: --max-configs below 0", ["exp", "config-space", "--max-configs", "-1", "--out-dir", "exp_out"], 2,
+        r"--max-configs = -1 must be >= 0", absent=["exp_out"])
+    add("exp: --merge of a missing shard CSV", ["exp", "fusion", "--merge", "missing_shard.csv", "--out-dir", "exp_out"],
+        2, r"missing_shard\.csv")
+    add("exp: --merge of another schema", ["exp", "fusion", "--merge", "other_schema.csv", "--out-dir", "exp_out"], 2,
+        r"other_schema\.csv")
+
     # --- measurement CSV cells --------------------------------------------------------------
     for name, pattern in [("link_fiber", r"column 'link': unknown link 'fiber'"),
                           ("pdl2", r"column 'pdl': pdl = '2' \(expected 0 or 1\)"),

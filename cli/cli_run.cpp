@@ -396,6 +396,11 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
                   m.gate.summary().c_str());
     if (!printer) continue;
     if (settings.timed && !m.timing.note.empty()) std::printf("  timing note: %s\n", m.timing.note.c_str());
+    if (settings.timed && group[i].cfg.impl != Implementation::fused && !m.timing.kernel_names.empty()) {
+      std::string names;
+      for (const std::string& n : m.timing.kernel_names) names += (names.empty() ? "" : ", ") + n;
+      std::printf("  kernels of %s: %s\n", group[i].policy.c_str(), names.c_str());
+    }
     if (!m.prediction_note.empty()) std::printf("  model: no prediction (%s)\n", m.prediction_note.c_str());
     const std::string warn = harness::measurement_warnings(m, settings.timing.stop.max_noise);
     if (!warn.empty()) std::printf("  WARNING %s: %s\n", group[i].policy.c_str(), warn.c_str());

@@ -147,6 +147,7 @@ std::vector<KernelInterval> CuptiKernelTimer::collect() {
       iv.start_ns = k->start;
       iv.end_ns = k->end;
       iv.registers_per_thread = k->registersPerThread;
+      if (k->name) iv.name = k->name;  // copied: the record's buffer is freed below
       out.push_back(iv);
     }
     std::free(buffer);

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace arlab::harness {
@@ -22,6 +23,7 @@ struct KernelInterval {
   uint64_t tag = 0;
   uint64_t start_ns = 0, end_ns = 0;
   int registers_per_thread = 0;
+  std::string name;  // the kernel's (mangled) name as CUPTI reports it, e.g. NCCL's ncclDevKernel_..._RING_LL
 };
 
 class CuptiKernelTimer {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +26,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr uint64_t kTagRankBits = 8;  // CUPTI tag = (iteration in batch << 8) | rank (N <= 16 < 256)
 constexpr int kRatioResamples = 2000;        // bootstrap resamples of a ratio's CI
 constexpr uint64_t kRatioSeed = 0x5eed'a7ab;  // any fixed seed: ratio CIs are reproducible
+constexpr size_t kMaxKernelNames = 8;         // a call launches 1-2 kernels; more names would be noise
 
 // One graph per local rank (in local_ranks() order) holding `calls` launches of the call; input
 // sets rotate when `rotate`.
@@ -95,6 +97,7 @@ struct Samples {
   RoundSamples kernel_rounds, skew_free_rounds;
   int iters = 0;
   std::string source = "cupti", note;
+  std::set<std::string> kernel_names;  // the distinct CUPTI names of the call's kernels
   bool met = false;  // the noise target was met at a check (then no longer re-checked)
 };
 
@@ -202,6 +205,7 @@ class BatchRunner {
       size_t records = 0;
       for (const KernelInterval& k : cupti_->collect()) {
         ++records;
+        if (out.kernel_names.size() < kMaxKernelNames) out.kernel_names.insert(k.name);
         const bool second = (k.tag & kSecondKernelTagBit) != 0;
         Call& c = by_tag[k.tag & ~kSecondKernelTagBit];
         c.start = std::min(c.start, k.start_ns);
@@ -341,6 +345,7 @@ TimingReport summarize(const Samples& s, const TimingOptions& opt, int rounds, d
   TimingReport rep;
   rep.source = s.source;
   rep.note = s.note;
+  rep.kernel_names.assign(s.kernel_names.begin(), s.kernel_names.end());
   rep.iters = s.iters;
   rep.rounds = rounds;
   rep.nsets = nsets;

@@ -50,6 +50,8 @@ const char* to_string(Headline h);
 struct TimingReport {
   std::string source;  // "cupti" or "events"
   std::string note;    // why events were used, when they were
+  std::vector<std::string> kernel_names;  // CUPTI: the distinct names of the timed calls' kernels (which
+                                          // NCCL kernel -- algorithm and protocol -- a baseline ran)
   int iters = 0;
   int rounds = 0;
   int nsets = 0;

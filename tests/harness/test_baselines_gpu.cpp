@@ -103,6 +103,15 @@ TEST_CASE("unfused baseline: timing joins both kernels and reports the all-reduc
   // The call spans both kernels: longer than its all-reduce step alone.
   REQUIRE(reps[1].kernel_us.median > reps[1].allreduce_us.median);
   REQUIRE(reps[1].iters == 32);
+  // CUPTI names the call's two kernels (how a real node's run says which NCCL kernel it timed).
+  auto names_contain = [](const TimingReport& r, const std::string& part) {
+    for (const std::string& n : r.kernel_names)
+      if (n.find(part) != std::string::npos) return true;
+    return false;
+  };
+  REQUIRE(names_contain(reps[1], "separate_norm_kernel"));
+  REQUIRE(names_contain(reps[1], "oneshot"));
+  REQUIRE_FALSE(names_contain(reps[0], "separate_norm_kernel"));
   REQUIRE(std::isfinite(time_graph_per_call(runner, p, unfused, t)));
   REQUIRE(runner.check(p, unfused).pass);  // the timed calls left the node correct
   REQUIRE(runner.check(p, fused).pass);

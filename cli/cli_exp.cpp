@@ -243,11 +243,11 @@ std::vector<exp::ExpCase> shard_cases_for(const ExpOptions& o, int n, const mode
 
 // Runs the cases of one node. Process 0 decides which cases are done (resume) and every process
 // follows that decision, so the collectives stay in step.
-void run_cases(ExpRun& run, const std::vector<exp::ExpCase>& cases, harness::Node& node,
+// `base` holds what every case shares (timing, distribution, calibration), checked once.
+void run_cases(ExpRun& run, const Plan& base, const std::vector<exp::ExpCase>& cases, harness::Node& node,
                harness::CuptiKernelTimer* cupti, const std::string& cupti_note, const FailureHandler& on_failure) {
   const ExpOptions& o = run.o;
   const bool printer = node.process_index() == 0;
-  const Plan base = make_plan(o.run);  // timing, distribution, calibration: checked once
   for (const exp::ExpCase& c : cases) {
     const double skip_mine = printer && run.done.count(c.key) ? 1.0 : 0.0;
     const bool skip = node.allgather({skip_mine}).front() == 1.0;
@@ -300,8 +300,7 @@ void run_gpu_experiment(const ExpOptions& given) {
     std::printf("arlab exp %s: calibration %s\n", o.name.c_str(),
                 o.run.calibration.empty() ? "built-in priors (no measured H200 calibration found)"
                                           : o.run.calibration.c_str());
-  const Plan checked = make_plan(o.run);  // every run option checked before any device is touched
-  (void)checked;
+  const Plan base = make_plan(o.run);  // every run option checked before any device is touched
   exp::parse_shard(o.shard);
   for (int n : o.nranks)
     if (!is_supported_nranks(n) || n > 8)
@@ -371,7 +370,7 @@ void run_gpu_experiment(const ExpOptions& given) {
                   arlab::git_sha(), started.c_str(), run.total, real ? "real" : "shared-GPU", n,
                   node->describe().c_str(), o.shard.c_str(), csv_path(o).c_str());
     }
-    run_cases(run, node_cases, *node, cupti.get(), cupti_note, end_job);
+    run_cases(run, base, node_cases, *node, cupti.get(), cupti_note, end_job);
     if (mpi.rank() == 0) {
       print_summary(o, node_cases);
       std::printf("\narlab exp %s: %d case(s) run, %d skipped (in the CSV), wall %.1f s (cases %.1f s)\n",
@@ -404,7 +403,7 @@ void run_gpu_experiment(const ExpOptions& given) {
   for (auto& [n, cases] : by_n) {
     if (cases.empty()) continue;
     harness::EmulatedNode node(node_options(n, cases));
-    run_cases(run, cases, node, cupti.get(), cupti_note, FailureHandler{});
+    run_cases(run, base, cases, node, cupti.get(), cupti_note, FailureHandler{});
     all.insert(all.end(), cases.begin(), cases.end());
   }
   print_summary(o, all);
@@ -439,7 +438,11 @@ void run_exp(ExpOptions& o) {
   for (const exp::ExpInfo& e : exp::experiments()) known = known || e.name == o.name;
   if (!known) exp::experiment_cases(o.name, exp::ExpContext{});  // throws, listing the known names
   if (o.max_configs < 0) throw InvalidArgument("--max-configs = " + std::to_string(o.max_configs) + " must be >= 0");
-  if (!o.merge.empty()) return run_merge(o);
+  if (!o.merge.empty()) {
+    if (o.shard != ExpOptions{}.shard)
+      throw InvalidArgument("--merge joins shard CSVs into one: --shard " + o.shard + " does not apply to it");
+    return run_merge(o);
+  }
   if (o.name == "numerics") return run_numerics_experiment(o);
   run_gpu_experiment(o);
 }

@@ -11,6 +11,10 @@
 // ranks of the kernel duration, the skew-free max_r(end) - max_r(start), the spread between ranks,
 // the kernels' start skew, and the gate's release skew (one GPU clock only).
 //
+// A baseline call (LaunchConfig::impl unfused or nccl: an all-reduce, then the separate norm kernel)
+// is two kernels per rank under one tag; its time runs from the first kernel's start to the last
+// one's end, and the all-reduce step alone is reported beside it (TimingReport::allreduce_us).
+//
 // Stopping (as nvbench does): warm up by time (clocks ramp), then rounds until the 95 % CI of the
 // headline median is within +-max_noise, or max iterations / max time is reached. Several
 // configurations are interleaved round by round (A B A B ...), so drift between rounds cancels

@@ -422,6 +422,17 @@ def plain_log_ticks(axis):
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
+def square_log_axes(ax, lo, hi):
+    """Both axes logarithmic over [lo, hi] with plain 1-2-5 ticks and a grid: a predicted-vs-measured panel."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    for axis in (ax.xaxis, ax.yaxis):
+        plain_log_ticks(axis)
+    ax.grid(True, which="both", alpha=0.3)
+
+
 def time_axis(ax, values, label=TIME_LABEL):
     """Time y axis: logarithmic (ticks 1-2-5, plain numbers) when the finite positive values span more
     than 10x, else linear."""

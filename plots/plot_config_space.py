@@ -197,16 +197,10 @@ def parity(ax, prob):
     lo = min(min(m, p) for m, p, _ in pairs) * 0.9
     hi = max(max(m, p) for m, p, _ in pairs) * 1.1
     ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, label="predicted = measured")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(lo, hi)
-    ax.set_ylim(lo, hi)
-    for axis in (ax.xaxis, ax.yaxis):
-        ec.plain_log_ticks(axis)
+    ec.square_log_axes(ax, lo, hi)
     ax.tick_params(labelsize=7)
     ax.set_xlabel("measured (µs)", fontsize=8)
     ax.set_ylabel("predicted (µs)", fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
     rho = ec.spearman([m for m, _, _ in pairs], [p for _, p, _ in pairs])
     ax.set_title(f"Spearman ρ = {ec.fmt(rho)} ({len(pairs)} configs)", fontsize=8)
     return rho

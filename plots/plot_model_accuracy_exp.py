@@ -42,16 +42,10 @@ def parity(ax, rows):
                          f"Spearman {ec.fmt(ec.spearman(meas, pred), 3)}")
     meas, pred = [m for m, _, _ in pts], [p for _, p, _ in pts]
     mape, rho = ec.mape_pct(pred, meas), ec.spearman(meas, pred)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(lo, hi)
-    ax.set_ylim(lo, hi)
-    for axis in (ax.xaxis, ax.yaxis):
-        ec.plain_log_ticks(axis)
+    ec.square_log_axes(ax, lo, hi)
     ax.set_xlabel("measured time per call (µs, median)")
     ax.set_ylabel("predicted (µs)")
     ax.set_title(f"{len(pts)} rows: MAPE {ec.fmt(mape, 1)} %, Spearman {ec.fmt(rho, 3)}", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="best", fontsize=7)  # the place covering the fewest points
     return mape, rho
 

@@ -324,6 +324,8 @@ def cases(have_cuda):
         r"--max-configs = -1 must be >= 0", absent=["exp_out"])
     add("exp: --merge of a missing shard CSV", ["exp", "fusion", "--merge", "missing_shard.csv", "--out-dir", "exp_out"],
         2, r"missing_shard\.csv")
+    add("exp: --merge takes no --shard", ["exp", "fusion", "--merge", "m.csv", "--shard", "0/2", "--out-dir",
+                                         "exp_out"], 2, r"--shard 0/2 does not apply")
     add("exp: --merge of another schema", ["exp", "fusion", "--merge", "other_schema.csv", "--out-dir", "exp_out"], 2,
         r"other_schema\.csv")
 

@@ -32,6 +32,7 @@
 #include "common/utc_time.h"
 #include "experiments/exp_plan.h"
 #include "experiments/numerics_sweep.h"
+#include "experiments/speedup_summary.h"
 #include "harness/launch_env.h"
 #include "model/calibration.h"
 
@@ -92,6 +93,7 @@ std::string plot_script(const std::string& name) {
   if (name == "config-space") return "plot_config_space.py";
   if (name == "model-accuracy") return "plot_model_accuracy_exp.py";
   if (name == "numerics") return "plot_numerics.py";
+  if (name == "speedup") return "plot_speedup.py";
   return "";
 }
 
@@ -140,7 +142,8 @@ void print_summary(const ExpOptions& o, const std::vector<exp::ExpCase>& cases) 
     return static_cast<size_t>(std::find(header.begin(), header.end(), n) - header.begin());
   };
   const size_t c_exp = col("experiment"), c_pol = col("policy"), c_skew = col("skewfree_us_median"),
-               c_kernel = col("kernel_us_median"), c_check = col("check"), c_cfg = col("tpb"), c_algo = col("algo");
+               c_kernel = col("kernel_us_median"), c_check = col("check"), c_cfg = col("tpb"), c_algo = col("algo"),
+               c_var = col("kernel_variant");  // header.size() (skipped) in a CSV written before kernel variants
   std::map<std::string, std::vector<std::pair<std::string, double>>> by_key;
   std::map<std::string, int> failed;
   while (std::getline(in, line)) {
@@ -151,6 +154,7 @@ void print_summary(const ExpOptions& o, const std::vector<exp::ExpCase>& cases) 
     if (e.rfind(o.name + "/", 0) != 0) continue;
     const std::string key = e.substr(o.name.size() + 1);
     std::string label = cells[c_pol];
+    if (c_var < cells.size() && !cells[c_var].empty() && cells[c_var] != "reference") label += "/" + cells[c_var];
     if (label == "explicit") label = "explicit " + cells[c_cfg] + "/" + cells[c_cfg + 1] + "/" + cells[c_cfg + 2];
     if (label == "model") label += " (" + cells[c_algo] + ")";
     by_key[key].emplace_back(label, headline_us(cells, c_skew, c_kernel));
@@ -175,6 +179,19 @@ void print_summary(const ExpOptions& o, const std::vector<exp::ExpCase>& cases) 
     std::printf("%-58s%s%s\n", c.key.c_str(), text.c_str(),
                 failed.count(c.key) ? ("  GATE FAILED x" + std::to_string(failed[c.key])).c_str() : "");
   }
+}
+
+// `arlab exp speedup`: the summary CSV beside the measurement CSV (experiments/speedup_summary.h:
+// each variant against the reference kernel, and the floor) and its table with the goal's figures.
+void write_speedup_summary(const ExpOptions& o, const model::GpuSpec& rank_spec, const model::Calibration& cal) {
+  if (o.name != "speedup") return;
+  const std::vector<SpeedupRow> rows = exp::speedup_rows(csv_path(o), rank_spec, cal);
+  const std::string path = exp::speedup_summary_path(csv_path(o));
+  write_csv_file(path, speedup_header(), [&](std::ostream& out) {
+    for (const SpeedupRow& r : rows) out << csv_join(to_cells(r)) << '\n';
+  });
+  std::printf("\n# speedup over the reference kernel at the trtllm configuration (%zu rows -> %s)\n%s", rows.size(),
+              path.c_str(), exp::speedup_report(rows).c_str());
 }
 
 void run_numerics_experiment(const ExpOptions& o) {
@@ -260,10 +277,9 @@ void run_cases(ExpRun& run, const Plan& base, const std::vector<exp::ExpCase>& c
       Plan plan = base;
       plan.problem = c.problem;
       plan.sweep.clear();
-      plan.policies.clear();
       plan.shapes.clear();
       plan.baselines.clear();
-      for (const std::string& p : c.policies) plan.policies.push_back(model::parse_policy(p));
+      set_policies(plan, c.policies);  // POLICY or POLICY/KERNEL (speedup: trtllm/lean, model/lean)
       for (const std::string& cfg : c.configs) plan.shapes.push_back(parse_config(cfg));
       for (const std::string& b : c.baselines) plan.baselines.push_back(parse_implementation(b));
       if (printer) std::printf("\n=== %s/%s\n", o.name.c_str(), c.key.c_str());
@@ -373,6 +389,7 @@ void run_gpu_experiment(const ExpOptions& given) {
     run_cases(run, base, node_cases, *node, cupti.get(), cupti_note, end_job);
     if (mpi.rank() == 0) {
       print_summary(o, node_cases);
+      write_speedup_summary(o, node->rank_spec(), base.calibration);
       std::printf("\narlab exp %s: %d case(s) run, %d skipped (in the CSV), wall %.1f s (cases %.1f s)\n",
                   o.name.c_str(), run.finished - run.skipped, run.skipped,
                   std::chrono::duration<double>(Clock::now() - run.t0).count(), run.ran_s);
@@ -407,6 +424,7 @@ void run_gpu_experiment(const ExpOptions& given) {
     all.insert(all.end(), cases.begin(), cases.end());
   }
   print_summary(o, all);
+  write_speedup_summary(o, model::sm_partition(dev.spec, o.nranks.front()), base.calibration);
   std::printf("\narlab exp %s: %d case(s) run, %d skipped (in the CSV), wall %.1f s (cases %.1f s)\n", o.name.c_str(),
               run.finished - run.skipped, run.skipped, std::chrono::duration<double>(Clock::now() - run.t0).count(),
               run.ran_s);

@@ -75,6 +75,7 @@ struct PredictOptions {
   int regs = kDefaultRegs;
   int smem = 0;
   std::vector<std::string> policies;  // empty: legacy trtllm occupancy model (+ explicit when --tpb)
+  std::string kernel = "reference";   // reference, lean or auto (the model policy chooses)
   ExplicitConfigOptions config;
   std::string csv;
   bool no_terms = false;
@@ -191,8 +192,44 @@ void print_terms(const model::Prediction& pr) {
     std::printf("    %-16s %9.3f us  %s\n", t.name.c_str(), t.us, t.explanation.c_str());
 }
 
+// The variants --kernel lets the policies use: {reference}, {lean}, or every variant for auto.
+std::vector<KernelVariant> predict_variants(const std::string& kernel) {
+  if (kernel == "auto") return all_kernel_variants();
+  if (kernel == "reference" || kernel == "lean") return {parse_kernel_variant(kernel)};
+  throw InvalidArgument("--kernel '" + cut_for_message(kernel) +
+                        "' is not a kernel (expected reference, lean or auto)");
+}
+
+// Throws InvalidArgument unless every policy can take --kernel: auto is the model policy's choice
+// alone, and lean with a two-shot problem needs the model policy (the others keep the problem's
+// algorithm, and two-shot has the reference body only).
+void check_predict_kernel(const std::string& kernel, const std::vector<model::Policy>& policies, const Problem& p,
+                          bool policies_given) {
+  const std::string defaults = policies_given ? "" : " (the default policy list)";
+  for (model::Policy pol : policies) {
+    if (pol == model::Policy::model) continue;
+    if (kernel == "auto")
+      throw InvalidArgument(std::string("--kernel auto lets the model policy choose the kernel; --policy ") +
+                            model::to_string(pol) + defaults +
+                            " takes --kernel reference or lean (use --policy model)");
+    if (kernel == "lean" && p.algo == Algorithm::twoshot)
+      throw InvalidArgument(std::string("--kernel lean with --algo twoshot: the lean kernel is one-shot only (two-shot "
+                                        "runs the reference kernel), and --policy ") +
+                            model::to_string(pol) + defaults +
+                            " keeps the problem's algorithm; use --algo oneshot, --kernel reference or --policy model");
+  }
+}
+
+// The policy column of a prediction row: the policy's name, "/lean" added for the lean kernel (the
+// labels `arlab run --kernel` writes).
+std::string prediction_label(model::Policy pol, const LaunchConfig& cfg) {
+  return std::string(model::to_string(pol)) +
+         (cfg.variant == KernelVariant::reference ? "" : std::string("/") + to_string(cfg.variant));
+}
+
 void run_predict(const PredictOptions& o) {
   const Problem p = to_problem(o.problem);
+  const std::vector<KernelVariant> variants = predict_variants(o.kernel);
   const model::GpuSpec spec = make_spec(o, p.nranks);
   const model::Calibration cal = load_cal(o.calibration);
   const model::KernelResources res{o.regs, o.smem};
@@ -211,6 +248,7 @@ void run_predict(const PredictOptions& o) {
   } else {
     for (const auto& s : o.policies) policies.push_back(model::parse_policy(s));
   }
+  check_predict_kernel(o.kernel, policies, p, !o.policies.empty());
   const bool explicit_listed =
       std::find(policies.begin(), policies.end(), model::Policy::explicit_config) != policies.end();
   // The explicit configuration is checked as `arlab run` checks it: the options go with --policy
@@ -219,6 +257,7 @@ void run_predict(const PredictOptions& o) {
   LaunchConfig explicit_cfg;
   if (explicit_listed) {
     explicit_cfg = explicit_config(explicit_shape(o.config), p);
+    explicit_cfg.variant = variants.front();  // one variant: check_predict_kernel refused auto beside explicit
     model::check_legal(p, explicit_cfg, spec, res);
   }
 
@@ -226,8 +265,9 @@ void run_predict(const PredictOptions& o) {
   std::printf("  problem     : tokens %d, hidden %d, ranks %d, dtype %s, pattern %s, algo %s, acc %s\n", p.tokens,
               p.hidden, p.nranks, to_string(p.dtype), to_string(p.pattern), to_string(p.algo), to_string(p.acc));
   std::printf("  gpu         : %s%s\n", spec_text(spec).c_str(), o.emulated ? " [emulated rank: sm_partition]" : "");
-  std::printf("  kernel      : %d registers/thread, %d B shared memory/block\n", res.regs_per_thread,
-              res.smem_per_block_bytes);
+  std::printf("  kernel      : %s; %d registers/thread, %d B shared memory/block\n",
+              o.kernel == "auto" ? "auto (the model policy chooses reference or lean)" : o.kernel.c_str(),
+              res.regs_per_thread, res.smem_per_block_bytes);
   std::printf("  calibration : %s\n", cal_text(o.calibration).c_str());
   if (!spec.notes.empty()) std::printf("  gpu notes   : %s\n", spec.notes.c_str());
   std::string plist;
@@ -248,7 +288,7 @@ void run_predict(const PredictOptions& o) {
     Row r{pol, {}, {}, {}, {}};
     try {
       const auto t0 = Clock::now();
-      const model::PolicyChoice choice = model::explain_launch_config(pol, p, spec, res, cal, &explicit_cfg);
+      const model::PolicyChoice choice = model::explain_launch_config(pol, p, spec, res, cal, &explicit_cfg, variants);
       r.cfg = choice.config;
       if (!choice.note.empty()) r.note = choice.note + "; chosen in " + fmt("%.2f", ms_since(t0)) + " ms";
       Problem run = p;
@@ -260,8 +300,8 @@ void run_predict(const PredictOptions& o) {
     rows.push_back(std::move(r));
   }
 
-  std::printf("\n  %-10s %-8s %-16s %4s %10s %14s\n", "policy", "algo", "tpb/cluster/grid", "vpt", "blocks/SM",
-              "predicted_us");
+  std::printf("\n  %-10s %-8s %-10s %-16s %4s %10s %14s\n", "policy", "algo", "kernel", "tpb/cluster/grid", "vpt",
+              "blocks/SM", "predicted_us");
   for (const Row& r : rows) {
     if (!r.error.empty()) {
       std::printf("  %-10s refused: %s\n", model::to_string(r.policy), r.error.c_str());
@@ -269,8 +309,8 @@ void run_predict(const PredictOptions& o) {
     }
     const std::string shape =
         std::to_string(r.cfg.tpb) + "/" + std::to_string(r.cfg.cluster) + "/" + std::to_string(r.cfg.grid);
-    std::printf("  %-10s %-8s %-16s %4d %10d %14.3f\n", model::to_string(r.policy), to_string(r.cfg.algo),
-                shape.c_str(), r.cfg.vecs_per_thread,
+    std::printf("  %-10s %-8s %-10s %-16s %4d %10d %14.3f\n", model::to_string(r.policy), to_string(r.cfg.algo),
+                to_string(r.cfg.variant), shape.c_str(), r.cfg.vecs_per_thread,
                 model::blocks_per_sm(spec, r.cfg.tpb, res.regs_per_thread, res.smem_per_block_bytes), r.pred.total_us);
   }
   for (const Row& r : rows)
@@ -292,7 +332,7 @@ void run_predict(const PredictOptions& o) {
       row.link = model::to_string(spec.link);
       row.sm_per_rank = spec.sm_count;
       set_problem_cells(row, p);
-      row.policy = model::to_string(r.policy);
+      row.policy = prediction_label(r.policy, r.cfg);
       set_config_cells(row, r.cfg);
       row.regs = res.regs_per_thread;
       row.predicted_us = r.pred.total_us;
@@ -443,6 +483,13 @@ void add_predict_command(CLI::App& app) {
       ->check(integer_in(1, 255));
   sub->add_option("--smem", o->smem, "shared memory per block, bytes")->capture_default_str()->check(int_at_least(0));
   sub->add_option("--policy", o->policies, "policies to show (default: legacy trtllm occupancy model [explicit])");
+  sub->add_option("--kernel", o->kernel,
+                  "one-shot kernel body to predict: reference (the peer library's design: push to every rank's "
+                  "buffer, own slot included, poll every slot, then a separate -0.0 clear pass), lean (own slice "
+                  "added from registers, polled slots cleared as they are consumed, no clear pass) or auto (--policy "
+                  "model only: the model chooses the body with the algorithm and launch shape). lean is one-shot "
+                  "only; two-shot predictions are of the reference kernel")
+      ->capture_default_str();
   add_explicit_config_options(sub, o->config);
   sub->add_option("--csv", o->csv, "append tidy rows (common/prediction_schema.h) to this CSV")
       ->check(non_empty_path());

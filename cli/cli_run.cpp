@@ -9,7 +9,9 @@
 // host hold, noise-based stopping; graph-captured back-to-back calls), prints one SUMMARY line per
 // configuration and one RATIO line per configuration against the first (with its bootstrap CI),
 // appends one tidy row per configuration to --csv (common/measurement_schema.h) and exits non-zero
-// when a check fails. `arlab run --registers` prints the registers of every kernel instantiation.
+// when a check fails. `--kernel reference,lean,auto` measures every policy and configuration once per
+// one-shot kernel body (common/launch_config.h KernelVariant; auto: the model policy chooses it).
+// `arlab run --registers` prints the registers of every kernel instantiation, lean ones included.
 // Every option (and the calibration, and the CSV outputs' headers) is checked and the configuration
 // echoed before any device is touched; without a GPU the command then says so plainly. In a build
 // without CUDA the command exists, checks its options, and says it cannot run.
@@ -18,6 +20,7 @@
 // test exactly that (harness/node_core.h FaultInjection).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -74,12 +77,22 @@
 namespace arlab::cli {
 namespace {
 
+std::string kernel_option_help() {
+  return "fused one-shot kernel body; several (comma-separated) are each measured with every policy and --config, "
+         "interleaved in one group (rows labelled policy/kernel): reference (the peer library's design: push to "
+         "every rank's buffer, own slot included, poll every slot, then a separate -0.0 clear pass), lean (own "
+         "slice added from registers, never pushed or polled; polled slots cleared as they are consumed, no clear "
+         "pass) or auto (--policy model only: the model chooses reference or lean with the algorithm and launch "
+         "shape). lean is one-shot only (with --algo twoshot, only --policy model, which then picks one-shot); "
+         "two-shot and the baselines run the reference kernels";
+}
 
 void add_options(CLI::App* run, RunOptions& o) {
   add_problem_options(run, o.problem);
   run->add_option("--policy", o.policies,
                   "legacy, trtllm, occupancy, model or explicit; several (comma-separated) are measured interleaved "
-                  "in one process and compared with the first")
+                  "in one process and compared with the first. POLICY/KERNEL (e.g. trtllm/lean, model/lean) measures "
+                  "that policy with that kernel only, whatever --kernel says")
       ->delimiter(',')
       ->capture_default_str();
   run->add_option("--baseline", o.baselines,
@@ -88,6 +101,7 @@ void add_options(CLI::App* run, RunOptions& o) {
                   "measured beside the policies in the same interleaved group, through the same gate. --algo nccl or "
                   "--algo unfused measures that baseline alone")
       ->delimiter(',');
+  run->add_option("--kernel", o.kernels, kernel_option_help())->delimiter(',')->capture_default_str();
   run->add_option("--config", o.configs,
                   "an explicit configuration tpb/cluster/grid[/vpt] measured beside the policies (repeatable)");
   add_explicit_config_options(run, o.config);
@@ -168,11 +182,91 @@ ExplicitShape parse_config(const std::string& text) {
   return e;
 }
 
+void set_policies(Plan& plan, const std::vector<std::string>& entries) {
+  plan.policies.clear();
+  plan.policy_kernels.clear();
+  for (const std::string& entry : entries) {
+    const size_t slash = entry.find('/');
+    plan.policies.push_back(model::parse_policy(entry.substr(0, slash)));
+    plan.policy_kernels.push_back(std::nullopt);
+    if (slash != std::string::npos) plan.policy_kernels.back() = parse_kernel_choice(entry.substr(slash + 1));
+  }
+}
+
+KernelChoice parse_kernel_choice(const std::string& text) {
+  if (text == "auto") return KernelChoice{text, all_kernel_variants()};
+  if (text == "reference" || text == "lean") return KernelChoice{text, {parse_kernel_variant(text)}};
+  throw InvalidArgument("--kernel '" + cut_for_message(text) + "' is not a kernel (expected reference, lean or auto)");
+}
+
 namespace {
 
 
 // --algo nccl / --algo unfused: that baseline alone, on a one-shot problem (its all-reduce step).
 bool baseline_only(const RunOptions& o) { return o.problem.algo == "nccl" || o.problem.algo == "unfused"; }
+
+// The --kernel values, parsed, each once.
+std::vector<KernelChoice> kernel_choices(const std::vector<std::string>& names) {
+  if (names.empty()) throw InvalidArgument("--kernel: at least one of reference, lean or auto");
+  std::vector<KernelChoice> out;
+  for (const std::string& name : names) {
+    for (const KernelChoice& k : out)
+      if (k.name == name) throw InvalidArgument("--kernel lists '" + name + "' twice");
+    out.push_back(parse_kernel_choice(name));
+  }
+  return out;
+}
+
+// Throws InvalidArgument unless every configuration the plan makes can take every kernel choice:
+// auto is the model's choice (no other policy, no explicit shape, chooses a kernel), and a lean
+// choice with a two-shot problem needs the model policy (which then picks a one-shot shape; every
+// other policy and shape keeps the problem's algorithm, and two-shot has the reference body only).
+void check_kernel_choices(const Plan& plan) {
+  const bool have_shapes = !plan.shapes.empty();
+  // A --policy entry with its own kernel (POLICY/KERNEL) is checked as if it were the only policy.
+  for (size_t i = 0; i < plan.policies.size(); ++i) {
+    if (!plan.policy_kernels[i]) continue;
+    Plan one = plan;
+    one.policies = {plan.policies[i]};
+    one.policy_kernels = {std::nullopt};
+    one.kernels = {*plan.policy_kernels[i]};
+    one.shapes.clear();
+    check_kernel_choices(one);
+  }
+  for (const KernelChoice& k : plan.kernels) {
+    if (k.automatic()) {
+      for (size_t i = 0; i < plan.policies.size(); ++i) {
+        const model::Policy policy = plan.policies[i];
+        if (plan.policy_kernels[i]) continue;
+        if (policy != model::Policy::model && policy != model::Policy::explicit_config)
+          throw InvalidArgument(std::string("--kernel auto lets the model policy choose the kernel; --policy ") +
+                                model::to_string(policy) + " takes --kernel reference or lean");
+      }
+      if (have_shapes)
+        throw InvalidArgument("--kernel auto lets the model policy choose the kernel; an explicit configuration "
+                              "(--config, --policy explicit) takes --kernel reference or lean");
+    }
+    if (plan.problem.algo != Algorithm::twoshot) continue;
+    for (KernelVariant v : k.variants) {
+      if (v == KernelVariant::reference || k.automatic()) continue;  // auto: the model may pick two-shot reference
+      const std::string why = std::string("--kernel ") + to_string(v) + " with --algo twoshot: the " + to_string(v) +
+                              " kernel is one-shot only (two-shot runs the reference kernel)";
+      for (size_t i = 0; i < plan.policies.size(); ++i)
+        if (!plan.policy_kernels[i] && plan.policies[i] != model::Policy::model &&
+            plan.policies[i] != model::Policy::explicit_config)
+          throw InvalidArgument(why + ", and --policy " + model::to_string(plan.policies[i]) +
+                                " keeps the problem's algorithm; use --algo oneshot, --kernel reference or "
+                                "--policy model");
+      if (have_shapes)
+        throw InvalidArgument(why + ", and an explicit configuration (--config, --policy explicit) keeps the "
+                              "problem's algorithm; use --algo oneshot or --kernel reference");
+      // The model's lean pick is one-shot; the run switches to it only when nothing else is measured.
+      if (!plan.baselines.empty())
+        throw InvalidArgument(why + ", and the model policy's one-shot pick cannot share a run with a two-shot "
+                              "baseline (--baseline); use --algo oneshot or --kernel reference");
+    }
+  }
+}
 
 }  // namespace
 
@@ -193,24 +287,29 @@ Plan make_plan(const RunOptions& o) {
     plan.problem.tokens = plan.sweep.back();
     validate(plan.problem);
   }
+  plan.kernels = kernel_choices(o.kernels);
   if (baseline_only(o)) {
     if (!o.configs.empty() || !o.baselines.empty())
       throw InvalidArgument("--algo " + o.problem.algo + " measures that baseline alone: drop --config / --baseline, "
                             "or use --algo oneshot --baseline " + o.problem.algo + " to compare it with the fused kernel");
+    if (plan.kernels.size() != 1 || plan.kernels.front().name != "reference")
+      throw InvalidArgument("--algo " + o.problem.algo + " measures that baseline alone, which runs the reference "
+                            "kernels: drop --kernel, or use --algo oneshot --baseline " + o.problem.algo +
+                            " to compare it with the fused kernels");
     plan.baselines = {parse_implementation(o.problem.algo)};
   }
   const std::vector<std::string> policies = baseline_only(o) ? std::vector<std::string>{} : o.policies;
   if (policies.empty() && o.configs.empty() && plan.baselines.empty())
     throw InvalidArgument("--policy: at least one policy, --config or --baseline");
   bool explicit_policy = false;
-  for (const std::string& name : policies) {
-    plan.policies.push_back(model::parse_policy(name));
-    explicit_policy = explicit_policy || plan.policies.back() == model::Policy::explicit_config;
-  }
+  set_policies(plan, policies);
+  for (model::Policy policy : plan.policies)
+    explicit_policy = explicit_policy || policy == model::Policy::explicit_config;
   check_explicit_options_have_policy(o.config, explicit_policy, policies.empty() ? "" : policies.front());
   if (explicit_policy) plan.shapes.push_back(explicit_shape(o.config));
   for (const std::string& c : o.configs) plan.shapes.push_back(parse_config(c));
   for (const ExplicitShape& shape : plan.shapes) explicit_config(shape, plan.problem);  // throws naming tpb
+  check_kernel_choices(plan);
   if (o.max_tokens < 0) throw InvalidArgument("--max-tokens = " + std::to_string(o.max_tokens) + " must be >= 0");
   if (o.max_tokens > 0 && plan.problem.tokens > o.max_tokens)
     throw InvalidArgument("tokens = " + std::to_string(plan.problem.tokens) + " exceeds the workspace capacity of " +
@@ -251,12 +350,17 @@ void print_plan(const RunOptions& o, const Plan& plan) {
                 o.sweep_end, o.sweep_factor, sizes.c_str());
   }
   std::string configs;
-  for (model::Policy policy : plan.policies)
-    configs += std::string(configs.empty() ? "" : ", ") + model::to_string(policy);
+  for (size_t i = 0; i < plan.policies.size(); ++i)
+    configs += std::string(configs.empty() ? "" : ", ") + model::to_string(plan.policies[i]) +
+               (plan.policy_kernels[i] ? "/" + plan.policy_kernels[i]->name : std::string());
   for (const std::string& c : o.configs) configs += (configs.empty() ? "config " : ", config ") + c;
   for (Implementation b : plan.baselines) configs += std::string(configs.empty() ? "" : ", ") + to_string(b) + " baseline";
-  std::printf("  configurations: %s%s; calibration %s; csv %s; device %d, timeout %g ms%s\n", configs.c_str(),
-              o.pdl ? " (pdl)" : "", o.calibration.empty() ? "built-in" : o.calibration.c_str(),
+  std::string kernels;
+  for (const KernelChoice& k : plan.kernels) kernels += (kernels.empty() ? "" : ",") + k.name;
+  std::printf("  configurations: %s%s; kernel %s%s; calibration %s; csv %s; device %d, timeout %g ms%s\n",
+              configs.c_str(), o.pdl ? " (pdl)" : "", kernels.c_str(),
+              plan.kernels.size() > 1 ? " (each policy and --config once per kernel)" : "",
+              o.calibration.empty() ? "built-in" : o.calibration.c_str(),
               o.csv.empty() ? "none" : o.csv.c_str(), o.device, o.timeout_ms,
               plan.fault.any() ? ("; INJECTED FAULT " + o.inject_fault).c_str() : "");
   std::fflush(stdout);
@@ -305,6 +409,48 @@ LaunchConfig baseline_config(Implementation impl, const Problem& p, const harnes
   return cfg;
 }
 
+// The label a configuration's row carries: the policy's name when one --kernel value was given, else
+// "policy/kernel" (trtllm/lean, model/auto); model/measurements.cpp reads both forms.
+std::string config_label(const std::string& policy, const Plan& plan, const KernelChoice& k) {
+  return plan.kernels.size() == 1 ? policy : policy + "/" + k.name;
+}
+
+// The registers and shared memory a policy chooses with for kernel choice k: its kernel's. For auto
+// (the model searching reference and lean at once, one resource figure for all candidates) the
+// elementwise max over the variants' kernels: conservative -- every configuration the search keeps
+// is legal (co-resident, within shared memory) for whichever variant it picks, at the price of
+// ruling out the few shapes only the leaner kernel would fit. A variant the runner has no kernel
+// of (lean on a two-shot shape) adds nothing: its candidates cannot run here, and a pick of one is
+// refused by name (the algorithm differs from the problem's).
+model::KernelResources resources_for(const harness::FusedRunner& runner, const KernelChoice& k) {
+  model::KernelResources res{0, 0};
+  for (KernelVariant v : k.variants) {
+    if (v != KernelVariant::reference && runner.shape().algo != Algorithm::oneshot) continue;
+    LaunchConfig probe;
+    probe.algo = runner.shape().algo;
+    probe.variant = v;
+    const model::KernelResources r = runner.resources(probe);
+    res.regs_per_thread = std::max(res.regs_per_thread, r.regs_per_thread);
+    res.smem_per_block_bytes = std::max(res.smem_per_block_bytes, r.smem_per_block_bytes);
+  }
+  return res;
+}
+
+// "oneshot<bf16,N=2,ar_res_rms,pairwise> (52 registers/thread), oneshot_lean<...> (56 ...)": the
+// fused kernels the group runs (the baselines' kernels are described on their own lines).
+std::string describe_kernels(const harness::FusedRunner& runner, const std::vector<harness::Candidate>& group) {
+  std::string out;
+  std::vector<std::string> seen;
+  for (const harness::Candidate& c : group) {
+    if (c.cfg.impl != Implementation::fused) continue;
+    const kernels::FusedKernel& k = runner.kernel_for(c.cfg);
+    if (std::find(seen.begin(), seen.end(), k.name) != seen.end()) continue;
+    seen.push_back(k.name);
+    out += (out.empty() ? "" : ", ") + k.name + " (" + std::to_string(runner.resources(c.cfg).regs_per_thread) +
+           " registers/thread)";
+  }
+  return out.empty() ? std::string("no fused kernel (baselines only)") : out;
+}
 
 // Everything after the runner exists, the same on the emulated and the multi-process node: every
 // process runs its ranks and joins the collectives; process 0 prints and writes the CSV rows.
@@ -317,10 +463,8 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
   const Problem& p = plan.problem;
   const bool printer = node.process_index() == 0;
   const model::Calibration& cal = plan.calibration;
-  model::KernelResources base_res;
-  base_res.regs_per_thread = runner.registers_per_thread();
-  base_res.smem_per_block_bytes = runner.resources(LaunchConfig{}).smem_per_block_bytes;
 
+  // Every policy and explicit shape once per --kernel choice, then the baselines (reference kernels).
   std::vector<harness::Candidate> group;
   size_t next_shape = 0;
   auto add = [&](const std::string& label, LaunchConfig cfg) {
@@ -332,15 +476,26 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
     runner.validate_call(p, cfg);
     group.push_back(harness::Candidate{label, cfg});
   };
-  for (model::Policy policy : plan.policies) {
+  for (size_t i = 0; i < plan.policies.size(); ++i) {
+    const model::Policy policy = plan.policies[i];
     LaunchConfig given;
-    if (policy == model::Policy::explicit_config) given = explicit_config(plan.shapes.at(next_shape++), p);
-    add(model::to_string(policy), model::choose_launch_config(policy, p, node.rank_spec(), base_res, cal,
-                                                               policy == model::Policy::explicit_config ? &given
-                                                                                                        : nullptr));
+    const bool is_explicit = policy == model::Policy::explicit_config;
+    if (is_explicit) given = explicit_config(plan.shapes.at(next_shape++), p);
+    const std::vector<KernelChoice> choices =
+        plan.policy_kernels[i] ? std::vector<KernelChoice>{*plan.policy_kernels[i]} : plan.kernels;
+    for (const KernelChoice& k : choices)
+      add(plan.policy_kernels[i] ? std::string(model::to_string(policy)) + "/" + k.name
+                                 : config_label(model::to_string(policy), plan, k),
+          model::choose_launch_config(policy, p, node.rank_spec(), resources_for(runner, k), cal,
+                                      is_explicit ? &given : nullptr, k.variants));
   }
-  for (; next_shape < plan.shapes.size(); ++next_shape)
-    add("explicit", explicit_config(plan.shapes[next_shape], p));
+  for (; next_shape < plan.shapes.size(); ++next_shape) {
+    for (const KernelChoice& k : plan.kernels) {
+      LaunchConfig cfg = explicit_config(plan.shapes[next_shape], p);
+      cfg.variant = k.variants.front();  // make_plan refused auto with explicit shapes
+      add(config_label("explicit", plan, k), cfg);
+    }
+  }
   for (Implementation b : plan.baselines) add(to_string(b), baseline_config(b, p, node, runner, cal));
 
   const harness::Nvml nvml;
@@ -358,7 +513,7 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
                 arlab::git_sha());
     std::printf("  node: %s; link %s; workspace %lld tokens, timeout %g ms\n", node.describe().c_str(),
                 settings.link.c_str(), node.token_capacity(p.hidden, p.dtype), o.timeout_ms);
-    std::printf("  kernel: %s, %d registers/thread\n", runner.kernel().name.c_str(), base_res.regs_per_thread);
+    std::printf("  kernel: %s\n", describe_kernels(runner, group).c_str());
     for (const harness::Candidate& c : group) {
       if (c.cfg.impl == Implementation::nccl) {
 #ifdef ARLAB_HAVE_MPI
@@ -370,9 +525,9 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
                     version.c_str(), describe_norm(runner, p).c_str());
         continue;
       }
-      std::printf("  %-9s -> tpb %d, cluster %d, grid %d, vpt %d%s, %d B shared/block%s%s\n", c.policy.c_str(), c.cfg.tpb,
-                  c.cfg.cluster, c.cfg.grid, c.cfg.vecs_per_thread, c.cfg.pdl ? ", pdl" : "",
-                  runner.resources(c.cfg).smem_per_block_bytes,
+      std::printf("  %-9s -> tpb %d, cluster %d, grid %d, vpt %d%s, %d B shared/block, kernel %s%s%s\n",
+                  c.policy.c_str(), c.cfg.tpb, c.cfg.cluster, c.cfg.grid, c.cfg.vecs_per_thread,
+                  c.cfg.pdl ? ", pdl" : "", runner.resources(c.cfg).smem_per_block_bytes, to_string(c.cfg.variant),
                   c.cfg.impl == Implementation::unfused ? " (all-reduce-only kernel), then the separate norm kernel " : "",
                   c.cfg.impl == Implementation::unfused ? describe_norm(runner, p).c_str() : "");
     }
@@ -410,12 +565,13 @@ std::vector<harness::Measurement> measure_and_report(const RunOptions& o, const 
                 "kernel times; this run proves correctness only (CSV topology %s)\n", node.topology().c_str());
   for (size_t i = 0; printer && i < ms.size(); ++i) {
     const MeasurementRow& row = ms[i].row;
-    std::printf("SUMMARY %s %s N=%d H=%d tokens=%d %s %s %s cfg=%d/%d/%d vpt=%d%s | check %s | kernel %.3f us "
-                "[%.3f, %.3f] (p10 %.3f p90 %.3f, %d iters, noise %.2f %%, %s, %s) skew-free %.3f us spread %.3f us "
-                "start skew %.3f us | graph %.3f us/call | clocks SM %d->%d MHz | model %.2f us | %s%s\n",
+    std::printf("SUMMARY %s %s N=%d H=%d tokens=%d %s %s %s cfg=%d/%d/%d vpt=%d%s kernel %s | check %s | kernel "
+                "%.3f us [%.3f, %.3f] (p10 %.3f p90 %.3f, %d iters, noise %.2f %%, %s, %s) skew-free %.3f us spread "
+                "%.3f us start skew %.3f us | graph %.3f us/call | clocks SM %d->%d MHz | model %.2f us | %s%s\n",
                 to_string(p.algo), group[i].policy.c_str(), p.nranks, p.hidden, p.tokens, to_string(p.dtype),
                 to_string(p.pattern), to_string(p.acc), row.tpb, row.cluster, row.grid, row.vecs_per_thread,
-                row.pdl ? " pdl" : "", row.check.c_str(), row.kernel_us_median, row.kernel_us_ci_lo,
+                row.pdl ? " pdl" : "", row.kernel_variant.c_str(), row.check.c_str(), row.kernel_us_median,
+                row.kernel_us_ci_lo,
                 row.kernel_us_ci_hi, row.kernel_us_p10, row.kernel_us_p90, row.iters, row.noise_pct,
                 row.stop_reason.c_str(), settings.timed ? row.timing_source.c_str() : "untimed",
                 row.skewfree_us_median, row.rank_spread_us_median, row.start_skew_us_median, row.graph_us_per_call,
@@ -457,20 +613,21 @@ struct SweepRow {
 };
 
 void print_sweep_table(const std::vector<SweepRow>& rows, int nranks) {
-  std::printf("\n#  %8s %12s %-10s %-16s %10s %12s %12s %12s %7s\n", "tokens", "bytes", "policy", "config",
+  std::printf("\n#  %8s %12s %-14s %-22s %10s %12s %12s %12s %7s\n", "tokens", "bytes", "policy", "config",
               "time(us)", "skewfree(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
   for (const SweepRow& r : rows)
-    std::printf("   %8d %12.0f %-10s %-16s %10.3f %12.3f %12.2f %12.2f %7d\n", r.tokens, r.bytes, r.policy.c_str(),
+    std::printf("   %8d %12.0f %-14s %-22s %10.3f %12.3f %12.2f %12.2f %7d\n", r.tokens, r.bytes, r.policy.c_str(),
                 r.config.c_str(), r.time_us, r.skewfree_us, harness::algbw_gbps(r.bytes, r.time_us),
                 harness::busbw_gbps(r.bytes, r.time_us, nranks), r.wrong);
-  std::printf("#  bytes: one rank's input (tokens x H x sizeof(T)); time: the headline (skew-free median where "
-              "recorded); busbw = algbw x 2 (N - 1) / N\n");
+  std::printf("#  config: tpb/cluster/grid/vpt and the kernel; bytes: one rank's input (tokens x H x sizeof(T)); "
+              "time: the headline (skew-free median where recorded); busbw = algbw x 2 (N - 1) / N\n");
 }
 
 // `--policy model` alone runs the model's own pick, algorithm included: the model searches one- and
-// two-shot (model::model_algorithms) and the run's problem takes the algorithm it chose (printed).
-// With other policies beside it, every configuration must share --algo (one kernel per run) and a
-// model pick of the other algorithm stays an error naming it.
+// two-shot (model::model_algorithms) over the --kernel choice's variants (lean: one-shot only) and
+// the run's problem takes the algorithm it chose (printed). With several --kernel choices the picks
+// must agree on the algorithm to switch it. With other policies beside it, every configuration must
+// share --algo (one algorithm per run) and a model pick of the other algorithm stays an error naming it.
 Plan model_chosen_algorithm(const Plan& plan, const harness::Node& node) {
   if (plan.policies.size() != 1 || plan.policies.front() != model::Policy::model || !plan.shapes.empty() ||
       !plan.baselines.empty())
@@ -478,14 +635,19 @@ Plan model_chosen_algorithm(const Plan& plan, const harness::Node& node) {
   // 64 registers: the __launch_bounds__(1024) cap (arlab predict's default); the runner's own count is used once
   // it exists, for the configuration itself.
   const model::KernelResources typical{64, 0};
-  const LaunchConfig pick =
-      model::choose_launch_config(model::Policy::model, plan.problem, node.rank_spec(), typical, plan.calibration);
-  if (pick.algo == plan.problem.algo) return plan;
+  std::vector<Algorithm> picks;
+  for (const KernelChoice& k : plan.kernels)
+    picks.push_back(model::choose_launch_config(model::Policy::model, plan.problem, node.rank_spec(), typical,
+                                                plan.calibration, nullptr, k.variants)
+                        .algo);
+  const Algorithm pick = picks.front();
+  if (pick == plan.problem.algo || std::count(picks.begin(), picks.end(), pick) != static_cast<long>(picks.size()))
+    return plan;
   Plan adjusted = plan;
-  adjusted.problem.algo = pick.algo;
+  adjusted.problem.algo = pick;
   if (node.process_index() == 0)
     std::printf("  model: chose the %s algorithm for this problem (--algo %s); running its pick\n",
-                to_string(pick.algo), to_string(plan.problem.algo));
+                to_string(pick), to_string(plan.problem.algo));
   return adjusted;
 }
 
@@ -522,7 +684,8 @@ void run_on_node(const RunOptions& o, const Plan& plan, harness::Node& node, har
           row.bytes = static_cast<double>(tokens) * p.hidden * dtype_bytes(p.dtype);
           row.policy = m.row.policy;
           row.config = std::to_string(m.row.tpb) + "/" + std::to_string(m.row.cluster) + "/" +
-                       std::to_string(m.row.grid) + "/" + std::to_string(m.row.vecs_per_thread);
+                       std::to_string(m.row.grid) + "/" + std::to_string(m.row.vecs_per_thread) + " " +
+                       m.row.kernel_variant;
           row.time_us = std::isfinite(m.row.skewfree_us_median) ? m.row.skewfree_us_median : m.row.kernel_us_median;
           row.skewfree_us = m.row.skewfree_us_median;
           row.wrong = (m.checked && !m.gate.pass) ? 1 : 0;

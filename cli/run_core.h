@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct RunOptions {
   std::vector<std::string> policies = {"trtllm"};
   std::vector<std::string> configs;  // explicit configurations "tpb/cluster/grid[/vpt]"
   std::vector<std::string> baselines;  // "unfused", "nccl": measured beside the policies
+  std::vector<std::string> kernels = {"reference"};  // --kernel: reference, lean, auto (KernelChoice)
   ExplicitConfigOptions config;
   bool pdl = false;
   TimingCliOptions timing;
@@ -54,8 +56,20 @@ struct RunOptions {
   std::string inject_fault;  // hidden: failure-path tests (harness/node_core.h FaultInjection)
 };
 
+// One --kernel value: the kernel variants (common/launch_config.h KernelVariant) a policy's
+// configuration may run. reference / lean: that one body; auto: every variant, the model policy
+// choosing among them (with the algorithm and the launch shape).
+struct KernelChoice {
+  std::string name;                    // as given: reference, lean or auto
+  std::vector<KernelVariant> variants;  // {reference}, {lean}, or all_kernel_variants() for auto
+  bool automatic() const { return variants.size() > 1; }
+};
+// "reference" / "lean" / "auto" -> its choice; throws InvalidArgument naming the value.
+KernelChoice parse_kernel_choice(const std::string& text);
+
 // What to measure, as the options say it, checked before any device is touched: the problem,
-// policies (parsed), explicit shapes (parsed, and each checked to cover a token), the timing
+// policies (parsed), kernel choices (parsed, each checked against the policies and the algorithm),
+// explicit shapes (parsed, and each checked to cover a token), the timing
 // options, the input distribution, the calibration (loaded), the injected fault, and the CSV
 // outputs (appendable: same header, not an input). Configurations need the node's partition spec
 // and are made later.
@@ -63,13 +77,22 @@ struct Plan {
   Problem problem;                      // in a size sweep: the largest size (the workspace and inputs hold it)
   std::vector<int> sweep;               // -b/-e/-f token counts; empty: one run at problem.tokens
   std::vector<model::Policy> policies;  // in --policy order; explicit_config stands for the --tpb shape
+  // Per policy: its own kernel (a --policy entry POLICY/KERNEL), or none (it takes every --kernel choice).
+  std::vector<std::optional<KernelChoice>> policy_kernels;
   std::vector<ExplicitShape> shapes;    // --tpb/--cluster/--grid first (when given), then each --config
   std::vector<Implementation> baselines;  // measured after the policies and shapes (--baseline, --algo nccl|unfused)
+  // --kernel in order: every policy and shape is measured once per choice (baselines run the
+  // reference kernels, once). auto only with the model policy; lean only with one-shot (or the model).
+  std::vector<KernelChoice> kernels = {KernelChoice{"reference", {KernelVariant::reference}}};
   harness::TimingOptions timing;
   ref::Distribution distribution = ref::Distribution::normal;
   model::Calibration calibration;
   harness::FaultInjection fault;
 };
+
+// --policy entries, each POLICY or POLICY/KERNEL (that policy measured with that kernel only, e.g.
+// trtllm/lean), into plan.policies and plan.policy_kernels; throws InvalidArgument naming a bad part.
+void set_policies(Plan& plan, const std::vector<std::string>& entries);
 
 // "tpb/cluster/grid[/vpt]" -> an explicit configuration (vpt 0 = the required one); throws
 // InvalidArgument naming the text.

@@ -229,6 +229,28 @@ std::vector<ExpCase> fusion_experiment(const ExpContext& ctx) {
   return cases;
 }
 
+// speedup (issue 13): the reference kernel at the trtllm configuration (the peer library's kernel)
+// against each other kernel variant at the trtllm configuration (the design alone) and at the
+// model's choice for that variant (design and configuration), in one interleaved group per problem.
+// The goal's problems: TP2 (ctx.nranks), tokens {1, 16, ..., 512} x H {4096, 8192}.
+std::vector<ExpCase> speedup_experiment(const ExpContext& ctx) {
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : llama_hidden_sizes();
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{1, kSeedTokens} : std::vector<int>{1, 16, 32, 64, 128, 256, 512};
+  std::vector<ExpCase> cases;
+  for (int n : ctx.nranks)
+    for (int h : hidden)
+      for (int t : tokens) {
+        std::vector<std::string> policies = {"trtllm"};
+        for (KernelVariant v : all_kernel_variants()) {
+          if (v == KernelVariant::reference) continue;
+          policies.push_back(std::string("trtllm/") + to_string(v));
+          policies.push_back(std::string("model/") + to_string(v));
+        }
+        cases.push_back(make_case(sweep_problem(t, h, n, Algorithm::oneshot), policies));
+      }
+  return cases;
+}
+
 // `count` distinct indices of [0, population), in increasing order, drawn by a partial Fisher-Yates
 // shuffle from a std::mt19937_64 (whose output the standard fixes, unlike the distributions').
 std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_t seed) {
@@ -360,6 +382,8 @@ const std::vector<ExpInfo>& experiments() {
       {"fusion", "fused trtllm and the model's pick vs all-reduce + separate norm kernel, tokens 1-4096"},
       {"model-accuracy", "held-out problems, 12 sampled legal configurations each: the model's error and ranking"},
       {"numerics", "CPU: accumulation-mode error against fp64 (pairwise vs fp32_acc)"},
+      {"speedup", "the reference kernel at trtllm vs each kernel variant at trtllm and at the model's choice, TP2 "
+                  "tokens 1-512 x H 4096/8192, interleaved (issue 13's goal)"},
   };
   return list;
 }
@@ -372,6 +396,7 @@ std::vector<ExpCase> experiment_cases(const std::string& name, const ExpContext&
   if (name == "fusion") return fusion_experiment(ctx);
   if (name == "model-accuracy") return model_accuracy_experiment(ctx);
   if (name == "numerics") return numerics_experiment(ctx);
+  if (name == "speedup") return speedup_experiment(ctx);
   throw InvalidArgument("unknown experiment '" + name + "' (known: " + known_experiment_names() + ")");
 }
 
@@ -455,9 +480,10 @@ std::pair<long long, long long> merge_csvs(const std::vector<std::string>& input
   const std::vector<std::string> key_columns = {"experiment", "policy", "tpb",    "cluster", "grid",
                                                 "vecs_per_thread", "algo", "tokens", "hidden", "nranks",
                                                 "dtype",      "pattern", "acc"};
-  // A baseline row (unfused / nccl) may share all of them with a fused row: the implementation
-  // column, where the schema has it, tells them apart.
-  const std::vector<std::string> optional_key_columns = {"implementation"};
+  // A baseline row (unfused / nccl) may share all of them with a fused row, and a lean row with
+  // the reference row at the same configuration: the implementation and kernel_variant columns,
+  // where the schema has them, tell them apart.
+  const std::vector<std::string> optional_key_columns = {"implementation", "kernel_variant"};
 
   const std::vector<std::string> header = measurement_header();
   std::vector<size_t> key_index;

@@ -52,6 +52,13 @@ void FusedRunner::setup() {
   ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel_.fn));
   regs_ = attr.numRegs;
   static_smem_ = static_cast<int>(attr.sharedSizeBytes);
+  if (shape_.algo == Algorithm::oneshot) {
+    lean_kernel_ = kernels::find_fused_kernel(kernels::kernel_key(shape_, KernelVariant::lean));
+    cudaFuncAttributes lean_attr{};
+    ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&lean_attr, lean_kernel_.fn));
+    lean_regs_ = lean_attr.numRegs;
+    lean_static_smem_ = static_cast<int>(lean_attr.sharedSizeBytes);
+  }
   Problem ar_shape = shape_;
   ar_shape.pattern = Pattern::ar;
   ar_kernel_ = kernels::find_fused_kernel(kernels::kernel_key(ar_shape));
@@ -93,16 +100,29 @@ void FusedRunner::preload_norm_kernel() {
   }
 }
 
+// True for a call that runs the lean one-shot body; validate_call refuses the variant elsewhere.
+static bool runs_lean(const LaunchConfig& cfg) {
+  return cfg.impl == Implementation::fused && cfg.variant == KernelVariant::lean;
+}
+
+const kernels::FusedKernel& FusedRunner::kernel_for(const LaunchConfig& cfg) const {
+  if (cfg.impl == Implementation::unfused) return ar_kernel_;
+  if (!runs_lean(cfg)) return kernel_;
+  if (lean_kernel_.fn == nullptr)
+    throw InvalidArgument(std::string("the lean kernel is one-shot only: this runner's problem is ") +
+                          to_string(shape_.algo) + " (" + kernel_.name + "); use --kernel reference");
+  return lean_kernel_;
+}
+
 model::KernelResources FusedRunner::resources(const LaunchConfig& cfg) const {
   model::KernelResources res;
   if (cfg.impl == Implementation::nccl) return res;
-  if (cfg.impl == Implementation::unfused) {
-    res.regs_per_thread = ar_regs_;
-    res.smem_per_block_bytes = ar_static_smem_ + static_cast<int>(kernels::fused_dynamic_smem_bytes(ar_kernel_.key, cfg));
-    return res;
-  }
-  res.regs_per_thread = regs_;
-  res.smem_per_block_bytes = static_smem_ + static_cast<int>(kernels::fused_dynamic_smem_bytes(kernel_.key, cfg));
+  const kernels::FusedKernel& k = kernel_for(cfg);
+  const int regs = cfg.impl == Implementation::unfused ? ar_regs_ : runs_lean(cfg) ? lean_regs_ : regs_;
+  const int static_smem =
+      cfg.impl == Implementation::unfused ? ar_static_smem_ : runs_lean(cfg) ? lean_static_smem_ : static_smem_;
+  res.regs_per_thread = regs;
+  res.smem_per_block_bytes = static_smem + static_cast<int>(kernels::fused_dynamic_smem_bytes(k.key, cfg));
   return res;
 }
 
@@ -119,6 +139,12 @@ void FusedRunner::validate_call(const Problem& call, const LaunchConfig& cfg) co
   if (cfg.algo != call.algo)
     throw InvalidArgument(std::string("launch configuration is for ") + to_string(cfg.algo) + ", the problem is " +
                           to_string(call.algo));
+  if (cfg.variant != KernelVariant::reference && cfg.impl != Implementation::fused)
+    throw InvalidArgument(std::string("kernel variant ") + to_string(cfg.variant) + " with the " +
+                          to_string(cfg.impl) + " baseline: baselines run the reference kernels only");
+  if (cfg.variant != KernelVariant::reference && call.algo != Algorithm::oneshot)
+    throw InvalidArgument(std::string("the ") + to_string(cfg.variant) + " kernel is one-shot only; this call is " +
+                          to_string(call.algo) + " (two-shot runs the reference kernel)");
   switch (cfg.impl) {
     case Implementation::fused: model::check_legal(call, cfg, node_.rank_spec(), resources(cfg)); break;
     case Implementation::unfused: {
@@ -162,7 +188,7 @@ void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& c
   const RankTensors& t = *tensors_.at(static_cast<size_t>(r));
   switch (cfg.impl) {
     case Implementation::fused:
-      if (!skip) rank.launch_fused(kernel_, params, cfg);
+      if (!skip) rank.launch_fused(kernel_for(cfg), params, cfg);
       break;
     case Implementation::unfused: {
       kernels::FusedParams ar = params;

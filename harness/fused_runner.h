@@ -1,6 +1,8 @@
 // One fused problem on a node (emulated or multi-process, harness/node.h): the device tensors of
 // every rank this process drives, with uploaded input sets, the kernel
-// instantiation (one dispatch, one attribute query), the CPU reference (cached per token count),
+// instantiations (one dispatch and one attribute query each: the reference kernel and, for a
+// one-shot shape, the lean kernel -- LaunchConfig::variant picks which one a call runs; both use
+// the same workspace, and either may follow the other), the CPU reference (cached per token count),
 // the baselines a configuration may ask for instead of the fused kernel (LaunchConfig::impl:
 // all-reduce -- arlab's pattern-ar kernel or NCCL -- then the separate norm kernel, whose outputs
 // go through the same gate),
@@ -47,12 +49,20 @@ class FusedRunner {
   Node& node() { return node_; }
   const Problem& shape() const { return shape_; }
   int nsets() const { return static_cast<int>(inputs_.size()); }
+  // The reference kernel of the shape.
   const kernels::FusedKernel& kernel() const { return kernel_; }
+  // The kernel whose registers and name a configuration's row records: the fused kernel of
+  // cfg.variant (the lean one for a lean one-shot call), or the all-reduce-only kernel for an
+  // unfused baseline (nccl: the reference kernel, the closest arlab kernel; its row's regs is 0).
+  // Throws InvalidArgument for a variant the shape has no kernel of (lean with two-shot).
+  const kernels::FusedKernel& kernel_for(const LaunchConfig& cfg) const;
   // Rank r's device tensors (r a local rank): inputs of every set, outputs of the last call.
   const RankTensors& tensors(int r) const { return *tensors_.at(static_cast<size_t>(r)); }
+  // Registers per thread of the reference kernel (resources(cfg) has every kernel's).
   int registers_per_thread() const { return regs_; }
   // Registers and shared memory (static + this configuration's dynamic) for model/ legality: of
-  // the fused kernel, or of the all-reduce-only kernel for an unfused configuration (0 for nccl).
+  // the fused kernel of cfg.variant, or of the all-reduce-only kernel for an unfused configuration
+  // (0 for nccl).
   model::KernelResources resources(const LaunchConfig& cfg) const;
   // Kernels one call of `cfg` launches per rank whose times make the call's time: 1 (fused, or a
   // baseline of pattern ar), 2 (all-reduce, then the separate norm kernel).
@@ -61,7 +71,8 @@ class FusedRunner {
   LaunchConfig norm_config(const Problem& call) const;
 
   // Throws InvalidArgument naming the problem: call differs from the shape in anything but
-  // tokens / config, tokens above the tensors or the workspace, an illegal configuration
+  // tokens / config, tokens above the tensors or the workspace, a non-reference kernel variant
+  // with a two-shot call or a baseline (only fused one-shot calls have the lean body), an illegal configuration
   // (model::check_legal against the rank's partition spec; for unfused, of the all-reduce-only
   // kernel), nccl where the node has no NCCL (emulated node) or N > 2 (NCCL sums in ring order,
   // not in rank order, so the gate's bit-exact sum holds at N = 2 only). Collective for nccl: the
@@ -106,6 +117,9 @@ class FusedRunner {
   kernels::FusedKernel kernel_;
   int regs_ = 0;
   int static_smem_ = 0;
+  // The lean one-shot kernel (KernelVariant::lean); fn nullptr for a two-shot shape.
+  kernels::FusedKernel lean_kernel_;
+  int lean_regs_ = 0, lean_static_smem_ = 0;
   // The baselines' kernels: the all-reduce-only kernel of the same algorithm, N, dtype and
   // accumulation (pattern ar), and the separate norm kernel (patterns with an epilogue).
   kernels::FusedKernel ar_kernel_;

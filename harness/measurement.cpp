@@ -38,9 +38,10 @@ void fill_row(Measurement& m, const Node& node, const Problem& call, const Candi
   row.sm_per_rank = node.sms_per_rank();
   set_problem_cells(row, call);
   set_config_cells(row, c.cfg);
-  row.policy = c.policy;
+  // The policy's name alone (a label "trtllm/lean" names the kernel too: the kernel_variant column has it).
+  row.policy = c.policy.substr(0, c.policy.find('/'));
   row.pdl = c.cfg.pdl ? 1 : 0;
-  row.regs = res.regs_per_thread;
+  row.regs = res.regs_per_thread;  // of the kernel this configuration runs (FusedRunner::resources: its variant's)
   const TimingReport& t = m.timing;
   row.iters = timed ? t.iters : 0;
   row.rounds = timed ? t.rounds : 0;
@@ -78,6 +79,7 @@ void fill_row(Measurement& m, const Node& node, const Problem& call, const Candi
   row.err_rel_rms_vs_exact = m.checked ? m.gate.err_rel_rms_vs_exact : kNaN;
   row.implementation = to_string(c.cfg.impl);
   row.allreduce_us_median = timed ? t.allreduce_us.median : kNaN;
+  row.kernel_variant = to_string(c.cfg.variant);
 }
 
 // An id no other group shares: UTC time, process id and a per-process counter.
@@ -92,9 +94,12 @@ std::string new_group_id() {
          std::to_string(counter++);
 }
 
+// "tpb/cluster/grid/vpt/algo", with "/lean" for the lean kernel (reference rows keep the older text).
 std::string config_text(const MeasurementRow& r) {
   return std::to_string(r.tpb) + "/" + std::to_string(r.cluster) + "/" + std::to_string(r.grid) + "/" +
-         std::to_string(r.vecs_per_thread) + "/" + r.algo;
+         std::to_string(r.vecs_per_thread) + "/" + r.algo +
+         (r.kernel_variant.empty() || r.kernel_variant == to_string(KernelVariant::reference) ? ""
+                                                                                              : "/" + r.kernel_variant);
 }
 
 }  // namespace
@@ -114,9 +119,15 @@ RatioRow ratio_row(const Measurement& num, const Measurement& den, double confid
   row.pattern = num.row.pattern;
   row.tokens = num.row.tokens;
   row.hidden = num.row.hidden;
-  row.numerator = num.row.policy;
+  // The policy and, for a non-reference kernel, the kernel: "trtllm" vs "trtllm/lean".
+  const auto label = [](const MeasurementRow& m) {
+    return m.kernel_variant.empty() || m.kernel_variant == to_string(KernelVariant::reference)
+               ? m.policy
+               : m.policy + "/" + m.kernel_variant;
+  };
+  row.numerator = label(num.row);
   row.numerator_cfg = config_text(num.row);
-  row.denominator = den.row.policy;
+  row.denominator = label(den.row);
   row.denominator_cfg = config_text(den.row);
   row.figure = num.row.headline;
   row.ratio = r.ratio;

@@ -1,7 +1,9 @@
 // The one dispatch point of the fused kernels: (algorithm, dtype, N, pattern, accumulation) ->
 // kernel function, and the thin host launcher. The launcher takes the launch configuration as
 // given (policies in model/ choose it), never allocates, synchronizes or queries the device, and
-// returns the CUDA status of the launch. One-shot and two-shot kernels sit behind the same key.
+// returns the CUDA status of the launch. One-shot and two-shot kernels sit behind the same key, and
+// so do the one-shot algorithm's two kernel bodies (common/launch_config.h KernelVariant: reference,
+// lean); two-shot has the reference body only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,23 +24,27 @@ struct KernelKey {
   int nranks = 2;
   Pattern pattern = Pattern::ar_res_rms;
   Accumulation acc = Accumulation::pairwise;
+  KernelVariant variant = KernelVariant::reference;  // lean: one-shot only
 };
 
-inline KernelKey kernel_key(const Problem& p) { return {p.algo, p.dtype, p.nranks, p.pattern, p.acc}; }
+inline KernelKey kernel_key(const Problem& p, KernelVariant v = KernelVariant::reference) {
+  return {p.algo, p.dtype, p.nranks, p.pattern, p.acc, v};
+}
 
 struct FusedKernel {
   const void* fn = nullptr;  // the __global__ function (for cudaLaunchKernelExC, cudaFuncGetAttributes)
   KernelKey key;
-  std::string name;          // e.g. "oneshot<bf16,N=2,ar_res_rms,pairwise>"
+  std::string name;          // e.g. "oneshot<bf16,N=2,ar_res_rms,pairwise>", "oneshot_lean<bf16,N=2,...>"
 };
 
 std::string kernel_name(const KernelKey& key);
 
 // The kernel for `key`; throws InvalidArgument naming the value when none exists (N outside
-// {2,4,8,16}, NVFP4 with fp32).
+// {2,4,8,16}, NVFP4 with fp32, the lean body with two-shot).
 FusedKernel find_fused_kernel(const KernelKey& key);
 
-// Every instantiated kernel (for the registers table and one-time attribute queries).
+// Every instantiated kernel (for the registers table and one-time attribute queries): both
+// algorithms' reference kernels, then the lean one-shot kernels.
 std::vector<KernelKey> all_kernel_keys();
 
 // Dynamic shared memory the kernel needs for this launch: the NVFP4 amax exchange when tpb is odd.

@@ -224,10 +224,15 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 // norm (n0) stay in registers across the cluster barriers; the values of vectors k >= 1 are read
 // back from residual_out, which this same thread has just written (program order makes its own
 // stores visible to it; outputs never alias inputs).
-template <typename T, Pattern P, typename SumOf>
+//
+// kGammaHeld (the lean one-shot kernel): the caller loaded gamma of this thread's first vector
+// before the poll and passes it as gamma0, so the norm loop's first vector does not wait for a
+// load after the block reduction. The reference kernels leave it false (gamma0 unused).
+template <typename T, Pattern P, bool kGammaHeld = false, typename SumOf>
 __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const TokenMapping& m, EpilogueShared& sh,
                                                      float* fp4_amax_exchange, const QuantScales& q, int tok,
-                                                     int parity, SumOf&& sum_of) {
+                                                     int parity, SumOf&& sum_of,
+                                                     const uint4& gamma0 = make_uint4(0u, 0u, 0u, 0u)) {
   using Tr = DTypeTraits<T>;
   using Out = PatternOutputs<P>;
   constexpr int kVec = Tr::kVec;
@@ -272,7 +277,9 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     auto norm_of = [&](int k, int v) -> uint4 {
       const long long off = row + static_cast<long long>(v) * kVectorBytes;
       const uint4 hk = k == 0 ? h0 : *reinterpret_cast<const uint4*>(static_cast<const char*>(p.residual_out) + off);
-      const uint4 g = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(v) * kVectorBytes);
+      const uint4 g = (kGammaHeld && k == 0)
+                          ? gamma0
+                          : ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(v) * kVectorBytes);
       unsigned nbits[kVec];
 #pragma unroll
       for (int e = 0; e < kVec; ++e)

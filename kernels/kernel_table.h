@@ -24,10 +24,12 @@ constexpr Accumulation instantiated_accumulation(DType dtype, Accumulation acc) 
   return dtype == DType::fp32 ? Accumulation::pairwise : acc;
 }
 
-// One function per row and algorithm: the kernel (as cudaLaunchKernelExC wants it) for N and
-// pattern, or nullptr where none is instantiated (N not supported, NVFP4 with fp32).
-#define ARLAB_DECLARE_KERNEL_VARIANT(variant, dtype, acc)            \
-  const void* oneshot_kernel_##variant(int nranks, Pattern pattern); \
+// One function per row and kernel body: the kernel (as cudaLaunchKernelExC wants it) for N and
+// pattern, or nullptr where none is instantiated (N not supported, NVFP4 with fp32). The lean
+// one-shot body (KernelVariant::lean) lives in kernels/oneshot_lean_inst_<row>.cu.
+#define ARLAB_DECLARE_KERNEL_VARIANT(variant, dtype, acc)                 \
+  const void* oneshot_kernel_##variant(int nranks, Pattern pattern);      \
+  const void* oneshot_lean_kernel_##variant(int nranks, Pattern pattern); \
   const void* twoshot_kernel_##variant(int nranks, Pattern pattern);
 ARLAB_KERNEL_VARIANTS(ARLAB_DECLARE_KERNEL_VARIANT)
 #undef ARLAB_DECLARE_KERNEL_VARIANT

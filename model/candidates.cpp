@@ -43,7 +43,9 @@ std::vector<int> block_sizes(const Problem& p, int cluster) {
 }  // namespace
 
 std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, const KernelResources& res,
-                                            const std::vector<Algorithm>& algos) {
+                                            const std::vector<Algorithm>& algos,
+                                            const std::vector<KernelVariant>& variants) {
+  if (variants.empty()) throw InvalidArgument("candidate_configs: no kernel variant to search");
   validate(p);
   std::vector<LaunchConfig> out;
   const std::vector<long long> token_quotients = distinct_ceil_quotients(p.tokens);
@@ -76,14 +78,18 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
           for (long long g : rs_quotients) add(g);
         for (int j = 1; j <= bps; ++j) add(static_cast<long long>(j) * s.sm_count / cs);
         add(max_clusters);
-        for (long long g : grids) {
-          LaunchConfig c;
-          c.tpb = tpb;
-          c.cluster = cs;
-          c.grid = static_cast<int>(g * cs);
-          c.vecs_per_thread = vpt;
-          c.algo = algo;
-          out.push_back(c);
+        for (KernelVariant variant : variants) {
+          if (twoshot && variant != KernelVariant::reference) continue;  // two-shot has the reference body only
+          for (long long g : grids) {
+            LaunchConfig c;
+            c.tpb = tpb;
+            c.cluster = cs;
+            c.grid = static_cast<int>(g * cs);
+            c.vecs_per_thread = vpt;
+            c.algo = algo;
+            c.variant = variant;
+            out.push_back(c);
+          }
         }
       }
     }
@@ -92,10 +98,10 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
 }
 
 SearchResult search_best_config(const Problem& p, const GpuSpec& s, const KernelResources& res, const Calibration& cal,
-                                const std::vector<Algorithm>& algos) {
+                                const std::vector<Algorithm>& algos, const std::vector<KernelVariant>& variants) {
   SearchResult r;
   bool found = false;
-  for (const LaunchConfig& c : candidate_configs(p, s, res, algos)) {
+  for (const LaunchConfig& c : candidate_configs(p, s, res, algos, variants)) {
     if (!legality_violation(p, c, s, res).empty()) continue;  // by construction rare; the rules stay in one place
     const double t = predict_total_us(p, c, s, cal, res);
     if (t < 0) continue;

@@ -10,6 +10,8 @@
 //             whole number of blocks per SM (j x SMs / cluster), and the limit itself. Between two
 //             such values the round counts are equal and more clusters only add blocks per SM.
 //   algo      one-shot and two-shot (two-shot only when tokens >= N)
+//   variant   each kernel variant asked for (common/launch_config.h KernelVariant) for one-shot;
+//             two-shot candidates run the reference body
 #pragma once
 
 #include <vector>
@@ -23,7 +25,8 @@
 namespace arlab::model {
 
 std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& spec, const KernelResources& res,
-                                            const std::vector<Algorithm>& algos);
+                                            const std::vector<Algorithm>& algos,
+                                            const std::vector<KernelVariant>& variants = {KernelVariant::reference});
 
 struct SearchResult {
   LaunchConfig best;
@@ -34,7 +37,8 @@ struct SearchResult {
 // Lowest predicted time; ties go to fewer vectors per thread, then fewer blocks, then the earlier
 // candidate (one-shot first, then smaller cluster and block). Throws InvalidArgument when no candidate is legal.
 SearchResult search_best_config(const Problem& p, const GpuSpec& spec, const KernelResources& res,
-                                const Calibration& cal, const std::vector<Algorithm>& algos);
+                                const Calibration& cal, const std::vector<Algorithm>& algos,
+                                const std::vector<KernelVariant>& variants = {KernelVariant::reference});
 
 // One-shot always; two-shot too when the problem allows it (tokens >= nranks).
 std::vector<Algorithm> model_algorithms(const Problem& p);

@@ -18,7 +18,7 @@ namespace arlab::model {
 namespace {
 enum Col {
   cGpu, cLink, cSm, cN, cDtype, cPattern, cAlgo, cAcc, cTokens, cHidden, cPolicy,
-  cTpb, cCluster, cGrid, cVpt, cPdl, cRegs, cCheck, cKernelUs, cSkewFreeUs, cImpl, kCols
+  cTpb, cCluster, cGrid, cVpt, cPdl, cRegs, cCheck, cKernelUs, cSkewFreeUs, cImpl, cVariant, kCols
 };
 
 // Registers per thread CUDA allows a kernel (the ISA's register file per thread, every arch since sm_35).
@@ -53,6 +53,25 @@ bool parse_pdl(const std::string& s) {
   throw InvalidArgument("pdl = '" + s + "' (expected 0 or 1)");
 }
 
+// A policy label as `arlab run` writes it: a policy name, or "policy/variant" when one run measured
+// several kernel variants (`--kernel reference,lean`: "trtllm/lean"). Returns the variant the label
+// names, reference when it names none; throws InvalidArgument naming the label otherwise.
+struct PolicyLabel {
+  Policy policy = Policy::trtllm;
+  bool names_variant = false;
+  KernelVariant variant = KernelVariant::reference;
+};
+PolicyLabel parse_policy_label(const std::string& text) {
+  PolicyLabel label;
+  const size_t slash = text.find('/');
+  label.policy = parse_policy(text.substr(0, slash));
+  if (slash != std::string::npos) {
+    label.names_variant = true;
+    label.variant = parse_kernel_variant(text.substr(slash + 1));
+  }
+  return label;
+}
+
 // A kernel time cell: a finite number in (0, kMaxKernelUs].
 double kernel_time(const CsvColumns<kCols>& csv, unsigned col) {
   const double us = csv.number(col);
@@ -75,10 +94,12 @@ std::vector<MeasuredRow> read_measurements(const std::string& path) {
   // skewfree_us_median is optional: files of other tools may lack it (validate then reports one figure).
   // implementation is optional (files written before the baselines existed hold fused rows only);
   // baseline rows (unfused, nccl) are skipped: the model predicts fused kernels only.
-  CsvColumns<kCols> csv(path, OptionalColumns{{"skewfree_us_median", "implementation"}}, "gpu", "link", "sm_per_rank",
-                        "nranks", "dtype", "pattern", "algo", "acc", "tokens", "hidden", "policy", "tpb", "cluster",
-                        "grid", "vecs_per_thread", "pdl", "regs", "check", "kernel_us_median", "skewfree_us_median",
-                        "implementation");
+  // kernel_variant is optional (files written before the lean kernel existed ran the reference
+  // body); it goes into each row's configuration, so the model predicts a lean row as lean.
+  CsvColumns<kCols> csv(path, OptionalColumns{{"skewfree_us_median", "implementation", "kernel_variant"}}, "gpu",
+                        "link", "sm_per_rank", "nranks", "dtype", "pattern", "algo", "acc", "tokens", "hidden",
+                        "policy", "tpb", "cluster", "grid", "vecs_per_thread", "pdl", "regs", "check",
+                        "kernel_us_median", "skewfree_us_median", "implementation", "kernel_variant");
   std::vector<MeasuredRow> rows;
   while (csv.next()) {
     if (csv.has(cImpl) && parse_cell(csv, cImpl, parse_implementation) != Implementation::fused) continue;
@@ -96,13 +117,21 @@ std::vector<MeasuredRow> read_measurements(const std::string& path) {
     r.problem.tokens = csv.integer(cTokens);
     r.problem.hidden = csv.integer(cHidden);
     r.policy = csv.text(cPolicy);
-    parse_cell(csv, cPolicy, parse_policy);  // a known policy label (the row keeps its text)
+    const PolicyLabel label = parse_cell(csv, cPolicy, parse_policy_label);  // a known label (the row keeps its text)
     r.config.tpb = csv.integer(cTpb);
     r.config.cluster = csv.integer(cCluster);
     r.config.grid = csv.integer(cGrid);
     r.config.vecs_per_thread = csv.integer(cVpt);
     r.config.pdl = parse_cell(csv, cPdl, parse_pdl);
     r.config.algo = r.problem.algo;
+    r.config.variant = csv.has(cVariant) ? parse_cell(csv, cVariant, parse_kernel_variant) : label.variant;
+    if (label.names_variant && label.variant != r.config.variant)
+      csv.fail(cPolicy, "policy label '" + r.policy + "' names the " + to_string(label.variant) +
+                            " kernel, the row's kernel_variant is " + to_string(r.config.variant));
+    if (r.config.variant != KernelVariant::reference && r.config.algo != Algorithm::oneshot)
+      csv.fail(csv.has(cVariant) ? cVariant : cPolicy,
+               std::string("kernel_variant ") + to_string(r.config.variant) + " with algo " +
+                   to_string(r.config.algo) + ": the " + to_string(r.config.variant) + " kernel is one-shot only");
     r.resources.regs_per_thread = csv.integer(cRegs);
     r.check_passed = parse_cell(csv, cCheck, parse_check);
     r.max_over_ranks_us = kernel_time(csv, cKernelUs);
@@ -151,6 +180,7 @@ MeasurementRow measurement_row(const MeasuredRow& r, const std::string& experime
   m.check = r.check_passed ? "pass" : "fail";
   m.implementation = to_string(Implementation::fused);  // the model's rows are fused kernels
   m.allreduce_us_median = std::numeric_limits<double>::quiet_NaN();
+  m.kernel_variant = to_string(r.config.variant);
   return m;
 }
 }  // namespace

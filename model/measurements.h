@@ -33,8 +33,10 @@ struct MeasuredRow {
   double skewfree_us = std::numeric_limits<double>::quiet_NaN();  // skewfree_us_median; NaN when absent
 };
 
-// The columns read (all required): gpu, link, sm_per_rank, nranks, dtype, pattern, algo, acc,
-// tokens, hidden, policy, tpb, cluster, grid, vecs_per_thread, pdl, regs, check, kernel_us_median.
+// The columns read (required): gpu, link, sm_per_rank, nranks, dtype, pattern, algo, acc,
+// tokens, hidden, policy, tpb, cluster, grid, vecs_per_thread, pdl, regs, check, kernel_us_median;
+// optional (older files lack them): skewfree_us_median, implementation (baseline rows skipped),
+// kernel_variant (absent: reference; it becomes config.variant).
 std::vector<MeasuredRow> read_measurements(const std::string& csv_path);
 
 // Writes rows in the measurement schema (the columns this module knows; others empty), e.g. for

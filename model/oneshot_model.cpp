@@ -1,30 +1,42 @@
-// The one-shot timing model: the phases of kernels/oneshot_kernel.cuh, in the order the kernel runs
-// them, each as long as its slowest limit (a latency chain, a per-SM rate, the link, HBM):
+// The one-shot timing model: the phases of the one-shot kernels, in the order they run them, each as
+// long as its slowest limit (a latency chain, a per-SM rate, the link, HBM). One model serves both
+// kernel bodies (common/launch_config.h KernelVariant); where the lean body (kernels/
+// oneshot_lean_kernel.cuh) differs from the reference (kernels/oneshot_kernel.cuh) the difference is
+// a field of OneshotDesign below, and the term's explanation says which body it describes:
 //
 //   launch        empty-kernel duration of the grid (+ cluster launch)
-//   prologue      flag read (L2) and the arrival: fence, atomic round trip, fence (measured as one
-//                 block's fenced atomic), + one serialized atomic per block of the grid
-//   push          per wave: each thread loads a vector of x (a DRAM miss) and stores it to N ranks,
-//                 tokens x vectors one after the other (the store needs the load; push_step, measured
-//                 by the round_load push_store bench), so
+//   prologue      reference: flag read (L2) and the arrival the whole block waits for: fence, atomic
+//                 round trip, fence (measured as one block's fenced atomic), + one serialized atomic
+//                 per block of the grid. lean: the flag read only (its arrival is in flight while the
+//                 block pushes and is looked at at the end)
+//   push          per wave: each thread loads a vector of x (a DRAM miss) and stores it to the ranks
+//                 (reference: all N, its own slot included; lean: the N-1 peers), tokens x vectors one
+//                 after the other (the store needs the load; push_step, measured by the round_load
+//                 push_store bench), so
 //                 chain = R x vecs x a round's DRAM load (round_load: many warps loading, the
 //                 slowest one waited for); against the per-SM load rate (Little's law: bytes in
-//                 flight / DRAM latency), the per-SM store rate (N slices per
-//                 token through the SM's port), the per-SM peer-store rate, the link ((N-1) S per
-//                 direction) and HBM (x read, own slot written, N-1 peers' slots received: (N+1) S)
-//   clear         N x S bytes of -0.0 grid-strided over the grid's SMs: per-SM store rate vs HBM
+//                 flight / DRAM latency), the per-SM store rate (the stored slices per token through
+//                 the SM's port), the per-SM peer-store rate, the link ((N-1) S per direction) and
+//                 HBM (x read, own slot written (reference only), N-1 peers' slots received)
+//   clear         reference: N x S bytes of -0.0 grid-strided over the grid's SMs: per-SM store rate vs
+//                 HBM. lean: none (each consumed peer slot is cleared in the reduce phase; the steady
+//                 state of lean calls; a lean call right after a reference call also clears that call's
+//                 buffer, which this model does not predict)
 //   first_wait    the first poll waits until the peer's last push is visible: what of the one-way
 //                 store-to-seen latency the clear has not hidden
-//   reduce        per wave, R rounds of (per vector: the residual load (DRAM) and the poll (an
-//                 ld.relaxed.sys L2 hit) in flight together; the epilogue's vector ops; block and
-//                 cluster reduction; the norm loop's gamma load (L2)); against HBM (N slots and the
-//                 residual read, the outputs written) and the per-SM port
+//   reduce        per wave, R rounds of (per vector: the residual load (DRAM) and the polls (ld.relaxed.sys
+//                 L2 hits; lean: the N-1 peer slots, its own vector re-read from x, an L2 hit) in flight
+//                 together; the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
+//                 loads (L2; lean holds its first vector's gamma in a register)); against HBM (the polled
+//                 slots and the residual read, the outputs written; lean: + the -0.0 written back over
+//                 the consumed peer slots) and the per-SM port
 //                 + (RMSNorm) the round overhead: what these parts leave out of the kernel's own round
 //                 code measured in isolation (bench epilogue_round)
 //   exit          the closing cluster barrier (cluster > 1): it waits for every warp of every block
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
-// per thread); the calibration's constants are microbenchmark results (`arlab calibrate`).
+// per thread); the calibration's constants are microbenchmark results (`arlab calibrate`) measured on
+// the reference body's code paths; the lean model reuses them (no lean-specific constant).
 // The headline is the skew-free time (DESIGN §6): the start skew between ranks does not lengthen it
 // (the last rank to start finds every peer's data already pushed); the max over ranks adds it.
 #include <algorithm>
@@ -33,6 +45,26 @@
 #include "model/model_terms.h"
 
 namespace arlab::model::detail {
+
+namespace {
+
+// What distinguishes the two one-shot kernel bodies, as the phases above see it.
+struct OneshotDesign {
+  const char* name;
+  bool arrival_on_path;      // the block waits for the fenced arrival atomic before pushing
+  int stored_slots;          // slots each pushed vector is stored to (N: own included; N-1: peers only)
+  int polled_slots;          // slots polled per vector (the own vector of lean is an L2 re-read of x)
+  bool clear_pass;           // a separate -0.0 pass over the previous call's buffer
+  bool clear_on_consume;     // the polled peer slots are written back to -0.0 in the reduce phase
+  int gamma_loads_saved;     // first-vector gamma loads held in a register (not after the reduction)
+};
+
+OneshotDesign design_of(KernelVariant v, int n) {
+  if (v == KernelVariant::lean) return {"lean", false, n - 1, n - 1, false, true, 1};
+  return {"reference", true, n, n, true, false, 0};
+}
+
+}  // namespace
 
 double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const Problem& p = in.p;
@@ -51,41 +83,51 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double port = in.port_bytes_per_ns;
   const double hbm = in.hbm_bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
+  const OneshotDesign d = design_of(c.variant, n);
 
   add_launch_term(in, sheet);
-  sheet.add("prologue", cal.l2_latency_ns + cal.arrival_fixed_ns + c.grid * cal.arrival_atomic_ns, [&] {
-    return fmt("flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized atomics",
-               cal.l2_latency_ns, cal.arrival_fixed_ns, c.grid, cal.arrival_atomic_ns);
-  });
+  if (d.arrival_on_path) {
+    sheet.add("prologue", cal.l2_latency_ns + cal.arrival_fixed_ns + c.grid * cal.arrival_atomic_ns, [&] {
+      return fmt("flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized atomics",
+                 cal.l2_latency_ns, cal.arrival_fixed_ns, c.grid, cal.arrival_atomic_ns);
+    });
+  } else {
+    sheet.add("prologue", cal.l2_latency_ns, [&] {
+      return fmt("flag read %.0f ns (L2); %s: the arrival atomic is in flight during the push, off the critical path",
+                 cal.l2_latency_ns, d.name);
+    });
+  }
 
   // ---- push (per wave) ----
   const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
   const std::vector<Bound> push = {
       {"chain", static_cast<double>(rounds) * vecs * push_step_ns(in)},
       {"sm_loads", static_cast<double>(rounds) * k * slice / sm_load_bytes_per_ns},
-      {"sm_port", static_cast<double>(rounds) * k * slice * n / port},
+      {"sm_port", static_cast<double>(rounds) * k * slice * d.stored_slots / port},
       {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
       {"link", in.nvlink ? (n - 1) * s_wave / in.link_bytes_per_ns : 0.0},
-      {"hbm", (n + 1) * s_wave / hbm}};
+      {"hbm", (d.stored_slots + 1) * s_wave / hbm}};
   const double push_ns = slowest(push).ns;
   sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
            fmt(" [chain: %lld tokens/cluster x %d vector(s) x push step %.0f ns (a DRAM load, then its stores); "
                "loads: %.0f B in flight per SM / "
                "DRAM latency; port: %.0f block(s)/SM x "
-               "%.0f B x %d ranks / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
-               rounds, in.vecs_used, push_step_ns(in), cal.bytes_in_flight_per_sm, k, slice, n, port,
-               in.peer_sm_bytes_per_ns) +
+               "%.0f B x %d slots (%s) / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
+               rounds, in.vecs_used, push_step_ns(in), cal.bytes_in_flight_per_sm, k, slice, d.stored_slots,
+               d.stored_slots == n ? "every rank's, own included" : "the peers'", port, in.peer_sm_bytes_per_ns) +
            (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
                       : std::string("link: none, ") + link_name + "; ") +
-           fmt("HBM: %d x %.0f B / %.3g B/ns]", n + 1, s_wave, hbm);
+           fmt("HBM: %d x %.0f B / %.3g B/ns]", d.stored_slots + 1, s_wave, hbm);
   });
 
   // ---- clear of the previous call's buffer ----
   const int clear_sms = static_cast<int>(std::min<long long>(c.grid, in.s.sm_count));
-  const double clear_bytes = n * in.input_bytes;
+  const double clear_bytes = d.clear_pass ? n * in.input_bytes : 0.0;
   const std::vector<Bound> clear = {{"sm_port", clear_bytes / clear_sms / port}, {"hbm", clear_bytes / hbm}};
   const double clear_ns = sheet.add("clear", slowest(clear).ns, [&] {
+    if (!d.clear_pass)
+      return std::string(d.name) + ": no clear pass (each consumed peer slot is written back to -0.0 in reduce)";
     return bounds_text(clear) + fmt(" [%.0f B of -0.0 over %d SMs]", clear_bytes, clear_sms);
   });
 
@@ -96,16 +138,19 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
 
   // ---- poll + reduce + epilogue rounds (per wave) ----
   const bool norm = has_residual(p.pattern);
-  const RoundParts round = oneshot_round(in, k);
+  RoundParts round = oneshot_round(in, k);
+  if (norm) round.gamma = std::max(0.0, vecs - d.gamma_loads_saved) * cal.l2_latency_ns;
+  const double cleared_slice = d.clear_on_consume ? slice * (n - 1) : 0.0;  // -0.0 written back per token, per block
   const double round_ns = round.total();
   const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
   const double res_bytes = norm ? s_wave : 0.0;
   const std::vector<Bound> reduce = {
       {"rounds", static_cast<double>(rounds) * round_ns},
       {"sm_loads", static_cast<double>(rounds) * k * (norm ? slice : 0.0) / sm_load_bytes_per_ns},
-      {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) +
+      {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) + cleared_slice +
                                                      in.out_bytes_per_token / c.cluster) / port},
-      {"hbm", (n * s_wave + res_bytes + tokens_wave * in.out_bytes_per_token) / hbm}};
+      {"hbm", (d.polled_slots * s_wave + res_bytes + tokens_wave * in.out_bytes_per_token +
+               (d.clear_on_consume ? (n - 1) * s_wave : 0.0)) / hbm}};
   sheet.add("reduce", static_cast<double>(waves) * slowest(reduce).ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(reduce) +
            fmt(" [round = %.0f ns loads of %d vector(s) (", round.loads, in.vecs_used) +
@@ -118,9 +163,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                in.vecs_used, in.ops, cal.vector_op_latency_ns, k, c.tpb, in.vecs_used, in.ops,
                cal.sm_ns_per_vector_op, round.compute) +
            norm_reduce_text(in) +
-           (norm ? fmt(" + gamma %d x %.0f ns (L2) + round overhead %.0f ns", in.vecs_used, cal.l2_latency_ns,
-                       round.overhead)
+           (norm ? fmt(" + gamma %.0f x %.0f ns (L2) + round overhead %.0f ns", round.gamma / cal.l2_latency_ns,
+                       cal.l2_latency_ns, round.overhead)
                  : std::string()) +
+           (d.clear_on_consume ? fmt("; %s: %d peer slot(s) polled and written back to -0.0", d.name, n - 1)
+                               : std::string()) +
            fmt(" = %.0f ns; %lld round(s)]", round_ns, rounds);
   });
 

@@ -115,26 +115,35 @@ LaunchConfig occupancy_config(const Problem& p, const GpuSpec& s, const KernelRe
 }  // namespace
 
 LaunchConfig choose_launch_config(Policy policy, const Problem& p, const GpuSpec& s, const KernelResources& res,
-                                  const Calibration& cal, const LaunchConfig* explicit_cfg) {
-  return explain_launch_config(policy, p, s, res, cal, explicit_cfg).config;
+                                  const Calibration& cal, const LaunchConfig* explicit_cfg,
+                                  const std::vector<KernelVariant>& variants) {
+  return explain_launch_config(policy, p, s, res, cal, explicit_cfg, variants).config;
 }
 
 PolicyChoice explain_launch_config(Policy policy, const Problem& p, const GpuSpec& s, const KernelResources& res,
-                                   const Calibration& cal, const LaunchConfig* explicit_cfg) {
+                                   const Calibration& cal, const LaunchConfig* explicit_cfg,
+                                   const std::vector<KernelVariant>& variants) {
   validate(p);
   validate(s);
+  if (variants.empty()) throw InvalidArgument(std::string(to_string(policy)) + " policy: no kernel variant given");
+  if (policy != Policy::model && variants.size() != 1)
+    throw InvalidArgument(std::string(to_string(policy)) +
+                          " policy: takes one kernel variant; only the model policy chooses among several (--kernel auto)");
   PolicyChoice choice;
   LaunchConfig& c = choice.config;
   switch (policy) {
     case Policy::legacy:
-    case Policy::trtllm: c = peer_config(policy, p, s); break;
-    case Policy::occupancy: c = occupancy_config(p, s, res); break;
+    case Policy::trtllm: c = peer_config(policy, p, s); c.variant = variants.front(); break;
+    case Policy::occupancy: c = occupancy_config(p, s, res); c.variant = variants.front(); break;
     case Policy::model: {
       const std::vector<Algorithm> algos = model_algorithms(p);
-      const SearchResult sr = search_best_config(p, s, res, cal, algos);
+      const SearchResult sr = search_best_config(p, s, res, cal, algos, variants);
       c = sr.best;
+      std::string variant_names;
+      for (KernelVariant v : variants) variant_names += (variant_names.empty() ? "" : ", ") + std::string(to_string(v));
       choice.note = "searched " + std::to_string(sr.evaluated) + " legal candidates (" +
-                    (algos.size() == 2 ? "one-shot + two-shot" : "one-shot only: tokens < ranks") + ")";
+                    (algos.size() == 2 ? "one-shot + two-shot" : "one-shot only: tokens < ranks") + "; kernel " +
+                    variant_names + ")";
       if (c.algo != p.algo)
         choice.note += "; switched algorithm: " + std::string(to_string(c.algo)) + " (problem asked " +
                        to_string(p.algo) + ")";
@@ -143,8 +152,12 @@ PolicyChoice explain_launch_config(Policy policy, const Problem& p, const GpuSpe
     case Policy::explicit_config:
       if (!explicit_cfg) throw InvalidArgument("explicit policy: no configuration given (tpb / cluster / grid)");
       c = *explicit_cfg;
+      c.variant = variants.front();
       break;
   }
+  if (c.algo == Algorithm::twoshot && c.variant != KernelVariant::reference)
+    throw InvalidArgument(std::string(to_string(policy)) + " policy: the " + to_string(c.variant) +
+                          " kernel is one-shot only; two-shot runs the reference kernel (--kernel reference)");
   const std::string v = legality_violation(p, c, s, res);
   if (!v.empty())
     throw InvalidArgument(std::string(to_string(policy)) + " policy produced an illegal configuration: " + v);

@@ -47,9 +47,15 @@ constexpr int kPeerTwoShotMaxBlocks = 256;
 
 // Pure. `explicit_cfg` is required for Policy::explicit_config and ignored otherwise.
 // For every policy except `model`, the algorithm is problem.algo.
+// `variants`: the kernel variants (common/launch_config.h) the choice may use. The model policy
+// searches all of them together with algorithm and configuration (two-shot candidates run the
+// reference body); every other policy takes exactly one (its configuration gets that variant;
+// explicit_cfg's own variant is replaced by it). A non-reference variant with a two-shot choice of
+// a non-model policy is an InvalidArgument naming it.
 LaunchConfig choose_launch_config(Policy policy, const Problem& problem, const GpuSpec& spec,
                                   const KernelResources& res, const Calibration& cal,
-                                  const LaunchConfig* explicit_cfg = nullptr);
+                                  const LaunchConfig* explicit_cfg = nullptr,
+                                  const std::vector<KernelVariant>& variants = {KernelVariant::reference});
 
 // The same choice and, for display, how the policy reached it: the model policy says how many legal
 // candidates it searched over which algorithms and when it switched algorithm; the others leave the
@@ -60,7 +66,8 @@ struct PolicyChoice {
 };
 PolicyChoice explain_launch_config(Policy policy, const Problem& problem, const GpuSpec& spec,
                                    const KernelResources& res, const Calibration& cal,
-                                   const LaunchConfig* explicit_cfg = nullptr);
+                                   const LaunchConfig* explicit_cfg = nullptr,
+                                   const std::vector<KernelVariant>& variants = {KernelVariant::reference});
 
 // The launch configuration of the baselines' separate residual-add + RMSNorm kernel
 // (kernels/norm_kernel.cu, common/launch_config.h Implementation): no cluster; the fewest vectors

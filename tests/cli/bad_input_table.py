@@ -85,6 +85,15 @@ def make_files(work, source, arlab):
     other = [set_cell(set_cell([r], header, "nranks", "8"), header, "algo", "twoshot")[0] for r in data[:5]]
     write_csv(os.path.join(work, "n8_twoshot.csv"), header, other)
     write_csv(os.path.join(work, "dup_column.csv"), header + ["link"], [r + ["local"] for r in data[:5]])
+    # The kernel_variant column (issue 13; committed files predate it) with bad cells.
+    kv_header = header + ["kernel_variant"] if "kernel_variant" not in header else header
+    kv_rows = [r + ["reference"] for r in data[:5]] if "kernel_variant" not in header else data[:5]
+    write_csv(os.path.join(work, "kv_bogus.csv"), kv_header, set_cell(kv_rows, kv_header, "kernel_variant", "fast", 2))
+    write_csv(os.path.join(work, "kv_twoshot_lean.csv"), kv_header,
+              set_cell(set_cell(kv_rows, kv_header, "kernel_variant", "lean", 2), kv_header, "algo", "twoshot", 2))
+    write_csv(os.path.join(work, "kv_label_differs.csv"), kv_header,
+              set_cell(kv_rows, kv_header, "policy", "trtllm/lean", 2))
+    write_csv(os.path.join(work, "policy_label_x.csv"), header, set_cell(data[:5], header, "policy", "trtllm/fast", 2))
     write_csv(os.path.join(work, "missing_column.csv"), [h for h in header if h != "hidden"],
               [[c for h, c in zip(header, r) if h != "hidden"] for r in data[:5]])
     write_csv(os.path.join(work, "short_row.csv"), header, data[:2] + [data[2][:10]])
@@ -314,6 +323,29 @@ def cases(have_cuda):
         r"unknown implementation 'mpi' \(expected fused, unfused or nccl\)")
     add("baseline: --algo nccl takes no --config", ["run", "--algo", "nccl", "--config", "128/1/64"], 2,
         r"--algo nccl measures that baseline alone")
+
+    # --- kernel variants (`--kernel`, issue 13: refused before any device is touched) ----------
+    kernel_refusals = [
+        (["--kernel", "bogus"], r"--kernel 'bogus' is not a kernel \(expected reference, lean or auto\)"),
+        (["--kernel", "auto", "--policy", "trtllm"],
+         r"--kernel auto lets the model policy choose the kernel; --policy trtllm takes --kernel reference or lean"),
+        (["--kernel", "lean", "--algo", "twoshot", "--policy", "trtllm"],
+         r"--kernel lean with --algo twoshot: the lean kernel is one-shot only .*--policy trtllm keeps the "
+         r"problem's algorithm")]
+    for argv, pattern in kernel_refusals:
+        add("kernel: run " + " ".join(argv), ["run"] + argv, 2, pattern)
+        add("kernel: predict " + " ".join(argv), ["predict", "--no-terms"] + argv, 2, pattern)
+    add("kernel: run --kernel lean,lean", ["run", "--kernel", "lean,lean"], 2, r"--kernel lists 'lean' twice")
+    add("kernel: run --kernel auto beside --config", ["run", "--policy", "model", "--kernel", "auto", "--config",
+                                                      "512/1/128"], 2,
+        r"--kernel auto lets the model policy choose the kernel; an explicit configuration")
+    add("kernel: run --algo nccl --kernel lean", ["run", "--algo", "nccl", "--kernel", "lean"], 2,
+        r"--algo nccl measures that baseline alone, which runs the reference kernels")
+    add("kernel: run --kernel lean --algo twoshot, the model beside a baseline",
+        ["run", "--kernel", "lean", "--algo", "twoshot", "--policy", "model", "--baseline", "unfused"], 2,
+        r"cannot share a run with a two-shot baseline")
+    add("kernel: predict --kernel auto with the default policies", ["predict", "--no-terms", "--kernel", "auto"], 2,
+        r"--policy legacy \(the default policy list\) takes --kernel reference or lean")
     add("exp: an unknown experiment lists the known ones", ["exp", "nosuch", "--out-dir", "exp_out"], 2,
         r"nosuch.*seed.*fusion", absent=["exp_out"])
     add("exp: no experiment named", ["exp"], 2, r"name an experiment")
@@ -348,6 +380,15 @@ def cases(have_cuda):
                           ("tokens_big", r"column 'tokens': integer 2147483648 is outside"),
                           ("skewfree_inf", r"column 'skewfree_us_median': 'inf' is not a finite number")]:
         add("measurement cell " + name, ["validate", name + ".csv"], 2, re.escape(name) + r"\.csv:4: " + pattern)
+    add("measurement: kernel_variant fast", ["validate", "kv_bogus.csv"], 2,
+        r"kv_bogus\.csv:4: column 'kernel_variant': unknown kernel variant 'fast' \(expected reference or lean\)")
+    add("measurement: kernel_variant lean with two-shot", ["validate", "kv_twoshot_lean.csv"], 2,
+        r"kv_twoshot_lean\.csv:4: column 'kernel_variant': kernel_variant lean with algo twoshot")
+    add("measurement: a policy label naming another kernel", ["validate", "kv_label_differs.csv"], 2,
+        r"kv_label_differs\.csv:4: column 'policy': policy label 'trtllm/lean' names the lean kernel, the row's "
+        r"kernel_variant is reference")
+    add("measurement: policy label trtllm/fast", ["validate", "policy_label_x.csv"], 2,
+        r"policy_label_x\.csv:4: column 'policy': unknown kernel variant 'fast'")
     add("measurement: missing column", ["validate", "missing_column.csv"], 2,
         r"missing_column\.csv:1: column 'hidden': header lacks this column|the header has no column 'hidden'")
     add("measurement: short row", ["validate", "short_row.csv"], 2, r"short_row\.csv:4: .*row has 10 cells")

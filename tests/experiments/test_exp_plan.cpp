@@ -175,7 +175,7 @@ TEST_CASE("exp: the experiments, in --list order, and an unknown name lists them
     CHECK(e.summary.find('\n') == std::string::npos);
   }
   CHECK(names == std::vector<std::string>{"seed", "tokens", "config-space", "crossover", "fusion", "model-accuracy",
-                                          "numerics"});
+                                          "numerics", "speedup"});
   const std::string message = exception_text([] { exp::experiment_cases("token", plan_context({2}, false)); });
   CHECK(message.find("'token'") != std::string::npos);
   for (const std::string& name : names) CHECK(message.find(name) != std::string::npos);
@@ -491,6 +491,23 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
   }
   CHECK(quick[1].policies == std::vector<std::string>{"model"});
   CHECK(quick[1].configs.empty());
+}
+
+TEST_CASE("exp speedup: the goal's 14 TP2 problems, reference at trtllm vs lean at trtllm and at the model's choice") {
+  const auto cases = exp::experiment_cases("speedup", plan_context({2}, false));
+  REQUIRE(cases.size() == 14);
+  std::set<std::pair<int, int>> problems;
+  for (const exp::ExpCase& c : cases) {
+    CHECK(c.policies == std::vector<std::string>{"trtllm", "trtllm/lean", "model/lean"});
+    CHECK(c.problem.algo == Algorithm::oneshot);
+    CHECK(c.problem.nranks == 2);
+    CHECK(c.configs.empty());
+    CHECK(c.baselines.empty());
+    problems.insert({c.problem.hidden, c.problem.tokens});
+  }
+  for (int h : {4096, 8192})
+    for (int t : {1, 16, 32, 64, 128, 256, 512}) CHECK(problems.count({h, t}) == 1);
+  CHECK(exp::experiment_cases("speedup", plan_context({2}, true)).size() == 2);
 }
 
 TEST_CASE("exp numerics: one case") {

@@ -3,7 +3,9 @@
 // scale-factor layout (harness/covering_array.h); every case runs once on a fresh runner with its
 // outputs poisoned and is gated on every output of every rank (DESIGN §2). FP4 with fp32 is left
 // out (refused; the refusal has its own tests). Each test file supplies its axes, its node shape
-// and its launch recipes.
+// and its launch recipes, and the kernel variant every case runs (common/launch_config.h
+// KernelVariant: the one-shot test runs the matrix once per variant; recipes get that variant's
+// registers and shared memory).
 #pragma once
 
 #include <chrono>
@@ -55,7 +57,8 @@ using ConfigFor = std::function<LaunchConfig(int recipe, const Problem&, const m
 using Describe = std::function<std::string(const Problem&, int recipe, const LaunchConfig&)>;
 
 inline void run_pairwise_matrix(const std::string& label, Algorithm algo, const MatrixAxes& ax, uint64_t seed_base,
-                                const NodeFor& node_for, const ConfigFor& config_for, const Describe& describe) {
+                                const NodeFor& node_for, const ConfigFor& config_for, const Describe& describe,
+                                KernelVariant variant = KernelVariant::reference) {
   const std::vector<int> levels = {static_cast<int>(ax.patterns.size()), static_cast<int>(ax.dtypes.size()),
                                    static_cast<int>(ax.ranks.size()),    static_cast<int>(ax.tokens.size()),
                                    static_cast<int>(ax.hidden.size()),   static_cast<int>(ax.accs.size()),
@@ -85,9 +88,13 @@ inline void run_pairwise_matrix(const std::string& label, Algorithm algo, const 
       p.sf_layout = ax.layouts[row[8]];
       if (has_quant(p.pattern)) p.scale = has_fp4(p.pattern) ? 0.75f : 0.02f;  // exercise the scale, not 1.0
       harness::FusedRunner runner(node, p, 1, seed_base + static_cast<uint64_t>(run), ref::Distribution::normal);
-      LaunchConfig cfg = config_for(row[6], p, node.rank_spec(), runner.resources(LaunchConfig{}));
+      LaunchConfig probe;  // the variant's kernel: its registers decide occupancy-sized grids
+      probe.algo = algo;
+      probe.variant = variant;
+      LaunchConfig cfg = config_for(row[6], p, node.rank_spec(), runner.resources(probe));
       cfg.pdl = row[7] == 1;
-      const std::string what = describe(p, row[6], cfg);
+      cfg.variant = variant;
+      const std::string what = describe(p, row[6], cfg) + " kernel " + to_string(variant);
       INFO(what);
       REQUIRE(model::legality_violation(p, cfg, node.rank_spec(), runner.resources(cfg)).empty());
       const ref::GateReport rep = runner.check(p, cfg);

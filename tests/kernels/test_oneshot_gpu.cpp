@@ -1,11 +1,15 @@
-// GPU tests of the one-shot fused kernel on the emulated node (issue 4):
+// GPU tests of the one-shot fused kernels on the emulated node (issue 4), each for both kernel
+// bodies (issue 13, common/launch_config.h KernelVariant: reference and lean) unless said otherwise:
 //  * a correctness matrix over pattern x dtype x N x tokens x H x accumulation x launch
 //    configuration x PDL x scale-factor layout, as a pairwise covering array (every value of every
 //    axis and every pair of values of any two axes; NVFP4 with fp32 excluded), each case poisoned,
 //    run and gated on every output of every rank;
-//  * refusals: NVFP4 with fp32, H not a multiple of the vector width, tokens above the workspace;
+//  * refusals: NVFP4 with fp32, H not a multiple of the vector width, tokens above the workspace
+//    (no kernel runs: one body is enough);
 //  * 1000 consecutive checked calls with changing token counts (buffer rotation), then 1000
 //    unsynchronized back-to-back calls;
+//  * reference and lean calls interleaved on one workspace (every transition between the bodies,
+//    checked, then unsynchronized): each body leaves the Lamport buffers as the other expects them;
 //  * CUDA-graph capture and replay;
 //  * -0.0, NaN and +-Inf inputs (DESIGN §2) never stall and match the reference;
 //  * a rank that never runs makes its peer time out with an error naming rank / block / what, and
@@ -144,37 +148,58 @@ Problem base_problem(int n, int tokens, int hidden, DType d, Pattern pat) {
   return p;
 }
 
-LaunchConfig trtllm_config(FusedRunner& runner, const Problem& p) {
-  return model::choose_launch_config(model::Policy::trtllm, p, runner.node().rank_spec(),
-                                     runner.resources(LaunchConfig{}), model::default_calibration());
+// The registers and shared memory of the runner's kernel of variant v (what its policies size grids by).
+model::KernelResources resources_of(const FusedRunner& runner, KernelVariant v) {
+  LaunchConfig probe;
+  probe.variant = v;
+  return runner.resources(probe);
+}
+
+LaunchConfig trtllm_config(FusedRunner& runner, const Problem& p, KernelVariant v = KernelVariant::reference) {
+  return model::choose_launch_config(model::Policy::trtllm, p, runner.node().rank_spec(), resources_of(runner, v),
+                                     model::default_calibration(), nullptr, {v});
 }
 
 }  // namespace
 
-TEST_CASE("one-shot correctness matrix (pairwise covering array)") {
+TEST_CASE("one-shot correctness matrix (pairwise covering array), both kernel bodies") {
   const testing::MatrixAxes axes{kPatterns, kDtypes, kRanks, kTokens, kHidden, kAccs,
                                  static_cast<int>(kRecipes.size()), kLayouts};
-  testing::run_pairwise_matrix(
-      "correctness matrix", Algorithm::oneshot, axes, 1000, [](int n) { return matrix_node(n); },
-      [](int recipe, const Problem& p, const model::GpuSpec& spec, const model::KernelResources& res) {
-        return make_config(kRecipes[static_cast<size_t>(recipe)], p, spec, res);
-      },
-      [](const Problem& p, int recipe, const LaunchConfig& c) {
-        return describe(p, kRecipes[static_cast<size_t>(recipe)], c);
-      });
+  // The same cases for each body (the recipes size grids by that body's registers); other inputs
+  // per body (seed base), so the two runs are not one data set twice.
+  uint64_t seed_base = 1000;
+  for (KernelVariant v : all_kernel_variants()) {
+    INFO("kernel " << to_string(v));
+    testing::run_pairwise_matrix(
+        std::string("correctness matrix, kernel ") + to_string(v), Algorithm::oneshot, axes, seed_base,
+        [](int n) { return matrix_node(n); },
+        [](int recipe, const Problem& p, const model::GpuSpec& spec, const model::KernelResources& res) {
+          return make_config(kRecipes[static_cast<size_t>(recipe)], p, spec, res);
+        },
+        [](const Problem& p, int recipe, const LaunchConfig& c) {
+          return describe(p, kRecipes[static_cast<size_t>(recipe)], c);
+        },
+        v);
+    seed_base += 1000;
+  }
 }
 
 TEST_CASE("legacy's odd block size (tpb 129 for bf16 H 1032) and more clusters than tokens") {
   EmulatedNode node(matrix_node(2));
   Problem p = base_problem(2, 3, 1032, DType::bf16, Pattern::ar_res_rms_out_fp8);
   FusedRunner runner(node, p, 1, 5, ref::Distribution::uniform);
-  const LaunchConfig cfg = model::choose_launch_config(model::Policy::legacy, p, node.rank_spec(),
-                                                       runner.resources(LaunchConfig{}), model::default_calibration());
-  INFO(to_string(cfg));
-  REQUIRE(cfg.tpb == 129);
-  REQUIRE(runner.check(p, cfg).pass);
-  const LaunchConfig wide = shaped(p, 129, 1, 64);  // 64 clusters for 3 tokens
-  REQUIRE(runner.check(p, wide).pass);
+  for (KernelVariant v : all_kernel_variants()) {
+    const LaunchConfig cfg = model::choose_launch_config(model::Policy::legacy, p, node.rank_spec(),
+                                                         resources_of(runner, v), model::default_calibration(),
+                                                         nullptr, {v});
+    INFO(to_string(cfg));
+    REQUIRE(cfg.variant == v);
+    REQUIRE(cfg.tpb == 129);
+    REQUIRE(runner.check(p, cfg).pass);
+    LaunchConfig wide = shaped(p, 129, 1, 64);  // 64 clusters for 3 tokens
+    wide.variant = v;
+    REQUIRE(runner.check(p, wide).pass);
+  }
 }
 
 TEST_CASE("unsupported problems are refused with a clear error") {
@@ -210,53 +235,124 @@ TEST_CASE("unsupported problems are refused with a clear error") {
   }
 }
 
-TEST_CASE("1000 consecutive calls with changing token counts are all correct (buffer rotation)") {
-  EmulatedNode node(matrix_node(2));
-  const std::vector<int> token_counts = {1, 2, 3, 7, 16, 31, 64, 100, 128, 129};
-  const Problem shape = base_problem(2, 129, 4096, DType::bf16, Pattern::ar_res_rms);
-  FusedRunner runner(node, shape, 1, 11, ref::Distribution::normal);
-  uint64_t lcg = 12345;  // fixed-seed sequence of token counts
-  auto next_tokens = [&]() {
-    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
-    return token_counts[(lcg >> 33) % token_counts.size()];
-  };
-  int failures = 0;
-  for (int call = 0; call < 1000; ++call) {
-    Problem p = shape;
-    p.tokens = next_tokens();
-    LaunchConfig cfg = trtllm_config(runner, p);
-    cfg.pdl = (call % 3) == 0;
-    const ref::GateReport rep = runner.check(p, cfg);
-    if (!rep.pass && ++failures <= 5)
-      std::printf("  call %d (%d tokens): %s\n", call, p.tokens, rep.first_failure.c_str());
+namespace {
+// A fixed-seed sequence (Knuth's MMIX LCG): token counts and kernel-body schedules that repeat run to run.
+struct Lcg {
+  uint64_t state;
+  uint64_t next() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
   }
-  REQUIRE(failures == 0);
+};
+const std::vector<int> kRotationTokens = {1, 2, 3, 7, 16, 31, 64, 100, 128, 129};
+}  // namespace
 
-  // Back-to-back, unsynchronized: ranks drift up to a call apart; the last call is checked.
-  for (int call = 0; call < 1000; ++call) {
-    Problem p = shape;
-    p.tokens = next_tokens();
-    LaunchConfig cfg = trtllm_config(runner, p);
-    cfg.pdl = (call % 2) == 0;
-    runner.enqueue(p, cfg, 0, false);
+TEST_CASE("1000 consecutive calls with changing token counts are all correct (buffer rotation)") {
+  for (KernelVariant v : all_kernel_variants()) {
+    INFO("kernel " << to_string(v));
+    EmulatedNode node(matrix_node(2));
+    const Problem shape = base_problem(2, 129, 4096, DType::bf16, Pattern::ar_res_rms);
+    FusedRunner runner(node, shape, 1, 11, ref::Distribution::normal);
+    Lcg lcg{12345};
+    auto next_tokens = [&]() { return kRotationTokens[lcg.next() % kRotationTokens.size()]; };
+    int failures = 0;
+    for (int call = 0; call < 1000; ++call) {
+      Problem p = shape;
+      p.tokens = next_tokens();
+      LaunchConfig cfg = trtllm_config(runner, p, v);
+      cfg.pdl = (call % 3) == 0;
+      const ref::GateReport rep = runner.check(p, cfg);
+      if (!rep.pass && ++failures <= 5)
+        std::printf("  %s call %d (%d tokens): %s\n", to_string(v), call, p.tokens, rep.first_failure.c_str());
+    }
+    REQUIRE(failures == 0);
+
+    // Back-to-back, unsynchronized: ranks drift up to a call apart; the last call is checked.
+    for (int call = 0; call < 1000; ++call) {
+      Problem p = shape;
+      p.tokens = next_tokens();
+      LaunchConfig cfg = trtllm_config(runner, p, v);
+      cfg.pdl = (call % 2) == 0;
+      runner.enqueue(p, cfg, 0, false);
+    }
+    REQUIRE_NOTHROW(node.synchronize());
+    REQUIRE(runner.check(shape, trtllm_config(runner, shape, v)).pass);
   }
-  REQUIRE_NOTHROW(node.synchronize());
-  REQUIRE(runner.check(shape, trtllm_config(runner, shape)).pass);
+}
+
+// The two bodies share the workspace protocol (kernels/oneshot_lean_kernel.cuh PROTOCOL): a
+// reference call leaves its own slot and a clear pass owed (bytes_in_buffer), which a lean call
+// that follows must pay; a lean call leaves its buffer clean, which a reference call that follows
+// must find clean. Every transition (reference -> reference, reference -> lean, lean -> reference,
+// lean -> lean) is exercised many times, with changing token counts (a longer call after a shorter
+// one reaches rows the shorter one never wrote), on 2 and 4 ranks.
+TEST_CASE("reference and lean calls interleaved on one workspace are all correct") {
+  constexpr int kCheckedCalls = 100;     // per rank count: 200 checked calls in all
+  constexpr int kBackToBackCalls = 400;  // unsynchronized, per rank count
+  for (int n : {2, 4}) {
+    INFO("N = " << n);
+    EmulatedNode node(matrix_node(n));
+    const Problem shape = base_problem(n, 129, 5120, DType::bf16, Pattern::ar_res_rms_fp8);
+    FusedRunner runner(node, shape, 1, 31 + static_cast<uint64_t>(n), ref::Distribution::normal);
+    Lcg lcg{777 + static_cast<uint64_t>(n)};
+    const std::vector<KernelVariant> variants = all_kernel_variants();
+    // Mostly alternating, sometimes repeating, so that every transition occurs.
+    auto next_variant = [&](KernelVariant last) {
+      const bool repeat = lcg.next() % 4 == 0;
+      return repeat ? last : (last == KernelVariant::reference ? KernelVariant::lean : KernelVariant::reference);
+    };
+    std::map<std::pair<KernelVariant, KernelVariant>, int> transitions;
+    KernelVariant last = KernelVariant::reference;
+    int failures = 0;
+    for (int call = 0; call < kCheckedCalls; ++call) {
+      const KernelVariant v = call == 0 ? KernelVariant::lean : next_variant(last);
+      Problem p = shape;
+      p.tokens = kRotationTokens[lcg.next() % kRotationTokens.size()];
+      LaunchConfig cfg = trtllm_config(runner, p, v);
+      cfg.pdl = (call % 3) == 1;
+      const ref::GateReport rep = runner.check(p, cfg);
+      if (call > 0) ++transitions[{last, v}];
+      if (!rep.pass && ++failures <= 5)
+        std::printf("  N=%d call %d (%s after %s, %d tokens): %s\n", n, call, to_string(v), to_string(last),
+                    p.tokens, rep.first_failure.c_str());
+      last = v;
+    }
+    REQUIRE(failures == 0);
+    for (KernelVariant a : variants)
+      for (KernelVariant b : variants) {
+        INFO(to_string(a) << " -> " << to_string(b));
+        CHECK(transitions[{a, b}] >= 5);
+      }
+
+    // Back-to-back, unsynchronized, the bodies mixed; then one checked call of each.
+    for (int call = 0; call < kBackToBackCalls; ++call) {
+      last = next_variant(last);
+      Problem p = shape;
+      p.tokens = kRotationTokens[lcg.next() % kRotationTokens.size()];
+      LaunchConfig cfg = trtllm_config(runner, p, last);
+      cfg.pdl = (call % 2) == 0;
+      runner.enqueue(p, cfg, 0, false);
+    }
+    REQUIRE_NOTHROW(node.synchronize());
+    for (KernelVariant v : variants) REQUIRE(runner.check(shape, trtllm_config(runner, shape, v)).pass);
+  }
 }
 
 TEST_CASE("CUDA-graph capture and replay are correct") {
-  for (bool pdl : {false, true}) {
-    EmulatedNode node(matrix_node(4));
-    Problem p = base_problem(4, 96, 5120, DType::bf16, Pattern::ar_res_rms_out_fp4);
-    p.scale = 0.5f;
-    FusedRunner runner(node, p, 1, 21, ref::Distribution::heavy_tailed);
-    LaunchConfig cfg = trtllm_config(runner, p);
-    cfg.pdl = pdl;
-    INFO("pdl " << pdl);
-    const ref::GateReport rep = check_graph_replay(runner, p, cfg, 20);
-    INFO(rep.summary());
-    REQUIRE(rep.pass);
-    REQUIRE(runner.check(p, cfg).pass);  // direct launches still agree after the replays
+  for (KernelVariant v : all_kernel_variants()) {
+    for (bool pdl : {false, true}) {
+      EmulatedNode node(matrix_node(4));
+      Problem p = base_problem(4, 96, 5120, DType::bf16, Pattern::ar_res_rms_out_fp4);
+      p.scale = 0.5f;
+      FusedRunner runner(node, p, 1, 21, ref::Distribution::heavy_tailed);
+      LaunchConfig cfg = trtllm_config(runner, p, v);
+      cfg.pdl = pdl;
+      INFO("kernel " << to_string(v) << ", pdl " << pdl);
+      const ref::GateReport rep = check_graph_replay(runner, p, cfg, 20);
+      INFO(rep.summary());
+      REQUIRE(rep.pass);
+      REQUIRE(runner.check(p, cfg).pass);  // direct launches still agree after the replays
+    }
   }
 }
 
@@ -298,36 +394,67 @@ TEST_CASE("-0.0, NaN and +-Inf inputs behave as DESIGN §2 says and never stall"
       std::vector<ref::FusedInputs> sets;
       sets.push_back(special_inputs(p));
       FusedRunner runner(node, p, std::move(sets));
-      const LaunchConfig cfg = trtllm_config(runner, p);
-      INFO(to_string(d) << " " << to_string(pat));
-      ref::GateReport rep;
-      REQUIRE_NOTHROW(rep = runner.check(p, cfg));
-      INFO(rep.summary());
-      CHECK(rep.pass);
+      for (KernelVariant v : all_kernel_variants()) {
+        const LaunchConfig cfg = trtllm_config(runner, p, v);
+        INFO(to_string(d) << " " << to_string(pat) << " kernel " << to_string(v));
+        ref::GateReport rep;
+        REQUIRE_NOTHROW(rep = runner.check(p, cfg));
+        INFO(rep.summary());
+        CHECK(rep.pass);
+      }
     }
 }
 
 TEST_CASE("a rank that never runs: its peer times out naming rank/block/what, the workspace recovers") {
-  EmulatedNode node(matrix_node(2));
-  node.set_timeout_ms(50);
-  const Problem p = base_problem(2, 16, 4096, DType::bf16, Pattern::ar_res_rms);
-  FusedRunner runner(node, p, 1, 3, ref::Distribution::normal);
-  const LaunchConfig cfg = trtllm_config(runner, p);
-  REQUIRE(runner.check(p, cfg).pass);
-  runner.enqueue_rank(0, p, cfg, 0, false);  // rank 1 never launches its part
-  try {
-    node.synchronize();
-    FAIL("rank 0 alone must time out");
-  } catch (const DeviceTimeout& e) {
-    const std::string what = e.what();
-    INFO(what);
-    REQUIRE(e.fault.kind == kernels::WaitKind::peer_data);
-    REQUIRE(e.fault.rank == 0);
-    REQUIRE(e.fault.peer == 1);
-    REQUIRE(e.fault.block < cfg.grid);
-    REQUIRE(what.find("rank 0, block ") != std::string::npos);
-    REQUIRE(what.find("rank 1's data") != std::string::npos);
-    REQUIRE(what.find("re-initialized") != std::string::npos);
+  for (KernelVariant v : all_kernel_variants()) {
+    INFO("kernel " << to_string(v));
+    EmulatedNode node(matrix_node(2));
+    node.set_timeout_ms(50);
+    const Problem p = base_problem(2, 16, 4096, DType::bf16, Pattern::ar_res_rms);
+    FusedRunner runner(node, p, 1, 3, ref::Distribution::normal);
+    const LaunchConfig cfg = trtllm_config(runner, p, v);
+    REQUIRE(runner.check(p, cfg).pass);
+    runner.enqueue_rank(0, p, cfg, 0, false);  // rank 1 never launches its part
+    try {
+      node.synchronize();
+      FAIL("rank 0 alone must time out");
+    } catch (const DeviceTimeout& e) {
+      const std::string what = e.what();
+      INFO(what);
+      REQUIRE(e.fault.kind == kernels::WaitKind::peer_data);
+      REQUIRE(e.fault.rank == 0);
+      REQUIRE(e.fault.peer == 1);
+      REQUIRE(e.fault.block < cfg.grid);
+      REQUIRE(what.find("rank 0, block ") != std::string::npos);
+      REQUIRE(what.find("rank 1's data") != std::string::npos);
+      REQUIRE(what.find("re-initialized") != std::string::npos);
+    }
+    // Recovered, rotation in step again: either body may follow the re-initialized workspace.
+    for (int i = 0; i < 6; ++i) {
+      const KernelVariant next = i % 2 == 0 ? v : (v == KernelVariant::lean ? KernelVariant::reference
+                                                                             : KernelVariant::lean);
+      REQUIRE(runner.check(p, trtllm_config(runner, p, next)).pass);
+    }
   }
-  for (int i = 0; i < 5; ++i) REQUIRE(runner.check(p, cfg).pass);  // recovered, rotation in step again
+}
+
+TEST_CASE("the lean kernel is one-shot only: a two-shot call or a baseline with it is refused") {
+  EmulatedNode node(matrix_node(2));
+  const Problem p = base_problem(2, 16, 4096, DType::bf16, Pattern::ar_res_rms);
+  {
+    FusedRunner runner(node, p, 1, 3, ref::Distribution::normal);
+    LaunchConfig cfg = trtllm_config(runner, p, KernelVariant::lean);
+    REQUIRE(runner.kernel_for(cfg).name == "oneshot_lean<bf16,N=2,ar_res_rms,pairwise>");
+    REQUIRE(runner.kernel_for(trtllm_config(runner, p)).name == "oneshot<bf16,N=2,ar_res_rms,pairwise>");
+    cfg.impl = Implementation::unfused;
+    REQUIRE_THROWS_WITH(runner.validate_call(p, cfg), Catch::Contains("baselines run the reference kernels only"));
+  }
+  Problem two = p;
+  two.algo = Algorithm::twoshot;
+  FusedRunner runner(node, two, 1, 3, ref::Distribution::normal);
+  LaunchConfig cfg = trtllm_config(runner, two);
+  REQUIRE(runner.check(two, cfg).pass);
+  cfg.variant = KernelVariant::lean;
+  REQUIRE_THROWS_WITH(runner.validate_call(two, cfg), Catch::Contains("lean kernel is one-shot only"));
+  REQUIRE_THROWS_WITH(runner.kernel_for(cfg), Catch::Contains("lean kernel is one-shot only"));
 }

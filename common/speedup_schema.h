@@ -1,0 +1,43 @@
+// The one definition of the speedup CSV schema (`arlab exp speedup`, issue 13): one row per
+// (problem, kernel variant) from the experiment's measurement rows -- the reference kernel at the
+// trtllm configuration (the peer library's kernel), the variant at the same configuration (the design
+// alone) and at the model's choice for that variant (design and configuration) -- with the ratios and
+// each time's distance to the problem's floor (experiments/speedup_summary.h says how the floor is
+// defined). Written by experiments/speedup_summary.cpp; read by plots/plot_speedup.py by column name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/csv.h"
+
+// X(type, name, description)
+#define ARLAB_SPEEDUP_COLUMNS(X)                                                                             \
+  X(std::string, git_sha, "arlab commit of the measurement rows (the reference row's)")                     \
+  X(std::string, gpu, "device name as the driver reports it")                                               \
+  X(std::string, topology, "emulated or mpi")                                                               \
+  X(std::string, link, "local (emulated node) or nvlink")                                                   \
+  X(int, nranks, "ranks N")                                                                                 \
+  X(int, hidden, "hidden size H")                                                                           \
+  X(int, tokens, "tokens per call")                                                                         \
+  X(std::string, variant, "kernel variant compared with the reference kernel")                              \
+  X(double, reference_us, "reference kernel at the trtllm configuration: headline median (us)")             \
+  X(double, reference_noise_pct, "its 95 % CI half-width, percent of the median")                           \
+  X(double, variant_trtllm_us, "the variant at the trtllm configuration: headline median (us)")             \
+  X(double, variant_model_us, "the variant at the model's choice: headline median (us)")                    \
+  X(double, variant_model_noise_pct, "its 95 % CI half-width, percent of the median")                       \
+  X(std::string, variant_model_config, "the model's choice for the variant: tpb/cluster/grid/vpt")          \
+  X(double, variant_model_predicted_us, "the model's prediction for that choice (us)")                      \
+  X(double, speedup_design, "reference_us / variant_trtllm_us: the kernel design alone")                    \
+  X(double, speedup, "reference_us / variant_model_us: design and configuration (the issue's goal figure)") \
+  X(std::string, floor_kind, "link (nvlink: (N-1) S one way at the calibrated link rate) or hbm (local)")   \
+  X(double, floor_us, "the problem's floor (us), see floor_kind")                                           \
+  X(double, reference_over_floor, "reference_us / floor_us")                                                \
+  X(double, variant_over_floor, "variant_model_us / floor_us")                                              \
+  X(std::string, check, "pass when every row of the problem passed the correctness gate, else fail")
+
+namespace arlab {
+
+ARLAB_CSV_SCHEMA(ARLAB_SPEEDUP_COLUMNS, SpeedupRow, speedup_header)
+
+}  // namespace arlab

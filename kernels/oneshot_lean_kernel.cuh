@@ -1,0 +1,223 @@
+// The lean one-shot fused kernel (KernelVariant::lean, issue 13): the same Lamport workspace, thread
+// mapping, launch shapes and epilogue as the reference one-shot kernel (kernels/oneshot_kernel.cuh),
+// with five changes that remove traffic and latency from the reference design's critical path:
+//   1. own slice from registers: my input never goes through my own Lamport slot. The reference
+//      stores it there and polls it back (a store and a load of S bytes per call, and S more of
+//      -0.0 to clear); here the vector I push is the one I add, in its rank-order place.
+//   2. clear on consume: after a vector has arrived from every peer and been summed, this thread
+//      stores -0.0 back over the peers' slots it read (lines that are in L2: they were just read).
+//      There is no clear pass between push and poll, and nothing for the next call to clear.
+//   3. arrival off the critical path: thread 0 reads the control block and the block starts
+//      pushing after one barrier; the arrival atomic is issued then and its result is looked at
+//      only at the end of the kernel, where the last arriver publishes the next call's state. (The
+//      reference makes the whole block wait for a fence + atomic round trip before pushing.)
+//   4. epilogue operands early: gamma of the thread's first vector is loaded before the push and
+//      kept in a register for every token (the reference loads it after the block reduction); the
+//      lines of every residual vector the thread will read are prefetched into L2 at the start, so
+//      the epilogue's residual loads are L2 hits instead of DRAM misses.
+//   5. loads ahead of stores: the first vector of x is loaded while thread 0 reads the flag, and
+//      a token's vectors are all loaded before any is pushed (the reference loads and pushes one
+//      vector at a time, each push waiting for its own DRAM load); later tokens' x lines are
+//      prefetched into L2 at the start.
+//
+// PROTOCOL (one call; every rank runs the same sequence of calls, reference and lean mixed):
+//  1. Thread 0 reads my control block: flag (calls so far; buffer cur = flag % 3), and the bytes a
+//     previous REFERENCE call left in buffer prev = (flag + 2) % 3 (0 after a lean call); barrier.
+//  2. Thread 0 arrives on the control block's counter (the result is kept for step 6).
+//  3. Push: every 16-byte vector of my input x, with -0.0 elements turned into +0.0, is stored into
+//     slot `rank` of buffer cur of every PEER's Lamport region (relaxed.sys stores; not mine).
+//  4. Clear prev, only when the call before was a reference call (its own slot and its clear pass
+//     are still owed): my buffer prev back to -0.0 over those bytes, as the reference does.
+//  5. Poll + reduce + epilogue per token: each vector's peer slots are loaded with relaxed.sys
+//     16-byte loads until no element is the -0.0 bit pattern; the sum runs in rank order 0..N-1
+//     with my own vector (the first one from a register, the others re-read from x: L2 hits, they
+//     were read in step 3) in place `rank`, so the
+//     result is bit-identical to the reference kernel's; the peer slots are then overwritten with
+//     -0.0 (plain stores). The epilogue is kernels/fused_epilogue.cuh's, shared with the reference.
+//  6. The block that arrived last (step 2) records 0 bytes for buffer cur (it is clean: every peer
+//     slot was consumed and cleared, my own slot was never written) and publishes flag + 1.
+//
+// MEMORY ORDERING: as in the reference kernel, each element carries its own "arrived" test, pushes
+// are relaxed.sys stores and polls relaxed.sys loads. Clearing a slot after reading the peer's value
+// there is ordered after that store in the location's coherence order (read, then write, by one
+// thread). The next write into buffer cur of mine is a peer's push of call f + 3 (peers are at most
+// one call ahead), which starts after this kernel has ended. Buffer prev is cleared (step 4) before
+// its next writer (call f + 2) as in the reference. The control block: the flag read has returned its
+// value (it went through shared memory and a barrier) before the fenced arrival; the last arriver
+// fences after observing every other block's arrival and only then publishes, so no block of this
+// call can read the new flag; it publishes at the end of its own work, before the kernel ends, so
+// the next call (stream order, or PDL's griddepcontrol.wait) sees it.
+//
+// LAYOUT: kernels/lamport_layout.h (slot s of a buffer is rank s's [tokens, H] input, row-major);
+// the lean kernel leaves slot `rank` of its own buffers at -0.0 throughout.
+//
+// THREAD MAPPING, BOUNDED WAITS: those of the reference kernel (every configuration
+// model::check_legal accepts; every poll gives up after p.timeout_ns, records the fault and
+// abandons the protocol; the host re-initializes the workspace after a fault).
+#pragma once
+
+#include "kernels/fused_epilogue.cuh"
+#include "kernels/oneshot_kernel.cuh"
+
+namespace arlab::kernels {
+
+// Polls the peers' slots of one vector (address `vec0` in slot 0), adds them and my own vector
+// `own` in rank order 0..N-1 (acc: the T-rounded sum as fp32 values), then clears the peers' slots
+// back to -0.0. kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
+template <typename T, int N, Accumulation A, int kBatch>
+__device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
+                                               const FusedParams& p, PollState& st,
+                                               float (&acc)[DTypeTraits<T>::kVec]) {
+#pragma unroll
+  for (int base = 0; base < N; base += kBatch) {
+    uint4 val[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      val[j] = base + j == p.rank ? own : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
+    // `own` never looks "not arrived" (its -0.0 were turned into +0.0), so it is never reloaded.
+    wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
+  }
+  finish_rank_sum<T, A>(acc);
+  if (st.aborted) return;  // not every slot arrived: leave them; the host re-initializes the workspace
+  const uint4 neg_zero = vec_neg_zero<T>();
+#pragma unroll
+  for (int r = 0; r < N; ++r)
+    if (r != p.rank) st_v4(vec0 + r * slot_bytes, neg_zero);
+}
+
+template <typename T, int N, Pattern P, Accumulation A>
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(const __grid_constant__ FusedParams p) {
+  using Tr = DTypeTraits<T>;
+  constexpr int kVec = Tr::kVec;
+  constexpr bool kNorm = PatternOutputs<P>::kResidual;
+
+  __shared__ OneshotShared sh;
+  extern __shared__ float fp4_amax_exchange[];  // [vecs_per_thread][tpb], odd tpb with NVFP4 only
+
+  pdl_wait_for_prerequisites();
+
+  const TokenMapping m = token_mapping<T>(p);
+  const int vpt = m.vecs_per_thread;
+  const long long row_bytes = m.row_bytes;
+
+  // ---- 1. control block: thread 0 reads the flag and what a reference call left to clear ----
+  LamportControl* c = p.control;
+  if (threadIdx.x == 0) {
+    const unsigned long long flag = ld_volatile_u64(&c->flag);
+    sh.flag = flag;
+    sh.clear_bytes = ld_volatile_u64(&c->bytes_in_buffer[(flag + 2) % kLamportBuffers]);
+  }
+  // While the flag read is in flight: my first vector of x (pushed first), gamma of my first vector
+  // (the same for every token), and L2 prefetches of every other input line I will read.
+  const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
+  const long long first_off = static_cast<long long>(m.cluster_id) * row_bytes +
+                              static_cast<long long>(m.t_in_cluster) * kVectorBytes;  // token cluster_id, k = 0
+  uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
+  if (has_first) x0 = vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + first_off));
+  uint4 gamma0 = make_uint4(0u, 0u, 0u, 0u);
+  if constexpr (kNorm) {
+    if (m.t_in_cluster < m.vecs_per_token)
+      gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+  }
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
+#pragma unroll 1
+    for (int k = 0; k < vpt; ++k) {
+      const int v = m.t_in_cluster + k * m.stride;
+      if (v >= m.vecs_per_token) break;
+      const long long off = tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
+      if (kNorm) prefetch_l2(static_cast<const char*>(p.residual_in) + off);
+      if (off != first_off) prefetch_l2(static_cast<const char*>(p.x) + off);
+    }
+  }
+  __syncthreads();
+  pdl_launch_dependents();
+
+  const unsigned long long flag = sh.flag;
+  const long long cur = static_cast<long long>(flag % kLamportBuffers);
+  const long long prev = static_cast<long long>((flag + 2) % kLamportBuffers);
+
+  // ---- 2. arrival: issued now, its result looked at only in step 6 ----
+  unsigned arrived_before = 0;
+  if (threadIdx.x == 0) {
+    __threadfence();  // my flag read (already returned) is ordered before my arrival
+    arrived_before = atomicAdd(&c->arrivals, 1u);
+  }
+
+  // ---- 3. push my input into slot `rank` of buffer cur of every peer ----
+  // A token's vectors are all loaded (into val[]) before the first is stored.
+  const long long my_slot = cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
+    const char* x_row = static_cast<const char*>(p.x) + tok * row_bytes;
+    uint4 val[kMaxVecsPerThread];
+#pragma unroll
+    for (int k = 0; k < kMaxVecsPerThread; ++k) {
+      const int v = m.t_in_cluster + k * m.stride;
+      val[k] = x0;
+      if (k < vpt && v < m.vecs_per_token && (k > 0 || tok != m.cluster_id))
+        val[k] = vec_clear_neg_zero<T>(ld_input_v4(x_row + v * kVectorBytes));
+    }
+#pragma unroll
+    for (int k = 0; k < kMaxVecsPerThread; ++k) {
+      const int v = m.t_in_cluster + k * m.stride;
+      if (k < vpt && v < m.vecs_per_token) {
+        const long long off = my_slot + tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
+#pragma unroll
+        for (int r = 0; r < N; ++r)
+          if (r != p.rank) st_relaxed_sys_v4(static_cast<char*>(p.regions[r]) + off, val[k]);
+      }
+    }
+  }
+
+  // ---- 4. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
+  if (sh.clear_bytes != 0ull) {
+    char* prev_buf = static_cast<char*>(p.my_region) + prev * p.buffer_bytes;
+    const long long vecs_per_slot = static_cast<long long>(sh.clear_bytes) / kVectorBytes;
+    const long long first = static_cast<long long>(blockIdx.x) * m.tpb + threadIdx.x;
+    const long long step = static_cast<long long>(gridDim.x) * m.tpb;
+    const uint4 neg_zero = vec_neg_zero<T>();
+#pragma unroll
+    for (int s = 0; s < N; ++s) {
+      char* slot = prev_buf + s * p.slot_bytes;
+      for (long long i = first; i < vecs_per_slot; i += step) st_v4(slot + i * kVectorBytes, neg_zero);
+    }
+  }
+
+  // ---- 5. poll, reduce with my own vector in place, clear what was consumed, epilogue ----
+  char* my_cur = static_cast<char*>(p.my_region) + cur * p.buffer_bytes;
+  PollState st;
+  const QuantScales q = load_quant_scales<P>(p);
+  int parity = 0;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
+    fused_token_epilogue<T, P, kNorm>(
+        p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
+        [&](long long off, float(&acc)[kVec]) {
+          const uint4 own =
+              off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
+          poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(
+              my_cur + off, p.slot_bytes, own, tok, p, st, acc);
+        },
+        gamma0);
+  }
+
+  // ---- 6. the last arriver publishes the next call's state ----
+  if (threadIdx.x == 0 && arrived_before == gridDim.x - 1) {
+    __threadfence();  // every block's flag read happens before the stores below
+    volatile LamportControl* vc = c;
+    vc->arrivals = 0u;
+    vc->bytes_in_buffer[flag % kLamportBuffers] = 0ull;  // buffer cur is clean (step 6 of the protocol)
+    vc->flag = flag + 1;
+  }
+
+  // Keep this block's shared memory alive until no other block of the cluster can still read it.
+  if (m.cluster > 1) cooperative_groups::this_cluster().sync();
+}
+
+// The lean one-shot kernel as kernels/instantiate.cuh instantiates it.
+struct OneshotLeanFamily {
+  template <typename T, int N, Pattern P, Accumulation A>
+  static const void* kernel() { return reinterpret_cast<const void*>(&oneshot_lean_kernel<T, N, P, A>); }
+};
+
+}  // namespace arlab::kernels

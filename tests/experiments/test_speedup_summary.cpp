@@ -1,0 +1,127 @@
+// experiments/speedup_summary.h: the speedup rows, the floor and the goal's figures from a small
+// measurement CSV written here (CPU only).
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/csv.h"
+#include "common/measurement_schema.h"
+#include "experiments/speedup_summary.h"
+#include "model/calibration.h"
+#include "model/gpu_spec.h"
+#include "tests/catch.h"
+
+using namespace arlab;
+
+namespace {
+
+MeasurementRow speedup_row(int tokens, const std::string& policy, const std::string& variant, double skew_free_us) {
+  MeasurementRow r;
+  r.experiment = "speedup/N=2 H=8192 T=" + std::to_string(tokens) + " bf16 ar_res_rms pairwise oneshot";
+  r.git_sha = "abc";
+  r.gpu = "NVIDIA H200";
+  r.topology = "emulated";
+  r.link = "local";
+  r.nranks = 2;
+  r.dtype = "bf16";
+  r.pattern = "ar_res_rms";
+  r.algo = "oneshot";
+  r.acc = "pairwise";
+  r.tokens = tokens;
+  r.hidden = 8192;
+  r.policy = policy;
+  r.tpb = 256;
+  r.cluster = 1;
+  r.grid = 64;
+  r.vecs_per_thread = 4;
+  r.skewfree_us_median = skew_free_us;
+  r.kernel_us_median = skew_free_us + 0.5;
+  r.noise_pct = 0.4;
+  r.predicted_us = skew_free_us * 1.1;
+  r.check = "pass";
+  r.implementation = "fused";
+  r.kernel_variant = variant;
+  return r;
+}
+
+std::string write_csv(const std::vector<MeasurementRow>& rows) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("arlab_speedup_" + std::to_string(::getpid()) + ".csv")).string();
+  std::ofstream out(path);
+  out << csv_join(measurement_header()) << '\n';
+  for (const MeasurementRow& r : rows) out << csv_join(to_cells(r)) << '\n';
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("speedup summary: one row per problem and variant, ratios of the headline, the floor, the goal") {
+  std::vector<MeasurementRow> rows = {speedup_row(1, "trtllm", "reference", 5.0),
+                                      speedup_row(1, "trtllm", "lean", 4.5),
+                                      speedup_row(1, "model", "lean", 4.0),
+                                      speedup_row(128, "trtllm", "reference", 12.0),
+                                      speedup_row(128, "trtllm", "lean", 10.0),
+                                      speedup_row(128, "model", "lean", 8.0),
+                                      // incomplete problem (no model row): left out
+                                      speedup_row(256, "trtllm", "reference", 20.0),
+                                      speedup_row(256, "trtllm", "lean", 18.0)};
+  rows[5].check = "fail";
+  MeasurementRow other = speedup_row(1, "trtllm", "reference", 1.0);
+  other.experiment = "seed/N=2 H=8192 T=1 bf16 ar_res_rms pairwise oneshot";  // another experiment: ignored
+  rows.push_back(other);
+  const std::string path = write_csv(rows);
+  const model::GpuSpec spec = model::sm_partition(model::gpu_preset("h200_sxm"), 2);
+  const model::Calibration cal = model::default_calibration();
+  const std::vector<SpeedupRow> out = exp::speedup_rows(path, spec, cal);
+  std::filesystem::remove(path);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].tokens == 1);
+  CHECK(out[0].variant == "lean");
+  CHECK(out[0].speedup == Approx(5.0 / 4.0));
+  CHECK(out[0].speedup_design == Approx(5.0 / 4.5));
+  CHECK(out[0].check == "pass");
+  CHECK(out[0].variant_model_config == "256/1/64/4");
+  CHECK(out[1].check == "fail");
+  // Local link: the HBM floor N (4 + N - 1) S / (hbm_gbps x hbm_efficiency).
+  const double s = 128.0 * 8192 * 2;
+  CHECK(out[1].floor_kind == "hbm");
+  CHECK(out[1].floor_us == Approx(2 * 5 * s / (spec.hbm_gbps * cal.hbm_efficiency) / 1e3));
+  CHECK(out[1].variant_over_floor == Approx(8.0 / out[1].floor_us));
+  const exp::SpeedupGoal g = exp::speedup_goal(out);
+  CHECK(g.problems == 2);
+  CHECK(g.geomean == Approx(std::sqrt(1.25 * 1.5)));
+  CHECK(g.min_speedup == Approx(1.25));
+  CHECK(g.max_over_floor_at_128 == Approx(out[1].variant_over_floor));
+  CHECK(exp::speedup_report(out).find("GOAL lean on local") != std::string::npos);
+  CHECK(exp::speedup_summary_path("a/speedup.csv") == "a/speedup_summary.csv");
+}
+
+TEST_CASE("speedup summary: the NVLink floor is (N-1) S one way at the calibrated link rate") {
+  model::GpuSpec spec = model::gpu_preset("h200_sxm");
+  spec.link = model::LinkKind::nvlink;
+  const model::Calibration cal = model::default_calibration();
+  const exp::Floor f = exp::speedup_floor(2, 8192, 128, 2, spec, cal);
+  CHECK(f.kind == "link");
+  CHECK(f.us == Approx(128.0 * 8192 * 2 / (spec.link_gbps * cal.link_efficiency) / 1e3));
+  CHECK(exp::speedup_floor(4, 8192, 128, 2, spec, cal).us == Approx(3 * f.us));
+}
+
+TEST_CASE("speedup summary: a CSV without kernel_variant is refused by name") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("arlab_speedup_old_" + std::to_string(::getpid()) + ".csv")).string();
+  { std::ofstream(path) << "experiment,policy\nspeedup/x,trtllm\n"; }
+  const model::GpuSpec spec = model::gpu_preset("h200_sxm");
+  std::string message;
+  try {
+    exp::speedup_rows(path, spec, model::default_calibration());
+  } catch (const InvalidArgument& e) {
+    message = e.what();
+  }
+  CHECK(message.find("no column") != std::string::npos);
+  CHECK(message.find(path) != std::string::npos);
+  std::filesystem::remove(path);
+}

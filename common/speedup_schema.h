@@ -30,8 +30,8 @@
   X(double, variant_model_predicted_us, "the model's prediction for that choice (us)")                      \
   X(double, speedup_design, "reference_us / variant_trtllm_us: the kernel design alone")                    \
   X(double, speedup, "reference_us / variant_model_us: design and configuration (the issue's goal figure)") \
-  X(std::string, floor_kind, "link (nvlink: (N-1) S one way at the calibrated link rate) or hbm (local)")   \
-  X(double, floor_us, "the problem's floor (us), see floor_kind")                                           \
+  X(std::string, floor_kind, "link (nvlink: (N-1) S one way at the calibrated link rate) or none (local)")  \
+  X(double, floor_us, "the problem's floor (us), see floor_kind; NaN where there is none")                  \
   X(double, reference_over_floor, "reference_us / floor_us")                                                \
   X(double, variant_over_floor, "variant_model_us / floor_us")                                              \
   X(std::string, check, "pass when every row of the problem passed the correctness gate, else fail")

@@ -7,9 +7,9 @@
 //   nvlink  each rank must send (N-1) S one way over its links: (N-1) S / (link_gbps x
 //           link_efficiency) -- the GPU's link rate (model/gpu_spec.h) times the calibrated fraction
 //           the link achieves (model/calibration.h, `arlab calibrate`'s link bench);
-//   local   (the emulated node: one GPU's HBM serves every rank) each rank must read x and residual,
-//           write residual_out and norm_out and read each peer's x once: N (4 + N - 1) S / (hbm_gbps x
-//           hbm_efficiency).
+//   local   (the emulated node) none: no link is crossed, and no HBM bound holds either -- L2 (50 MB
+//           on an H200) keeps much of one call's traffic, so measured times fall below any byte count
+//           over HBM bandwidth. floor_kind "none", floor_us NaN.
 #pragma once
 
 #include <string>
@@ -45,7 +45,7 @@ struct SpeedupGoal {
   double geomean = 0;          // geometric mean of speedup
   double min_speedup = 0;
   double geomean_design = 0;   // geometric mean of speedup_design
-  double max_over_floor_at_128 = 0;  // largest variant_over_floor at tokens >= 128 (0: no such row)
+  double max_over_floor_at_128 = 0;  // largest finite variant_over_floor at tokens >= 128 (0: none)
 };
 SpeedupGoal speedup_goal(const std::vector<SpeedupRow>& rows);
 

@@ -77,6 +77,10 @@ __device__ __forceinline__ void st_relaxed_sys(unsigned long long* p, unsigned l
   asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+// A fence with acquire-release semantics at GPU scope: with a relaxed atomic after it, a release;
+// before later accesses, an acquire (lighter than __threadfence(), which is sequentially consistent).
+__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

@@ -63,7 +63,16 @@ __device__ __forceinline__ float warp_sum_to_lane0(float v, unsigned lanes) {
 // Sum of v over every thread of the cluster, the same value in every thread (fixed order: warps of
 // a block by index, blocks of the cluster by rank). `parity` alternates per token so that one
 // barrier per token suffices (block_total is double-buffered for the remote readers).
-__device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int parity, int cluster) {
+// Split cluster barrier (sm_90, PTX barrier.cluster): this thread's arrival, and the wait for every
+// thread of the cluster to have arrived. Used by the lean kernel to arrive on its exit barrier as
+// soon as its last read of another block's shared memory is done, and wait only at its end.
+__device__ __forceinline__ void cluster_arrive_release() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait_acquire() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
+
+// `arrive_after` (cluster > 1): arrive on the next cluster barrier phase after the reads of the other
+// blocks' totals -- the kernel's exit barrier, waited for with cluster_wait_acquire at its end.
+__device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int parity, int cluster,
+                                             bool arrive_after = false) {
   const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
   const unsigned nwarps = (blockDim.x + 31u) >> 5;
   v = warp_sum_to_lane0(v, lanes_in_my_warp());
@@ -83,6 +92,7 @@ __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int pa
   cl.sync();
   float total = 0.0f;
   for (int r = 0; r < cluster; ++r) total += *cl.map_shared_rank(&sh.block_total[parity], r);
+  if (arrive_after) cluster_arrive_release();
   return total;
 }
 
@@ -225,14 +235,25 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 // back from residual_out, which this same thread has just written (program order makes its own
 // stores visible to it; outputs never alias inputs).
 //
-// kGammaHeld (the lean one-shot kernel): the caller loaded gamma of this thread's first vector
-// before the poll and passes it as gamma0, so the norm loop's first vector does not wait for a
-// load after the block reduction. The reference kernels leave it false (gamma0 unused).
-template <typename T, Pattern P, bool kGammaHeld = false, typename SumOf>
+// The lean one-shot kernel's options (the reference kernels take the defaults, which are the
+// behaviour described above):
+//   kHeld       leading vectors (1 or 2) whose residual sum stays in registers across the reduction;
+//               with 2, a thread of vecs_per_thread >= 2 reads back nothing of its second vector
+//   kGammaHeld  the caller loaded gamma of those vectors before the poll and passes it in `held`, so
+//               the norm loop does not wait for a load after the reduction
+//   kSplitExit  (patterns without NVFP4) on the cluster's last token (`held.last_token`), the thread
+//               arrives on the kernel's exit cluster barrier right after reading the other blocks'
+//               totals; the kernel waits for it at its end (cluster_wait_acquire)
+struct HeldOperands {
+  uint4 gamma0 = make_uint4(0u, 0u, 0u, 0u);
+  uint4 gamma1 = make_uint4(0u, 0u, 0u, 0u);
+  bool last_token = false;
+};
+template <typename T, Pattern P, int kHeld = 1, bool kGammaHeld = false, bool kSplitExit = false, typename SumOf>
 __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const TokenMapping& m, EpilogueShared& sh,
                                                      float* fp4_amax_exchange, const QuantScales& q, int tok,
-                                                     int parity, SumOf&& sum_of,
-                                                     const uint4& gamma0 = make_uint4(0u, 0u, 0u, 0u)) {
+                                                     int parity, SumOf&& sum_of, const HeldOperands& held = {}) {
+  static_assert(kHeld == 1 || kHeld == 2, "one or two vectors held in registers");
   using Tr = DTypeTraits<T>;
   using Out = PatternOutputs<P>;
   constexpr int kVec = Tr::kVec;
@@ -241,7 +262,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
   const int vpt = m.vecs_per_thread;
   const long long row = tok * m.row_bytes;
 
-  uint4 h0 = make_uint4(0u, 0u, 0u, 0u);
+  uint4 h0 = make_uint4(0u, 0u, 0u, 0u), h1 = make_uint4(0u, 0u, 0u, 0u);
   float sum_sq = 0.0f;
 #pragma unroll 1
   for (int k = 0; k < vpt; ++k) {
@@ -267,19 +288,23 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
       }
       const uint4 hk = vec_pack<T>(bits);
       if (k == 0) h0 = hk;
+      if (kHeld == 2 && k == 1) h1 = hk;
       st_v4(static_cast<char*>(Out::kResidual ? p.residual_out : p.allreduce_out) + off, hk);
     }
   }
   if constexpr (Out::kResidual) {
-    const float total = cluster_sum(sum_sq, sh, parity, m.cluster);
+    const float total = cluster_sum(sum_sq, sh, parity, m.cluster, kSplitExit && !Out::kFp4 && held.last_token);
     const float inv = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(total, static_cast<float>(H)), p.eps)));
     // norm of vector k: round_T((float(h) * inv) * float(gamma)), the same wherever it is recomputed
     auto norm_of = [&](int k, int v) -> uint4 {
       const long long off = row + static_cast<long long>(v) * kVectorBytes;
-      const uint4 hk = k == 0 ? h0 : *reinterpret_cast<const uint4*>(static_cast<const char*>(p.residual_out) + off);
-      const uint4 g = (kGammaHeld && k == 0)
-                          ? gamma0
-                          : ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(v) * kVectorBytes);
+      const uint4 hk = k == 0                 ? h0
+                       : (kHeld == 2 && k == 1) ? h1
+                                                : *reinterpret_cast<const uint4*>(static_cast<const char*>(p.residual_out) + off);
+      const uint4 g = (kGammaHeld && k == 0)               ? held.gamma0
+                      : (kGammaHeld && kHeld == 2 && k == 1) ? held.gamma1
+                                                             : ld_input_v4(static_cast<const char*>(p.gamma) +
+                                                                           static_cast<long long>(v) * kVectorBytes);
       unsigned nbits[kVec];
 #pragma unroll
       for (int e = 0; e < kVec; ++e)

@@ -1,6 +1,6 @@
 // The lean one-shot fused kernel (KernelVariant::lean, issue 13): the same Lamport workspace, thread
 // mapping, launch shapes and epilogue as the reference one-shot kernel (kernels/oneshot_kernel.cuh),
-// with five changes that remove traffic and latency from the reference design's critical path:
+// with six changes that remove traffic and latency from the reference design's critical path:
 //   1. own slice from registers: my input never goes through my own Lamport slot. The reference
 //      stores it there and polls it back (a store and a load of S bytes per call, and S more of
 //      -0.0 to clear); here the vector I push is the one I add, in its rank-order place.
@@ -8,45 +8,52 @@
 //      stores -0.0 back over the peers' slots it read (lines that are in L2: they were just read).
 //      There is no clear pass between push and poll, and nothing for the next call to clear.
 //   3. arrival off the critical path: thread 0 reads the control block and the block starts
-//      pushing after one barrier; the arrival atomic is issued then and its result is looked at
-//      only at the end of the kernel, where the last arriver publishes the next call's state. (The
-//      reference makes the whole block wait for a fence + atomic round trip before pushing.)
+//      pushing after one barrier; the arrival atomic is issued then (behind a fence.acq_rel, which
+//      has no store of this thread to wait for) and its result is looked at only after the push,
+//      where the last arriver publishes the next call's state while the peers' data is on its way.
+//      (The reference makes the whole block wait for a fence + atomic round trip before pushing.)
 //   4. epilogue operands early: gamma of the thread's first vector is loaded before the push and
-//      kept in a register for every token (the reference loads it after the block reduction); the
+//      kept in a register for every token (the reference loads it after the block reduction), and
+//      so is the residual sum of the second vector (the reference reads it back from residual_out); the
 //      lines of every residual vector the thread will read are prefetched into L2 at the start, so
 //      the epilogue's residual loads are L2 hits instead of DRAM misses.
 //   5. loads ahead of stores: the first vector of x is loaded while thread 0 reads the flag, and
 //      a token's vectors are all loaded before any is pushed (the reference loads and pushes one
 //      vector at a time, each push waiting for its own DRAM load); later tokens' x lines are
 //      prefetched into L2 at the start.
+//   6. split exit barrier (cluster > 1, patterns without NVFP4): every thread arrives on the
+//      kernel's closing cluster barrier right after its last read of another block's shared memory
+//      (the last token's reduction) and waits for it only at its end, so the barrier's round trip
+//      overlaps the norm and the stores (the reference ends with a full cluster.sync()).
 //
 // PROTOCOL (one call; every rank runs the same sequence of calls, reference and lean mixed):
 //  1. Thread 0 reads my control block: flag (calls so far; buffer cur = flag % 3), and the bytes a
 //     previous REFERENCE call left in buffer prev = (flag + 2) % 3 (0 after a lean call); barrier.
-//  2. Thread 0 arrives on the control block's counter (the result is kept for step 6).
+//  2. Thread 0 arrives on the control block's counter (the result is kept for step 4).
 //  3. Push: every 16-byte vector of my input x, with -0.0 elements turned into +0.0, is stored into
 //     slot `rank` of buffer cur of every PEER's Lamport region (relaxed.sys stores; not mine).
-//  4. Clear prev, only when the call before was a reference call (its own slot and its clear pass
+//  4. The block that arrived last (step 2) records 0 bytes for buffer cur (by the end of this call it
+//     is clean: every peer slot is consumed and cleared in step 6, my own slot is never written)
+//     and publishes flag + 1 (read by the next call only: it starts after this kernel has ended).
+//  5. Clear prev, only when the call before was a reference call (its own slot and its clear pass
 //     are still owed): my buffer prev back to -0.0 over those bytes, as the reference does.
-//  5. Poll + reduce + epilogue per token: each vector's peer slots are loaded with relaxed.sys
+//  6. Poll + reduce + epilogue per token: each vector's peer slots are loaded with relaxed.sys
 //     16-byte loads until no element is the -0.0 bit pattern; the sum runs in rank order 0..N-1
 //     with my own vector (the first one from a register, the others re-read from x: L2 hits, they
 //     were read in step 3) in place `rank`, so the
 //     result is bit-identical to the reference kernel's; the peer slots are then overwritten with
 //     -0.0 (plain stores). The epilogue is kernels/fused_epilogue.cuh's, shared with the reference.
-//  6. The block that arrived last (step 2) records 0 bytes for buffer cur (it is clean: every peer
-//     slot was consumed and cleared, my own slot was never written) and publishes flag + 1.
 //
 // MEMORY ORDERING: as in the reference kernel, each element carries its own "arrived" test, pushes
 // are relaxed.sys stores and polls relaxed.sys loads. Clearing a slot after reading the peer's value
 // there is ordered after that store in the location's coherence order (read, then write, by one
 // thread). The next write into buffer cur of mine is a peer's push of call f + 3 (peers are at most
-// one call ahead), which starts after this kernel has ended. Buffer prev is cleared (step 4) before
-// its next writer (call f + 2) as in the reference. The control block: the flag read has returned its
-// value (it went through shared memory and a barrier) before the fenced arrival; the last arriver
-// fences after observing every other block's arrival and only then publishes, so no block of this
-// call can read the new flag; it publishes at the end of its own work, before the kernel ends, so
-// the next call (stream order, or PDL's griddepcontrol.wait) sees it.
+// one call ahead), which starts after this kernel has ended. Buffer prev is cleared (step 5) before
+// its next writer (call f + 2) as in the reference. The control block: thread 0's flag read has returned its value (it went
+// through shared memory and a barrier) before its fence.acq_rel and relaxed arrival atomic (together a
+// release); the last arriver's atomic reads every other arrival, and its fence.acq_rel (an acquire)
+// orders its publishing stores after them, so no block of this call can read the new flag. The next
+// call reads it after this kernel has ended (stream order, or PDL's griddepcontrol.wait).
 //
 // LAYOUT: kernels/lamport_layout.h (slot s of a buffer is rank s's [tokens, H] input, row-major);
 // the lean kernel leaves slot `rank` of its own buffers at -0.0 throughout.
@@ -92,6 +99,14 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   using Tr = DTypeTraits<T>;
   constexpr int kVec = Tr::kVec;
   constexpr bool kNorm = PatternOutputs<P>::kResidual;
+  // NVFP4 with an odd block size reads other blocks' shared memory after the reduction: no split exit.
+  constexpr bool kSplitExit = !PatternOutputs<P>::kFp4;
+  // The second vector's residual sum and gamma in registers where that fits the 64-register cap
+  // without spilling (ptxas -v, CUDA 13.0, sm_90): N = 2 and patterns without a norm_out beside a
+  // quantized output.
+  constexpr int kHeld = (N == 2 && !(PatternOutputs<P>::kNormOut && (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4)))
+                            ? 2
+                            : 1;
 
   __shared__ OneshotShared sh;
   extern __shared__ float fp4_amax_exchange[];  // [vecs_per_thread][tpb], odd tpb with NVFP4 only
@@ -116,10 +131,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
                               static_cast<long long>(m.t_in_cluster) * kVectorBytes;  // token cluster_id, k = 0
   uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
   if (has_first) x0 = vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + first_off));
-  uint4 gamma0 = make_uint4(0u, 0u, 0u, 0u);
+  HeldOperands held;  // gamma of my first two vectors: the same for every token
   if constexpr (kNorm) {
+    const char* gamma = static_cast<const char*>(p.gamma);
     if (m.t_in_cluster < m.vecs_per_token)
-      gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+      held.gamma0 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+    if (kHeld == 2 && vpt > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
+      held.gamma1 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
   }
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
 #pragma unroll 1
@@ -138,10 +156,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   const long long cur = static_cast<long long>(flag % kLamportBuffers);
   const long long prev = static_cast<long long>((flag + 2) % kLamportBuffers);
 
-  // ---- 2. arrival: issued now, its result looked at only in step 6 ----
+  // ---- 2. arrival: issued now, its result looked at only in step 4 ----
   unsigned arrived_before = 0;
   if (threadIdx.x == 0) {
-    __threadfence();  // my flag read (already returned) is ordered before my arrival
+    fence_acq_rel_gpu();  // my flag read (already returned) is ordered before my arrival
     arrived_before = atomicAdd(&c->arrivals, 1u);
   }
 
@@ -170,7 +188,16 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     }
   }
 
-  // ---- 4. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
+  // ---- 4. the last arriver publishes the next call's state ----
+  if (threadIdx.x == 0 && arrived_before == gridDim.x - 1) {
+    fence_acq_rel_gpu();  // every block's flag read happens before the stores below
+    volatile LamportControl* vc = c;
+    vc->arrivals = 0u;
+    vc->bytes_in_buffer[flag % kLamportBuffers] = 0ull;  // clean by the end of this call (protocol step 4)
+    vc->flag = flag + 1;
+  }
+
+  // ---- 5. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
   if (sh.clear_bytes != 0ull) {
     char* prev_buf = static_cast<char*>(p.my_region) + prev * p.buffer_bytes;
     const long long vecs_per_slot = static_cast<long long>(sh.clear_bytes) / kVectorBytes;
@@ -184,13 +211,14 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     }
   }
 
-  // ---- 5. poll, reduce with my own vector in place, clear what was consumed, epilogue ----
+  // ---- 6. poll, reduce with my own vector in place, clear what was consumed, epilogue ----
   char* my_cur = static_cast<char*>(p.my_region) + cur * p.buffer_bytes;
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
-    fused_token_epilogue<T, P, kNorm>(
+    held.last_token = tok + m.num_clusters >= p.tokens;
+    fused_token_epilogue<T, P, kHeld, kNorm, kSplitExit>(
         p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
         [&](long long off, float(&acc)[kVec]) {
           const uint4 own =
@@ -198,20 +226,20 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
           poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(
               my_cur + off, p.slot_bytes, own, tok, p, st, acc);
         },
-        gamma0);
-  }
-
-  // ---- 6. the last arriver publishes the next call's state ----
-  if (threadIdx.x == 0 && arrived_before == gridDim.x - 1) {
-    __threadfence();  // every block's flag read happens before the stores below
-    volatile LamportControl* vc = c;
-    vc->arrivals = 0u;
-    vc->bytes_in_buffer[flag % kLamportBuffers] = 0ull;  // buffer cur is clean (step 6 of the protocol)
-    vc->flag = flag + 1;
+        held);
   }
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it.
-  if (m.cluster > 1) cooperative_groups::this_cluster().sync();
+  // With the split exit, the cluster's last token arrived right after its last shared-memory read
+  // (kSplitExit); a cluster without tokens arrives here. Pattern ar reads no other block's memory.
+  if (m.cluster > 1 && kNorm) {
+    if constexpr (kSplitExit) {
+      if (m.cluster_id >= p.tokens) cluster_arrive_release();
+      cluster_wait_acquire();
+    } else {
+      cooperative_groups::this_cluster().sync();
+    }
+  }
 }
 
 // The lean one-shot kernel as kernels/instantiate.cuh instantiates it.

@@ -6,8 +6,8 @@ experiment writes beside its measurement CSV (schema: common/speedup_schema.h; X
 Left panel per (link, N): the speedup vs tokens, one line per hidden size H -- solid: the variant at the
 model's choice (design and configuration, the goal's figure), dashed: at the trtllm configuration (the design
 alone); the geometric mean over the panel's problems in the legend, a dotted line at 1 (never slower).
-Right panel: time per call vs tokens -- the reference kernel, the variant at the model's choice and the
-problem's floor (link or HBM: speedup_summary.h says which and how it is computed). Nothing is recomputed:
+Right panel: time per call vs tokens -- the reference kernel, the variant at the model's choice and, on a
+real node, the problem's link floor (experiments/speedup_summary.h says how it is computed). Nothing is recomputed:
 every number is a column of the summary CSV.
 
     python3 plots/plot_speedup.py --csv results/speedup/speedup.csv --out results/speedup/speedup
@@ -77,7 +77,8 @@ def main():
             all_times += ref + var + flo
             ax_t.plot(ts, ref, "-o", color=color, ms=4, lw=1.0, alpha=0.6, label=f"H {h}: reference at trtllm")
             ax_t.plot(ts, var, "-s", color=color, ms=4, lw=1.6, label=f"H {h}: {variant} at the model's choice")
-            ax_t.plot(ts, flo, ":", color=color, lw=1.2, label=f"H {h}: {sel[0]['floor_kind']} floor")
+            if any(ec.finite(v) for v in flo):  # the emulated node has no link floor (NaN)
+                ax_t.plot(ts, flo, ":", color=color, lw=1.2, label=f"H {h}: {sel[0]['floor_kind']} floor")
             for t, r in pts:
                 table.append([f"{link} N={n}", str(h), str(t), variant, ec.num(r, "reference_us"),
                               ec.num(r, "variant_trtllm_us"), ec.num(r, "variant_model_us"),
@@ -91,7 +92,7 @@ def main():
         ax_s.legend(fontsize=7)
         ec.tokens_axis(ax_t, all_t)
         ec.time_axis(ax_t, all_times)
-        ax_t.set_title(f"time per call and the floor, {link}, TP{n}", fontsize=9)
+        ax_t.set_title(f"time per call{' and the link floor' if link == 'nvlink' else ''}, {link}, TP{n}", fontsize=9)
         ax_t.legend(fontsize=6)
     gpu = ec.short_gpu(rows[0]["gpu"])
     fig.suptitle(f"arlab exp speedup on {gpu} ({rows[0]['topology']}): kernel design and configuration vs the "

@@ -86,17 +86,27 @@ TEST_CASE("speedup summary: one row per problem and variant, ratios of the headl
   CHECK(out[0].check == "pass");
   CHECK(out[0].variant_model_config == "256/1/64/4");
   CHECK(out[1].check == "fail");
-  // Local link: the HBM floor N (4 + N - 1) S / (hbm_gbps x hbm_efficiency).
-  const double s = 128.0 * 8192 * 2;
-  CHECK(out[1].floor_kind == "hbm");
-  CHECK(out[1].floor_us == Approx(2 * 5 * s / (spec.hbm_gbps * cal.hbm_efficiency) / 1e3));
-  CHECK(out[1].variant_over_floor == Approx(8.0 / out[1].floor_us));
+  // Local link: no floor.
+  CHECK(out[1].floor_kind == "none");
+  CHECK(std::isnan(out[1].floor_us));
+  CHECK(std::isnan(out[1].variant_over_floor));
   const exp::SpeedupGoal g = exp::speedup_goal(out);
   CHECK(g.problems == 2);
   CHECK(g.geomean == Approx(std::sqrt(1.25 * 1.5)));
   CHECK(g.min_speedup == Approx(1.25));
-  CHECK(g.max_over_floor_at_128 == Approx(out[1].variant_over_floor));
+  CHECK(g.max_over_floor_at_128 == 0.0);
   CHECK(exp::speedup_report(out).find("GOAL lean on local") != std::string::npos);
+  CHECK(exp::speedup_report(out).find("no link floor") != std::string::npos);
+  // The same rows on an NVLink spec: the link floor and the distance to it.
+  model::GpuSpec nv = model::gpu_preset("h200_sxm");
+  nv.link = model::LinkKind::nvlink;
+  const std::string path2 = write_csv(rows);
+  const std::vector<SpeedupRow> linked = exp::speedup_rows(path2, nv, cal);
+  std::filesystem::remove(path2);
+  REQUIRE(linked.size() == 2);
+  CHECK(linked[1].floor_kind == "link");
+  CHECK(linked[1].variant_over_floor == Approx(8.0 / linked[1].floor_us));
+  CHECK(exp::speedup_goal(linked).max_over_floor_at_128 == Approx(linked[1].variant_over_floor));
   CHECK(exp::speedup_summary_path("a/speedup.csv") == "a/speedup_summary.csv");
 }
 

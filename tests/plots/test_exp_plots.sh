@@ -1,6 +1,6 @@
 #!/bin/sh
 # CPU smoke test of the `arlab exp` figures (plots/plot_tokens.py, plot_fusion.py, plot_crossover.py,
-# plot_config_space.py, plot_model_accuracy_exp.py; helpers in plots/exp_common.py). It writes small
+# plot_config_space.py, plot_model_accuracy_exp.py, plot_speedup.py; helpers in plots/exp_common.py). It writes small
 # synthetic measurement CSVs -- the columns of common/measurement_schema.h, a fixed random seed, a few
 # awkward cells (no skew-free median, a failed check, no time at all, empty predictions of the baselines) --
 # runs every script on them, and checks that each wrote a non-empty PNG and PDF and printed the crossovers,
@@ -381,6 +381,50 @@ grep -q "dropped 1 row(s) without a finite time" "$D/tokens.log" ||
   fail "tokens: the row without a time was not reported"
 grep -q "1 of .* row(s) have no skew-free median" "$D/tokens.log" ||
   fail "tokens: the kernel_us_median fallback was not reported"
+
+# speedup (plot_speedup.py): it reads the summary CSV beside the measurement CSV (X.csv -> X_summary.csv,
+# common/speedup_schema.h), draws one speedup and one time panel per (link, N, variant), and prints every row
+# (speedup 1.250 at 1 token ... 1.600 at 512 on the emulated node, whose floor is NaN; a real node's link floor).
+"$PY" - "$D" "$ROOT" <<'PYEOF' || fail "speedup: could not write the synthetic summary"
+import csv, math, os, re, sys
+out, root = sys.argv[1], sys.argv[2]
+with open(os.path.join(root, "common", "speedup_schema.h")) as f:
+    cols = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", f.read())
+rows = []
+for link, floor_kind in (("local", "none"), ("nvlink", "link")):
+    for h in (4096, 8192):
+        for i, t in enumerate((1, 16, 128, 512)):
+            ref = 5.0 + 0.01 * t * h / 1024
+            sp = 1.25 + 0.35 * i / 3
+            floor = math.nan if floor_kind == "none" else 0.0055 * t * h / 8192 * 128 / 128
+            r = {c: "" for c in cols}
+            r.update(git_sha="0123456789ab", gpu="NVIDIA H200", topology="emulated" if link == "local" else "mpi",
+                     link=link, nranks=2, hidden=h, tokens=t, variant="lean", reference_us=repr(ref),
+                     reference_noise_pct="0.4", variant_trtllm_us=repr(ref / 1.1), variant_model_us=repr(ref / sp),
+                     variant_model_noise_pct="0.4", variant_model_config="512/1/128/1",
+                     variant_model_predicted_us=repr(ref / sp * 0.9), speedup_design="1.1", speedup=repr(sp),
+                     floor_kind=floor_kind, floor_us=repr(floor), reference_over_floor=repr(ref / floor),
+                     variant_over_floor=repr(ref / sp / floor), check="pass")
+            rows.append(r)
+with open(os.path.join(out, "speedup_summary.csv"), "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=cols)
+    w.writeheader()
+    w.writerows(rows)
+open(os.path.join(out, "speedup.csv"), "w").write("experiment\n")  # the measurement CSV: only its name is used
+PYEOF
+if "$PY" "$ROOT/plots/plot_speedup.py" --csv "$D/speedup.csv" --out "$D/speedup" >"$D/speedup.log" 2>&1; then
+  check_files "$D/speedup"
+  [ "$(grep -cE '^(local|nvlink) N=2 +(4096|8192) +(1|16|128|512) +lean ' "$D/speedup.log")" = 16 ] ||
+    fail "speedup: the table does not hold the 16 summary rows"
+  grep -qE '^local N=2 +8192 +512 +lean .* 1\.60 ' "$D/speedup.log" || fail "speedup: the 1.60x row is missing"
+else
+  cat "$D/speedup.log"
+  fail "plot_speedup.py exited non-zero"
+fi
+if "$PY" "$ROOT/plots/plot_speedup.py" --csv "$D/tokens.csv" --out "$D/wrong_speedup" >"$D/wrong_speedup.log" 2>&1; then
+  fail "plot_speedup.py drew without a summary CSV"
+fi
+grep -q "no speedup summary" "$D/wrong_speedup.log" || fail "plot_speedup.py: the missing summary is not named"
 
 # A CSV of another experiment is refused with a message naming the experiment.
 if "$PY" "$ROOT/plots/plot_tokens.py" --csv "$D/fusion.csv" --out "$D/wrong" >"$D/wrong.log" 2>&1; then

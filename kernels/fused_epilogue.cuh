@@ -63,21 +63,22 @@ __device__ __forceinline__ float warp_sum_to_lane0(float v, unsigned lanes) {
 // Sum of v over every thread of the cluster, the same value in every thread (fixed order: warps of
 // a block by index, blocks of the cluster by rank). `parity` alternates per token so that one
 // barrier per token suffices (block_total is double-buffered for the remote readers).
-// Split cluster barrier (sm_90, PTX barrier.cluster): this thread's arrival, and the wait for every
-// thread of the cluster to have arrived. Used by the lean kernel to arrive on its exit barrier as
-// soon as its last read of another block's shared memory is done, and wait only at its end.
-__device__ __forceinline__ void cluster_arrive_release() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
-__device__ __forceinline__ void cluster_wait_acquire() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
-
-// `arrive_after` (cluster > 1): arrive on the next cluster barrier phase after the reads of the other
-// blocks' totals -- the kernel's exit barrier, waited for with cluster_wait_acquire at its end.
-__device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int parity, int cluster,
-                                             bool arrive_after = false) {
+//
+// kOneBarrier (the lean kernel), cluster == 1 and whole warps only: after the one barrier every warp
+// reduces the warps' partials itself, exactly as warp 0 does (the same lanes, values and shuffle
+// tree; lane 0's result broadcast), so the block needs no second barrier and gets the same bits.
+template <bool kOneBarrier = false>
+__device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int parity, int cluster) {
   const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
   const unsigned nwarps = (blockDim.x + 31u) >> 5;
   v = warp_sum_to_lane0(v, lanes_in_my_warp());
   if (lane == 0) sh.warp_partial[parity][warp] = v;
   __syncthreads();
+  if (kOneBarrier && cluster == 1 && blockDim.x % kWarpSize == 0) {
+    float b = lane < nwarps ? sh.warp_partial[parity][lane] : 0.0f;
+    b = warp_sum_to_lane0(b, min(32u, blockDim.x));
+    return __shfl_sync(0xFFFFFFFFu, b, 0);
+  }
   if (warp == 0) {
     float b = lane < nwarps ? sh.warp_partial[parity][lane] : 0.0f;
     b = warp_sum_to_lane0(b, min(32u, blockDim.x));
@@ -92,7 +93,6 @@ __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int pa
   cl.sync();
   float total = 0.0f;
   for (int r = 0; r < cluster; ++r) total += *cl.map_shared_rank(&sh.block_total[parity], r);
-  if (arrive_after) cluster_arrive_release();
   return total;
 }
 
@@ -241,15 +241,14 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 //               with 2, a thread of vecs_per_thread >= 2 reads back nothing of its second vector
 //   kGammaHeld  the caller loaded gamma of those vectors before the poll and passes it in `held`, so
 //               the norm loop does not wait for a load after the reduction
-//   kSplitExit  (patterns without NVFP4) on the cluster's last token (`held.last_token`), the thread
-//               arrives on the kernel's exit cluster barrier right after reading the other blocks'
-//               totals; the kernel waits for it at its end (cluster_wait_acquire)
+//   kLeanReduce one block barrier per token where cluster_sum allows it (kOneBarrier), and the mean
+//               square as a multiplication by 1/H where H is a power of two (x / 2^k and x * 2^-k are
+//               the same correctly rounded real, so the bits are those of __fdiv_rn)
 struct HeldOperands {
   uint4 gamma0 = make_uint4(0u, 0u, 0u, 0u);
   uint4 gamma1 = make_uint4(0u, 0u, 0u, 0u);
-  bool last_token = false;
 };
-template <typename T, Pattern P, int kHeld = 1, bool kGammaHeld = false, bool kSplitExit = false, typename SumOf>
+template <typename T, Pattern P, int kHeld = 1, bool kGammaHeld = false, bool kLeanReduce = false, typename SumOf>
 __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const TokenMapping& m, EpilogueShared& sh,
                                                      float* fp4_amax_exchange, const QuantScales& q, int tok,
                                                      int parity, SumOf&& sum_of, const HeldOperands& held = {}) {
@@ -293,8 +292,11 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     }
   }
   if constexpr (Out::kResidual) {
-    const float total = cluster_sum(sum_sq, sh, parity, m.cluster, kSplitExit && !Out::kFp4 && held.last_token);
-    const float inv = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(total, static_cast<float>(H)), p.eps)));
+    const float total = cluster_sum<kLeanReduce>(sum_sq, sh, parity, m.cluster);
+    const bool h_pow2 = kLeanReduce && (H & (H - 1)) == 0;
+    const float mean_sq = h_pow2 ? __fmul_rn(total, __frcp_rn(static_cast<float>(H)))
+                                 : __fdiv_rn(total, static_cast<float>(H));
+    const float inv = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(mean_sq, p.eps)));
     // norm of vector k: round_T((float(h) * inv) * float(gamma)), the same wherever it is recomputed
     auto norm_of = [&](int k, int v) -> uint4 {
       const long long off = row + static_cast<long long>(v) * kVectorBytes;

@@ -7,11 +7,11 @@
 //   2. clear on consume: after a vector has arrived from every peer and been summed, this thread
 //      stores -0.0 back over the peers' slots it read (lines that are in L2: they were just read).
 //      There is no clear pass between push and poll, and nothing for the next call to clear.
-//   3. arrival off the critical path: thread 0 reads the control block and the block starts
-//      pushing after one barrier; the arrival atomic is issued then (behind a fence.acq_rel, which
-//      has no store of this thread to wait for) and its result is looked at only after the push,
-//      where the last arriver publishes the next call's state while the peers' data is on its way.
-//      (The reference makes the whole block wait for a fence + atomic round trip before pushing.)
+//   3. arrival off the block's critical path: thread 0 reads the control block and the block starts
+//      pushing after one barrier; only thread 0's warp then makes the arrival (fence.acq_rel, which
+//      has no store of this thread to wait for, the atomic, and the last arriver's publication),
+//      while its first vector of x is still on its way from DRAM. (The reference makes the whole
+//      block wait for a fence + atomic round trip + fence before any thread pushes.)
 //   4. epilogue operands early: gamma of the thread's first vector is loaded before the push and
 //      kept in a register for every token (the reference loads it after the block reduction), and
 //      so is the residual sum of the second vector (the reference reads it back from residual_out); the
@@ -21,23 +21,22 @@
 //      a token's vectors are all loaded before any is pushed (the reference loads and pushes one
 //      vector at a time, each push waiting for its own DRAM load); later tokens' x lines are
 //      prefetched into L2 at the start.
-//   6. split exit barrier (cluster > 1, patterns without NVFP4): every thread arrives on the
-//      kernel's closing cluster barrier right after its last read of another block's shared memory
-//      (the last token's reduction) and waits for it only at its end, so the barrier's round trip
-//      overlaps the norm and the stores (the reference ends with a full cluster.sync()).
+//   6. a shorter reduction: one block barrier per token where the block is one cluster of whole
+//      warps (every warp then sums the warps' partials itself, in warp 0's order), and the mean
+//      square as a multiplication by 1/H for a power-of-two H (bit-identical to the division).
 //
 // PROTOCOL (one call; every rank runs the same sequence of calls, reference and lean mixed):
 //  1. Thread 0 reads my control block: flag (calls so far; buffer cur = flag % 3), and the bytes a
 //     previous REFERENCE call left in buffer prev = (flag + 2) % 3 (0 after a lean call); barrier.
-//  2. Thread 0 arrives on the control block's counter (the result is kept for step 4).
+//  2. Thread 0 arrives on the control block's counter; the block that arrived last records 0 bytes
+//     for buffer cur (by the end of this call it is clean: every peer slot is consumed and cleared
+//     in step 5, my own slot is never written) and publishes flag + 1 (read by the next call only:
+//     it starts after this kernel has ended).
 //  3. Push: every 16-byte vector of my input x, with -0.0 elements turned into +0.0, is stored into
 //     slot `rank` of buffer cur of every PEER's Lamport region (relaxed.sys stores; not mine).
-//  4. The block that arrived last (step 2) records 0 bytes for buffer cur (by the end of this call it
-//     is clean: every peer slot is consumed and cleared in step 6, my own slot is never written)
-//     and publishes flag + 1 (read by the next call only: it starts after this kernel has ended).
-//  5. Clear prev, only when the call before was a reference call (its own slot and its clear pass
+//  4. Clear prev, only when the call before was a reference call (its own slot and its clear pass
 //     are still owed): my buffer prev back to -0.0 over those bytes, as the reference does.
-//  6. Poll + reduce + epilogue per token: each vector's peer slots are loaded with relaxed.sys
+//  5. Poll + reduce + epilogue per token: each vector's peer slots are loaded with relaxed.sys
 //     16-byte loads until no element is the -0.0 bit pattern; the sum runs in rank order 0..N-1
 //     with my own vector (the first one from a register, the others re-read from x: L2 hits, they
 //     were read in step 3) in place `rank`, so the
@@ -48,7 +47,7 @@
 // are relaxed.sys stores and polls relaxed.sys loads. Clearing a slot after reading the peer's value
 // there is ordered after that store in the location's coherence order (read, then write, by one
 // thread). The next write into buffer cur of mine is a peer's push of call f + 3 (peers are at most
-// one call ahead), which starts after this kernel has ended. Buffer prev is cleared (step 5) before
+// one call ahead), which starts after this kernel has ended. Buffer prev is cleared (step 4) before
 // its next writer (call f + 2) as in the reference. The control block: thread 0's flag read has returned its value (it went
 // through shared memory and a barrier) before its fence.acq_rel and relaxed arrival atomic (together a
 // release); the last arriver's atomic reads every other arrival, and its fence.acq_rel (an acquire)
@@ -99,8 +98,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   using Tr = DTypeTraits<T>;
   constexpr int kVec = Tr::kVec;
   constexpr bool kNorm = PatternOutputs<P>::kResidual;
-  // NVFP4 with an odd block size reads other blocks' shared memory after the reduction: no split exit.
-  constexpr bool kSplitExit = !PatternOutputs<P>::kFp4;
   // The second vector's residual sum and gamma in registers where that fits the 64-register cap
   // without spilling (ptxas -v, CUDA 13.0, sm_90): N = 2 and patterns without a norm_out beside a
   // quantized output.
@@ -156,11 +153,16 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   const long long cur = static_cast<long long>(flag % kLamportBuffers);
   const long long prev = static_cast<long long>((flag + 2) % kLamportBuffers);
 
-  // ---- 2. arrival: issued now, its result looked at only in step 4 ----
-  unsigned arrived_before = 0;
+  // ---- 2. arrival (thread 0's warp only; its first x vector is still in flight) ----
   if (threadIdx.x == 0) {
     fence_acq_rel_gpu();  // my flag read (already returned) is ordered before my arrival
-    arrived_before = atomicAdd(&c->arrivals, 1u);
+    if (atomicAdd(&c->arrivals, 1u) == gridDim.x - 1) {
+      fence_acq_rel_gpu();  // every block's flag read happens before the stores below
+      volatile LamportControl* vc = c;
+      vc->arrivals = 0u;
+      vc->bytes_in_buffer[flag % kLamportBuffers] = 0ull;  // clean by the end of this call (protocol step 2)
+      vc->flag = flag + 1;
+    }
   }
 
   // ---- 3. push my input into slot `rank` of buffer cur of every peer ----
@@ -188,16 +190,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     }
   }
 
-  // ---- 4. the last arriver publishes the next call's state ----
-  if (threadIdx.x == 0 && arrived_before == gridDim.x - 1) {
-    fence_acq_rel_gpu();  // every block's flag read happens before the stores below
-    volatile LamportControl* vc = c;
-    vc->arrivals = 0u;
-    vc->bytes_in_buffer[flag % kLamportBuffers] = 0ull;  // clean by the end of this call (protocol step 4)
-    vc->flag = flag + 1;
-  }
-
-  // ---- 5. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
+  // ---- 4. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
   if (sh.clear_bytes != 0ull) {
     char* prev_buf = static_cast<char*>(p.my_region) + prev * p.buffer_bytes;
     const long long vecs_per_slot = static_cast<long long>(sh.clear_bytes) / kVectorBytes;
@@ -211,14 +204,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     }
   }
 
-  // ---- 6. poll, reduce with my own vector in place, clear what was consumed, epilogue ----
+  // ---- 5. poll, reduce with my own vector in place, clear what was consumed, epilogue ----
   char* my_cur = static_cast<char*>(p.my_region) + cur * p.buffer_bytes;
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
-    held.last_token = tok + m.num_clusters >= p.tokens;
-    fused_token_epilogue<T, P, kHeld, kNorm, kSplitExit>(
+    fused_token_epilogue<T, P, kHeld, kNorm, true>(
         p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
         [&](long long off, float(&acc)[kVec]) {
           const uint4 own =
@@ -230,16 +222,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   }
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it.
-  // With the split exit, the cluster's last token arrived right after its last shared-memory read
-  // (kSplitExit); a cluster without tokens arrives here. Pattern ar reads no other block's memory.
-  if (m.cluster > 1 && kNorm) {
-    if constexpr (kSplitExit) {
-      if (m.cluster_id >= p.tokens) cluster_arrive_release();
-      cluster_wait_acquire();
-    } else {
-      cooperative_groups::this_cluster().sync();
-    }
-  }
+  if (m.cluster > 1) cooperative_groups::this_cluster().sync();
 }
 
 // The lean one-shot kernel as kernels/instantiate.cuh instantiates it.

@@ -189,7 +189,12 @@ void set_policies(Plan& plan, const std::vector<std::string>& entries) {
     const size_t slash = entry.find('/');
     plan.policies.push_back(model::parse_policy(entry.substr(0, slash)));
     plan.policy_kernels.push_back(std::nullopt);
-    if (slash != std::string::npos) plan.policy_kernels.back() = parse_kernel_choice(entry.substr(slash + 1));
+    if (slash == std::string::npos) continue;
+    try {
+      plan.policy_kernels.back() = parse_kernel_choice(entry.substr(slash + 1));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("--policy '" + cut_for_message(entry) + "': " + e.what() + " after the '/'");
+    }
   }
 }
 

@@ -336,6 +336,8 @@ def cases(have_cuda):
         add("kernel: run " + " ".join(argv), ["run"] + argv, 2, pattern)
         add("kernel: predict " + " ".join(argv), ["predict", "--no-terms"] + argv, 2, pattern)
     add("kernel: run --kernel lean,lean", ["run", "--kernel", "lean,lean"], 2, r"--kernel lists 'lean' twice")
+    add("kernel: run --policy trtllm/bogus", ["run", "--policy", "trtllm/bogus"], 2,
+        r"--policy 'trtllm/bogus': --kernel 'bogus' is not a kernel")
     add("kernel: run --kernel auto beside --config", ["run", "--policy", "model", "--kernel", "auto", "--config",
                                                       "512/1/128"], 2,
         r"--kernel auto lets the model policy choose the kernel; an explicit configuration")

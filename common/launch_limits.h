@@ -13,4 +13,16 @@ constexpr int kMaxThreadsPerBlock = 1024;
 // of a two-shot grid uses slot b, so a two-shot grid has at most this many blocks.
 constexpr int kMaxTwoShotBlocks = 1024;
 
+// Largest thread-block cluster a launch configuration may use: the portable cluster size of sm_90
+// (CUDA programming guide, "Thread Block Clusters"); model/legality.cpp's rule 1 and the lean
+// kernel's per-block exchange slots (kernels/fused_epilogue.cuh) are sized by it.
+constexpr int kMaxClusterSize = 8;
+
+// Largest cluster whose blocks the lean one-shot kernel lets push their RMSNorm totals into each
+// other's shared memory instead of meeting at cluster barriers (kernels/fused_epilogue.cuh
+// pushed_exchange_applies; model/oneshot_model.cpp follows it). Measured on the emulated H200 TP2
+// node (data/h200/README.md, issue 13): pushing is 5-11 % faster than the barriers with clusters of
+// 2 and 4 blocks and 3-10 % slower with 8 (each block then waits for 7 stores and sends 7).
+constexpr int kMaxPushedClusterSize = 4;
+
 }  // namespace arlab

@@ -26,6 +26,11 @@ std::string describe_fault(const kernels::FaultInfo& f, double timeout_ms, int n
       os << "rank " << f.rank << ": the timing batch's host hold waited " << timeout_ms
          << " ms for the host to release it (the host thread stalled or failed while enqueueing the batch)";
       break;
+    case kernels::WaitKind::cluster_total:
+      os << "rank " << f.rank << ", block " << f.block << ": the lean kernel's RMSNorm waited " << timeout_ms
+         << " ms for the partial sum of token " << f.token << " from block " << f.peer
+         << " of its cluster without seeing it (that block stopped before its reduction)";
+      break;
     case kernels::WaitKind::none:
     default:
       os << "unknown fault word (kind " << static_cast<unsigned>(f.kind) << ", rank " << f.rank << ", block " << f.block

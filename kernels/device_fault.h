@@ -18,6 +18,7 @@ enum class WaitKind : unsigned {
   gate = 2,       // timing gate: not every rank arrived at the start line
   barrier = 3,    // two-shot barrier: block `block` of rank `peer` never announced barrier `token` (1 or 2)
   host_hold = 4,  // timing batch: the host never released the hold at the head of this rank's stream
+  cluster_total = 5,  // lean epilogue: block `peer` of my cluster never delivered its partial sum for token `token`
 };
 
 struct FaultInfo {

@@ -42,6 +42,10 @@ __device__ __forceinline__ void st_v4(void* p, const uint4& v) { *reinterpret_ca
 // of an input that is in DRAM (the harness rotates input sets out of L2) finds it in L2.
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
+// The same into L1 (and L2): for an input this thread reads with ld_input_v4 (the non-coherent path,
+// which L1 serves) one step later.
+__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
+
 __device__ __forceinline__ unsigned long long ld_volatile_u64(const unsigned long long* p) {
   return *reinterpret_cast<const volatile unsigned long long*>(p);
 }
@@ -80,6 +84,25 @@ __device__ __forceinline__ void st_relaxed_sys(unsigned long long* p, unsigned l
 // A fence with acquire-release semantics at GPU scope: with a relaxed atomic after it, a release;
 // before later accesses, an acquire (lighter than __threadfence(), which is sequentially consistent).
 __device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
+// Cluster-scope accesses to distributed shared memory (generic addresses: my own shared memory, or
+// another block's through cooperative_groups' map_shared_rank): the lean kernel's exchange of block
+// totals (kernels/fused_epilogue.cuh cluster_sum_pushed). Strong relaxed accesses, so a reader
+// spinning on its own shared memory and a writer in another block form a well-defined racing pair.
+__device__ __forceinline__ void st_relaxed_cluster_u64(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.cluster.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long ld_relaxed_cluster_u64(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.cluster.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// The two halves of a cluster barrier: arrive (release: my earlier stores, e.g. shared-memory
+// initialisation, happen before whatever another block does after its wait) and wait (acquire).
+// Not .aligned, so threads may reach them at different points of divergent code.
+__device__ __forceinline__ void cluster_arrive_release() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait_acquire() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
 
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;

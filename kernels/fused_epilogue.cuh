@@ -33,6 +33,9 @@ constexpr float kFp4Max = 6.0f;            // largest e2m1 magnitude (DESIGN §2
 struct EpilogueShared {
   float warp_partial[2][kMaxWarps];  // [token parity][warp]
   float block_total[2];              // [token parity], read by the other blocks of the cluster
+  // The lean kernel's pushed exchange (cluster_sum_pushed): [token parity][source block] = the
+  // source block's total, tagged with the token, stored here by the source block.
+  unsigned long long pushed_total[2][kMaxClusterSize];
 };
 
 // Lanes of this thread's warp that exist: 32, or fewer in the last warp of a block whose size is
@@ -60,25 +63,36 @@ __device__ __forceinline__ float warp_sum_to_lane0(float v, unsigned lanes) {
   return v;
 }
 
+// Sum of v over the block, the same value in every thread, with one barrier (whole warps only):
+// after the barrier every warp reduces the warps' partials itself, exactly as warp 0 does in
+// cluster_sum (the same lanes, values and shuffle tree; lane 0's result broadcast), so every warp
+// gets the bits warp 0 would. warp_partial is double-buffered by `parity`: the next write to this
+// parity (two tokens later) is behind the next token's barrier, which every reader has passed.
+__device__ __forceinline__ float block_sum_every_warp(float v, EpilogueShared& sh, int parity) {
+  const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+  const unsigned nwarps = blockDim.x >> 5;
+  v = warp_sum_to_lane0(v, kWarpSize);
+  if (lane == 0) sh.warp_partial[parity][warp] = v;
+  __syncthreads();
+  float b = lane < nwarps ? sh.warp_partial[parity][lane] : 0.0f;
+  b = warp_sum_to_lane0(b, min(32u, blockDim.x));
+  return __shfl_sync(0xFFFFFFFFu, b, 0);
+}
+
 // Sum of v over every thread of the cluster, the same value in every thread (fixed order: warps of
 // a block by index, blocks of the cluster by rank). `parity` alternates per token so that one
 // barrier per token suffices (block_total is double-buffered for the remote readers).
 //
-// kOneBarrier (the lean kernel), cluster == 1 and whole warps only: after the one barrier every warp
-// reduces the warps' partials itself, exactly as warp 0 does (the same lanes, values and shuffle
-// tree; lane 0's result broadcast), so the block needs no second barrier and gets the same bits.
+// kOneBarrier (the lean kernel), cluster == 1 and whole warps only: block_sum_every_warp, so the
+// block needs no second barrier and gets the same bits.
 template <bool kOneBarrier = false>
 __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int parity, int cluster) {
+  if (kOneBarrier && cluster == 1 && blockDim.x % kWarpSize == 0) return block_sum_every_warp(v, sh, parity);
   const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
   const unsigned nwarps = (blockDim.x + 31u) >> 5;
   v = warp_sum_to_lane0(v, lanes_in_my_warp());
   if (lane == 0) sh.warp_partial[parity][warp] = v;
   __syncthreads();
-  if (kOneBarrier && cluster == 1 && blockDim.x % kWarpSize == 0) {
-    float b = lane < nwarps ? sh.warp_partial[parity][lane] : 0.0f;
-    b = warp_sum_to_lane0(b, min(32u, blockDim.x));
-    return __shfl_sync(0xFFFFFFFFu, b, 0);
-  }
   if (warp == 0) {
     float b = lane < nwarps ? sh.warp_partial[parity][lane] : 0.0f;
     b = warp_sum_to_lane0(b, min(32u, blockDim.x));
@@ -93,6 +107,77 @@ __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int pa
   cl.sync();
   float total = 0.0f;
   for (int r = 0; r < cluster; ++r) total += *cl.map_shared_rank(&sh.block_total[parity], r);
+  return total;
+}
+
+// ---- The lean kernel's pushed cluster exchange (2..kMaxPushedClusterSize blocks of whole warps) ----
+// cluster_sum needs two cluster barriers per call of the lean kernel's size (one per token, one
+// before exit, so that no block leaves while another still reads its shared memory); each waits for
+// every warp of every block of the cluster. The pushed exchange needs none: each block STORES its
+// total into every other block's shared memory (pushed_total[parity][me], tagged with the token)
+// and then reads only its OWN shared memory, spinning until every other block's tagged total is
+// there. The sum runs over the blocks in rank order from 0.0f, as cluster_sum's does: the same bits.
+//  * start: every block sets its slots to an impossible tag and arrives on the cluster barrier
+//    (release); it waits (acquire) before its first exchange, so no block's store can land in
+//    slots not yet initialised (pushed_exchange_init / pushed_exchange_ready).
+//  * overwrite: block B writes its total for the token two after token t into my slot of t's
+//    parity only after it has received my total for the token after t, which I send only after
+//    I have read every total of t.
+//  * lifetime: a block stores into another block only a total that block waits for before it can
+//    finish that token, so the target is alive when the store lands, and no block reads another's
+//    shared memory: no barrier before exit.
+//  * bounded: the spin gives up after p.timeout_ns and records WaitKind::cluster_total. It does not
+//    stop early on another thread's fault: every block reaches every exchange (a block whose polls
+//    gave up still sends its total), so the total arrives soon after and no store can land in a
+//    block that has exited.
+constexpr unsigned kNoTokenTag = 0xFFFFFFFFu;  // tokens are < 2^31: never a real tag
+
+// Clusters of 2..kMaxPushedClusterSize blocks of whole warps (common/launch_limits.h says why not 8).
+__device__ __forceinline__ bool pushed_exchange_applies(int cluster) {
+  return cluster > 1 && cluster <= kMaxPushedClusterSize && blockDim.x % kWarpSize == 0;
+}
+
+// Kernel start (all threads): initialise my slots, then arrive on the cluster barrier.
+__device__ __forceinline__ void pushed_exchange_init(EpilogueShared& sh, int cluster) {
+  if (!pushed_exchange_applies(cluster)) return;
+  for (unsigned i = threadIdx.x; i < 2u * kMaxClusterSize; i += blockDim.x)
+    (&sh.pushed_total[0][0])[i] = static_cast<unsigned long long>(kNoTokenTag) << 32;
+  cluster_arrive_release();
+}
+
+// Before the first exchange (all threads): every block of the cluster has initialised its slots.
+__device__ __forceinline__ void pushed_exchange_ready(int cluster) {
+  if (pushed_exchange_applies(cluster)) cluster_wait_acquire();
+}
+
+__device__ __forceinline__ float cluster_sum_pushed(float v, EpilogueShared& sh, int parity, int cluster,
+                                                    int block_in_cluster, int tok, const FusedParams& p) {
+  const float mine = block_sum_every_warp(v, sh, parity);
+  const unsigned long long tagged =
+      (static_cast<unsigned long long>(static_cast<unsigned>(tok)) << 32) | __float_as_uint(mine);
+  if (static_cast<int>(threadIdx.x) < cluster && static_cast<int>(threadIdx.x) != block_in_cluster)
+    st_relaxed_cluster_u64(
+        cooperative_groups::this_cluster().map_shared_rank(&sh.pushed_total[parity][block_in_cluster], threadIdx.x),
+        tagged);
+  float total = 0.0f;
+  for (int r = 0; r < cluster; ++r) {
+    if (r == block_in_cluster) {
+      total += mine;
+      continue;
+    }
+    const unsigned long long* slot = &sh.pushed_total[parity][r];
+    unsigned long long w = ld_relaxed_cluster_u64(slot);
+    if (static_cast<unsigned>(w >> 32) != static_cast<unsigned>(tok)) {
+      const unsigned long long start = global_timer_ns();
+      while (static_cast<unsigned>((w = ld_relaxed_cluster_u64(slot)) >> 32) != static_cast<unsigned>(tok)) {
+        if (global_timer_ns() - start > p.timeout_ns) {
+          record_fault(p.fault, encode_fault(WaitKind::cluster_total, p.rank, r, static_cast<int>(blockIdx.x), tok));
+          break;
+        }
+      }
+    }
+    total += __uint_as_float(static_cast<unsigned>(w));
+  }
   return total;
 }
 
@@ -241,7 +326,9 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 //               with 2, a thread of vecs_per_thread >= 2 reads back nothing of its second vector
 //   kGammaHeld  the caller loaded gamma of those vectors before the poll and passes it in `held`, so
 //               the norm loop does not wait for a load after the reduction
-//   kLeanReduce one block barrier per token where cluster_sum allows it (kOneBarrier), and the mean
+//   kLeanReduce one block barrier per token where cluster_sum allows it (kOneBarrier), the pushed
+//               cluster exchange (cluster_sum_pushed; the kernel calls pushed_exchange_init and
+//               pushed_exchange_ready) where the cluster has more than one block of whole warps, and the mean
 //               square as a multiplication by 1/H where H is a power of two (x / 2^k and x * 2^-k are
 //               the same correctly rounded real, so the bits are those of __fdiv_rn)
 struct HeldOperands {
@@ -292,7 +379,9 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     }
   }
   if constexpr (Out::kResidual) {
-    const float total = cluster_sum<kLeanReduce>(sum_sq, sh, parity, m.cluster);
+    const float total = kLeanReduce && pushed_exchange_applies(m.cluster)
+                            ? cluster_sum_pushed(sum_sq, sh, parity, m.cluster, m.block_in_cluster, tok, p)
+                            : cluster_sum<kLeanReduce>(sum_sq, sh, parity, m.cluster);
     const bool h_pow2 = kLeanReduce && (H & (H - 1)) == 0;
     const float mean_sq = h_pow2 ? __fmul_rn(total, __frcp_rn(static_cast<float>(H)))
                                  : __fdiv_rn(total, static_cast<float>(H));

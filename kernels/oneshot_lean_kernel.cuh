@@ -1,6 +1,6 @@
 // The lean one-shot fused kernel (KernelVariant::lean, issue 13): the same Lamport workspace, thread
 // mapping, launch shapes and epilogue as the reference one-shot kernel (kernels/oneshot_kernel.cuh),
-// with six changes that remove traffic and latency from the reference design's critical path:
+// with seven changes that remove traffic and latency from the reference design's critical path:
 //   1. own slice from registers: my input never goes through my own Lamport slot. The reference
 //      stores it there and polls it back (a store and a load of S bytes per call, and S more of
 //      -0.0 to clear); here the vector I push is the one I add, in its rank-order place.
@@ -24,8 +24,14 @@
 //      vector at a time, each push waiting for its own DRAM load); later tokens' x lines are
 //      prefetched into L2 at the start.
 //   6. a shorter reduction: one block barrier per token where the block is one cluster of whole
-//      warps (every warp then sums the warps' partials itself, in warp 0's order), and the mean
+//      warps (every warp then sums the warps' partials itself, in warp 0's order); in a cluster of
+//      2 or 4 blocks of whole warps, no cluster barrier at all: each block pushes its total into the other
+//      blocks' shared memory and waits in its own (kernels/fused_epilogue.cuh cluster_sum_pushed;
+//      the reference pays two cluster barriers, one per token and one before exit); and the mean
 //      square as a multiplication by 1/H for a power-of-two H (bit-identical to the division).
+//   7. polls one vector ahead (N = 2): the peer slot of a thread's next vector of the token is
+//      loaded (and its x and residual lines prefetched into L1) while the current vector's epilogue
+//      runs, so a thread with several vectors per token does not pay one L2 round trip per vector.
 //
 // PROTOCOL (one call; every rank runs the same sequence of calls, reference and lean mixed):
 //  1. Thread 0 reads my control block: flag (calls so far; buffer cur = flag % 3), and the bytes a
@@ -72,16 +78,20 @@ namespace arlab::kernels {
 // Polls the peers' slots of one vector (address `vec0` in slot 0), adds them and my own vector
 // `own` in rank order 0..N-1 (acc: the T-rounded sum as fp32 values), then clears the peers' slots
 // back to -0.0. kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
+// `ahead` (N = 2 only; nullptr otherwise): the peer slot's value loaded earlier (kernel step 6's
+// lookahead); if it had not arrived then, wait_arrived reloads it like any first load.
 template <typename T, int N, Accumulation A, int kBatch>
 __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
                                                const FusedParams& p, PollState& st,
-                                               float (&acc)[DTypeTraits<T>::kVec]) {
+                                               float (&acc)[DTypeTraits<T>::kVec], const uint4* ahead = nullptr) {
 #pragma unroll
   for (int base = 0; base < N; base += kBatch) {
     uint4 val[kBatch];
 #pragma unroll
     for (int j = 0; j < kBatch; ++j)
-      val[j] = base + j == p.rank ? own : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
+      val[j] = base + j == p.rank ? own
+               : (N == 2 && ahead != nullptr) ? *ahead
+                                               : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
     // `own` never looks "not arrived" (its -0.0 were turned into +0.0), so it is never reloaded.
     wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
 #pragma unroll
@@ -115,6 +125,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   const TokenMapping m = token_mapping<T>(p);
   const int vpt = m.vecs_per_thread;
   const long long row_bytes = m.row_bytes;
+  pushed_exchange_init(sh.epi, m.cluster);  // the cluster's block totals are pushed (change 6)
 
   // ---- 1. control block: thread 0 reads the flag and what a reference call left to clear ----
   LamportControl* c = p.control;
@@ -212,8 +223,20 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
 
   // ---- 6. poll, reduce with my own vector in place, clear what was consumed, epilogue ----
   char* my_cur = static_cast<char*>(p.my_region) + cur * p.buffer_bytes;
+  pushed_exchange_ready(m.cluster);  // long since complete: every block initialised its slots at its start
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
+  // Lookahead (change 7; N = 2): once a vector is summed, the peer slot of my next vector of the
+  // same token (k + 1) is loaded, and its x and residual lines are prefetched into L1, while this
+  // vector's epilogue runs; the next poll then starts from that value instead of a fresh L2 round
+  // trip. Not across tokens: a value held across the block reduction spills (32-40 bytes at N = 2,
+  // ptxas -v, CUDA 13.0, sm_90); within a token nothing spills at N = 2.
+  constexpr bool kLookahead = N == 2;
+  const long long peer_slot_off = static_cast<long long>(1 - p.rank) * p.slot_bytes;  // N = 2: the one peer
+  // The epilogue asks for my vectors of a token in exactly this order (k = 0, 1, ...), so the vector
+  // loaded ahead is always the one asked for next.
+  uint4 ahead = make_uint4(0u, 0u, 0u, 0u);
+  bool have_ahead = false;
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
     fused_token_epilogue<T, P, kHeld, kNorm, true>(
@@ -221,14 +244,28 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
         [&](long long off, float(&acc)[kVec]) {
           const uint4 own =
               off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
-          poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(
-              my_cur + off, p.slot_bytes, own, tok, p, st, acc);
+          poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(my_cur + off, p.slot_bytes, own, tok, p, st,
+                                                                      acc, have_ahead ? &ahead : nullptr);
+          if constexpr (kLookahead) {
+            const long long v = (off - tok * row_bytes) / kVectorBytes;  // this vector; next: v + stride
+            long long next = -1;
+            if (v + m.stride < m.vecs_per_token && (v - m.t_in_cluster) / m.stride + 1 < vpt)
+              next = off + static_cast<long long>(m.stride) * kVectorBytes;
+            have_ahead = next >= 0;
+            if (have_ahead) {
+              ahead = ld_relaxed_sys_v4(my_cur + peer_slot_off + next);
+              prefetch_l1(static_cast<const char*>(p.x) + next);
+              if (kNorm) prefetch_l1(static_cast<const char*>(p.residual_in) + next);
+            }
+          }
         },
         held);
   }
 
-  // Keep this block's shared memory alive until no other block of the cluster can still read it.
-  if (m.cluster > 1) cooperative_groups::this_cluster().sync();
+  // Keep this block's shared memory alive until no other block of the cluster can still read it:
+  // only where the epilogue read another block's shared memory (cluster_sum without the pushed
+  // exchange: clusters of 8, blocks that are not whole warps, the odd-tpb NVFP4 exchange among them).
+  if (kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cooperative_groups::this_cluster().sync();
 }
 
 // The lean one-shot kernel as kernels/instantiate.cuh instantiates it.

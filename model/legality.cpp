@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <string>
 
+#include "common/launch_limits.h"
 #include "model/occupancy.h"
 
 namespace arlab::model {
 
 namespace {
 std::string str(long long v) { return std::to_string(v); }
-bool is_cluster_size(int c) { return c == 1 || c == 2 || c == 4 || c == 8; }
+bool is_cluster_size(int c) { return c >= 1 && c <= kMaxClusterSize && (c & (c - 1)) == 0; }  // 1, 2, 4, 8
 }  // namespace
 
 int required_vecs_per_thread(const Problem& p, int tpb, int cluster) {

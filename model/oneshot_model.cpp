@@ -36,7 +36,10 @@
 //                 the consumed peer slots) and the per-SM port
 //                 + (RMSNorm) the round overhead: what these parts leave out of the kernel's own round
 //                 code measured in isolation (bench epilogue_round)
+//                 lean, clusters of 2-4 blocks of whole warps: the block totals are pushed into the other
+//                 blocks' shared memory instead of a cluster barrier (kPushedExchangeBase/PerPeer)
 //   exit          the closing cluster barrier (cluster > 1): it waits for every warp of every block
+//                 (lean: none where it pushes its totals, or has no norm)
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
 // per thread); the calibration's constants are microbenchmark results (`arlab calibrate`) measured on
@@ -47,6 +50,7 @@
 #include <cmath>
 
 #include "common/fmt.h"
+#include "common/launch_limits.h"
 #include "model/model_terms.h"
 
 namespace arlab::model::detail {
@@ -64,7 +68,23 @@ struct OneshotDesign {
   int gamma_loads_saved;     // leading vectors whose gamma (and residual sum) stay in registers
   bool vectors_together;     // a token's vectors are loaded together before they are pushed (the
                              // push chain has one DRAM round trip per token, not per vector)
+  bool pushed_cluster_sum;   // 2-4 blocks of whole warps: the blocks push their totals into each
+                             // other's shared memory (no cluster barrier per token, none at exit)
 };
+
+// One exchange of block totals pushed through distributed shared memory (the lean kernel, clusters
+// of 2-4 blocks): each block stores its total into the cluster - 1 others and waits in its own
+// shared memory for theirs. In units of the calibrated cluster barrier (cluster_sync_ns):
+// kPushedExchangeBase + kPushedExchangePerPeer x (cluster - 1). The two factors are NOT from a
+// microbenchmark: they were chosen from the grid {0.5, 0.75} x {0.4, 0.6, 0.8} for the lowest pick
+// regret on a first lean configuration sweep with pushed totals on the emulated H200 TP2 node
+// (data/h200/exp/lean_configs_pushed8_emulated.csv; against the barriers of lean_configs_emulated.csv
+// the same configurations gained 0.32-0.42 us with 2 blocks, 0-0.26 us with 4) and checked on a
+// second sweep from another process (lean_configs_pushed_emulated.csv: the model's pick is 0.5 %
+// slower than the best configuration on average, 4 % at worst). An `arlab calibrate` bench for the
+// exchange would measure them per node; there is none yet.
+constexpr double kPushedExchangeBase = 0.5;
+constexpr double kPushedExchangePerPeer = 0.6;
 
 OneshotDesign design_of(KernelVariant v, const Problem& p) {
   const int n = p.nranks;
@@ -72,8 +92,8 @@ OneshotDesign design_of(KernelVariant v, const Problem& p) {
   // output), else one.
   const bool two_held = n == 2 && !(has_norm_out(p.pattern) && (has_fp8(p.pattern) || has_fp4(p.pattern)));
   if (v == KernelVariant::lean)
-    return {"lean", false, n - 1, n - 1, false, true, two_held ? 2 : 1, true};
-  return {"reference", true, n, n, true, false, 0, false};
+    return {"lean", false, n - 1, n - 1, false, true, two_held ? 2 : 1, true, true};
+  return {"reference", true, n, n, true, false, 0, false, false};
 }
 
 }  // namespace
@@ -153,6 +173,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const bool norm = has_residual(p.pattern);
   RoundParts round = oneshot_round(in, k);
   if (norm) round.gamma = std::max(0.0, vecs - d.gamma_loads_saved) * cal.l2_latency_ns;
+  // kernels/fused_epilogue.cuh pushed_exchange_applies: 2..kMaxPushedClusterSize blocks of whole warps.
+  const bool pushed = d.pushed_cluster_sum && c.cluster > 1 && c.cluster <= kMaxPushedClusterSize && c.tpb % 32 == 0;
+  const double pushed_exchange_ns =
+      (kPushedExchangeBase + kPushedExchangePerPeer * (c.cluster - 1)) * cal.cluster_sync_ns;
+  if (norm && pushed) round.reduce += pushed_exchange_ns - cluster_barrier_ns(in);
   const double cleared_slice = d.clear_on_consume ? slice * (n - 1) : 0.0;  // -0.0 written back per token, per block
   const double round_ns = round.total();
   const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
@@ -188,6 +213,10 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                in.vecs_used, in.ops, cal.vector_op_latency_ns, k, c.tpb, in.vecs_used, in.ops,
                cal.sm_ns_per_vector_op, round.compute) +
            norm_reduce_text(in) +
+           (norm && pushed ? fmt(" (%s: no cluster barrier; the totals pushed through DSMEM, %.0f ns = (%.2g + %.2g x "
+                                 "%d peers) x the barrier)",
+                                 d.name, pushed_exchange_ns, kPushedExchangeBase, kPushedExchangePerPeer, c.cluster - 1)
+                           : std::string()) +
            (norm ? fmt(" + gamma %.0f x %.0f ns (L2) + round overhead %.0f ns", round.gamma / cal.l2_latency_ns,
                        cal.l2_latency_ns, round.overhead)
                  : std::string()) +
@@ -196,7 +225,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(" = %.0f ns; %lld round(s)]", round_ns, rounds);
   });
 
-  sheet.add("exit", cluster_barrier_ns(in), [&] { return "closing " + cluster_barrier_text(in); });
+  const bool exit_barrier = !(pushed || (d.pushed_cluster_sum && !norm));  // lean without a norm: no exchange
+  sheet.add("exit", exit_barrier ? cluster_barrier_ns(in) : 0.0, [&] {
+    return exit_barrier ? "closing " + cluster_barrier_text(in)
+                        : std::string(d.name) + ": no closing cluster barrier (no block reads another's shared memory)";
+  });
   return sheet.total_ns();
 }
 

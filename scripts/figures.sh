@@ -10,6 +10,7 @@
 #   crossover       plots/plot_crossover.py           one-shot vs two-shot vs baselines
 #   config-space    plots/plot_config_space.py        measured / predicted time over the configurations
 #   model-accuracy  plots/plot_model_accuracy_exp.py  predicted vs measured, regret of the model policy
+#   speedup         plots/plot_speedup.py             kernel variants vs the reference kernel (reads X_summary.csv)
 # Each reads DATA_DIR/NAME/NAME.csv (what `arlab exp NAME` writes: figures go next to it, as
 # DATA_DIR/NAME/NAME.png/.pdf) and the committed copies DATA_DIR/NAME.csv and DATA_DIR/NAME_<node>.csv
 # (e.g. data/h200/exp/fusion_emulated.csv, fusion_nvlink.csv: figures go to
@@ -76,7 +77,7 @@ plot() {
   fi
 }
 
-for name in seed tokens fusion crossover config-space model-accuracy; do
+for name in seed tokens fusion crossover config-space model-accuracy speedup; do
   args=()
   case $name in
     seed) script=plots/plot_tokens.py; args=(--experiment seed) ;;
@@ -90,6 +91,7 @@ for name in seed tokens fusion crossover config-space model-accuracy; do
   fi
   for csv in "$data_dir/$name.csv" "$data_dir/${name}"_*.csv; do  # committed copies, per node
     [ -f "$csv" ] || continue
+    case $csv in *_summary.csv) continue ;; esac  # speedup's summary: read through its measurement CSV
     plot "$script" "$csv" "$out/exp/$(basename "$csv" .csv)" ${args[@]+"${args[@]}"}
     found=1
   done

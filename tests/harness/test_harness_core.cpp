@@ -227,6 +227,11 @@ TEST_CASE("fault words round-trip and read as text") {
   const std::string gate =
       describe_fault(kernels::decode_fault(kernels::encode_fault(WaitKind::gate, 1, 1, 0, 0)), 50, 2);
   REQUIRE(gate.find("saw only 1 of 2 ranks") != std::string::npos);
+  const kernels::FaultInfo c = kernels::decode_fault(kernels::encode_fault(WaitKind::cluster_total, 1, 5, 40, 17));
+  REQUIRE(c.kind == WaitKind::cluster_total);
+  const std::string cluster = describe_fault(c, 50, 2);
+  REQUIRE(cluster.find("rank 1, block 40") != std::string::npos);
+  REQUIRE(cluster.find("token 17 from block 5 of its cluster") != std::string::npos);
 }
 
 TEST_CASE("Lamport layout: 3 buffers of N slots after the control block and fault word") {

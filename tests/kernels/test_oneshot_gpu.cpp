@@ -202,6 +202,28 @@ TEST_CASE("legacy's odd block size (tpb 129 for bf16 H 1032) and more clusters t
   }
 }
 
+TEST_CASE("cluster reductions with many tokens per cluster: pushed totals (whole warps) and barriers (not)") {
+  // The lean kernel pushes block totals between the blocks of a cluster of 2 or 4 blocks of whole
+  // warps (token parity double-buffers the slots: many tokens per cluster exercise the reuse), and
+  // keeps the cluster barriers otherwise (clusters of 8, partial warps); the reference always does.
+  EmulatedNode node(matrix_node(2));
+  const Problem p = base_problem(2, 61, 4096, DType::bf16, Pattern::ar_res_rms);
+  FusedRunner runner(node, p, 2, 11, ref::Distribution::normal);
+  const LaunchConfig shapes[] = {shaped(p, 128, 8, 16), shaped(p, 96, 4, 8), shaped(p, 256, 2, 2),
+                                 shaped(p, 130, 2, 4), shaped(p, 33, 8, 8)};
+  for (KernelVariant v : all_kernel_variants()) {
+    for (LaunchConfig c : shapes) {
+      c.variant = v;
+      INFO("kernel " << to_string(v) << " " << to_string(c));
+      for (int call = 0; call < 3; ++call) {
+        const ref::GateReport rep = runner.check(p, c);
+        INFO(rep.summary());
+        REQUIRE(rep.pass);
+      }
+    }
+  }
+}
+
 TEST_CASE("unsupported problems are refused with a clear error") {
   EmulatedNode node(matrix_node(2));
   SECTION("NVFP4 with fp32") {

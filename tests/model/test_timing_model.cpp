@@ -200,3 +200,42 @@ TEST_CASE("the model policy's search over one problem", "[timing][model]") {
   CHECK(r.best_us <= predict_total_us(p, trt, s, default_calibration(), kRes));
   CHECK(r.best_us == Approx(predict_total_us(p, r.best, s, default_calibration(), kRes)));
 }
+
+TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "[timing][lean]") {
+  const Calibration cal = default_calibration();
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  const Problem p = problem(1, 8192);
+  auto config = [](int tpb, int cluster, KernelVariant v) {
+    LaunchConfig c;
+    c.tpb = tpb;
+    c.cluster = cluster;
+    c.grid = cluster;
+    c.vecs_per_thread = (1024 + tpb * cluster - 1) / (tpb * cluster);  // H 8192 bf16: 1024 vectors
+    c.variant = v;
+    return c;
+  };
+  auto explanation = [](const Prediction& pr, const std::string& name) {
+    for (const auto& t : pr.terms)
+      if (t.name == name) return t.explanation;
+    return std::string();
+  };
+  // 4 blocks of 256 threads (whole warps): the reference pays a cluster barrier per token and one at
+  // exit; lean pushes its totals (a fraction of a barrier) and has no exit barrier.
+  const Prediction ref = predict(p, config(256, 4, KernelVariant::reference), emu, cal, kRes);
+  const Prediction lean = predict(p, config(256, 4, KernelVariant::lean), emu, cal, kRes);
+  CHECK(term(ref, "exit") > 0.0);
+  CHECK(term(lean, "exit") == 0.0);
+  CHECK(term(lean, "reduce") < term(ref, "reduce"));
+  CHECK(explanation(lean, "reduce").find("pushed through DSMEM") != std::string::npos);
+  CHECK(explanation(ref, "reduce").find("pushed through DSMEM") == std::string::npos);
+  // Blocks of 160 threads are 5 whole warps: pushed. Blocks of 130 threads are not whole warps, and
+  // clusters of 8 are larger than kMaxPushedClusterSize: there the lean kernel keeps the cluster
+  // barriers (kernels/fused_epilogue.cuh pushed_exchange_applies).
+  CHECK(term(predict(p, config(160, 4, KernelVariant::lean), emu, cal, kRes), "exit") == 0.0);
+  CHECK(term(predict(p, config(130, 4, KernelVariant::lean), emu, cal, kRes), "exit") > 0.0);
+  const Prediction eight = predict(p, config(128, 8, KernelVariant::lean), emu, cal, kRes);
+  CHECK(term(eight, "exit") > 0.0);
+  CHECK(explanation(eight, "reduce").find("pushed through DSMEM") == std::string::npos);
+  // One block: no cluster terms for either design.
+  CHECK(term(predict(p, config(1024, 1, KernelVariant::lean), emu, cal, kRes), "exit") == 0.0);
+}

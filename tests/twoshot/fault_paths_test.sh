@@ -55,7 +55,7 @@ done
 if [ -n "$MPIEXEC" ]; then
   # Open MPI refuses root unless told; --oversubscribe lets 2 processes run on any core count.
   EXTRA=""
-  if "$MPIEXEC" --version 2>&1 | grep -q "Open MPI"; then
+  if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then  # mpiexec says "(OpenRTE)"
     EXTRA="--oversubscribe"
     if [ "$(id -u)" = 0 ]; then
       EXTRA="$EXTRA --allow-run-as-root"

@@ -13,7 +13,7 @@ if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
 fi
 # Open MPI refuses root unless told; --oversubscribe lets 2 processes run on any core count.
 EXTRA=""
-if "$MPIEXEC" --version 2>&1 | grep -q "Open MPI"; then
+if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then  # mpiexec says "(OpenRTE)"
   EXTRA="--oversubscribe"
   if [ "$(id -u)" = 0 ]; then
     EXTRA="$EXTRA --allow-run-as-root"

@@ -42,10 +42,6 @@ __device__ __forceinline__ void st_v4(void* p, const uint4& v) { *reinterpret_ca
 // of an input that is in DRAM (the harness rotates input sets out of L2) finds it in L2.
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
-// The same into L1 (and L2): for an input this thread reads with ld_input_v4 (the non-coherent path,
-// which L1 serves) one step later.
-__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
-
 __device__ __forceinline__ unsigned long long ld_volatile_u64(const unsigned long long* p) {
   return *reinterpret_cast<const volatile unsigned long long*>(p);
 }

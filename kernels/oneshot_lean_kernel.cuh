@@ -1,6 +1,6 @@
 // The lean one-shot fused kernel (KernelVariant::lean, issue 13): the same Lamport workspace, thread
 // mapping, launch shapes and epilogue as the reference one-shot kernel (kernels/oneshot_kernel.cuh),
-// with seven changes that remove traffic and latency from the reference design's critical path:
+// with six changes that remove traffic and latency from the reference design's critical path:
 //   1. own slice from registers: my input never goes through my own Lamport slot. The reference
 //      stores it there and polls it back (a store and a load of S bytes per call, and S more of
 //      -0.0 to clear); here the vector I push is the one I add, in its rank-order place.
@@ -29,9 +29,6 @@
 //      blocks' shared memory and waits in its own (kernels/fused_epilogue.cuh cluster_sum_pushed;
 //      the reference pays two cluster barriers, one per token and one before exit); and the mean
 //      square as a multiplication by 1/H for a power-of-two H (bit-identical to the division).
-//   7. polls one vector ahead (N = 2): the peer slot of a thread's next vector of the token is
-//      loaded (and its x and residual lines prefetched into L1) while the current vector's epilogue
-//      runs, so a thread with several vectors per token does not pay one L2 round trip per vector.
 //
 // PROTOCOL (one call; every rank runs the same sequence of calls, reference and lean mixed):
 //  1. Thread 0 reads my control block: flag (calls so far; buffer cur = flag % 3), and the bytes a
@@ -78,20 +75,16 @@ namespace arlab::kernels {
 // Polls the peers' slots of one vector (address `vec0` in slot 0), adds them and my own vector
 // `own` in rank order 0..N-1 (acc: the T-rounded sum as fp32 values), then clears the peers' slots
 // back to -0.0. kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
-// `ahead` (N = 2 only; nullptr otherwise): the peer slot's value loaded earlier (kernel step 6's
-// lookahead); if it had not arrived then, wait_arrived reloads it like any first load.
 template <typename T, int N, Accumulation A, int kBatch>
 __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
                                                const FusedParams& p, PollState& st,
-                                               float (&acc)[DTypeTraits<T>::kVec], const uint4* ahead = nullptr) {
+                                               float (&acc)[DTypeTraits<T>::kVec]) {
 #pragma unroll
   for (int base = 0; base < N; base += kBatch) {
     uint4 val[kBatch];
 #pragma unroll
     for (int j = 0; j < kBatch; ++j)
-      val[j] = base + j == p.rank ? own
-               : (N == 2 && ahead != nullptr) ? *ahead
-                                               : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
+      val[j] = base + j == p.rank ? own : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
     // `own` never looks "not arrived" (its -0.0 were turned into +0.0), so it is never reloaded.
     wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
 #pragma unroll
@@ -110,9 +103,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   using Tr = DTypeTraits<T>;
   constexpr int kVec = Tr::kVec;
   constexpr bool kNorm = PatternOutputs<P>::kResidual;
-  // The second vector's residual sum and gamma in registers where that fits the 64-register cap
-  // without spilling (ptxas -v, CUDA 13.0, sm_90): N = 2 and patterns without a norm_out beside a
-  // quantized output.
+  // The second vector's residual sum and gamma in registers at N = 2 for patterns without a
+  // norm_out beside a quantized output: there it fits the 64-register cap without spilling, except
+  // ar_res_rms_fp4, which spills 16 bytes since the pushed cluster exchange (ptxas -v, CUDA 13.0,
+  // sm_90).
   constexpr int kHeld = (N == 2 && !(PatternOutputs<P>::kNormOut && (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4)))
                             ? 2
                             : 1;
@@ -226,17 +220,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   pushed_exchange_ready(m.cluster);  // long since complete: every block initialised its slots at its start
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
-  // Lookahead (change 7; N = 2): once a vector is summed, the peer slot of my next vector of the
-  // same token (k + 1) is loaded, and its x and residual lines are prefetched into L1, while this
-  // vector's epilogue runs; the next poll then starts from that value instead of a fresh L2 round
-  // trip. Not across tokens: a value held across the block reduction spills (32-40 bytes at N = 2,
-  // ptxas -v, CUDA 13.0, sm_90); within a token nothing spills at N = 2.
-  constexpr bool kLookahead = N == 2;
-  const long long peer_slot_off = static_cast<long long>(1 - p.rank) * p.slot_bytes;  // N = 2: the one peer
-  // The epilogue asks for my vectors of a token in exactly this order (k = 0, 1, ...), so the vector
-  // loaded ahead is always the one asked for next.
-  uint4 ahead = make_uint4(0u, 0u, 0u, 0u);
-  bool have_ahead = false;
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
     fused_token_epilogue<T, P, kHeld, kNorm, true>(
@@ -244,20 +227,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
         [&](long long off, float(&acc)[kVec]) {
           const uint4 own =
               off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
-          poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(my_cur + off, p.slot_bytes, own, tok, p, st,
-                                                                      acc, have_ahead ? &ahead : nullptr);
-          if constexpr (kLookahead) {
-            const long long v = (off - tok * row_bytes) / kVectorBytes;  // this vector; next: v + stride
-            long long next = -1;
-            if (v + m.stride < m.vecs_per_token && (v - m.t_in_cluster) / m.stride + 1 < vpt)
-              next = off + static_cast<long long>(m.stride) * kVectorBytes;
-            have_ahead = next >= 0;
-            if (have_ahead) {
-              ahead = ld_relaxed_sys_v4(my_cur + peer_slot_off + next);
-              prefetch_l1(static_cast<const char*>(p.x) + next);
-              if (kNorm) prefetch_l1(static_cast<const char*>(p.residual_in) + next);
-            }
-          }
+          poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(
+              my_cur + off, p.slot_bytes, own, tok, p, st, acc);
         },
         held);
   }

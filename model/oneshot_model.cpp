@@ -81,8 +81,10 @@ struct OneshotDesign {
 // (data/h200/exp/lean_configs_pushed8_emulated.csv; against the barriers of lean_configs_emulated.csv
 // the same configurations gained 0.32-0.42 us with 2 blocks, 0-0.26 us with 4) and checked on a
 // second sweep from another process (lean_configs_pushed_emulated.csv: the model's pick is 0.5 %
-// slower than the best configuration on average, 4 % at worst). An `arlab calibrate` bench for the
-// exchange would measure them per node; there is none yet.
+// slower than the best configuration on average, 4 % at worst) and a third at the final commit
+// (lean_configs_final_emulated.csv: 0.7 %, 5.2 % at worst, H 4096 x 256 tokens, where vpt 2 is
+// picked over vpt 1). An `arlab calibrate` bench for the exchange would measure them per node;
+// there is none yet.
 constexpr double kPushedExchangeBase = 0.5;
 constexpr double kPushedExchangePerPeer = 0.6;
 

@@ -6,10 +6,7 @@
 //      -0.0 to clear); here the vector I push is the one I add, in its rank-order place.
 //   2. clear on consume: after a vector has arrived from every peer and been summed, this thread
 //      stores -0.0 back over the peers' slots it read (lines that are in L2: they were just read).
-//      There is no clear pass between push and poll, and nothing for the next call to clear. Except
-//      in a call of one round per cluster (tokens <= clusters: latency-bound, few bytes): there the
-//      consumed slots are left to the next call, which clears them while it waits for its peers'
-//      data, off its critical path, as the reference does.
+//      There is no clear pass between push and poll, and nothing for the next call to clear.
 //   3. arrival off the critical path: thread 0 reads the control block and the block starts
 //      pushing after one barrier; thread 0 issues the arrival atomic then (behind a fence.acq_rel,
 //      which has no store of this thread to wait for) and looks at its result only after its push,
@@ -40,20 +37,16 @@
 //  3. Push: every 16-byte vector of my input x, with -0.0 elements turned into +0.0, is stored into
 //     slot `rank` of buffer cur of every PEER's Lamport region (relaxed.sys stores; not mine).
 //  4. The block that arrived last records 0 bytes for buffer cur (by the end of this call it is
-//     clean: every peer slot is consumed and cleared in step 6, my own slot is never written) or,
-//     in a call of one round per cluster (tokens <= clusters), this call's bytes (the consumed peer
-//     slots are left for the next call's step 5), and publishes flag + 1 (read by the next call
-//     only: it starts after this kernel has ended).
-//  5. Clear prev, only when the call before left bytes (a reference call: its own slot and its clear
-//     pass; a lean call of one round per cluster: its consumed peer slots): my buffer prev back to
-//     -0.0 over those bytes in every slot, as the reference does.
+//     clean: every peer slot is consumed and cleared in step 6, my own slot is never written) and
+//     publishes flag + 1 (read by the next call only: it starts after this kernel has ended).
+//  5. Clear prev, only when the call before was a reference call (its own slot and its clear pass
+//     are still owed): my buffer prev back to -0.0 over those bytes, as the reference does.
 //  6. Poll + reduce + epilogue per token: each vector's peer slots are loaded with relaxed.sys
 //     16-byte loads until no element is the -0.0 bit pattern; the sum runs in rank order 0..N-1
 //     with my own vector (the first one from a register, the others re-read from x: L2 hits, they
 //     were read in step 3) in place `rank`, so the
 //     result is bit-identical to the reference kernel's; the peer slots are then overwritten with
-//     -0.0 (plain stores; not in a call of one round per cluster, see step 4). The epilogue is
-//     kernels/fused_epilogue.cuh's, shared with the reference.
+//     -0.0 (plain stores). The epilogue is kernels/fused_epilogue.cuh's, shared with the reference.
 //
 // MEMORY ORDERING: as in the reference kernel, each element carries its own "arrived" test, pushes
 // are relaxed.sys stores and polls relaxed.sys loads. Clearing a slot after reading the peer's value
@@ -80,12 +73,12 @@
 namespace arlab::kernels {
 
 // Polls the peers' slots of one vector (address `vec0` in slot 0), adds them and my own vector
-// `own` in rank order 0..N-1 (acc: the T-rounded sum as fp32 values), then, when `clear`, clears the
-// peers' slots back to -0.0. kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
+// `own` in rank order 0..N-1 (acc: the T-rounded sum as fp32 values), then clears the peers' slots
+// back to -0.0. kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
 template <typename T, int N, Accumulation A, int kBatch>
 __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
                                                const FusedParams& p, PollState& st,
-                                               float (&acc)[DTypeTraits<T>::kVec], bool clear) {
+                                               float (&acc)[DTypeTraits<T>::kVec]) {
 #pragma unroll
   for (int base = 0; base < N; base += kBatch) {
     uint4 val[kBatch];
@@ -98,7 +91,7 @@ __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes,
     for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
   }
   finish_rank_sum<T, A>(acc);
-  if (st.aborted || !clear) return;  // aborted: the host re-initializes the workspace; !clear: the next call does
+  if (st.aborted) return;  // not every slot arrived: leave them; the host re-initializes the workspace
   const uint4 neg_zero = vec_neg_zero<T>();
 #pragma unroll
   for (int r = 0; r < N; ++r)
@@ -200,20 +193,15 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   }
 
   // ---- 4. the last arriver publishes the next call's state (its atomic has returned by now) ----
-  // One round per cluster (tokens <= clusters): the consumed slots are left for the next call to
-  // clear while it waits for its peers' data (its step 5), instead of being cleared here on the way
-  // out; buffer cur then owes this call's bytes, as after a reference call.
-  const bool defer_clear = p.tokens <= m.num_clusters;
   if (threadIdx.x == 0 && arrived_before == gridDim.x - 1) {
     fence_acq_rel_gpu();  // every block's flag read happens before the stores below
     volatile LamportControl* vc = c;
     vc->arrivals = 0u;
-    vc->bytes_in_buffer[flag % kLamportBuffers] =
-        defer_clear ? static_cast<unsigned long long>(p.tokens) * row_bytes : 0ull;  // protocol step 4
+    vc->bytes_in_buffer[flag % kLamportBuffers] = 0ull;  // clean by the end of this call (protocol step 4)
     vc->flag = flag + 1;
   }
 
-  // ---- 5. clear buffer prev, where the call before left bytes (protocol step 5) ----
+  // ---- 5. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
   if (sh.clear_bytes != 0ull) {
     char* prev_buf = static_cast<char*>(p.my_region) + prev * p.buffer_bytes;
     const long long vecs_per_slot = static_cast<long long>(sh.clear_bytes) / kVectorBytes;
@@ -240,7 +228,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
           const uint4 own =
               off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
           poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(
-              my_cur + off, p.slot_bytes, own, tok, p, st, acc, !defer_clear);
+              my_cur + off, p.slot_bytes, own, tok, p, st, acc);
         },
         held);
   }

@@ -24,8 +24,7 @@
 //   clear         reference: N x S bytes of -0.0 grid-strided over the grid's SMs: per-SM store rate vs
 //                 HBM. lean: none (each consumed peer slot is cleared in the reduce phase; the steady
 //                 state of lean calls; a lean call right after a reference call also clears that call's
-//                 buffer, which this model does not predict), except with one round per cluster,
-//                 where the previous call's consumed slots are cleared as the reference does
+//                 buffer, which this model does not predict)
 //   first_wait    the first poll waits until the peer's last push is visible: what of the one-way
 //                 store-to-seen latency the clear has not hidden
 //   reduce        per wave, the rounds' chain and the bandwidth bounds overlapping imperfectly
@@ -119,14 +118,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double port = in.port_bytes_per_ns;
   const double hbm = in.hbm_bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
-  OneshotDesign d = design_of(c.variant, p);
-  if (c.variant == KernelVariant::lean && rounds == 1) {
-    // kernels/oneshot_lean_kernel.cuh step 4: a call of one round per cluster leaves its consumed
-    // slots to the next call's clear pass (steady state: every slot of this call's size, as the
-    // reference clears), which runs while that call waits for its peers' data.
-    d.clear_pass = true;
-    d.clear_on_consume = false;
-  }
+  const OneshotDesign d = design_of(c.variant, p);
 
   add_launch_term(in, sheet);
   if (d.arrival_on_path) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/host_device.h"
+#include "common/host_device.h"
 
 namespace arlab::calibrate {
 

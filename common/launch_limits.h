@@ -3,6 +3,8 @@
 // configurations the model allows and the ones the kernels can run are the same by definition.
 #pragma once
 
+#include "common/host_device.h"
+
 namespace arlab {
 
 // CUDA's block-size limit; every kernel is built with __launch_bounds__(kMaxThreadsPerBlock), so
@@ -24,5 +26,13 @@ constexpr int kMaxClusterSize = 8;
 // node (data/h200/README.md, issue 13): pushing is 5-11 % faster than the barriers with clusters of
 // 2 and 4 blocks and 3-10 % slower with 8 (each block then waits for 7 stores and sends 7).
 constexpr int kMaxPushedClusterSize = 4;
+
+// Whether the lean kernel pushes its cluster's RMSNorm totals (rather than meeting at cluster
+// barriers) for blocks of `tpb` threads in clusters of `cluster`: 2..kMaxPushedClusterSize blocks of
+// whole warps (32 threads; the pushed sum needs every warp full). The one rule the kernel
+// (kernels/fused_epilogue.cuh) and the model (model/oneshot_model.cpp) both follow.
+ARLAB_HD constexpr bool lean_pushes_cluster_totals(int cluster, int tpb) {
+  return cluster > 1 && cluster <= kMaxPushedClusterSize && tpb % 32 == 0;
+}
 
 }  // namespace arlab

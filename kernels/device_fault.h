@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "kernels/host_device.h"
+#include "common/host_device.h"
 
 namespace arlab::kernels {
 

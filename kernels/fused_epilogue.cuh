@@ -134,7 +134,7 @@ constexpr unsigned kNoTokenTag = 0xFFFFFFFFu;  // tokens are < 2^31: never a rea
 
 // Clusters of 2..kMaxPushedClusterSize blocks of whole warps (common/launch_limits.h says why not 8).
 __device__ __forceinline__ bool pushed_exchange_applies(int cluster) {
-  return cluster > 1 && cluster <= kMaxPushedClusterSize && blockDim.x % kWarpSize == 0;
+  return lean_pushes_cluster_totals(cluster, static_cast<int>(blockDim.x));
 }
 
 // Kernel start (all threads): initialise my slots, then arrive on the cluster barrier.
@@ -328,7 +328,7 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 //               the norm loop does not wait for a load after the reduction
 //   kLeanReduce one block barrier per token where cluster_sum allows it (kOneBarrier), the pushed
 //               cluster exchange (cluster_sum_pushed; the kernel calls pushed_exchange_init and
-//               pushed_exchange_ready) where the cluster has more than one block of whole warps, and the mean
+//               pushed_exchange_ready) in clusters of 2-4 blocks of whole warps, and the mean
 //               square as a multiplication by 1/H where H is a power of two (x / 2^k and x * 2^-k are
 //               the same correctly rounded real, so the bits are those of __fdiv_rn)
 struct HeldOperands {

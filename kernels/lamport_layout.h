@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/host_device.h"
+#include "common/host_device.h"
 
 namespace arlab::kernels {
 

@@ -176,8 +176,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const bool norm = has_residual(p.pattern);
   RoundParts round = oneshot_round(in, k);
   if (norm) round.gamma = std::max(0.0, vecs - d.gamma_loads_saved) * cal.l2_latency_ns;
-  // kernels/fused_epilogue.cuh pushed_exchange_applies: 2..kMaxPushedClusterSize blocks of whole warps.
-  const bool pushed = d.pushed_cluster_sum && c.cluster > 1 && c.cluster <= kMaxPushedClusterSize && c.tpb % 32 == 0;
+  const bool pushed = d.pushed_cluster_sum && lean_pushes_cluster_totals(c.cluster, c.tpb);
   const double pushed_exchange_ns =
       (kPushedExchangeBase + kPushedExchangePerPeer * (c.cluster - 1)) * cal.cluster_sync_ns;
   if (norm && pushed) round.reduce += pushed_exchange_ns - cluster_barrier_ns(in);

@@ -8,9 +8,14 @@
 # Usage: scripts/lean_configs.sh ARLAB OUT_CSV [CONFIG_CSV] [EXTRA arlab run options...]
 # Each group's full output goes to OUT_CSV.hH.tT.log; the script stops at the first failing group.
 set -euo pipefail
+if [ $# -lt 2 ]; then
+  echo "usage: scripts/lean_configs.sh ARLAB OUT_CSV [CONFIG_CSV] [EXTRA arlab run options...]" >&2
+  exit 2
+fi
 ARLAB=$1
 CSV=$2
 CONFIGS=${3:-data/h200/exp/lean_configs_emulated.csv}
+[ -x "$ARLAB" ] || { echo "lean_configs.sh: $ARLAB is not an executable arlab binary" >&2; exit 2; }
 [ $# -ge 3 ] && shift 3 || shift $#
 [ -r "$CONFIGS" ] || { echo "lean_configs.sh: cannot read $CONFIGS" >&2; exit 2; }
 # hidden tokens tpb/cluster/grid/vpt, one line per explicit configuration (columns found by name).

@@ -462,6 +462,7 @@ void run_exp(ExpOptions& o) {
     return run_merge(o);
   }
   if (o.name == "numerics") return run_numerics_experiment(o);
+  exp::parse_shard(o.shard);  // checked in every build, before anything else
   run_gpu_experiment(o);
 }
 

@@ -15,6 +15,7 @@
 #include "cli/cli_problem.h"
 #include "cli/commands.h"
 #include "common/build_info.h"
+#include "harness/input_sets.h"
 
 #ifdef ARLAB_HAVE_CUDA
 #include "common/csv.h"

@@ -1,4 +1,4 @@
-// The CPU subcommands over model/ (DESIGN §4, §7):
+// The CPU subcommands over model/ (docs/policies.md, docs/model.md):
 //   predict           a problem -> each policy's configuration, predicted time and terms (table or CSV)
 //   validate          measured rows -> per-row prediction, MAPE, median APE, Spearman, regret per policy
 //   fit               measured rows -> fitted calibration constants (Levenberg-Marquardt), held-out error

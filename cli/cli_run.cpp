@@ -1,11 +1,11 @@
 // `arlab run`: one fused problem under one or several launch-configuration policies (and/or
-// explicit configurations) on the emulated node (DESIGN §5) or, when the process was started by
+// explicit configurations) on the emulated node (docs/nodes.md) or, when the process was started by
 // mpirun / srun as one of several (harness/launch_env.h), as one rank of the multi-process node
 // (one process per GPU, workspaces shared through CUDA IPC, harness/mpi_node.h; process 0 prints
 // and writes the CSV). It echoes its full configuration, validates every option before touching
 // a device, runs each configuration once with every output poisoned and checks every output of
-// every rank against the CPU reference (the DESIGN §2 gate), times all configurations
-// interleaved round by round as DESIGN §6 says (harness/timing.h: gated isolated calls behind a
+// every rank against the CPU reference (the docs/operation.md gate), times all configurations
+// interleaved round by round as docs/measurement.md says (harness/timing.h: gated isolated calls behind a
 // host hold, noise-based stopping; graph-captured back-to-back calls), prints one SUMMARY line per
 // configuration and one RATIO line per configuration against the first (with its bootstrap CI),
 // appends one tidy row per configuration to --csv (common/measurement_schema.h) and exits non-zero

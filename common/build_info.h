@@ -1,4 +1,4 @@
-// Provenance of this build, recorded in every CSV row and echo (DESIGN §6, §8).
+// Provenance of this build, recorded in every CSV row and echo (docs/measurement.md, docs/csv.md).
 #pragma once
 
 namespace arlab {

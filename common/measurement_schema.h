@@ -1,4 +1,4 @@
-// The one definition of the measurement CSV schema (DESIGN §8): one row per measured
+// The one definition of the measurement CSV schema (docs/csv.md): one row per measured
 // (problem, launch configuration) written by `arlab run` and the experiments, read by
 // `arlab validate` / `arlab fit` (fast-cpp-csv-parser, by column name) and by plots/.
 // Units are in the names (_us = microseconds). Timing-source columns say where a figure came from.
@@ -25,7 +25,7 @@
   X(int, sm_per_rank, "SMs available to each rank")                                                      \
   X(int, nranks, "ranks N")                                                                              \
   X(std::string, dtype, "bf16, fp16 or fp32")                                                            \
-  X(std::string, pattern, "fused pattern name (DESIGN §2)")                                              \
+  X(std::string, pattern, "fused pattern name (docs/operation.md)")                                              \
   X(std::string, algo, "oneshot or twoshot")                                                             \
   X(std::string, acc, "pairwise or fp32_acc")                                                            \
   X(int, tokens, "tokens per call")                                                                      \

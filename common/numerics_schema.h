@@ -1,7 +1,7 @@
 // The one definition of the numerics CSV schema: one row per (N, dtype, accumulation, output) of
 // `arlab numerics` (experiments/numerics.cpp), read by plots/plot_numerics.py by column name.
 // Errors are of the reference's T-rounded output against the fp64 "exact" reference on the same
-// inputs (DESIGN §2); ulps are ulps of the dtype, counted from the correctly rounded exact value.
+// inputs (docs/operation.md); ulps are ulps of the dtype, counted from the correctly rounded exact value.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // Shared vocabulary of every arlab layer: dtypes, fused-op patterns, accumulation modes,
-// algorithms and the Problem struct (DESIGN §2). Header-only, depends on nothing of ours,
+// algorithms and the Problem struct (docs/operation.md). Header-only, depends on nothing of ours,
 // so `reference/`, `model/`, `kernels/` (host side) and `harness/` can all use it.
 #pragma once
 
@@ -17,7 +17,7 @@ struct InvalidArgument : std::invalid_argument {
 };
 
 enum class DType { bf16, fp16, fp32 };
-// Pattern numbering follows the peer libraries (DESIGN §2 table).
+// Pattern numbering follows the peer libraries (docs/operation.md table).
 enum class Pattern : int {
   ar = 0,
   ar_res_rms = 1,
@@ -31,8 +31,8 @@ enum class Algorithm { oneshot, twoshot };
 enum class ScaleLayout { linear, swizzled_128x4 };
 
 constexpr int kNumPatterns = 6;
-constexpr int kVectorBytes = 16;     // one 16-byte vector per access (DESIGN §3)
-constexpr int kFp4BlockElems = 16;   // NVFP4 scale block: 16 consecutive elements (DESIGN §2)
+constexpr int kVectorBytes = 16;     // one 16-byte vector per access (docs/kernels.md)
+constexpr int kFp4BlockElems = 16;   // NVFP4 scale block: 16 consecutive elements (docs/operation.md)
 
 inline int dtype_bytes(DType d) { return d == DType::fp32 ? 4 : 2; }
 // Elements per 16-byte vector: 8 for bf16/fp16, 4 for fp32.
@@ -46,7 +46,7 @@ constexpr bool has_norm_out(Pattern p) {
 constexpr bool has_fp8(Pattern p) { return p == Pattern::ar_res_rms_fp8 || p == Pattern::ar_res_rms_out_fp8; }
 constexpr bool has_fp4(Pattern p) { return p == Pattern::ar_res_rms_fp4 || p == Pattern::ar_res_rms_out_fp4; }
 constexpr bool has_quant(Pattern p) { return has_fp8(p) || has_fp4(p); }
-// NVFP4 patterns need a 16-bit dtype (DESIGN §2); every other pattern takes every dtype.
+// NVFP4 patterns need a 16-bit dtype (docs/operation.md); every other pattern takes every dtype.
 constexpr bool pattern_supports_dtype(Pattern p, DType d) { return !has_fp4(p) || d != DType::fp32; }
 
 inline const char* to_string(DType d) {
@@ -100,7 +100,7 @@ inline ScaleLayout parse_scale_layout(const std::string& s) {
   throw InvalidArgument("unknown scale layout '" + s + "' (expected linear or swizzled_128x4)");
 }
 
-// The N of DESIGN §2: every kernel is instantiated for each of these (kernels/kernel_table.h).
+// The N of docs/operation.md: every kernel is instantiated for each of these (kernels/kernel_table.h).
 constexpr int kSupportedRanks[] = {2, 4, 8, 16};
 constexpr bool is_supported_nranks(int n) {
   for (int s : kSupportedRanks)
@@ -108,7 +108,7 @@ constexpr bool is_supported_nranks(int n) {
   return false;
 }
 
-// One fused all-reduce call: what every kernel and the reference compute (DESIGN §2).
+// One fused all-reduce call: what every kernel and the reference compute (docs/operation.md).
 struct Problem {
   int tokens = 128;
   int hidden = 4096;
@@ -141,7 +141,7 @@ inline bool same_except_tokens(const Problem& a, const Problem& b) {
 
 inline long long threads_per_token(const Problem& p) { return p.hidden / vec_elems(p.dtype); }
 
-// The first rule of DESIGN §2 / §9 a problem breaks: the Problem field it concerns ("nranks",
+// The first rule of docs/operation.md / docs/errors.md a problem breaks: the Problem field it concerns ("nranks",
 // "tokens", "hidden", "dtype", "eps" or "scale"; readers map it to their column) and a message
 // naming the value and the limit. An empty field means the problem is valid.
 struct ProblemViolation {
@@ -172,7 +172,7 @@ inline ProblemViolation problem_violation(const Problem& p) {
   return {};
 }
 
-// Throws InvalidArgument naming the offending value and the limit (DESIGN §2, §9).
+// Throws InvalidArgument naming the offending value and the limit (docs/operation.md, docs/errors.md).
 inline void validate(const Problem& p) {
   const ProblemViolation v = problem_violation(p);
   if (!v.field.empty()) throw InvalidArgument(v.message);

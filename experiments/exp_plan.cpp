@@ -30,7 +30,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Sweep axes shared by several experiments.
 
-// Llama-3 8B and 70B hidden sizes: the two H of the seed case (DESIGN §4).
+// Llama-3 8B and 70B hidden sizes: the two H of the seed case (docs/policies.md).
 const std::vector<int>& llama_hidden_sizes() {
   static const std::vector<int> sizes = {4096, 8192};
   return sizes;
@@ -45,7 +45,7 @@ std::vector<int> powers_of_two_up_to(int max_tokens) {
 
 // The long sweeps' largest token count: a 4096-token prefill chunk, where two-shot has long won.
 constexpr int kSweepMaxTokens = 4096;
-// The token count of the seed story's kernel (Llama-3 decode with 128 concurrent tokens, DESIGN intro).
+// The token count of the seed story's kernel (Llama-3 decode with 128 concurrent tokens, docs/seed.md).
 constexpr int kSeedTokens = 128;
 // At most this many explicit configurations per config-space case: one interleaved group alternates
 // all its variants batch by batch, so a group of a few dozen keeps its rounds short and its clocks

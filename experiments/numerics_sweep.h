@@ -1,6 +1,6 @@
 // The computation behind `arlab numerics`, separate from its CLI: for every (N, dtype,
 // accumulation) of a configuration, the error of the reference's all-reduced sum, residual_out and
-// norm_out against the fp64 reference on the same seeded inputs (DESIGN §2: how the two
+// norm_out against the fp64 reference on the same seeded inputs (docs/operation.md: how the two
 // accumulation modes are compared). Pure: no I/O.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace arlab::numerics {
 struct SweepConfig {
   uint64_t seed = 1;
   ref::Distribution distribution = ref::Distribution::normal;
-  int tokens = 128;   // the seed case's concurrency (DESIGN §4)
+  int tokens = 128;   // the seed case's concurrency (docs/policies.md)
   int hidden = 4096;  // Llama-3 8B
   float eps = 1e-5f;  // Llama-3's RMSNorm epsilon
   std::vector<int> ranks = {2, 4, 8, 16};

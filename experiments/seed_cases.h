@@ -1,6 +1,6 @@
 // The seed experiment's sweep (pure data, no GPU): the motivating case of arlab -- Llama-3 decode,
 // TP2, one-shot fused all-reduce + residual + RMSNorm in bf16, where a launch-configuration change
-// took a peer library's kernel from ~26.8 us to ~9.8 us at 128 tokens (DESIGN intro, §4) -- as
+// took a peer library's kernel from ~26.8 us to ~9.8 us at 128 tokens (docs/seed.md, docs/policies.md) -- as
 // problems x policies, plus a sweep of explicit configurations at the seed token count that gives
 // the model's rank correlation and regret something to be judged on.
 #pragma once
@@ -18,7 +18,7 @@
 namespace arlab::seed {
 
 struct SeedSweep {
-  std::vector<int> hidden = {4096, 8192};  // Llama-3 8B and 70B: the source does not say which (DESIGN §4)
+  std::vector<int> hidden = {4096, 8192};  // Llama-3 8B and 70B: the source does not say which (docs/policies.md)
   std::vector<int> tokens = {1, 8, 32, 64, 128, 256, 512};
   int nranks = 2;                           // TP2
   std::vector<model::Policy> policies = {model::Policy::legacy, model::Policy::trtllm, model::Policy::occupancy,

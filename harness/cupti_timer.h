@@ -1,4 +1,4 @@
-// Kernel durations from CUPTI activity records (DESIGN §6: the precise source; start and end of
+// Kernel durations from CUPTI activity records (docs/measurement.md: the precise source; start and end of
 // every kernel on the GPU's own clock, per green context). The caller tags each launch it wants
 // timed (set_tag before the launch call, clear_tag after); CUPTI callbacks record the correlation
 // id of every launch made under a tag -- cudaLaunchKernelExC (runtime API) and cuLaunchKernel[Ex]

@@ -9,7 +9,7 @@ namespace arlab::harness {
 
 void request_device_connections() {
   constexpr int kNoOverwrite = 0;
-  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", kNoOverwrite);  // DESIGN §5: measured with 32
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", kNoOverwrite);  // docs/nodes.md: measured with 32
 }
 
 EmulatedNode::EmulatedNode(const NodeOptions& options) : NodeBase(options) {

@@ -1,4 +1,4 @@
-// The emulated node (DESIGN §5): N ranks in one process on one GPU, each rank in its own green
+// The emulated node (docs/nodes.md): N ranks in one process on one GPU, each rank in its own green
 // context holding a disjoint SM partition (multiples of 8 SMs on Hopper: 64/32/16/8 per rank for
 // N = 2/4/8/16 on 132 SMs), its policy seeing the partition's GpuSpec. Owns the partitions and the
 // ranks' workspaces, wires every rank to every peer's workspace (plain device pointers: one

@@ -7,7 +7,7 @@
 // all-reduce -- arlab's pattern-ar kernel or NCCL -- then the separate norm kernel, whose outputs
 // go through the same gate),
 // and the operations every user of the node needs: validate a call, enqueue it on all ranks, run it
-// checked (poison -> call -> download -> correctness gate of DESIGN §2 on every output of every
+// checked (poison -> call -> download -> correctness gate of docs/operation.md on every output of every
 // rank). Calls may use fewer tokens than the shape (the first rows); everything else is the shape's.
 // On a multi-process node each process checks its own ranks and the verdicts, counts and output
 // digests are combined across processes (outputs must be bit-identical on all ranks).
@@ -138,7 +138,7 @@ uint64_t output_digest(const ref::FusedOutputs& o);
 void combine_gate_across_processes(const Node& node, const std::vector<ref::FusedOutputs>& local_outputs,
                                    ref::GateReport& report);
 
-// Input sets that keep timed calls out of L2 (DESIGN §6): enough sets that their x and residual
+// Input sets that keep timed calls out of L2 (docs/measurement.md): enough sets that their x and residual
 // of all ranks together exceed twice the L2, at most kMaxInputSets (harness/input_sets.h); 1 when
 // one set already does.
 int input_sets_for(const Problem& p, long long l2_bytes);

@@ -1,4 +1,4 @@
-// Disjoint SM partitions of one GPU, one green context per emulated rank (DESIGN §5):
+// Disjoint SM partitions of one GPU, one green context per emulated rank (docs/nodes.md):
 // cuDeviceGetDevResource(SM) -> cuDevSmResourceSplitByCount(N groups of `sms_per_rank`) ->
 // cuDevResourceGenerateDesc -> cuGreenCtxCreate -> cuGreenCtxStreamCreate. Each partition owns its
 // green context and one non-blocking stream in it; kernels launched into that stream (runtime API)

@@ -5,7 +5,7 @@
 
 namespace arlab::harness {
 
-// DESIGN §6 wants several input sets when the data fits in L2; 16 is the bound input_sets_for has
+// docs/measurement.md wants several input sets when the data fits in L2; 16 is the bound input_sets_for has
 // always applied (moved here unchanged from harness/fused_runner.h).
 constexpr int kMaxInputSets = 16;
 

@@ -19,7 +19,7 @@ namespace arlab::harness {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kClockChangeWarn = 0.05;  // DESIGN §6 / measurement issue: warn above 5 %
+constexpr double kClockChangeWarn = 0.05;  // docs/measurement.md / measurement issue: warn above 5 %
 constexpr double kPercent = 100.0;
 
 // The row of one measured candidate: provenance, configuration, timings, prediction, verdict.

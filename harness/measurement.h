@@ -1,5 +1,5 @@
 // Measured calls, the way `arlab run` and the experiments record them: the correctness gate on
-// every output of every rank (outputs poisoned first), the DESIGN §6 timings (harness/timing.h:
+// every output of every rank (outputs poisoned first), the docs/measurement.md timings (harness/timing.h:
 // gated isolated calls behind a host hold, noise-based stopping, several configurations
 // interleaved round by round; graph-captured back-to-back calls), the model's prediction, and the
 // tidy CSV row (common/measurement_schema.h) with its provenance columns (clocks, link).

@@ -1,4 +1,4 @@
-// The multi-process node (DESIGN §5, real node): one rank per process under mpirun / srun, rank =
+// The multi-process node (docs/nodes.md, real node): one rank per process under mpirun / srun, rank =
 // MPI rank, GPU = local rank % visible devices. Each process allocates its own rank's workspace
 // (harness/workspace.h), exports it as a CUDA IPC handle, gathers every peer's handle with MPI and
 // maps them (IpcMapping), so the kernels address peers' workspaces directly: over NVLink between

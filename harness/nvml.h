@@ -1,6 +1,6 @@
-// What arlab reads through NVML: the SM and memory clocks of a GPU (DESIGN §6: recorded at the
+// What arlab reads through NVML: the SM and memory clocks of a GPU (docs/measurement.md: recorded at the
 // start and end of every measurement; never changed) and the link between two GPUs (NVLink or
-// PCIe; DESIGN §6: record the link actually used). NVML is opened at run time (dlopen of the
+// PCIe; docs/measurement.md: record the link actually used). NVML is opened at run time (dlopen of the
 // driver's libnvidia-ml.so.1), so arlab starts on machines without a driver and builds without an
 // NVML header: the few entry points used are declared in nvml.cpp from NVML's documented, stable
 // C ABI. When NVML is missing, clocks read -1, links read "unknown", and note() says why.

@@ -1,5 +1,5 @@
 // One rank's input and output tensors on the device for one problem shape: `nsets` input sets
-// (x and residual_in rotate between sets so timed calls do not run out of L2, DESIGN §6), gamma,
+// (x and residual_in rotate between sets so timed calls do not run out of L2, docs/measurement.md), gamma,
 // the device scale scalar, and every output of the pattern. Sized for the largest call
 // (shape.tokens); a call may use fewer tokens (the first rows). Outputs are poisoned before a
 // checked call: every byte the kernel must write gets kPoisonByte (not a NaN in any dtype, so a NaN

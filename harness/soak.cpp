@@ -72,7 +72,7 @@ SoakReport run_soak(Node& node, const Problem& shape_in, const SoakOptions& opt)
     Expected e{DeviceBuffer(tensor_bytes), DeviceBuffer(with_norm ? tensor_bytes : 0)};
     kernels::SoakReferenceParams p;
     for (int r = 0; r < n; ++r) p.x[r] = runner.tensors(r).x(set);
-    p.residual_in = runner.tensors(0).residual(set);  // the same on every rank (DESIGN §2)
+    p.residual_in = runner.tensors(0).residual(set);  // the same on every rank (docs/operation.md)
     p.gamma = runner.tensors(0).gamma();
     p.sum_out = e.sum.data();
     p.norm_out = e.norm.data();

@@ -1,4 +1,4 @@
-// The timing procedure of DESIGN §6 on a FusedRunner.
+// The timing procedure of docs/measurement.md on a FusedRunner.
 //
 // Isolated calls. Each configuration of a group is measured in batches: at the head of every local
 // rank's stream a host hold (kernels/gate.h), behind it `batch` iterations of (start gate, fused

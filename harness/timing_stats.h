@@ -1,4 +1,4 @@
-// Pure statistics of the timing procedure (DESIGN §6): per iteration, the max-over-ranks kernel
+// Pure statistics of the timing procedure (docs/measurement.md): per iteration, the max-over-ranks kernel
 // duration, the skew-free figure max_r(end_r) - max_r(start_r), the spread between ranks and the
 // start skew; over iterations, median / p10 / p90, a distribution-free confidence interval of the
 // median (the noise that decides when to stop), and ratios of medians with a paired bootstrap
@@ -66,7 +66,7 @@ struct RatioCI {
 RatioCI ratio_of_medians(const RoundSamples& a, const RoundSamples& b, double confidence, int resamples,
                          uint64_t seed);
 
-// When to stop iterating (DESIGN §6, as nvbench does): after at least min_iters and min_rounds,
+// When to stop iterating (docs/measurement.md, as nvbench does): after at least min_iters and min_rounds,
 // once the headline's median CI is within +-max_noise (relative), or when max_iters or max_time_s
 // is hit. min_rounds exists for the ratios: their bootstrap resamples whole rounds, and with fewer
 // than about 8 rounds its interval is too narrow (a simulation of two identical configurations,

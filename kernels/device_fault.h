@@ -1,5 +1,5 @@
 // The fault word: how a bounded spin-wait that timed out on the device tells the host who gave up
-// and what it was waiting for (DESIGN §9). One 64-bit word per rank in its workspace; the first
+// and what it was waiting for (docs/errors.md). One 64-bit word per rank in its workspace; the first
 // writer wins (atomicCAS from 0), later timeouts leave it alone. The host reads it after a
 // synchronize and raises an error naming rank, block and the awaited thing.
 //

@@ -1,4 +1,4 @@
-// Element types of the fused kernels as 16-byte vectors of raw bits (DESIGN §2): how many
+// Element types of the fused kernels as 16-byte vectors of raw bits (docs/operation.md): how many
 // elements a vector holds, how an element converts to and from fp32 (round-to-nearest-even, the
 // toolkit's conversions), and the bit pattern of -0.0, the one-shot "not arrived" mark.
 // Elements are kept as bits so the protocol compares patterns, never floats.
@@ -93,7 +93,7 @@ __device__ __forceinline__ bool vec_arrived(const uint4& v) {
   return ok;
 }
 
-// -0.0 -> +0.0 in every element (inputs equal to -0.0 are treated as +0.0, DESIGN §2); every other
+// -0.0 -> +0.0 in every element (inputs equal to -0.0 are treated as +0.0, docs/operation.md); every other
 // pattern, NaN and Inf included, is left exactly as it is.
 template <typename T>
 __device__ __forceinline__ uint4 vec_clear_neg_zero(uint4 v) {

@@ -1,4 +1,4 @@
-// The parts of the fused kernels that do not depend on how the all-reduce moves data (DESIGN §2,
+// The parts of the fused kernels that do not depend on how the all-reduce moves data (docs/operation.md,
 // §3), shared by the one-shot (kernels/oneshot_kernel.cuh) and two-shot (kernels/twoshot_kernel.cuh)
 // kernel bodies so both compute bit-identical outputs:
 //  * the thread mapping: a cluster covers one token, thread t of the cluster handles the vectors
@@ -27,7 +27,7 @@ namespace arlab::kernels {
 
 constexpr int kWarpSize = 32;
 constexpr int kMaxWarps = kMaxThreadsPerBlock / kWarpSize;
-constexpr float kFp4Max = 6.0f;            // largest e2m1 magnitude (DESIGN §2: sf = e4m3(S*amax/6))
+constexpr float kFp4Max = 6.0f;            // largest e2m1 magnitude (docs/operation.md: sf = e4m3(S*amax/6))
 
 // Shared memory of the epilogue's reductions.
 struct EpilogueShared {
@@ -219,7 +219,7 @@ __device__ __forceinline__ void finish_rank_sum(float (&acc)[DTypeTraits<T>::kVe
   }
 }
 
-// NVFP4 scale-factor offset of (token m, 16-element block k) in LINEAR or SWIZZLED 128x4 (DESIGN §2).
+// NVFP4 scale-factor offset of (token m, 16-element block k) in LINEAR or SWIZZLED 128x4 (docs/operation.md).
 __device__ __forceinline__ long long sf_offset(bool swizzled, long long m, long long k, long long hidden) {
   if (!swizzled) return m * (hidden / 16) + k;
   const long long col_tiles = (hidden + 63) / 64;  // ceil(H/64): 4 blocks of 16 per 128x4 tile column
@@ -286,7 +286,7 @@ __device__ __forceinline__ void for_each_my_vector(const TokenMapping& m, long l
   }
 }
 
-// Which outputs a pattern writes (DESIGN §2 table).
+// Which outputs a pattern writes (docs/operation.md table).
 template <Pattern P>
 struct PatternOutputs {
   static constexpr bool kResidual = P != Pattern::ar;
@@ -305,7 +305,7 @@ struct QuantScales {
 template <Pattern P>
 __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
   QuantScales q;
-  if constexpr (PatternOutputs<P>::kFp8) q.fp8_rcp = __fdiv_rn(1.0f, *p.scale);  // once (DESIGN §2)
+  if constexpr (PatternOutputs<P>::kFp8) q.fp8_rcp = __fdiv_rn(1.0f, *p.scale);  // once (docs/operation.md)
   if constexpr (PatternOutputs<P>::kFp4) q.fp4_global = *p.scale;
   return q;
 }
@@ -343,7 +343,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
   using Tr = DTypeTraits<T>;
   using Out = PatternOutputs<P>;
   constexpr int kVec = Tr::kVec;
-  static_assert(!Out::kFp4 || Tr::kBytes == 2, "NVFP4 patterns need a 16-bit T (DESIGN §2)");
+  static_assert(!Out::kFp4 || Tr::kBytes == 2, "NVFP4 patterns need a 16-bit T (docs/operation.md)");
   const int H = p.hidden;
   const int vpt = m.vecs_per_thread;
   const long long row = tok * m.row_bytes;

@@ -1,4 +1,4 @@
-// The argument block of one fused all-reduce kernel call (DESIGN §2): this rank's tensors, the
+// The argument block of one fused all-reduce kernel call (docs/operation.md): this rank's tensors, the
 // problem sizes and the view of the Lamport workspaces. Filled by the host (harness/), passed by
 // value as the kernel's only parameter. Plain data, compiles without CUDA.
 #pragma once
@@ -25,7 +25,7 @@ struct FusedParams {
   float eps = 0.0f;
   int tokens = 0;
   int hidden = 0;
-  int sf_swizzled = 0;                // 0: LINEAR, 1: SWIZZLED 128x4 (DESIGN §2)
+  int sf_swizzled = 0;                // 0: LINEAR, 1: SWIZZLED 128x4 (docs/operation.md)
   int rank = 0;
   // ---- launch shape the kernel cannot read from built-ins ----
   int cluster = 1;                    // blocks per cluster (1 = launched without a cluster)

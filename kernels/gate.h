@@ -1,4 +1,4 @@
-// The start gate of a timed iteration (DESIGN §6): one tiny kernel per rank, enqueued just before
+// The start gate of a timed iteration (docs/measurement.md): one tiny kernel per rank, enqueued just before
 // the fused kernel, so that all ranks' fused kernels start together. Protocol (symmetric push):
 // entering round g, a rank stores g into its own slot of EVERY rank's control block (peer stores
 // over NVLink on a real node), then spins on its OWN control block until every slot holds >= g.

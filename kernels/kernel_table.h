@@ -9,7 +9,7 @@
 #include "common/problem.h"
 
 // X(variant, dtype, accumulation). fp32 has one row: its two accumulation modes are the same
-// computation (DESIGN §2), so both use the pairwise instantiation.
+// computation (docs/operation.md), so both use the pairwise instantiation.
 #define ARLAB_KERNEL_VARIANTS(X)   \
   X(bf16_pairwise, bf16, pairwise) \
   X(bf16_fp32acc, bf16, fp32_acc)  \

@@ -20,8 +20,8 @@
 
 namespace arlab::kernels {
 
-constexpr int kMaxRanks = 16;            // largest N of DESIGN §2
-constexpr int kLamportBuffers = 3;       // a peer can be at most one call ahead (DESIGN §3)
+constexpr int kMaxRanks = 16;            // largest N of docs/operation.md
+constexpr int kLamportBuffers = 3;       // a peer can be at most one call ahead (docs/kernels.md)
 constexpr size_t kLayoutAlign = 256;     // cudaMalloc's alignment; keeps every part 16-byte aligned
 
 // Per-rank control block in device memory. Read and advanced by this rank's fused kernel only;

@@ -1,4 +1,4 @@
-// The separate residual-add + RMSNorm (+ FP8 / NVFP4) kernel of the baselines (DESIGN §2;
+// The separate residual-add + RMSNorm (+ FP8 / NVFP4) kernel of the baselines (docs/operation.md;
 // common/launch_config.h Implementation): the second step after an all-reduce that left the
 // T-rounded sum in p.x. It runs exactly the fused kernels' epilogue (kernels/fused_epilogue.cuh),
 // so its outputs are bit-identical to a fused kernel's for the same sum and pass the same gate.
@@ -54,7 +54,7 @@ const void* norm_kernel_for(Pattern pattern) {
                    ? reinterpret_cast<const void*>(&separate_norm_kernel<T, Pattern::ar_res_rms_fp4>)
                    : reinterpret_cast<const void*>(&separate_norm_kernel<T, Pattern::ar_res_rms_out_fp4>);
       } else {
-        return nullptr;  // NVFP4 needs a 16-bit T (DESIGN §2)
+        return nullptr;  // NVFP4 needs a 16-bit T (docs/operation.md)
       }
     case Pattern::ar: return nullptr;  // nothing after the all-reduce
   }

@@ -1,4 +1,4 @@
-// The one-shot fused all-reduce kernel (DESIGN §2, §3): Lamport push all-reduce + residual add +
+// The one-shot fused all-reduce kernel (docs/operation.md, docs/kernels.md): Lamport push all-reduce + residual add +
 // RMSNorm + optional FP8 / NVFP4 quantization, one kernel body templated on
 // <T, N, Pattern, Accumulation>. Instantiated in kernels/oneshot_inst_*.cu, selected through the
 // one dispatch point kernels/dispatch.h.

@@ -1,4 +1,4 @@
-// A deliberately simple GPU implementation of the fused op (DESIGN §2) for bf16, patterns ar and
+// A deliberately simple GPU implementation of the fused op (docs/operation.md) for bf16, patterns ar and
 // ar_res_rms, pairwise accumulation -- the independent check of the soak test (harness/soak.h):
 // one block per token, elementwise sum in rank order straight from every rank's input (no
 // protocol, no workspace), residual, RMSNorm; plus a kernel that compares one call's outputs with

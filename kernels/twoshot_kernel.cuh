@@ -1,4 +1,4 @@
-// The two-shot fused all-reduce kernel (DESIGN §2, §3): copy -> cross-rank barrier ->
+// The two-shot fused all-reduce kernel (docs/operation.md, docs/kernels.md): copy -> cross-rank barrier ->
 // reduce-scatter with the sums pushed to every rank -> barrier -> fused epilogue (the same one as
 // one-shot, kernels/fused_epilogue.cuh). One kernel body templated on <T, N, Pattern, Accumulation>,
 // instantiated in kernels/twoshot_inst_*.cu, selected through kernels/dispatch.h.
@@ -10,7 +10,7 @@
 // all ranks (not the whole grid) orders everything that matters.
 //
 // ONE CALL on rank q:
-//  1. copy: my input x (-0.0 turned into +0.0, DESIGN §2) into my comm buffer, for my elements of
+//  1. copy: my input x (-0.0 turned into +0.0, docs/operation.md) into my comm buffer, for my elements of
 //     every range;
 //  2. barrier 1 (block b of every rank has copied);
 //  3. reduce-scatter: for my elements of MY range, load the N comm buffers (relaxed.sys loads; peers'

@@ -1,4 +1,4 @@
-// The two-shot part of a rank's workspace (DESIGN §3), appended to the one-shot Lamport layout in
+// The two-shot part of a rank's workspace (docs/kernels.md), appended to the one-shot Lamport layout in
 // the same single allocation (kernels/lamport_layout.h), so one CUDA IPC handle still shares it all:
 //
 //   twoshot_offset + 0                 barrier flags  u32 [kMaxRanks][kMaxTwoShotBlocks]

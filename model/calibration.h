@@ -1,9 +1,9 @@
 // Calibration: the timing model's free constants, each with its unit in its name and a documented
 // default. Defaults are priors (physically plausible magnitudes, sources below), NOT fitted to the
 // kernel timings the model is judged on; `arlab fit` replaces them by least squares on a training
-// split, and `arlab calibrate` microbenchmarks are meant to measure them directly (DESIGN §7).
+// split, and `arlab calibrate` microbenchmarks are meant to measure them directly (docs/model.md).
 // Stored as a long-format CSV `name,value,unit,source` (common/calibration_schema.h), read with
-// fast-cpp-csv-parser. Every constant has a physical range [min, max] (DESIGN §7: "a fit that
+// fast-cpp-csv-parser. Every constant has a physical range [min, max] (docs/model.md: "a fit that
 // leaves it explains nothing"), with where it comes from beside it; the reader refuses a value
 // outside it, and so do the writer and the fit. Lower bounds of 0 let a fit fold a term into the
 // others; a constant the model divides by has a lower bound above 0 (0 would make a time infinite).
@@ -59,7 +59,7 @@ namespace arlab::model {
   X(sm_ns_per_vector_op, 0.065, 0.0, 10.0, "ns",                                                                     \
     "SM-wide issue time of one thread's operation on one 16-byte vector (calibrate: epilogue_math ns_per_op / 7 "    \
     "ops of the N = 2 ar_res_rms epilogue)")                                                                         \
-  /* range: 1 ms: over 300x the ~3 us host-gate skew of DESIGN §6 */                                                 \
+  /* range: 1 ms: over 300x the ~3 us host-gate skew of docs/measurement.md */                                                 \
   X(rank_skew_us, 0.5, 0.0, 1000.0, "us",                                                                            \
     "start skew between ranks that the first wait on a peer absorbs: median of max - min start over ranks of gated " \
     "kernels (calibrate: start_skew)")                                                                              \

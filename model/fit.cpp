@@ -188,7 +188,7 @@ FitReport fit_calibration(const std::vector<MeasuredRow>& rows, const Calibratio
   for (const auto& info : calibration_constants()) {
     const std::string bad = range_violation(info, get_constant(rep.fitted, info.name));
     if (!bad.empty())
-      fail_rows("the fitted " + bad + ": a fit that leaves a constant's physical range explains nothing (DESIGN §7); "
+      fail_rows("the fitted " + bad + ": a fit that leaves a constant's physical range explains nothing (docs/model.md); "
                 "keep it fixed (leave it out of --params) or check the rows");
   }
   for (const auto& n : names) rep.constants.push_back({n, get_constant(start, n), get_constant(rep.fitted, n)});

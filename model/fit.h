@@ -1,4 +1,4 @@
-// Fitting the timing model's free constants to measured rows (DESIGN §7: judged on held-out data).
+// Fitting the timing model's free constants to measured rows (docs/model.md: judged on held-out data).
 //
 // Method: Levenberg-Marquardt (damped Gauss-Newton, Eigen) on the log of each fitted constant
 // (keeps them positive and makes steps scale-free), minimizing the sum of squared *relative*

@@ -5,7 +5,7 @@
 //   [PROP] cudaDeviceProp values the runtime reports on that GPU generation.
 //   [DS]   NVIDIA product datasheet of the GPU (H100, H200, B200, A100, H20).
 //   [GC]   CUDA driver API docs, Green Contexts: SM partition minimum and alignment per architecture.
-//   [D7]   DESIGN §7: cluster capacity measured on an H200 with cudaOccupancyMaxActiveClusters.
+//   [D7]   docs/model.md: cluster capacity measured on an H200 with cudaOccupancyMaxActiveClusters.
 #include "model/gpu_spec.h"
 
 #include <algorithm>
@@ -71,7 +71,7 @@ GpuSpec make_h200_sxm() {
   s.gpc_sms = gh100_132sm_gpcs();       // [D7] measured on an H200
   s.lone_tpcs = kGh100_132sm_lone_tpcs; // [D7]
   s.sm_clock_ghz = 1.98;                // [DS] max boost 1980 MHz (same as H100 SXM)
-  s.notes = "GPC layout measured on an H200 (DESIGN §7)";
+  s.notes = "GPC layout measured on an H200 (docs/model.md)";
   return s;
 }
 
@@ -93,7 +93,7 @@ GpuSpec make_h100_sxm() {
 GpuSpec make_h20() {
   GpuSpec s = hopper_base();
   s.name = "h20";
-  s.sm_count = 78;                      // DESIGN §4 other-GPU row (78 SMs); GH100 with 78 SMs enabled
+  s.sm_count = 78;                      // docs/policies.md other-GPU row (78 SMs); GH100 with 78 SMs enabled
   s.l2_bytes = 60LL * 1024 * 1024;      // 60 MB as listed by third-party spec tables (no NVIDIA datasheet at hand)
   s.hbm_gbps = 4000;                    // [DS] 4.0 TB/s HBM3 (96 GB)
   s.link = LinkKind::nvlink;
@@ -110,7 +110,7 @@ GpuSpec make_b200() {
   s.name = "b200";
   s.cc_major = 10;
   s.cc_minor = 0;
-  s.sm_count = 148;                     // 2 dies x 74 SMs (Chips and Cheese B200 article; DESIGN §4 row)
+  s.sm_count = 148;                     // 2 dies x 74 SMs (Chips and Cheese B200 article; docs/policies.md row)
   s.smem_per_sm = 233472;               // [PG] 228 KB on cc 10.0
   s.max_smem_per_block_optin = 232448;  // [PG] 227 KB
   s.max_cluster_size = 8;               // [PG] portable cluster size

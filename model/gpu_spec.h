@@ -1,7 +1,7 @@
 // GpuSpec: the hardware facts the occupancy calculator, the launch-configuration policies and the
 // timing model need, as one plain struct. Presets hold datasheet / occupancy-calculator numbers for
 // the GPUs arlab targets; `gpu_spec_from_properties` builds one from numbers the harness queries on
-// the device; `sm_partition` gives the spec one emulated rank sees (DESIGN §5). Pure C++, no CUDA.
+// the device; `sm_partition` gives the spec one emulated rank sees (docs/nodes.md). Pure C++, no CUDA.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 namespace arlab::model {
 
 // Where a rank's peer traffic goes: over NVLink to other GPUs, or to the same GPU's memory
-// (the emulated node of DESIGN §5, where all ranks share one GPU).
+// (the emulated node of docs/nodes.md, where all ranks share one GPU).
 enum class LinkKind { local, nvlink };
 
 const char* to_string(LinkKind k);
@@ -43,7 +43,7 @@ struct GpuSpec {
   double hbm_gbps = 0;            // datasheet HBM bandwidth, GB/s (1e9 bytes/s)
   LinkKind link = LinkKind::nvlink;
   double link_gbps = 0;           // NVLink bandwidth per direction per GPU, GB/s; 0 for local
-  // Cluster placement (DESIGN §7): SMs of each GPC that can host clusters, plus TPCs (2 SMs each)
+  // Cluster placement (docs/model.md): SMs of each GPC that can host clusters, plus TPCs (2 SMs each)
   // outside those GPCs that can host clusters of at most 2 blocks.
   std::vector<int> gpc_sms;
   int lone_tpcs = 0;
@@ -65,7 +65,7 @@ std::string preset_for_device_name(const std::string& device_name);
 int sm_partition_granularity(int cc_major);
 int sm_partition_min(int cc_major);
 
-// The spec one of `nranks` emulated ranks sees (DESIGN §5): an equal partition of the SMs, rounded
+// The spec one of `nranks` emulated ranks sees (docs/nodes.md): an equal partition of the SMs, rounded
 // down to the partition granularity (132 SMs, N = 2/4/8/16 -> 64/32/16/8), link = local, and an
 // equal share of HBM bandwidth and L2 (all ranks run at once on the one GPU).
 // Cluster capacity assumption (documented, to be checked on the device with

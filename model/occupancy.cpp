@@ -55,7 +55,7 @@ int blocks_per_sm(const GpuSpec& s, int tpb, int regs, int smem) {
   return occupancy_limits(s, tpb, regs, smem).blocks_per_sm;
 }
 
-// Measured cap on blocks per SM that count towards cluster placement (DESIGN §7).
+// Measured cap on blocks per SM that count towards cluster placement (docs/model.md).
 constexpr int kClusterBlocksPerSmCap = 8;
 
 int max_active_clusters(const GpuSpec& s, int cluster_size, int bps) {

@@ -1,6 +1,6 @@
 // Occupancy: how many blocks of a kernel fit on one SM, computed exactly as CUDA's occupancy
 // calculator (the toolkit's cuda_occupancy.h) computes it, and how many thread-block clusters fit
-// on the whole GPU given its GPC layout (DESIGN §7).
+// on the whole GPU given its GPC layout (docs/model.md).
 #pragma once
 
 #include "model/gpu_spec.h"
@@ -35,7 +35,7 @@ OccupancyLimits occupancy_limits(const GpuSpec& spec, int threads_per_block, int
 int blocks_per_sm(const GpuSpec& spec, int threads_per_block, int regs_per_thread, int smem_per_block_bytes);
 
 // Clusters of `cluster_size` blocks that can be resident at once when each SM holds up to
-// `blocks_per_sm` blocks of the kernel. A cluster's blocks must sit in one GPC (DESIGN §7):
+// `blocks_per_sm` blocks of the kernel. A cluster's blocks must sit in one GPC (docs/model.md):
 //   cluster_size == 1 : blocks_per_sm * sm_count (no cluster launch, no GPC constraint);
 //   cluster_size >= 2 : sum over GPCs g of floor(min(blocks_per_sm, 8) * gpc_sms[g] / cluster_size)
 //                       + (cluster_size <= 2 ? lone_tpcs * floor(min(blocks_per_sm, 8) * 2 / cluster_size) : 0)

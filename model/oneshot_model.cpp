@@ -47,7 +47,7 @@
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
 // per thread); the calibration's constants are microbenchmark results (`arlab calibrate`) measured on
 // the reference body's code paths; the lean model reuses them (no lean-specific constant).
-// The headline is the skew-free time (DESIGN §6): the start skew between ranks does not lengthen it
+// The headline is the skew-free time (docs/measurement.md): the start skew between ranks does not lengthen it
 // (the last rank to start finds every peer's data already pushed); the max over ranks adds it.
 #include <algorithm>
 #include <cmath>

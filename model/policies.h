@@ -1,4 +1,4 @@
-// Launch-configuration policies (DESIGN §4) as pure functions: each returns a configuration that
+// Launch-configuration policies (docs/policies.md) as pure functions: each returns a configuration that
 // check_legal accepts, or throws InvalidArgument naming the broken invariant.
 //   legacy    the peer library before the change (clusters of 8 on cc >= 9, grid capped at SMs)
 //   trtllm    after the change, identical to TensorRT-LLM (trade cluster size for block size while
@@ -27,7 +27,7 @@ const char* to_string(Policy p);
 Policy parse_policy(const std::string& s);  // legacy, trtllm, occupancy, model, explicit
 std::vector<Policy> all_policies();          // in the order above
 
-// The peer libraries' mapping, before any legality check (DESIGN §4):
+// The peer libraries' mapping, before any legality check (docs/policies.md):
 //   VEC = 16 / sizeof(T); threads_per_token = H / VEC; clusters wanted C = tokens (one-shot) or
 //   ceil(tokens / N) (two-shot);
 //   cs = 8 on cc >= 9 else 1; halve cs until it divides threads_per_token; tpb = threads_per_token / cs;
@@ -42,7 +42,7 @@ struct PeerMapping {
 };
 PeerMapping peer_mapping(Policy legacy_or_trtllm, const Problem& p, int sm_count, int cc_major);
 
-// Largest grid (in blocks) the peer's two-shot barrier supports (DESIGN §4 invariant grid <= 256).
+// Largest grid (in blocks) the peer's two-shot barrier supports (docs/policies.md invariant grid <= 256).
 constexpr int kPeerTwoShotMaxBlocks = 256;
 
 // Pure. `explicit_cfg` is required for Policy::explicit_config and ignored otherwise.

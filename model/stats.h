@@ -1,4 +1,4 @@
-// Error statistics used to judge the model (DESIGN §7): absolute percentage error, median, and
+// Error statistics used to judge the model (docs/model.md): absolute percentage error, median, and
 // Spearman rank correlation with ties (average ranks, then Pearson on the ranks).
 #pragma once
 

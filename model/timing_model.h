@@ -1,4 +1,4 @@
-// The analytic timing model v2 (DESIGN §7): predicted kernel time of one fused all-reduce call for a
+// The analytic timing model v2 (docs/model.md): predicted kernel time of one fused all-reduce call for a
 // (problem, launch configuration, GPU, link, calibration, kernel resources), with every term that
 // makes it up. One model per algorithm, following the kernel's phases in the order they run:
 //   one-shot (model/oneshot_model.cpp): launch, prologue, push, clear, first_wait, reduce, exit
@@ -9,7 +9,7 @@
 // rate), the link, or HBM -- and the phases add up: they run one after the other. Each term
 // records the numbers it was computed from when it is computed; the explanation is that record.
 // The constants come from `arlab calibrate` microbenchmarks (model/calibration_derive.h), never
-// from fused-kernel timings. The prediction is the skew-free time of DESIGN §6.
+// from fused-kernel timings. The prediction is the skew-free time of docs/measurement.md.
 // link: nvlink = peers on other GPUs; local = the emulated node (peers on this GPU: their stores
 // are this GPU's L2/HBM traffic, there is no link bound, and the calibration of the emulated node
 // holds the cross-partition store-to-seen time and the bandwidth one partition gets while the other

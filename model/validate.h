@@ -1,4 +1,4 @@
-// Validation of the timing model against measured rows (DESIGN §7): per-row prediction and error,
+// Validation of the timing model against measured rows (docs/model.md): per-row prediction and error,
 // MAPE, median APE, Spearman rank correlation, and each policy's regret.
 //
 // Rows are grouped into problems (model/measurements.h problem_key: machine + problem + algo).

@@ -1,4 +1,4 @@
-// The correctness gate (DESIGN §2), applied to every output of every rank of every run:
+// The correctness gate (docs/operation.md), applied to every output of every rank of every run:
 //   allreduce_out, residual_out   bit-exact with the reference (a NaN where the reference has a NaN,
 //                                 any payload, counts as exact);
 //   norm_out                      within 1 ulp of T (the sum of squares is reduced in another order)
@@ -24,7 +24,7 @@
 
 namespace arlab::ref {
 
-// Largest norm_out ulp distance the gate accepts. DESIGN §2 allows 1 ulp of T because the kernels
+// Largest norm_out ulp distance the gate accepts. docs/operation.md allows 1 ulp of T because the kernels
 // reduce the sum of squares ss in another order than the reference. That assumes the order-dependent
 // error of the fp32 ss is far below T's ulp: true for bf16/fp16 (fp32 is 2^13+ times finer), so the
 // limit there is 1. For fp32 T the same error is of the size of T's ulp itself: a reduction tree of

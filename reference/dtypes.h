@@ -1,4 +1,4 @@
-// Bit-exact conversions between fp32 and the narrow formats of the fused operation (DESIGN §2):
+// Bit-exact conversions between fp32 and the narrow formats of the fused operation (docs/operation.md):
 // bf16 and fp16 (storage dtypes T), e4m3fn (FP8 codes and NVFP4 scale factors) and e2m1 (NVFP4
 // codes). Written here with bit manipulation; the semantics are those of the CUDA toolkit's
 // host-side conversions (CUDA 13.0: __float2bfloat16_rn, __float2half_rn, __nv_cvt_float_to_fp8

@@ -1,4 +1,4 @@
-// Error of a T-valued output against the fp64 "exact" reference (DESIGN §2: how accumulation modes
+// Error of a T-valued output against the fp64 "exact" reference (docs/operation.md: how accumulation modes
 // and kernels are compared numerically). Used by the correctness gate and by `arlab numerics`.
 #pragma once
 

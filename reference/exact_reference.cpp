@@ -1,4 +1,4 @@
-// The fp64 "exact" reference (DESIGN §2): the fused operation on the same T-rounded inputs with no
+// The fp64 "exact" reference (docs/operation.md): the fused operation on the same T-rounded inputs with no
 // intermediate rounding, the yardstick for comparing accumulation modes and kernels' error.
 // Row-major Eigen arrays mapped onto the output vectors.
 #include <Eigen/Core>

@@ -1,5 +1,5 @@
-// The fused operation on the CPU (DESIGN §2), the yardstick every kernel output is checked against:
-// seeded inputs, the bit-exact reference (rounding at exactly the points DESIGN §2 names), an fp64
+// The fused operation on the CPU (docs/operation.md), the yardstick every kernel output is checked against:
+// seeded inputs, the bit-exact reference (rounding at exactly the points docs/operation.md names), an fp64
 // "exact" reference without intermediate rounding, and the NVFP4 scale-factor layouts.
 //
 // Rounding points of reference_fused (T = problem dtype, float = fp32, no FMA contraction):
@@ -57,7 +57,7 @@ FusedInputs make_inputs(const Problem& p, uint64_t seed, Distribution d = Distri
 void add_negative_zeros(FusedInputs& in, uint64_t seed, double fraction);
 
 // ---- outputs -----------------------------------------------------------------------------------
-// Only the outputs of the pattern are non-empty (DESIGN §2 table), each sized exactly:
+// Only the outputs of the pattern are non-empty (docs/operation.md table), each sized exactly:
 // allreduce_out / residual_out / norm_out [tokens, H] of T; quant_out quant_out_bytes();
 // scale_out scale_out_bytes().
 struct FusedOutputs {
@@ -68,7 +68,7 @@ struct FusedOutputs {
 size_t quant_out_bytes(const Problem& p);  // fp8: tokens*H; fp4: tokens*H/2; otherwise 0
 // fp4 only (otherwise 0): linear tokens*(H/16); swizzled_128x4 rows padded to 128, 16-blocks to 4.
 size_t scale_out_bytes(const Problem& p);
-// Byte offset of the scale factor of (token, 16-block) (DESIGN §2):
+// Byte offset of the scale factor of (token, 16-block) (docs/operation.md):
 //   linear          token * (H/16) + block
 //   swizzled_128x4  (token/128) * (ceil(H/64) * 512) + (block/4) * 512 + (token%32) * 16
 //                   + ((token%128)/32) * 4 + (block%4)

@@ -1,4 +1,4 @@
-// Output sizes and the NVFP4 scale-factor layouts (DESIGN §2): which outputs a pattern writes, how
+// Output sizes and the NVFP4 scale-factor layouts (docs/operation.md): which outputs a pattern writes, how
 // many bytes each takes, and where the scale factor of (token, 16-block) lives.
 #include <string>
 
@@ -8,7 +8,7 @@ namespace arlab::ref {
 
 namespace {
 // The swizzled layout tiles scale factors in 128 rows x 4 columns (of 16-blocks) = 512 bytes; rows
-// within a tile are interleaved 32 at a time (DESIGN §2 formula; the layout tensor cores read).
+// within a tile are interleaved 32 at a time (docs/operation.md formula; the layout tensor cores read).
 constexpr int64_t kSwizzleRows = 128;
 constexpr int64_t kSwizzleCols = 4;
 constexpr int64_t kSwizzleTileBytes = kSwizzleRows * kSwizzleCols;

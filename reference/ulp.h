@@ -1,4 +1,4 @@
-// Distances between encoded values, the unit of the correctness gate (DESIGN §2): ulps of T for
+// Distances between encoded values, the unit of the correctness gate (docs/operation.md): ulps of T for
 // bf16/fp16/fp32 and quantization steps for e4m3 / e2m1 codes. All use the "ordered integer" of a
 // sign-magnitude encoding (magnitude bits, negated when the sign is set), which is monotone in the
 // value, so neighbouring representable values are 1 apart and +0 / -0 are 0 apart.

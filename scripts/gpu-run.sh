@@ -78,7 +78,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 mkdir -p "$out"
-export CUDA_DEVICE_MAX_CONNECTIONS=32   # DESIGN §5: one hardware queue per rank stream
+export CUDA_DEVICE_MAX_CONNECTIONS=32   # docs/nodes.md: one hardware queue per rank stream
 status=0
 
 { nvidia-smi; nvidia-smi -q -d CLOCK; } > "$out/nvidia-smi.txt" 2>&1 || true

@@ -4,7 +4,7 @@
 # lean kernel at trtllm, and the lean kernel at every explicit configuration listed for that problem
 # in CONFIG_CSV (rows with policy "explicit"; by default the committed sweep
 # data/h200/exp/lean_configs_emulated.csv, so a re-run measures the same configurations). Every run is
-# checked by the gate and timed (DESIGN §6); one CSV row per configuration.
+# checked by the gate and timed (docs/measurement.md); one CSV row per configuration.
 # Usage: scripts/lean_configs.sh ARLAB OUT_CSV [CONFIG_CSV] [EXTRA arlab run options...]
 # Each group's full output goes to OUT_CSV.hH.tT.log; the script stops at the first failing group.
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/bin/sh
 # One-shot vs two-shot on the emulated node (issue 5 performance report): bf16 ar_res_rms, trtllm
 # configuration, tokens {128, 512, 2048} x H {4096, 8192} x N (default 2 4 8), every run checked
-# (DESIGN §2 gate) and timed (DESIGN §6), one CSV row per run.
+# (docs/operation.md gate) and timed (docs/measurement.md), one CSV row per run.
 # Usage: scripts/twoshot_sweep.sh ARLAB OUT_CSV [N ...]
 set -eu
 ARLAB=$1

@@ -1,6 +1,6 @@
 // arlab_timer_probe: what resolution do the GPU clocks that arlab times with actually have?
 //
-// Measurement issue (DESIGN §6, "Resolution"): every kernel time arlab reported came in 0.25 us
+// Measurement issue (docs/measurement.md, "Resolution"): every kernel time arlab reported came in 0.25 us
 // steps. This probe separates the candidate causes on one GPU, in one process, printing one line
 // per finding:
 //   1. %globaltimer, read by one thread in a tight loop: the increments between successive distinct

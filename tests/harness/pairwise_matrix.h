@@ -1,7 +1,7 @@
 // The correctness matrix shared by the one-shot and two-shot GPU tests: a pairwise (all-pairs)
 // covering array over pattern x dtype x N x tokens x H x accumulation x launch recipe x PDL x
 // scale-factor layout (harness/covering_array.h); every case runs once on a fresh runner with its
-// outputs poisoned and is gated on every output of every rank (DESIGN §2). FP4 with fp32 is left
+// outputs poisoned and is gated on every output of every rank (docs/operation.md). FP4 with fp32 is left
 // out (refused; the refusal has its own tests). Each test file supplies its axes, its node shape
 // and its launch recipes, and the kernel variant every case runs (common/launch_config.h
 // KernelVariant: the one-shot test runs the matrix once per variant; recipes get that variant's

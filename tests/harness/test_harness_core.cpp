@@ -1,4 +1,4 @@
-// CPU tests of the pure parts of harness/: timing statistics (DESIGN §6 figures), the pairwise
+// CPU tests of the pure parts of harness/: timing statistics (docs/measurement.md figures), the pairwise
 // covering-array generator the GPU correctness matrix uses, fault-word text, the node core (option
 // checks, deadline, fault words), and the Lamport workspace layout / fault-word encoding shared
 // with the kernels.

@@ -1,4 +1,4 @@
-// GPU tests of the emulated node (DESIGN §5, §6): each rank's green context runs its kernels on a
+// GPU tests of the emulated node (docs/nodes.md, docs/measurement.md): each rank's green context runs its kernels on a
 // disjoint set of SMs of the partition size model::sm_partition predicts; workspaces start in the
 // documented state; the start gate releases all ranks; CUPTI delivers every tagged kernel record.
 #include <cuda_runtime.h>

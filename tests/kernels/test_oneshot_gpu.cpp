@@ -11,7 +11,7 @@
 //  * reference and lean calls interleaved on one workspace (every transition between the bodies,
 //    checked, then unsynchronized): each body leaves the Lamport buffers as the other expects them;
 //  * CUDA-graph capture and replay;
-//  * -0.0, NaN and +-Inf inputs (DESIGN §2) never stall and match the reference;
+//  * -0.0, NaN and +-Inf inputs (docs/operation.md) never stall and match the reference;
 //  * a rank that never runs makes its peer time out with an error naming rank / block / what, and
 //    the workspace recovers.
 #include <cuda_runtime.h>
@@ -406,7 +406,7 @@ ref::FusedInputs special_inputs(const Problem& p) {
 
 }  // namespace
 
-TEST_CASE("-0.0, NaN and +-Inf inputs behave as DESIGN §2 says and never stall") {
+TEST_CASE("-0.0, NaN and +-Inf inputs behave as docs/operation.md says and never stall") {
   EmulatedNode node(matrix_node(4));
   node.set_timeout_ms(200);  // a stall would surface as a DeviceTimeout quickly
   for (DType d : kDtypes)

@@ -1,4 +1,4 @@
-// Occupancy and cluster capacity: hand-checked blocks_per_sm cases, the DESIGN §7 H200 cluster
+// Occupancy and cluster capacity: hand-checked blocks_per_sm cases, the docs/model.md H200 cluster
 // facts, GpuSpec presets, emulated-rank partitions and gpu_spec_from_properties. The comparison with
 // the toolkit's own occupancy calculator is tests/model/test_occupancy_oracle.cpp.
 #include <cstdint>
@@ -26,7 +26,7 @@ TEST_CASE("blocks_per_sm: hand-checked cases", "[occupancy]") {
   CHECK(l.regs_allocated_per_block == 1280 * 3);  // 40 x 32 = 1280 (a multiple of 256) x 3 warps
 }
 
-TEST_CASE("max_active_clusters reproduces the H200 facts of DESIGN §7", "[occupancy][cluster]") {
+TEST_CASE("max_active_clusters reproduces the H200 facts of docs/model.md", "[occupancy][cluster]") {
   const GpuSpec h = gpu_preset("h200_sxm");
   CHECK(max_active_clusters(h, 8, 1) == 15);  // 120 SMs usable at cs 8
   CHECK(max_active_clusters(h, 8, 1) * 8 == 120);

@@ -1,4 +1,4 @@
-// Launch-configuration policies: every row of the DESIGN §4 table and the other-GPU rows, the
+// Launch-configuration policies: every row of the docs/policies.md table and the other-GPU rows, the
 // occupancy and explicit policies, check_legal's rules, and property tests over tokens, every
 // valid hidden size 1024..16384, N in {2,4,8,16} and all dtypes.
 #include <algorithm>
@@ -39,7 +39,7 @@ LaunchConfig choose(Policy pol, const Problem& p, const GpuSpec& s) {
 }
 }  // namespace
 
-TEST_CASE("DESIGN §4 table: bf16, 132 SMs, sm_90, one-shot", "[policies]") {
+TEST_CASE("docs/policies.md table: bf16, 132 SMs, sm_90, one-shot", "[policies]") {
   struct Row {
     int hidden, tokens;
     const char* legacy;
@@ -64,7 +64,7 @@ TEST_CASE("DESIGN §4 table: bf16, 132 SMs, sm_90, one-shot", "[policies]") {
   }
 }
 
-TEST_CASE("DESIGN §4: two-shot, tp8, H 8192", "[policies]") {
+TEST_CASE("docs/policies.md: two-shot, tp8, H 8192", "[policies]") {
   const GpuSpec s = gpu_preset("h200_sxm");
   const Problem p256 = problem(256, 8192, 8, Algorithm::twoshot);
   const Problem p2048 = problem(2048, 8192, 8, Algorithm::twoshot);
@@ -89,7 +89,7 @@ TEST_CASE("DESIGN §4: two-shot, tp8, H 8192", "[policies]") {
                     Catch::Contains("can be resident"));
 }
 
-TEST_CASE("DESIGN §4: other GPUs, 128 tokens, one-shot, H 8192", "[policies]") {
+TEST_CASE("docs/policies.md: other GPUs, 128 tokens, one-shot, H 8192", "[policies]") {
   const Problem p = problem(128, 8192);
   CHECK(shape(choose(Policy::legacy, p, gpu_preset("b200"))) == "128/8/144");  // 148 SMs
   CHECK(shape(choose(Policy::legacy, p, gpu_preset("h20"))) == "128/8/72");    // 78 SMs
@@ -195,7 +195,7 @@ struct Tally {
   long long returned = 0, refused_tpb = 0, refused_coresidency = 0;
 };
 
-// Checks every DESIGN §4 invariant of the peer policies, and that every refusal has a reason the
+// Checks every docs/policies.md invariant of the peer policies, and that every refusal has a reason the
 // test computes independently.
 void check_peer(Policy pol, const Problem& p, const GpuSpec& s, Tally& tally) {
   const long long tpt = threads_per_token(p);

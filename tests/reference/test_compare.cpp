@@ -1,5 +1,5 @@
 // reference/compare.h: the correctness gate passes identical outputs and catches every kind of
-// deviation it is meant to (DESIGN §2), with tolerances exactly where the design puts them.
+// deviation it is meant to (docs/operation.md), with tolerances exactly where the design puts them.
 #include <string>
 #include <vector>
 

@@ -1,5 +1,5 @@
 // reference/dtypes.h against the CUDA toolkit's own host-side conversions (the independent oracle
-// DESIGN §2 asks for): float -> bf16 / fp16 / e4m3 / e2m1 on >= 1e6 random bit patterns, >= 1e6
+// docs/operation.md asks for): float -> bf16 / fp16 / e4m3 / e2m1 on >= 1e6 random bit patterns, >= 1e6
 // random values in each format's interesting range, every rounding midpoint (+-1 float ulp),
 // subnormals, NaN, +-Inf and overflow; and every code's decoding.
 #include <cuda_bf16.h>

@@ -47,7 +47,7 @@ FusedInputs filled_inputs(const Problem& p, const std::vector<std::vector<float>
   return in;
 }
 
-// A straightforward element-at-a-time re-statement of DESIGN §2 through HostTensor::get/set,
+// A straightforward element-at-a-time re-statement of docs/operation.md through HostTensor::get/set,
 // independent of the reference's row kernels, used to cross-check them on random data.
 struct Simple {
   HostTensor sum, residual, norm;

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     const auto sum_of = [&](long long off, float(&acc)[kVec]) {
       kernels::poll_and_sum<T, kRanks, Accumulation::pairwise, kBatch>(my_cur + off, p.slot_bytes, tok, p, st, acc);
     };
-    kernels::fused_token_epilogue<T, kPattern>(p, m, epi, nullptr, q, tok, parity, sum_of);
+    kernels::fused_token_epilogue<T, kPattern, kernels::ReferenceEpilogue>(p, m, epi, nullptr, q, tok, parity, sum_of);
   }
   // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
   kernels::cluster_barrier(m.cluster);

@@ -12,18 +12,17 @@
 #include "common/launch_config.h"
 #include "common/launch_limits.h"
 #include "common/problem.h"
+#include "model/explicit_shape.h"
 #include "model/legality.h"
 
 namespace arlab::cli {
 
+using model::ExplicitShape;
+using model::explicit_config;
+
 struct ExplicitConfigOptions {
   int tpb = 0, cluster = 0, grid = 0, vpt = 0;  // 0 = not given
   bool any_given() const { return tpb != 0 || cluster != 0 || grid != 0 || vpt != 0; }
-};
-
-// One explicit configuration tpb/cluster/grid[/vpt] (vpt 0 = the required one).
-struct ExplicitShape {
-  int tpb = 0, cluster = 1, grid = 0, vpt = 0;
 };
 
 inline void add_explicit_config_options(CLI::App* app, ExplicitConfigOptions& o) {
@@ -56,30 +55,6 @@ inline ExplicitShape explicit_shape(const ExplicitConfigOptions& o) {
   if (o.vpt != 0 && o.vpt != 1 && o.vpt != 2 && o.vpt != 4)
     throw InvalidArgument("--vpt = " + std::to_string(o.vpt) + " must be 1, 2 or 4");
   return ExplicitShape{o.tpb, o.cluster > 0 ? o.cluster : 1, o.grid, o.vpt};
-}
-
-// The configuration of shape e for problem p (the required vectors per thread unless given).
-// Throws InvalidArgument naming tpb and cluster when no vectors-per-thread the kernels take (1, 2,
-// 4) lets tpb x cluster threads cover a token.
-inline LaunchConfig explicit_config(const ExplicitShape& e, const Problem& p) {
-  LaunchConfig c;
-  c.tpb = e.tpb;
-  c.cluster = e.cluster;
-  c.grid = e.grid;
-  c.vecs_per_thread = e.vpt > 0 ? e.vpt : model::required_vecs_per_thread(p, c.tpb, c.cluster);
-  c.algo = p.algo;
-  constexpr long long kMaxVecsPerThread = 4;  // the kernels' largest vectors-per-thread (model/legality.h rule 2)
-  if (e.vpt == 0 && c.vecs_per_thread > kMaxVecsPerThread) {
-    const long long vectors = threads_per_token(p);
-    throw InvalidArgument("--tpb " + std::to_string(e.tpb) + " x --cluster " + std::to_string(e.cluster) + " = " +
-                          std::to_string(e.tpb * e.cluster) + " threads cover the " + std::to_string(vectors) +
-                          " 16-byte vectors of a token (H = " + std::to_string(p.hidden) + ", " + to_string(p.dtype) +
-                          ") only with " + std::to_string(c.vecs_per_thread) +
-                          " vectors per thread, and the kernels take at most " + std::to_string(kMaxVecsPerThread) +
-                          ": tpb x cluster must be >= " +
-                          std::to_string((vectors + kMaxVecsPerThread - 1) / kMaxVecsPerThread));
-  }
-  return c;
 }
 
 }  // namespace arlab::cli

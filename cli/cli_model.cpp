@@ -42,6 +42,7 @@
 #include "model/synthetic.h"
 #include "model/timing_model.h"
 #include "model/validate.h"
+#include "session/run_plan.h"
 
 namespace arlab::cli {
 
@@ -192,44 +193,36 @@ void print_terms(const model::Prediction& pr) {
     std::printf("    %-16s %9.3f us  %s\n", t.name.c_str(), t.us, t.explanation.c_str());
 }
 
-// The variants --kernel lets the policies use: {reference}, {lean}, or every variant for auto.
-std::vector<KernelVariant> predict_variants(const std::string& kernel) {
-  if (kernel == "auto") return all_kernel_variants();
-  if (kernel == "reference" || kernel == "lean") return {parse_kernel_variant(kernel)};
-  throw InvalidArgument("--kernel '" + cut_for_message(kernel) +
-                        "' is not a kernel (expected reference, lean or auto)");
-}
-
-// Throws InvalidArgument unless every policy can take --kernel: auto is the model policy's choice
-// alone, and lean with a two-shot problem needs the model policy (the others keep the problem's
-// algorithm, and two-shot has the reference body only).
-void check_predict_kernel(const std::string& kernel, const std::vector<model::Policy>& policies, const Problem& p,
-                          bool policies_given) {
-  const std::string defaults = policies_given ? "" : " (the default policy list)";
+// Throws InvalidArgument unless every policy can take --kernel (session/run_plan.h plan_group's
+// rules: auto is the model policy's choice alone; a fixed policy keeps the problem's algorithm, so
+// its body must have a kernel of it).
+void check_predict_kernel(const session::KernelChoice& kernel, const std::vector<model::Policy>& policies,
+                          const Problem& p, bool policies_given) {
+  session::GroupRequest r;
+  r.kernels = {kernel};
   for (model::Policy pol : policies) {
-    if (pol == model::Policy::model) continue;
-    if (kernel == "auto")
-      throw InvalidArgument(std::string("--kernel auto lets the model policy choose the kernel; --policy ") +
-                            model::to_string(pol) + defaults +
-                            " takes --kernel reference or lean (use --policy model)");
-    if (kernel == "lean" && p.algo == Algorithm::twoshot)
-      throw InvalidArgument(std::string("--kernel lean with --algo twoshot: the lean kernel is one-shot only (two-shot "
-                                        "runs the reference kernel), and --policy ") +
-                            model::to_string(pol) + defaults +
-                            " keeps the problem's algorithm; use --algo oneshot, --kernel reference or --policy model");
+    r.policies.push_back(model::to_string(pol));
+    if (pol == model::Policy::explicit_config) r.shapes.push_back(model::ExplicitShape{1, 1, 1, 0});  // its own checks
+  }
+  if (r.policies.empty()) return;
+  try {
+    session::plan_group(r, p);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string(e.what()) + (policies_given ? "" : " (--policy: the default policy list)"));
   }
 }
 
-// The policy column of a prediction row: the policy's name, "/lean" added for the lean kernel (the
-// labels `arlab run --kernel` writes).
+// The policy column of a prediction row: the policy's name, "/BODY" added for a body other than the
+// reference (the labels `arlab run --kernel` writes).
 std::string prediction_label(model::Policy pol, const LaunchConfig& cfg) {
   return std::string(model::to_string(pol)) +
-         (cfg.variant == KernelVariant::reference ? "" : std::string("/") + to_string(cfg.variant));
+         (cfg.impl == Impl::reference ? "" : std::string("/") + to_string(cfg.impl));
 }
 
 void run_predict(const PredictOptions& o) {
   const Problem p = to_problem(o.problem);
-  const std::vector<KernelVariant> variants = predict_variants(o.kernel);
+  const session::KernelChoice kernel = session::parse_kernel_choice(o.kernel);
+  const std::vector<Impl>& variants = kernel.bodies;
   const model::GpuSpec spec = make_spec(o, p.nranks);
   const model::Calibration cal = load_cal(o.calibration);
   const model::KernelResources res{o.regs, o.smem};
@@ -248,7 +241,7 @@ void run_predict(const PredictOptions& o) {
   } else {
     for (const auto& s : o.policies) policies.push_back(model::parse_policy(s));
   }
-  check_predict_kernel(o.kernel, policies, p, !o.policies.empty());
+  check_predict_kernel(kernel, policies, p, !o.policies.empty());
   const bool explicit_listed =
       std::find(policies.begin(), policies.end(), model::Policy::explicit_config) != policies.end();
   // The explicit configuration is checked as `arlab run` checks it: the options go with --policy
@@ -257,7 +250,7 @@ void run_predict(const PredictOptions& o) {
   LaunchConfig explicit_cfg;
   if (explicit_listed) {
     explicit_cfg = explicit_config(explicit_shape(o.config), p);
-    explicit_cfg.variant = variants.front();  // one variant: check_predict_kernel refused auto beside explicit
+    explicit_cfg.impl = variants.front();  // one body: check_predict_kernel refused auto beside explicit
     model::check_legal(p, explicit_cfg, spec, res);
   }
 
@@ -310,7 +303,7 @@ void run_predict(const PredictOptions& o) {
     const std::string shape =
         std::to_string(r.cfg.tpb) + "/" + std::to_string(r.cfg.cluster) + "/" + std::to_string(r.cfg.grid);
     std::printf("  %-10s %-8s %-10s %-16s %4d %10d %14.3f\n", model::to_string(r.policy), to_string(r.cfg.algo),
-                to_string(r.cfg.variant), shape.c_str(), r.cfg.vecs_per_thread,
+                to_string(r.cfg.impl), shape.c_str(), r.cfg.vecs_per_thread,
                 model::blocks_per_sm(spec, r.cfg.tpb, res.regs_per_thread, res.smem_per_block_bytes), r.pred.total_us);
   }
   for (const Row& r : rows)

@@ -1,7 +1,8 @@
-// `arlab soak`: the long-run check of harness/soak.h on the emulated node -- consecutive fused
-// calls with changing token counts, configurations and input sets, each call's outputs compared on
-// the GPU with a simple implementation of the op. Prints one SOAK line, appends one CSV row, and
-// exits non-zero on any mismatch or timeout.
+// `arlab soak`: the long-run check of harness/soak.h on the emulated node, run by the measuring
+// session (session/session.h run_soak) -- consecutive fused calls with changing token counts,
+// configurations and input sets, each call's outputs compared on the GPU with a simple
+// implementation of the op. Prints one SOAK line, appends one CSV row, and exits non-zero on any
+// mismatch or timeout.
 #include <CLI/CLI.hpp>
 
 #include <climits>
@@ -17,15 +18,7 @@
 #include "common/build_info.h"
 #include "harness/input_sets.h"
 
-#ifdef ARLAB_HAVE_CUDA
-#include "common/csv.h"
-#include "common/utc_time.h"
-#include "harness/device_query.h"
-#include "harness/emulated_node.h"
-#include "harness/fused_runner.h"
-#include "harness/measurement.h"
-#include "harness/soak.h"
-#endif
+#include "session/session.h"
 
 namespace arlab::cli {
 namespace {
@@ -42,63 +35,19 @@ struct SoakCliOptions {
   std::string csv;
 };
 
-#ifdef ARLAB_HAVE_CUDA
-// The soak CSV: one row per soak run (defined here, its only writer).
-const std::vector<std::string> kSoakHeader = {
-    "git_sha", "date_utc", "gpu", "topology", "nranks", "dtype", "pattern", "hidden", "max_tokens", "sets", "seed",
-    "calls", "mismatched_calls", "sum_mismatches", "norm_over_1ulp", "timeouts", "elements_compared",
-    "reference_checked_tokens", "seconds"};
-
 void soak_main(const SoakCliOptions& o) {
-  harness::request_device_connections();
-  Problem p = to_problem(o.problem);
-  harness::check_soak_shape(p);  // before any device: the simple implementation covers a few shapes
-  std::unique_ptr<CsvAppender> out;  // opened (header checked) before any device, appended at the end
-  if (!o.csv.empty()) out = std::make_unique<CsvAppender>(o.csv, kSoakHeader);
-  harness::require_cuda_devices("arlab soak", o.device);
-  harness::SoakOptions so;
-  so.calls = o.calls;
-  so.max_tokens = o.max_tokens;
-  so.sets = o.sets;
-  so.seed = o.seed;
-  so.sync_every = o.sync_every;
-  harness::NodeOptions nopt;
-  nopt.nranks = p.nranks;
-  nopt.device = o.device;
-  nopt.max_tokens = o.max_tokens;
-  nopt.max_hidden = p.hidden;
-  nopt.max_elem_bytes = dtype_bytes(p.dtype);
-  nopt.timeout_ms = o.timeout_ms;
-  harness::EmulatedNode node(nopt);
-  std::printf("arlab soak: %lld calls, N=%d H=%d %s %s, tokens 1..%d (trtllm configuration of each), %d input sets, "
-              "seed %llu, sync every %d calls; %s; git %s\n",
-              o.calls, p.nranks, p.hidden, to_string(p.dtype), to_string(p.pattern), o.max_tokens, o.sets, o.seed,
-              o.sync_every, node.describe().c_str(), arlab::git_sha());
-  std::fflush(stdout);
-  const harness::SoakReport r = harness::run_soak(node, p, so);
-  std::printf("SOAK calls %lld | mismatched calls %lld | sum mismatches %lld | norm > 1 ulp %lld | timeouts %lld | "
-              "%.1f s (%.2f us/call) | simple implementation checked against the CPU on %d tokens\n",
-              r.calls, r.mismatched_calls, r.sum_mismatches, r.norm_over_1ulp, r.timeouts, r.seconds,
-              r.calls ? 1e6 * r.seconds / static_cast<double>(r.calls) : 0.0, r.reference_checked_tokens);
-  if (!r.fault.empty()) std::printf("  fault: %s\n", r.fault.c_str());
-  if (out) {
-    out->append({arlab::git_sha(), arlab::utc_now_iso8601(), node.device().name, node.topology(),
-                std::to_string(p.nranks), to_string(p.dtype), to_string(p.pattern), std::to_string(p.hidden),
-                std::to_string(o.max_tokens), std::to_string(o.sets), std::to_string(o.seed), std::to_string(r.calls),
-                std::to_string(r.mismatched_calls), std::to_string(r.sum_mismatches),
-                std::to_string(r.norm_over_1ulp), std::to_string(r.timeouts), std::to_string(r.elements_compared),
-                std::to_string(r.reference_checked_tokens), csv_num(r.seconds)});
-  }
-  if (r.mismatched_calls || r.timeouts || r.calls != o.calls)
-    throw std::runtime_error("soak FAILED: " + std::to_string(r.mismatched_calls) + " mismatched call(s), " +
-                             std::to_string(r.timeouts) + " timeout(s), " + std::to_string(r.calls) + " of " +
-                             std::to_string(o.calls) + " calls run");
+  session::SoakRequest r;
+  r.problem = to_problem(o.problem);
+  r.calls = o.calls;
+  r.max_tokens = o.max_tokens;
+  r.sets = o.sets;
+  r.seed = o.seed;
+  r.sync_every = o.sync_every;
+  r.timeout_ms = o.timeout_ms;
+  r.device = o.device;
+  r.csv = o.csv;
+  session::run_soak(r);
 }
-#else
-void soak_main(const SoakCliOptions&) {
-  throw std::runtime_error("`arlab soak` needs the GPU parts, and this arlab was built without CUDA");
-}
-#endif
 
 }  // namespace
 

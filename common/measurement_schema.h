@@ -2,8 +2,8 @@
 // (problem, launch configuration) written by `arlab run` and the experiments, read by
 // `arlab validate` / `arlab fit` (fast-cpp-csv-parser, by column name) and by plots/.
 // Units are in the names (_us = microseconds). Timing-source columns say where a figure came from.
-// Columns added later go last (implementation, allreduce_us_median, kernel_variant), and readers
-// take them as optional, so files written before them still read.
+// Columns added later go last (implementation, allreduce_us_median, kernel_variant, policy_note),
+// and readers take them as optional, so files written before them still read.
 #pragma once
 
 #include <string>
@@ -69,7 +69,8 @@
   X(double, err_rel_rms_vs_exact, "relative RMS error of the main output against the fp64 reference")        \
   X(std::string, implementation, "fused (arlab's fused kernel), unfused (arlab's all-reduce kernel + separate norm kernel) or nccl (ncclAllReduce + that norm kernel)") \
   X(double, allreduce_us_median, "unfused / nccl: median of the max-over-ranks time of the all-reduce step alone (NaN for fused)") \
-  X(std::string, kernel_variant, "reference or lean: the fused one-shot kernel body (common/launch_config.h KernelVariant); reference for two-shot and baselines")
+  X(std::string, kernel_variant, "the fused kernel body (common/implementations.h: reference, lean); a baseline's all-reduce kernel body (reference)") \
+  X(std::string, policy_note, "how the policy chose: the model's search space (algorithms and kernel bodies), empty for fixed policies")
 
 namespace arlab {
 

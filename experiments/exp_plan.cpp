@@ -18,9 +18,12 @@
 #include "common/csv.h"
 #include "common/launch_config.h"
 #include "common/measurement_schema.h"
+#include "common/speedup_schema.h"
 #include "common/output_file.h"
 #include "experiments/seed_cases.h"
+#include "experiments/speedup_summary.h"
 #include "model/candidates.h"
+#include "model/explicit_shape.h"
 #include "model/policies.h"
 
 namespace arlab::exp {
@@ -75,11 +78,8 @@ std::vector<Algorithm> algorithms_for(int tokens, int nranks) {
   return {Algorithm::oneshot};
 }
 
-// "tpb/cluster/grid/vpt": the explicit-configuration syntax of cli/cli_config.h's parse_config.
-std::string config_text(const LaunchConfig& c) {
-  return std::to_string(c.tpb) + "/" + std::to_string(c.cluster) + "/" + std::to_string(c.grid) + "/" +
-         std::to_string(c.vecs_per_thread);
-}
+// "tpb/cluster/grid/vpt": the explicit-configuration syntax (model/explicit_shape.h).
+std::string config_text(const LaunchConfig& c) { return model::explicit_shape_text(c); }
 
 std::vector<std::string> config_texts(const std::vector<LaunchConfig>& configs) {
   std::vector<std::string> texts;
@@ -241,10 +241,10 @@ std::vector<ExpCase> speedup_experiment(const ExpContext& ctx) {
     for (int h : hidden)
       for (int t : tokens) {
         std::vector<std::string> policies = {"trtllm"};
-        for (KernelVariant v : all_kernel_variants()) {
-          if (v == KernelVariant::reference) continue;
-          policies.push_back(std::string("trtllm/") + to_string(v));
-          policies.push_back(std::string("model/") + to_string(v));
+        for (Impl body : kernel_bodies()) {
+          if (body == Impl::reference || !runs_algorithm(body, Algorithm::oneshot)) continue;
+          policies.push_back(std::string("trtllm/") + to_string(body));
+          policies.push_back(std::string("model/") + to_string(body));
         }
         cases.push_back(make_case(sweep_problem(t, h, n, Algorithm::oneshot), policies));
       }
@@ -302,10 +302,19 @@ std::vector<ExpCase> numerics_experiment(const ExpContext&) {
   return {c};
 }
 
-std::string known_experiment_names() {
-  std::string names;
-  for (const ExpInfo& e : experiments()) names += (names.empty() ? "" : ", ") + e.name;
-  return names;
+std::string known_experiment_names();
+
+// speedup's summary step: the summary CSV beside the measurement CSV (experiments/speedup_summary.h:
+// each kernel body against the reference kernel, and the floor) and its table.
+std::string speedup_summary_step(const std::string& csv_path, const model::GpuSpec& rank_spec,
+                                 const model::Calibration& cal) {
+  const std::vector<SpeedupRow> rows = speedup_rows(csv_path, rank_spec, cal);
+  const std::string path = speedup_summary_path(csv_path);
+  write_csv_file(path, speedup_header(), [&](std::ostream& out) {
+    for (const SpeedupRow& r : rows) out << csv_join(to_cells(r)) << '\n';
+  });
+  return "# speedup over the reference kernel at the trtllm configuration (" + std::to_string(rows.size()) +
+         " rows -> " + path + ")\n" + speedup_report(rows);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -369,35 +378,50 @@ std::string duration_text(double seconds) {
   return std::to_string(minutes / 60) + " h " + two_digits(minutes % 60) + " min";
 }
 
+std::string known_experiment_names() {
+  std::string names;
+  for (const ExperimentRow& e : experiments()) names += (names.empty() ? "" : ", ") + e.name;
+  return names;
+}
+
 }  // namespace
 
-const std::vector<ExpInfo>& experiments() {
-  static const std::vector<ExpInfo> list = {
-      {"seed", "the motivating case: TP2 bf16 ar_res_rms one-shot, H 4096/8192, tokens 1-512, legacy vs trtllm vs "
-               "occupancy vs model, plus the explicit configurations at 128 tokens"},
-      {"tokens", "tokens 1-4096 x H 2048-16384, one-shot and two-shot under trtllm (one-shot also legacy), and the "
-                 "model's own pick"},
-      {"config-space", "every legal configuration of the model's search space at 3 problems, beside trtllm"},
-      {"crossover", "fused one-shot vs two-shot vs unfused (and NCCL on a real node), tokens 1-4096, H 4096/8192"},
-      {"fusion", "fused trtllm and the model's pick vs all-reduce + separate norm kernel, tokens 1-4096"},
-      {"model-accuracy", "held-out problems, 12 sampled legal configurations each: the model's error and ranking"},
-      {"numerics", "CPU: accumulation-mode error against fp64 (pairwise vs fp32_acc)"},
-      {"speedup", "the reference kernel at trtllm vs each kernel variant at trtllm and at the model's choice, TP2 "
-                  "tokens 1-512 x H 4096/8192, interleaved (issue 13's goal)"},
+const std::vector<ExperimentRow>& experiments() {
+  static const std::vector<ExperimentRow> rows = {
+      {"seed",
+       "the motivating case: TP2 bf16 ar_res_rms one-shot, H 4096/8192, tokens 1-512, legacy vs trtllm vs occupancy "
+       "vs model, plus the explicit configurations at 128 tokens",
+       seed_experiment, "plot_tokens.py"},
+      {"tokens",
+       "tokens 1-4096 x H 2048-16384, one-shot and two-shot under trtllm (one-shot also legacy), and the model's own "
+       "pick",
+       tokens_experiment, "plot_tokens.py"},
+      {"config-space", "every legal configuration of the model's search space at 3 problems, beside trtllm",
+       config_space_experiment, "plot_config_space.py"},
+      {"crossover", "fused one-shot vs two-shot vs unfused (and NCCL on a real node), tokens 1-4096, H 4096/8192",
+       crossover_experiment, "plot_crossover.py"},
+      {"fusion", "fused trtllm and the model's pick vs all-reduce + separate norm kernel, tokens 1-4096",
+       fusion_experiment, "plot_fusion.py"},
+      {"model-accuracy", "held-out problems, 12 sampled legal configurations each: the model's error and ranking",
+       model_accuracy_experiment, "plot_model_accuracy_exp.py"},
+      {"numerics", "CPU: accumulation-mode error against fp64 (pairwise vs fp32_acc)", numerics_experiment,
+       "plot_numerics.py", nullptr, false},
+      {"speedup",
+       "the reference kernel at trtllm vs each other kernel body at trtllm and at the model's choice, TP2 tokens "
+       "1-512 x H 4096/8192, interleaved",
+       speedup_experiment, "plot_speedup.py", speedup_summary_step},
   };
-  return list;
+  return rows;
+}
+
+const ExperimentRow& experiment(const std::string& name) {
+  for (const ExperimentRow& e : experiments())
+    if (e.name == name) return e;
+  throw InvalidArgument("unknown experiment '" + cut_for_message(name) + "' (known: " + known_experiment_names() + ")");
 }
 
 std::vector<ExpCase> experiment_cases(const std::string& name, const ExpContext& ctx) {
-  if (name == "seed") return seed_experiment(ctx);
-  if (name == "tokens") return tokens_experiment(ctx);
-  if (name == "config-space") return config_space_experiment(ctx);
-  if (name == "crossover") return crossover_experiment(ctx);
-  if (name == "fusion") return fusion_experiment(ctx);
-  if (name == "model-accuracy") return model_accuracy_experiment(ctx);
-  if (name == "numerics") return numerics_experiment(ctx);
-  if (name == "speedup") return speedup_experiment(ctx);
-  throw InvalidArgument("unknown experiment '" + name + "' (known: " + known_experiment_names() + ")");
+  return experiment(name).cases(ctx);
 }
 
 std::string case_key(const Problem& p, const std::string& suffix) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/problem.h"
+#include "model/calibration.h"
 #include "model/gpu_spec.h"
 #include "model/legality.h"
 
@@ -20,8 +21,8 @@ namespace arlab::exp {
 
 // One case: a problem and the variants of its interleaved group. `policies` are model::Policy
 // names ("trtllm", "legacy", "occupancy", "model"); `configs` explicit configurations
-// "tpb/cluster/grid/vpt" (cli/cli_config.h parse_config syntax); `baselines` "unfused" and/or
-// "nccl" (harness: the all-reduce and a separate residual+RMSNorm kernel).
+// "tpb/cluster/grid/vpt" (model/explicit_shape.h parse_explicit_shape); `baselines` names of the
+// baseline rows of common/implementations.h ("unfused", "nccl").
 struct ExpCase {
   Problem problem;
   std::vector<std::string> policies;
@@ -44,15 +45,25 @@ struct ExpContext {
   int max_configs = 0;
 };
 
-// The experiments `arlab exp` knows, in the order `arlab exp --list` prints them, with one line each.
-struct ExpInfo {
+// One experiment of `arlab exp`: one row of the table below; nothing else lists experiments.
+struct ExperimentRow {
   std::string name;
-  std::string summary;
+  std::string summary;                                 // one line for --list and --help
+  std::vector<ExpCase> (*cases)(const ExpContext&);    // its cases, in the order they run
+  std::string figure_script;                           // plots/<script> drawing its CSV ("": none)
+  // After its cases ran (or a --merge): writes the experiment's summary files beside the measurement
+  // CSV and returns their table as text; nullptr where the experiment has no summary step.
+  std::string (*summary_step)(const std::string& csv_path, const model::GpuSpec& rank_spec,
+                              const model::Calibration& cal) = nullptr;
+  bool needs_gpu = true;                               // false: runs on the CPU (numerics)
 };
-const std::vector<ExpInfo>& experiments();
 
-// The cases of experiment `name` in the order they run; throws InvalidArgument naming the
-// experiment (and listing the known ones) when there is no such experiment.
+// The experiments `arlab exp` knows, in the order `arlab exp --list` prints them.
+const std::vector<ExperimentRow>& experiments();
+// The row of `name`; throws InvalidArgument naming it and listing the known ones.
+const ExperimentRow& experiment(const std::string& name);
+
+// The cases of experiment `name` in the order they run (experiment(name).cases); throws as experiment().
 std::vector<ExpCase> experiment_cases(const std::string& name, const ExpContext& ctx);
 
 // The case key: "N=2 H=8192 T=128 bf16 ar_res_rms pairwise oneshot" (+ a suffix the experiment adds).

@@ -117,11 +117,11 @@ std::vector<SpeedupRow> speedup_rows(const std::string& measurement_csv, const m
   std::vector<SpeedupRow> rows;
   for (const std::string& key : case_order) {
     const auto& group = by_case[key];
-    const auto ref = group.find({"trtllm", to_string(KernelVariant::reference)});
+    const auto ref = group.find({"trtllm", to_string(Impl::reference)});
     if (ref == group.end()) continue;
     const Cells& a = ref->second;
-    for (KernelVariant v : all_kernel_variants()) {
-      if (v == KernelVariant::reference) continue;
+    for (Impl v : kernel_bodies()) {
+      if (v == Impl::reference) continue;
       const auto at_trtllm = group.find({"trtllm", to_string(v)});
       const auto at_model = group.find({"model", to_string(v)});
       if (at_trtllm == group.end() || at_model == group.end()) continue;

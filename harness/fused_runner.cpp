@@ -42,30 +42,34 @@ FusedRunner::FusedRunner(Node& node, const Problem& shape, std::vector<ref::Fuse
   setup();
 }
 
+RunnerKernel FusedRunner::load_kernel(const kernels::KernelKey& key) const {
+  RunnerKernel k;
+  k.kernel = kernels::find_fused_kernel(key);
+  cudaFuncAttributes attr{};
+  ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&attr, k.kernel.fn));
+  k.regs = attr.numRegs;
+  k.static_smem = static_cast<int>(attr.sharedSizeBytes);
+  return k;
+}
+
 void FusedRunner::setup() {
   // gamma is a weight of the problem, not an input: the device holds one gamma per rank
   // (RankTensors) for all input sets, so the reference of every set must use that same gamma.
   for (auto& in : inputs_) in.gamma = inputs_.front().gamma;
   node_.check_fits(shape_);
-  kernel_ = kernels::find_fused_kernel(kernels::kernel_key(shape_));
-  cudaFuncAttributes attr{};
-  ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel_.fn));
-  regs_ = attr.numRegs;
-  static_smem_ = static_cast<int>(attr.sharedSizeBytes);
-  if (shape_.algo == Algorithm::oneshot) {
-    lean_kernel_ = kernels::find_fused_kernel(kernels::kernel_key(shape_, KernelVariant::lean));
-    cudaFuncAttributes lean_attr{};
-    ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&lean_attr, lean_kernel_.fn));
-    lean_regs_ = lean_attr.numRegs;
-    lean_static_smem_ = static_cast<int>(lean_attr.sharedSizeBytes);
+  // Every kernel body of the table with each algorithm it has; the unfused baseline's all-reduce.
+  for (Impl body : kernel_bodies())
+    for (Algorithm algo : algorithms_of(body)) {
+      Problem p = shape_;
+      p.algo = algo;
+      kernels_[{body, algo}] = load_kernel(kernels::kernel_key(p, body));
+    }
+  for (Algorithm algo : algorithms_of(Impl::unfused)) {
+    Problem ar = shape_;
+    ar.algo = algo;
+    ar.pattern = Pattern::ar;
+    kernels_[{Impl::unfused, algo}] = load_kernel(kernels::kernel_key(ar, Impl::reference));
   }
-  Problem ar_shape = shape_;
-  ar_shape.pattern = Pattern::ar;
-  ar_kernel_ = kernels::find_fused_kernel(kernels::kernel_key(ar_shape));
-  cudaFuncAttributes ar_attr{};
-  ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&ar_attr, ar_kernel_.fn));
-  ar_regs_ = ar_attr.numRegs;
-  ar_static_smem_ = static_cast<int>(ar_attr.sharedSizeBytes);
   if (has_residual(shape_.pattern)) norm_kernel_ = kernels::find_norm_kernel(shape_.dtype, shape_.pattern);
   node_.format(shape_.dtype);
   tensors_.resize(static_cast<size_t>(node_.nranks()));  // only the local ranks' entries are used
@@ -100,81 +104,69 @@ void FusedRunner::preload_norm_kernel() {
   }
 }
 
-// True for a call that runs the lean one-shot body; validate_call refuses the variant elsewhere.
-static bool runs_lean(const LaunchConfig& cfg) {
-  return cfg.impl == Implementation::fused && cfg.variant == KernelVariant::lean;
-}
-
-const kernels::FusedKernel& FusedRunner::kernel_for(const LaunchConfig& cfg) const {
-  if (cfg.impl == Implementation::unfused) return ar_kernel_;
-  if (!runs_lean(cfg)) return kernel_;
-  if (lean_kernel_.fn == nullptr)
-    throw InvalidArgument(std::string("the lean kernel is one-shot only: this runner's problem is ") +
-                          to_string(shape_.algo) + " (" + kernel_.name + "); use --kernel reference");
-  return lean_kernel_;
+const RunnerKernel& FusedRunner::kernel_for(const LaunchConfig& cfg) const {
+  const auto it = kernels_.find({cfg.impl, cfg.algo});
+  if (it != kernels_.end()) return it->second;
+  if (!runs_algorithm(cfg.impl, cfg.algo)) {
+    Problem p = shape_;
+    p.algo = cfg.algo;
+    throw InvalidArgument(implementation_refusal(cfg.impl, p, true));
+  }
+  throw InvalidArgument(std::string("the ") + to_string(cfg.impl) + " implementation launches no arlab kernel");
 }
 
 model::KernelResources FusedRunner::resources(const LaunchConfig& cfg) const {
   model::KernelResources res;
-  if (cfg.impl == Implementation::nccl) return res;
-  const kernels::FusedKernel& k = kernel_for(cfg);
-  const int regs = cfg.impl == Implementation::unfused ? ar_regs_ : runs_lean(cfg) ? lean_regs_ : regs_;
-  const int static_smem =
-      cfg.impl == Implementation::unfused ? ar_static_smem_ : runs_lean(cfg) ? lean_static_smem_ : static_smem_;
-  res.regs_per_thread = regs;
-  res.smem_per_block_bytes = static_smem + static_cast<int>(kernels::fused_dynamic_smem_bytes(k.key, cfg));
+  if (cfg.impl == Impl::nccl) return res;
+  const RunnerKernel& k = kernel_for(cfg);
+  res.regs_per_thread = k.regs;
+  res.smem_per_block_bytes = k.static_smem + static_cast<int>(kernels::fused_dynamic_smem_bytes(k.kernel.key, cfg));
   return res;
 }
 
-void FusedRunner::validate_call(const Problem& call, const LaunchConfig& cfg) const {
+CheckedCall FusedRunner::prepare(const Problem& given, const LaunchConfig& cfg) const {
+  Problem call = given;
+  call.algo = cfg.algo;  // a call runs with its configuration's algorithm
   validate(call);
-  if (!same_except_tokens(call, shape_))
-    throw InvalidArgument("call differs from the runner's problem in more than tokens (runner: H " +
+  Problem shape = shape_;
+  shape.algo = call.algo;
+  if (!same_except_tokens(call, shape))
+    throw InvalidArgument("call differs from the runner's problem in more than tokens and algorithm (runner: H " +
                           std::to_string(shape_.hidden) + " " + to_string(shape_.dtype) + " N " +
                           std::to_string(shape_.nranks) + " " + to_string(shape_.pattern) + ")");
   if (call.tokens > shape_.tokens)
     throw InvalidArgument("tokens = " + std::to_string(call.tokens) + " exceeds the " + std::to_string(shape_.tokens) +
                           " tokens the runner's tensors hold");
   node_.check_fits(call);
-  if (cfg.algo != call.algo)
-    throw InvalidArgument(std::string("launch configuration is for ") + to_string(cfg.algo) + ", the problem is " +
-                          to_string(call.algo));
-  if (cfg.variant != KernelVariant::reference && cfg.impl != Implementation::fused)
-    throw InvalidArgument(std::string("kernel variant ") + to_string(cfg.variant) + " with the " +
-                          to_string(cfg.impl) + " baseline: baselines run the reference kernels only");
-  if (cfg.variant != KernelVariant::reference && call.algo != Algorithm::oneshot)
-    throw InvalidArgument(std::string("the ") + to_string(cfg.variant) + " kernel is one-shot only; this call is " +
-                          to_string(call.algo) + " (two-shot runs the reference kernel)");
-  switch (cfg.impl) {
-    case Implementation::fused: model::check_legal(call, cfg, node_.rank_spec(), resources(cfg)); break;
-    case Implementation::unfused: {
-      Problem ar_call = call;
-      ar_call.pattern = Pattern::ar;
-      model::check_legal(ar_call, cfg, node_.rank_spec(), resources(cfg));
-      break;
-    }
-    case Implementation::nccl:
-      if (call.nranks != 2)
-        throw InvalidArgument("the nccl baseline is gated at N = 2 only (NCCL sums in ring order, not in rank order "
-                              "0..N-1, so its sum is not the reference's bit for bit); N = " +
-                              std::to_string(call.nranks));
-      node_.nccl();  // throws where NCCL cannot run; makes the communicator on first use (collective)
-      break;
+  const bool real_node = node_.topology() == "mpi";
+  const std::string refusal = implementation_refusal(cfg.impl, call, real_node);
+  if (!refusal.empty()) throw InvalidArgument(refusal);
+  if (cfg.impl == Impl::nccl) {
+    node_.nccl();  // throws where NCCL cannot run; makes the communicator on first use (collective)
+    return CheckedCall(call, cfg, nullptr, model::KernelResources{});
   }
+  const RunnerKernel& k = kernel_for(cfg);
+  const model::KernelResources res = resources(cfg);
+  Problem legal_as = call;
+  if (cfg.impl == Impl::unfused) legal_as.pattern = Pattern::ar;  // its all-reduce-only kernel's legality
+  model::check_legal(legal_as, cfg, node_.rank_spec(), res);
+  return CheckedCall(call, cfg, &k, res);
 }
 
 int FusedRunner::kernels_per_call(const LaunchConfig& cfg) const {
-  return cfg.impl != Implementation::fused && has_residual(shape_.pattern) ? 2 : 1;
+  return !is_kernel_body(cfg.impl) && has_residual(shape_.pattern) ? 2 : 1;
 }
 
 LaunchConfig FusedRunner::norm_config(const Problem& call) const {
   return model::separate_norm_config(call, node_.rank_spec());
 }
 
-void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& cfg, int set, bool gate,
-                               CuptiKernelTimer* timer, uint64_t tag) {
+void FusedRunner::enqueue_rank(int r, const CheckedCall& checked, int set, bool gate, CuptiKernelTimer* timer,
+                               uint64_t tag) {
   if (set < 0 || set >= nsets())
     throw InvalidArgument("input set " + std::to_string(set) + " outside [0, " + std::to_string(nsets()) + ")");
+  const Problem& call = checked.problem();
+  const LaunchConfig& cfg = checked.config();
   const unsigned long long timeout = node_.timeout_ns();
   RankContext& rank = node_.rank(r);
   const kernels::FusedParams params = rank.fused_params(call, cfg, *tensors_.at(static_cast<size_t>(r)), set, timeout);
@@ -186,21 +178,15 @@ void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& c
   if (timer) timer->set_tag(tag);
   const bool skip = faulty && r == fault_.skip_kernel_rank;  // skipped: --inject-fault
   const RankTensors& t = *tensors_.at(static_cast<size_t>(r));
-  switch (cfg.impl) {
-    case Implementation::fused:
-      if (!skip) rank.launch_fused(kernel_for(cfg), params, cfg);
-      break;
-    case Implementation::unfused: {
-      kernels::FusedParams ar = params;
-      ar.allreduce_out = t.baseline_sum();
-      if (!skip) rank.launch_fused(ar_kernel_, ar, cfg);
-      break;
-    }
-    case Implementation::nccl: {
-      const size_t count = static_cast<size_t>(call.tokens) * static_cast<size_t>(call.hidden);
-      if (!skip) node_.nccl().all_reduce_sum(params.x, t.baseline_sum(), count, call.dtype, rank.stream());
-      break;
-    }
+  if (is_kernel_body(cfg.impl)) {
+    if (!skip) rank.launch_fused(checked.kernel()->kernel, params, cfg);
+  } else if (cfg.impl == Impl::unfused) {
+    kernels::FusedParams ar = params;
+    ar.allreduce_out = t.baseline_sum();
+    if (!skip) rank.launch_fused(checked.kernel()->kernel, ar, cfg);
+  } else {  // nccl
+    const size_t count = static_cast<size_t>(call.tokens) * static_cast<size_t>(call.hidden);
+    if (!skip) node_.nccl().all_reduce_sum(params.x, t.baseline_sum(), count, call.dtype, rank.stream());
   }
   if (kernels_per_call(cfg) == 2) {
     // The separate norm kernel reads the sum the all-reduce step left in baseline_sum().
@@ -215,9 +201,8 @@ void FusedRunner::enqueue_rank(int r, const Problem& call, const LaunchConfig& c
   if (timer) timer->clear_tag();
 }
 
-void FusedRunner::enqueue(const Problem& call, const LaunchConfig& cfg, int set, bool gate, CuptiKernelTimer* timer,
-                          uint64_t tag_base) {
-  for (int r : node_.local_ranks()) enqueue_rank(r, call, cfg, set, gate, timer, tag_base + static_cast<uint64_t>(r));
+void FusedRunner::enqueue(const CheckedCall& call, int set, bool gate, CuptiKernelTimer* timer, uint64_t tag_base) {
+  for (int r : node_.local_ranks()) enqueue_rank(r, call, set, gate, timer, tag_base + static_cast<uint64_t>(r));
 }
 
 void FusedRunner::poison(const Problem& call) {
@@ -290,12 +275,11 @@ void combine_gate_across_processes(const Node& node, const std::vector<ref::Fuse
   report = c;
 }
 
-ref::GateReport FusedRunner::check(const Problem& call, const LaunchConfig& cfg) {
-  validate_call(call, cfg);
-  poison(call);
-  enqueue(call, cfg, 0, /*gate=*/false);
+ref::GateReport FusedRunner::check(const CheckedCall& call) {
+  poison(call.problem());
+  enqueue(call, 0, /*gate=*/false);
   node_.synchronize();
-  return judge(call, 0, download(call));
+  return judge(call.problem(), 0, download(call.problem()));
 }
 
 }  // namespace arlab::harness

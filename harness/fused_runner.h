@@ -1,14 +1,13 @@
 // One fused problem on a node (emulated or multi-process, harness/node.h): the device tensors of
-// every rank this process drives, with uploaded input sets, the kernel
-// instantiations (one dispatch and one attribute query each: the reference kernel and, for a
-// one-shot shape, the lean kernel -- LaunchConfig::variant picks which one a call runs; both use
-// the same workspace, and either may follow the other), the CPU reference (cached per token count),
-// the baselines a configuration may ask for instead of the fused kernel (LaunchConfig::impl:
-// all-reduce -- arlab's pattern-ar kernel or NCCL -- then the separate norm kernel, whose outputs
-// go through the same gate),
-// and the operations every user of the node needs: validate a call, enqueue it on all ranks, run it
+// every rank this process drives, with uploaded input sets; the kernels of every implementation of
+// common/implementations.h that the problem's shape can run (one dispatch and one attribute query
+// each: every kernel body with each algorithm it has, and the baselines' all-reduce-only and
+// separate norm kernels), all on the same workspace, in any order; the CPU reference (cached per
+// token count); and the operations every user of the node needs: prepare a call (the one place a
+// call and its configuration are validated, giving a CheckedCall), enqueue it on all ranks, run it
 // checked (poison -> call -> download -> correctness gate of docs/operation.md on every output of every
-// rank). Calls may use fewer tokens than the shape (the first rows); everything else is the shape's.
+// rank). A call takes its algorithm from its configuration (a group may mix one- and two-shot
+// calls) and may use fewer tokens than the shape (the first rows); everything else is the shape's.
 // On a multi-process node each process checks its own ranks and the verdicts, counts and output
 // digests are combined across processes (outputs must be bit-identical on all ranks).
 #pragma once
@@ -16,8 +15,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
+#include "common/implementations.h"
 #include "common/launch_config.h"
 #include "common/problem.h"
 #include "harness/input_sets.h"
@@ -38,10 +39,38 @@ class CuptiKernelTimer;
 // (first start to last end) and its all-reduce alone.
 constexpr uint64_t kSecondKernelTagBit = 1ull << 62;
 
+// A kernel the runner launches, with what legality needs of it.
+struct RunnerKernel {
+  kernels::FusedKernel kernel;
+  int regs = 0;
+  int static_smem = 0;
+};
+
+// A call the runner has validated: the problem (its algorithm the configuration's), the
+// configuration, the kernel it launches (nullptr for nccl) and that kernel's resources. Only
+// FusedRunner::prepare makes one, so whatever takes a CheckedCall runs it without checking again.
+class CheckedCall {
+ public:
+  const Problem& problem() const { return problem_; }
+  const LaunchConfig& config() const { return cfg_; }
+  const RunnerKernel* kernel() const { return kernel_; }
+  const model::KernelResources& resources() const { return res_; }
+
+ private:
+  friend class FusedRunner;
+  CheckedCall(const Problem& p, const LaunchConfig& c, const RunnerKernel* k, const model::KernelResources& r)
+      : problem_(p), cfg_(c), kernel_(k), res_(r) {}
+  Problem problem_;
+  LaunchConfig cfg_;
+  const RunnerKernel* kernel_ = nullptr;
+  model::KernelResources res_;
+};
+
 class FusedRunner {
  public:
   // Seeded inputs: set s uses seed + s (x and residual; gamma, a weight, is set 0's in every set). Throws
-  // InvalidArgument when the shape does not fit the node or has no kernel.
+  // InvalidArgument when the shape does not fit the node or has no kernel. shape.algo is not used:
+  // calls take their configuration's algorithm.
   FusedRunner(Node& node, const Problem& shape, int nsets, uint64_t seed, ref::Distribution dist);
   // Caller-made inputs, one FusedInputs per set (each of shape.tokens rows).
   FusedRunner(Node& node, const Problem& shape, std::vector<ref::FusedInputs> input_sets);
@@ -49,43 +78,36 @@ class FusedRunner {
   Node& node() { return node_; }
   const Problem& shape() const { return shape_; }
   int nsets() const { return static_cast<int>(inputs_.size()); }
-  // The reference kernel of the shape.
-  const kernels::FusedKernel& kernel() const { return kernel_; }
-  // The kernel whose registers and name a configuration's row records: the fused kernel of
-  // cfg.variant (the lean one for a lean one-shot call), or the all-reduce-only kernel for an
-  // unfused baseline (nccl: the reference kernel, the closest arlab kernel; its row's regs is 0).
-  // Throws InvalidArgument for a variant the shape has no kernel of (lean with two-shot).
-  const kernels::FusedKernel& kernel_for(const LaunchConfig& cfg) const;
   // Rank r's device tensors (r a local rank): inputs of every set, outputs of the last call.
   const RankTensors& tensors(int r) const { return *tensors_.at(static_cast<size_t>(r)); }
-  // Registers per thread of the reference kernel (resources(cfg) has every kernel's).
-  int registers_per_thread() const { return regs_; }
-  // Registers and shared memory (static + this configuration's dynamic) for model/ legality: of
-  // the fused kernel of cfg.variant, or of the all-reduce-only kernel for an unfused configuration
-  // (0 for nccl).
+
+  // The kernel a configuration runs: its body's kernel of its algorithm, or for the unfused
+  // baseline the reference all-reduce-only kernel (pattern ar) of its algorithm. Throws
+  // InvalidArgument for nccl (no arlab kernel) and for a body without a kernel of that algorithm.
+  const RunnerKernel& kernel_for(const LaunchConfig& cfg) const;
+  // Registers and shared memory (static + this configuration's dynamic) for model/ legality and the
+  // policies: of the kernel kernel_for(cfg) names (0 for nccl). Throws as kernel_for.
   model::KernelResources resources(const LaunchConfig& cfg) const;
-  // Kernels one call of `cfg` launches per rank whose times make the call's time: 1 (fused, or a
-  // baseline of pattern ar), 2 (all-reduce, then the separate norm kernel).
+  // Kernels one call of `cfg` launches per rank whose times make the call's time: 1 (a fused body,
+  // or a baseline of pattern ar), 2 (all-reduce, then the separate norm kernel).
   int kernels_per_call(const LaunchConfig& cfg) const;
   // The separate norm kernel's configuration for a call (model::separate_norm_config).
   LaunchConfig norm_config(const Problem& call) const;
 
-  // Throws InvalidArgument naming the problem: call differs from the shape in anything but
-  // tokens / config, tokens above the tensors or the workspace, a non-reference kernel variant
-  // with a two-shot call or a baseline (only fused one-shot calls have the lean body), an illegal configuration
-  // (model::check_legal against the rank's partition spec; for unfused, of the all-reduce-only
-  // kernel), nccl where the node has no NCCL (emulated node) or N > 2 (NCCL sums in ring order,
-  // not in rank order, so the gate's bit-exact sum holds at N = 2 only). Collective for nccl: the
-  // first nccl call makes the node's communicator.
-  void validate_call(const Problem& call, const LaunchConfig& cfg) const;
+  // The one validation of a call: throws InvalidArgument naming the problem -- the call differs
+  // from the shape in anything but tokens and algorithm, tokens above the tensors or the workspace,
+  // an implementation that cannot run it (common/implementations.h implementation_refusal: its
+  // algorithms, ranks, node), an illegal configuration (model::check_legal against the rank's
+  // partition spec; for unfused, of its all-reduce-only kernel). The call runs with cfg.algo.
+  // Collective for nccl: the first nccl call makes the node's communicator.
+  CheckedCall prepare(const Problem& call, const LaunchConfig& cfg) const;
 
   // Enqueues the call on every rank (asynchronous). With `gate`, each rank's kernel is preceded by
   // the start gate. With a timer, each rank's launch is tagged tag_base + rank for CUPTI.
-  void enqueue(const Problem& call, const LaunchConfig& cfg, int set, bool gate, CuptiKernelTimer* timer = nullptr,
-               uint64_t tag_base = 0);
+  void enqueue(const CheckedCall& call, int set, bool gate, CuptiKernelTimer* timer = nullptr, uint64_t tag_base = 0);
   // The same for one rank only (graph capture per rank; fault-injection tests).
-  void enqueue_rank(int rank, const Problem& call, const LaunchConfig& cfg, int set, bool gate,
-                    CuptiKernelTimer* timer = nullptr, uint64_t tag = 0);
+  void enqueue_rank(int rank, const CheckedCall& call, int set, bool gate, CuptiKernelTimer* timer = nullptr,
+                    uint64_t tag = 0);
 
   // Plants a fault for the failure-path tests (`arlab run --inject-fault`, harness/node_core.h):
   // enqueue_rank then skips the fused kernel of, or throws a CudaError for, the rank it names, from
@@ -98,7 +120,8 @@ class FusedRunner {
   void poison(const Problem& call);
   std::vector<ref::FusedOutputs> download(const Problem& call);
   // Poison, run on input set 0, synchronize (faults throw DeviceTimeout), download, gate.
-  ref::GateReport check(const Problem& call, const LaunchConfig& cfg);
+  ref::GateReport check(const CheckedCall& call);
+  ref::GateReport check(const Problem& call, const LaunchConfig& cfg) { return check(prepare(call, cfg)); }
   // The gate of outputs of a call on input set `set`.
   ref::GateReport judge(const Problem& call, int set, const std::vector<ref::FusedOutputs>& per_rank);
 
@@ -110,21 +133,15 @@ class FusedRunner {
   const Expected& expected(const Problem& call, int set);
   void setup();
   void preload_norm_kernel();
+  RunnerKernel load_kernel(const kernels::KernelKey& key) const;
 
   Node& node_;
   Problem shape_;
   std::vector<ref::FusedInputs> inputs_;
-  kernels::FusedKernel kernel_;
-  int regs_ = 0;
-  int static_smem_ = 0;
-  // The lean one-shot kernel (KernelVariant::lean); fn nullptr for a two-shot shape.
-  kernels::FusedKernel lean_kernel_;
-  int lean_regs_ = 0, lean_static_smem_ = 0;
-  // The baselines' kernels: the all-reduce-only kernel of the same algorithm, N, dtype and
-  // accumulation (pattern ar), and the separate norm kernel (patterns with an epilogue).
-  kernels::FusedKernel ar_kernel_;
-  int ar_regs_ = 0, ar_static_smem_ = 0;
-  kernels::NormKernel norm_kernel_;
+  // (implementation, algorithm) -> kernel: every kernel body with each algorithm it has, and the
+  // unfused baseline's all-reduce-only kernel (the reference body, pattern ar) of each algorithm.
+  std::map<std::pair<Impl, Algorithm>, RunnerKernel> kernels_;
+  kernels::NormKernel norm_kernel_;  // the baselines' separate norm kernel (patterns with an epilogue)
   std::vector<std::unique_ptr<RankTensors>> tensors_;
   std::map<std::pair<int, int>, Expected> expected_;  // (tokens, set)
   FaultInjection fault_;

@@ -23,8 +23,9 @@ constexpr double kClockChangeWarn = 0.05;  // docs/measurement.md / measurement 
 constexpr double kPercent = 100.0;
 
 // The row of one measured candidate: provenance, configuration, timings, prediction, verdict.
-void fill_row(Measurement& m, const Node& node, const Problem& call, const Candidate& c,
-              const model::KernelResources& res, const MeasureSettings& s) {
+void fill_row(Measurement& m, const Node& node, const Candidate& c, const MeasureSettings& s) {
+  const Problem& call = c.call.problem();
+  const LaunchConfig& cfg = c.call.config();
   MeasurementRow& row = m.row;
   const bool timed = s.timed;
   row.experiment = s.experiment;
@@ -37,11 +38,12 @@ void fill_row(Measurement& m, const Node& node, const Problem& call, const Candi
   row.link = !s.link.empty() ? s.link : (node.topology() == "emulated" ? "local" : "unknown");
   row.sm_per_rank = node.sms_per_rank();
   set_problem_cells(row, call);
-  set_config_cells(row, c.cfg);
+  set_config_cells(row, cfg);
   // The policy's name alone (a label "trtllm/lean" names the kernel too: the kernel_variant column has it).
   row.policy = c.policy.substr(0, c.policy.find('/'));
-  row.pdl = c.cfg.pdl ? 1 : 0;
-  row.regs = res.regs_per_thread;  // of the kernel this configuration runs (FusedRunner::resources: its variant's)
+  row.policy_note = c.policy_note;
+  row.pdl = cfg.pdl ? 1 : 0;
+  row.regs = c.call.resources().regs_per_thread;  // of the kernel this call runs (0 for nccl)
   const TimingReport& t = m.timing;
   row.iters = timed ? t.iters : 0;
   row.rounds = timed ? t.rounds : 0;
@@ -77,9 +79,9 @@ void fill_row(Measurement& m, const Node& node, const Problem& call, const Candi
   row.norm_max_ulp = m.checked ? m.gate.norm_max_ulp : -1;
   row.quant_nonexact = m.checked ? static_cast<long long>(m.gate.quant_nonexact) : -1;
   row.err_rel_rms_vs_exact = m.checked ? m.gate.err_rel_rms_vs_exact : kNaN;
-  row.implementation = to_string(c.cfg.impl);
+  row.implementation = implementation(cfg.impl).csv_implementation;
   row.allreduce_us_median = timed ? t.allreduce_us.median : kNaN;
-  row.kernel_variant = to_string(c.cfg.variant);
+  row.kernel_variant = implementation(cfg.impl).csv_kernel_variant;
 }
 
 // An id no other group shares: UTC time, process id and a per-process counter.
@@ -98,8 +100,7 @@ std::string new_group_id() {
 std::string config_text(const MeasurementRow& r) {
   return std::to_string(r.tpb) + "/" + std::to_string(r.cluster) + "/" + std::to_string(r.grid) + "/" +
          std::to_string(r.vecs_per_thread) + "/" + r.algo +
-         (r.kernel_variant.empty() || r.kernel_variant == to_string(KernelVariant::reference) ? ""
-                                                                                              : "/" + r.kernel_variant);
+         (r.kernel_variant.empty() || r.kernel_variant == to_string(Impl::reference) ? "" : "/" + r.kernel_variant);
 }
 
 }  // namespace
@@ -121,9 +122,8 @@ RatioRow ratio_row(const Measurement& num, const Measurement& den, double confid
   row.hidden = num.row.hidden;
   // The policy and, for a non-reference kernel, the kernel: "trtllm" vs "trtllm/lean".
   const auto label = [](const MeasurementRow& m) {
-    return m.kernel_variant.empty() || m.kernel_variant == to_string(KernelVariant::reference)
-               ? m.policy
-               : m.policy + "/" + m.kernel_variant;
+    return m.kernel_variant.empty() || m.kernel_variant == to_string(Impl::reference) ? m.policy
+                                                                                        : m.policy + "/" + m.kernel_variant;
   };
   row.numerator = label(num.row);
   row.numerator_cfg = config_text(num.row);
@@ -137,62 +137,59 @@ RatioRow ratio_row(const Measurement& num, const Measurement& den, double confid
   return row;
 }
 
-std::vector<Measurement> measure_group(FusedRunner& runner, const Problem& call, const std::vector<Candidate>& group,
+std::vector<Measurement> measure_group(FusedRunner& runner, const std::vector<Candidate>& group,
                                        const model::Calibration& cal, const MeasureSettings& s,
                                        CuptiKernelTimer* cupti, const GpuClocks* clocks) {
   if (group.empty()) throw InvalidArgument("measure_group: no configurations");
   Node& node = runner.node();
-  std::vector<LaunchConfig> configs;
-  for (const Candidate& c : group) {
-    runner.validate_call(call, c.cfg);
-    configs.push_back(c.cfg);
-  }
+  std::vector<CheckedCall> calls;
+  for (const Candidate& c : group) calls.push_back(c.call);
   std::vector<Measurement> out(group.size());
   for (size_t i = 0; i < group.size(); ++i) {
     out[i].graph_us = kNaN;
     out[i].predicted_us = kNaN;
     if (s.check) {
-      out[i].gate = runner.check(call, group[i].cfg);
+      out[i].gate = runner.check(calls[i]);
       out[i].checked = true;
     } else {
       // One call outside any hold or gate: it loads the configuration's kernels into every rank's
       // context (lazy loading) before the timed batches, which queue them behind spinning kernels.
-      runner.enqueue(call, group[i].cfg, 0, false);
+      runner.enqueue(calls[i], 0, false);
       node.synchronize();
     }
   }
   if (s.timed) {
-    std::vector<TimingReport> reports = time_interleaved(runner, call, configs, s.timing, cupti, clocks);
+    std::vector<TimingReport> reports = time_interleaved(runner, calls, s.timing, cupti, clocks);
     for (size_t i = 0; i < group.size(); ++i) {
       out[i].timing = std::move(reports[i]);
       // NCCL calls are not graph-captured here (a capture must run on every rank at once; not done yet).
-      if (s.timing.graph_calls > 0 && group[i].cfg.impl != Implementation::nccl)
-        out[i].graph_us = time_graph_per_call(runner, call, group[i].cfg, s.timing);
+      if (s.timing.graph_calls > 0 && calls[i].config().impl != Impl::nccl)
+        out[i].graph_us = time_graph_per_call(runner, calls[i], s.timing);
     }
   }
   const std::string group_id = new_group_id();  // process 0's is the one its CSV rows carry
   for (size_t i = 0; i < group.size(); ++i) {
-    const model::KernelResources res = runner.resources(group[i].cfg);
-    if (group[i].cfg.impl != Implementation::fused) {
-      out[i].prediction_note = std::string("the model predicts fused kernels only, not the ") +
-                               to_string(group[i].cfg.impl) + " baseline";
+    const CheckedCall& call = calls[i];
+    if (implementation(call.config().impl).model == ModelDesign::not_modelled) {
+      out[i].prediction_note = std::string("the model does not predict the ") + to_string(call.config().impl) +
+                               " implementation (no model design in its table row)";
     } else {
       try {
-        out[i].predicted_us = model::predict(call, group[i].cfg, node.rank_spec(), cal, res).total_us;
+        out[i].predicted_us =
+            model::predict(call.problem(), call.config(), node.rank_spec(), cal, call.resources()).total_us;
       } catch (const std::exception& e) {
         out[i].prediction_note = e.what();
       }
     }
-    fill_row(out[i], node, call, group[i], res, s);
+    fill_row(out[i], node, group[i], s);
     out[i].row.group_id = group_id;
   }
   return out;
 }
 
-Measurement measure_call(FusedRunner& runner, const Problem& call, const Candidate& candidate,
-                         const model::Calibration& cal, const MeasureSettings& s, CuptiKernelTimer* cupti,
-                         const GpuClocks* clocks) {
-  return measure_group(runner, call, {candidate}, cal, s, cupti, clocks).front();
+Measurement measure_call(FusedRunner& runner, const Candidate& candidate, const model::Calibration& cal,
+                         const MeasureSettings& s, CuptiKernelTimer* cupti, const GpuClocks* clocks) {
+  return measure_group(runner, {candidate}, cal, s, cupti, clocks).front();
 }
 
 std::string node_link(const Node& node, const Nvml& nvml) {

@@ -32,10 +32,13 @@ struct MeasureSettings {
   std::string link;         // the CSV link column (node_link); empty: "local" / "unknown"
 };
 
-// One member of a measured group: the policy label its row carries and its configuration.
+// One member of a measured group: the policy label its row carries ("trtllm", "model/lean"), a
+// note on how the policy chose (the row's policy_note: the model's search space), and the call
+// FusedRunner::prepare validated (its algorithm may differ from the other members').
 struct Candidate {
   std::string policy;
-  LaunchConfig cfg;
+  std::string policy_note;
+  CheckedCall call;
 };
 
 struct Measurement {
@@ -49,16 +52,15 @@ struct Measurement {
 };
 
 // Checks every candidate, then times them all interleaved (one group), then predicts each. Throws
-// DeviceTimeout on a device fault (the node is re-initialized first) and whatever the runner
-// throws for an illegal call; a failed gate is reported in the result (check = "fail"), not thrown.
-std::vector<Measurement> measure_group(FusedRunner& runner, const Problem& call, const std::vector<Candidate>& group,
+// DeviceTimeout on a device fault (the node is re-initialized first); a failed gate is reported in
+// the result (check = "fail"), not thrown.
+std::vector<Measurement> measure_group(FusedRunner& runner, const std::vector<Candidate>& group,
                                        const model::Calibration& cal, const MeasureSettings& settings,
                                        CuptiKernelTimer* cupti, const GpuClocks* clocks);
 
 // One candidate.
-Measurement measure_call(FusedRunner& runner, const Problem& call, const Candidate& candidate,
-                         const model::Calibration& cal, const MeasureSettings& settings, CuptiKernelTimer* cupti,
-                         const GpuClocks* clocks);
+Measurement measure_call(FusedRunner& runner, const Candidate& candidate, const model::Calibration& cal,
+                         const MeasureSettings& settings, CuptiKernelTimer* cupti, const GpuClocks* clocks);
 
 // Collective: the link the node's peer traffic crosses, for the CSV: "local" on one GPU (the
 // emulated node, or processes sharing a GPU), else "nvlink" when every pair of the node's GPUs

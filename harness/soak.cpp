@@ -112,7 +112,7 @@ SoakReport run_soak(Node& node, const Problem& shape_in, const SoakOptions& opt)
   std::vector<unsigned long long> host_counters(counter_words);
 
   const model::KernelResources res = runner.resources(LaunchConfig{});
-  std::map<int, LaunchConfig> config_of;  // tokens -> the trtllm configuration on this node
+  std::map<int, CheckedCall> call_of;  // tokens -> the call at the trtllm configuration on this node
   std::mt19937_64 rng(opt.seed);
   std::uniform_int_distribution<int> pick_tokens(1, opt.max_tokens);
   const auto t0 = std::chrono::steady_clock::now();
@@ -138,15 +138,14 @@ SoakReport run_soak(Node& node, const Problem& shape_in, const SoakOptions& opt)
       Problem call = shape;
       call.tokens = pick_tokens(rng);
       const int set = static_cast<int>(i % opt.sets);
-      auto it = config_of.find(call.tokens);
-      if (it == config_of.end()) {
+      auto it = call_of.find(call.tokens);
+      if (it == call_of.end()) {
         const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, call, node.rank_spec(), res,
                                                              model::default_calibration());
-        runner.validate_call(call, cfg);
-        it = config_of.emplace(call.tokens, cfg).first;
+        it = call_of.emplace(call.tokens, runner.prepare(call, cfg)).first;
       }
       runner.poison(call);
-      runner.enqueue(call, it->second, set, /*gate=*/false);
+      runner.enqueue(it->second, set, /*gate=*/false);
       for (int r = 0; r < n; ++r) {
         const RankTensors& t = runner.tensors(r);
         kernels::SoakCompareParams p;

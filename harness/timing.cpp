@@ -30,8 +30,7 @@ constexpr size_t kMaxKernelNames = 8;         // a call launches 1-2 kernels; mo
 
 // One graph per local rank (in local_ranks() order) holding `calls` launches of the call; input
 // sets rotate when `rotate`.
-std::vector<GraphExec> capture_graphs(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg, int calls,
-                                      bool rotate) {
+std::vector<GraphExec> capture_graphs(FusedRunner& runner, const CheckedCall& call, int calls, bool rotate) {
   Node& node = runner.node();
   std::vector<GraphExec> execs;
   for (int r : node.local_ranks()) {
@@ -39,7 +38,7 @@ std::vector<GraphExec> capture_graphs(FusedRunner& runner, const Problem& call, 
     ARLAB_CUDA_CHECK_RANK(r, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     cudaGraph_t raw = nullptr;
     try {
-      for (int c = 0; c < calls; ++c) runner.enqueue_rank(r, call, cfg, rotate ? c % runner.nsets() : 0, false);
+      for (int c = 0; c < calls; ++c) runner.enqueue_rank(r, call, rotate ? c % runner.nsets() : 0, false);
     } catch (...) {
       cudaStreamEndCapture(s, &raw);
       if (raw) cudaGraphDestroy(raw);
@@ -143,8 +142,8 @@ class BatchRunner {
   }
   BatchRunner(const BatchRunner&) = delete;
   BatchRunner& operator=(const BatchRunner&) = delete;
-  BatchRunner(FusedRunner& runner, const Problem& call, int max_batch, bool use_hold, CuptiKernelTimer* cupti)
-      : runner_(runner), node_(runner.node()), call_(call), cupti_(cupti), use_hold_(use_hold) {
+  BatchRunner(FusedRunner& runner, int max_batch, bool use_hold, CuptiKernelTimer* cupti)
+      : runner_(runner), node_(runner.node()), cupti_(cupti), use_hold_(use_hold) {
     const size_t n_local = node_.local_ranks().size();
     for (size_t j = 0; j < n_local; ++j)
       release_logs_.emplace_back(static_cast<size_t>(max_batch) * sizeof(unsigned long long),
@@ -156,8 +155,8 @@ class BatchRunner {
     }
   }
 
-  void run(const LaunchConfig& cfg, int count, Samples* out) {
-    kernels_per_call_ = runner_.kernels_per_call(cfg);
+  void run(const CheckedCall& call, int count, Samples* out) {
+    kernels_per_call_ = runner_.kernels_per_call(call.config());
     const std::vector<int>& local = node_.local_ranks();
     const size_t n = local.size();
     if (use_hold_) hold_.arm(node_);
@@ -172,7 +171,7 @@ class BatchRunner {
         rank.launch_gate(node_.timeout_ns(), release_logs_[j].as<unsigned long long>() + i);
         if (!cupti_) ARLAB_CUDA_CHECK_RANK(r, cudaEventRecord(begin_[k].get(), rank.stream()));
         const bool tagged = out && cupti_;
-        runner_.enqueue_rank(r, call_, cfg, set_++ % runner_.nsets(), false, tagged ? cupti_ : nullptr,
+        runner_.enqueue_rank(r, call, set_++ % runner_.nsets(), false, tagged ? cupti_ : nullptr,
                              (static_cast<uint64_t>(i) << kTagRankBits) | static_cast<uint64_t>(r));
         if (!cupti_) ARLAB_CUDA_CHECK_RANK(r, cudaEventRecord(end_[k].get(), rank.stream()));
       }
@@ -318,7 +317,6 @@ class BatchRunner {
 
   FusedRunner& runner_;
   Node& node_;
-  const Problem& call_;
   CuptiKernelTimer* cupti_;
   bool use_hold_;
   HostHold hold_;
@@ -370,21 +368,20 @@ TimingReport summarize(const Samples& s, const TimingOptions& opt, int rounds, d
 
 const char* to_string(Headline h) { return h == Headline::skew_free ? "skew_free" : "max_over_ranks"; }
 
-std::vector<TimingReport> time_interleaved(FusedRunner& runner, const Problem& call,
-                                           const std::vector<LaunchConfig>& configs, const TimingOptions& opt,
-                                           CuptiKernelTimer* cupti, const GpuClocks* clocks) {
+std::vector<TimingReport> time_interleaved(FusedRunner& runner, const std::vector<CheckedCall>& configs,
+                                           const TimingOptions& opt, CuptiKernelTimer* cupti,
+                                           const GpuClocks* clocks) {
   validate(opt);
   if (configs.empty()) throw InvalidArgument("time_interleaved: no configurations");
-  for (const LaunchConfig& cfg : configs) runner.validate_call(call, cfg);
   Node& node = runner.node();
-  BatchRunner batches(runner, call, opt.batch, opt.host_hold, cupti);
+  BatchRunner batches(runner, opt.batch, opt.host_hold, cupti);
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
 
   // Warm-up by time: every configuration at least once, until warmup_ms have passed on every process.
   const Clock::time_point warm0 = Clock::now();
   do {
-    for (const LaunchConfig& cfg : configs) batches.run(cfg, opt.batch, nullptr);
+    for (const CheckedCall& call : configs) batches.run(call, opt.batch, nullptr);
   } while (max_over_processes(node, seconds_since(warm0) * 1e3) < opt.warmup_ms);
 
   const ClockReading clocks_start = node_min_clocks(node, clocks);
@@ -434,25 +431,23 @@ std::vector<TimingReport> time_interleaved(FusedRunner& runner, const Problem& c
   return reports;
 }
 
-TimingReport time_isolated(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg, const TimingOptions& opt,
+TimingReport time_isolated(FusedRunner& runner, const CheckedCall& call, const TimingOptions& opt,
                            CuptiKernelTimer* cupti, const GpuClocks* clocks) {
-  return time_interleaved(runner, call, {cfg}, opt, cupti, clocks).front();
+  return time_interleaved(runner, {call}, opt, cupti, clocks).front();
 }
 
 RatioCI headline_ratio(const TimingReport& a, const TimingReport& b, double confidence) {
   return ratio_of_medians(a.headline_rounds(), b.headline_rounds(), confidence, kRatioResamples, kRatioSeed);
 }
 
-double time_graph_per_call(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg,
-                           const TimingOptions& opt) {
+double time_graph_per_call(FusedRunner& runner, const CheckedCall& call, const TimingOptions& opt) {
   if (opt.graph_calls < 1 || opt.graph_reps < 1)
     throw InvalidArgument("graph calls = " + std::to_string(opt.graph_calls) + " and replays = " +
                           std::to_string(opt.graph_reps) + " must both be >= 1");
-  runner.validate_call(call, cfg);
   Node& node = runner.node();
   const std::vector<int>& local = node.local_ranks();
   const size_t n = local.size();
-  std::vector<GraphExec> graphs = capture_graphs(runner, call, cfg, opt.graph_calls, /*rotate=*/true);
+  std::vector<GraphExec> graphs = capture_graphs(runner, call, opt.graph_calls, /*rotate=*/true);
   std::vector<Event> begin(n), end(n);
   std::vector<double> per_call;
   HostHold hold;
@@ -476,17 +471,16 @@ double time_graph_per_call(FusedRunner& runner, const Problem& call, const Launc
   return quantile(per_call, 0.5);
 }
 
-ref::GateReport check_graph_replay(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg, int calls) {
+ref::GateReport check_graph_replay(FusedRunner& runner, const CheckedCall& call, int calls) {
   if (calls < 1) throw InvalidArgument("graph calls = " + std::to_string(calls) + " must be >= 1");
-  runner.validate_call(call, cfg);
   Node& node = runner.node();
-  std::vector<GraphExec> graphs = capture_graphs(runner, call, cfg, calls, /*rotate=*/false);
-  runner.poison(call);
+  std::vector<GraphExec> graphs = capture_graphs(runner, call, calls, /*rotate=*/false);
+  runner.poison(call.problem());
   const std::vector<int>& local = node.local_ranks();
   for (size_t j = 0; j < local.size(); ++j)
     ARLAB_CUDA_CHECK_RANK(local[j], cudaGraphLaunch(graphs[j].get(), node.rank(local[j]).stream()));
   node.synchronize();
-  return runner.judge(call, 0, runner.download(call));
+  return runner.judge(call.problem(), 0, runner.download(call.problem()));
 }
 
 }  // namespace arlab::harness

@@ -79,24 +79,24 @@ struct TimingReport {
   }
 };
 
-// Isolated, gated calls of every configuration in `configs`, interleaved round by round; one
-// report per configuration, in order. `cupti` and `clocks` may be null. Collective on a
-// multi-process node. Throws DeviceTimeout on a fault.
-std::vector<TimingReport> time_interleaved(FusedRunner& runner, const Problem& call,
-                                           const std::vector<LaunchConfig>& configs, const TimingOptions& opt,
-                                           CuptiKernelTimer* cupti, const GpuClocks* clocks);
+// Isolated, gated calls of every prepared call in `calls` (any mix of algorithms and
+// implementations), interleaved round by round; one report per call, in order. `cupti` and `clocks`
+// may be null. Collective on a multi-process node. Throws DeviceTimeout on a fault.
+std::vector<TimingReport> time_interleaved(FusedRunner& runner, const std::vector<CheckedCall>& calls,
+                                           const TimingOptions& opt, CuptiKernelTimer* cupti,
+                                           const GpuClocks* clocks);
 
-// One configuration.
-TimingReport time_isolated(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg, const TimingOptions& opt,
+// One call.
+TimingReport time_isolated(FusedRunner& runner, const CheckedCall& call, const TimingOptions& opt,
                            CuptiKernelTimer* cupti, const GpuClocks* clocks = nullptr);
 
 // Headline ratio a / b of two reports of one time_interleaved group, with its bootstrap CI.
 RatioCI headline_ratio(const TimingReport& a, const TimingReport& b, double confidence);
 
 // Graph-captured back-to-back calls: microseconds per call (median over replays).
-double time_graph_per_call(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg, const TimingOptions& opt);
+double time_graph_per_call(FusedRunner& runner, const CheckedCall& call, const TimingOptions& opt);
 
 // Captures `calls` launches per rank on input set 0, poisons, replays once and gates the outputs.
-ref::GateReport check_graph_replay(FusedRunner& runner, const Problem& call, const LaunchConfig& cfg, int calls);
+ref::GateReport check_graph_replay(FusedRunner& runner, const CheckedCall& call, int calls);
 
 }  // namespace arlab::harness

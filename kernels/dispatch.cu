@@ -1,8 +1,6 @@
-// The dispatch point and launcher of kernels/dispatch.h; the kernels it finds are listed in
-// kernels/kernel_table.h.
+// The dispatch point and launcher of kernels/dispatch.h; the kernels it finds are the generated
+// instantiations of kernels/families.cmake (kernels/kernel_table.h kernel_family_registry).
 #include "kernels/dispatch.h"
-
-#include <utility>
 
 #include "kernels/kernel_table.h"
 #include "kernels/norm_dispatch.h"
@@ -11,60 +9,48 @@ namespace arlab::kernels {
 
 std::string kernel_name(const KernelKey& key) {
   const bool acc_matters = key.dtype != DType::fp32;
-  const std::string body = key.variant == KernelVariant::reference ? "" : std::string("_") + to_string(key.variant);
+  const std::string body = key.body == Impl::reference ? "" : std::string("_") + to_string(key.body);
   return std::string(to_string(key.algo)) + body + "<" + to_string(key.dtype) + ",N=" + std::to_string(key.nranks) +
          "," + to_string(key.pattern) + "," + (acc_matters ? to_string(key.acc) : "fp32") + ">";
 }
 
-// The row of kernels/kernel_table.h that holds the key's kernel, asked for it (the caller has
-// refused the lean body with two-shot).
-static const void* lookup(const KernelKey& k) {
+namespace {
+
+// The registry entry of the key's family and dtype row; nullptr when the body has no kernel of that
+// algorithm.
+const FamilyInstantiation* find_instantiation(const KernelKey& k) {
   const Accumulation acc = instantiated_accumulation(k.dtype, k.acc);
-  const bool lean = k.variant == KernelVariant::lean;
-#define ARLAB_LOOKUP_KERNEL_VARIANT(variant, dtype_, acc_)                                          \
-  if (k.dtype == DType::dtype_ && acc == Accumulation::acc_)                                      \
-    return k.algo == Algorithm::twoshot ? twoshot_kernel_##variant(k.nranks, k.pattern)           \
-           : lean                       ? oneshot_lean_kernel_##variant(k.nranks, k.pattern)      \
-                                        : oneshot_kernel_##variant(k.nranks, k.pattern);
-  ARLAB_KERNEL_VARIANTS(ARLAB_LOOKUP_KERNEL_VARIANT)
-#undef ARLAB_LOOKUP_KERNEL_VARIANT
+  for (const FamilyInstantiation& f : kernel_family_registry())
+    if (f.body == k.body && f.algo == k.algo && f.dtype == k.dtype && f.acc == acc) return &f;
   return nullptr;
 }
+
+}  // namespace
 
 FusedKernel find_fused_kernel(const KernelKey& key) {
   if (!is_supported_nranks(key.nranks))
     throw InvalidArgument("nranks = " + std::to_string(key.nranks) + " has no kernel (expected 2, 4, 8 or 16)");
   if (!pattern_supports_dtype(key.pattern, key.dtype))
     throw InvalidArgument(std::string("pattern ") + to_string(key.pattern) + " (NVFP4) needs a 16-bit dtype, got fp32");
-  if (key.algo == Algorithm::twoshot && key.variant != KernelVariant::reference)
-    throw InvalidArgument(std::string("the ") + to_string(key.variant) +
-                          " kernel is one-shot only: two-shot runs the reference kernel (asked for " +
-                          kernel_name(key) + ")");
-  const void* fn = lookup(key);
+  if (!is_kernel_body(key.body))
+    throw InvalidArgument(std::string(to_string(key.body)) + " is a baseline, not a fused kernel body (" +
+                          kernel_body_names() + ")");
+  const FamilyInstantiation* family = find_instantiation(key);
+  if (family == nullptr)
+    throw InvalidArgument(algorithm_limit(key.body) + " (asked for " + kernel_name(key) + ")");
+  const void* fn = family->kernel(key.nranks, key.pattern);
   if (fn == nullptr) throw InvalidArgument("no kernel instantiated for " + kernel_name(key));
   return FusedKernel{fn, key, kernel_name(key)};
 }
 
 std::vector<KernelKey> all_kernel_keys() {
-  // (algorithm, body) pairs that exist: the lean body is one-shot only.
-  const std::pair<Algorithm, KernelVariant> bodies[] = {{Algorithm::oneshot, KernelVariant::reference},
-                                                        {Algorithm::twoshot, KernelVariant::reference},
-                                                        {Algorithm::oneshot, KernelVariant::lean}};
   std::vector<KernelKey> keys;
-  for (const auto& [algo, variant] : bodies) {
-    for (DType d : {DType::bf16, DType::fp16, DType::fp32}) {
-      for (int n : kSupportedRanks) {
-        for (int pi = 0; pi < kNumPatterns; ++pi) {
-          const Pattern p = static_cast<Pattern>(pi);
-          if (!pattern_supports_dtype(p, d)) continue;
-          for (Accumulation a : {Accumulation::pairwise, Accumulation::fp32_acc}) {
-            if (instantiated_accumulation(d, a) != a) continue;  // fp32: the pairwise kernel serves both
-            keys.push_back(KernelKey{algo, d, n, p, a, variant});
-          }
-        }
+  for (const FamilyInstantiation& f : kernel_family_registry())
+    for (int n : kSupportedRanks)
+      for (int pi = 0; pi < kNumPatterns; ++pi) {
+        const Pattern p = static_cast<Pattern>(pi);
+        if (pattern_supports_dtype(p, f.dtype)) keys.push_back(KernelKey{f.algo, f.dtype, n, p, f.acc, f.body});
       }
-    }
-  }
   return keys;
 }
 

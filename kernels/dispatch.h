@@ -1,9 +1,8 @@
-// The one dispatch point of the fused kernels: (algorithm, dtype, N, pattern, accumulation) ->
-// kernel function, and the thin host launcher. The launcher takes the launch configuration as
-// given (policies in model/ choose it), never allocates, synchronizes or queries the device, and
-// returns the CUDA status of the launch. One-shot and two-shot kernels sit behind the same key, and
-// so do the one-shot algorithm's two kernel bodies (common/launch_config.h KernelVariant: reference,
-// lean); two-shot has the reference body only.
+// The one dispatch point of the fused kernels: (kernel body, algorithm, dtype, N, pattern,
+// accumulation) -> kernel function, and the thin host launcher. The launcher takes the launch
+// configuration as given (policies in model/ choose it), never allocates, synchronizes or queries
+// the device, and returns the CUDA status of the launch. Every kernel body of common/implementations.h
+// sits behind the same key, with the algorithms kernels/families.cmake gives it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,11 +23,11 @@ struct KernelKey {
   int nranks = 2;
   Pattern pattern = Pattern::ar_res_rms;
   Accumulation acc = Accumulation::pairwise;
-  KernelVariant variant = KernelVariant::reference;  // lean: one-shot only
+  Impl body = Impl::reference;  // a fused kernel body of common/implementations.h
 };
 
-inline KernelKey kernel_key(const Problem& p, KernelVariant v = KernelVariant::reference) {
-  return {p.algo, p.dtype, p.nranks, p.pattern, p.acc, v};
+inline KernelKey kernel_key(const Problem& p, Impl body = Impl::reference) {
+  return {p.algo, p.dtype, p.nranks, p.pattern, p.acc, body};
 }
 
 struct FusedKernel {
@@ -40,11 +39,11 @@ struct FusedKernel {
 std::string kernel_name(const KernelKey& key);
 
 // The kernel for `key`; throws InvalidArgument naming the value when none exists (N outside
-// {2,4,8,16}, NVFP4 with fp32, the lean body with two-shot).
+// {2,4,8,16}, NVFP4 with fp32, a baseline, a body without a kernel of that algorithm).
 FusedKernel find_fused_kernel(const KernelKey& key);
 
-// Every instantiated kernel (for the registers table and one-time attribute queries): both
-// algorithms' reference kernels, then the lean one-shot kernels.
+// Every instantiated kernel (for the registers table and one-time attribute queries), family by
+// family in kernels/families.cmake order.
 std::vector<KernelKey> all_kernel_keys();
 
 // Dynamic shared memory the kernel needs for this launch: the NVFP4 amax exchange when tpb is odd.

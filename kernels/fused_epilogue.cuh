@@ -320,25 +320,35 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 // back from residual_out, which this same thread has just written (program order makes its own
 // stores visible to it; outputs never alias inputs).
 //
-// The lean one-shot kernel's options (the reference kernels take the defaults, which are the
-// behaviour described above):
-//   kHeld       leading vectors (1 or 2) whose residual sum stays in registers across the reduction;
-//               with 2, a thread of vecs_per_thread >= 2 reads back nothing of its second vector
-//   kGammaHeld  the caller loaded gamma of those vectors before the poll and passes it in `held`, so
-//               the norm loop does not wait for a load after the reduction
-//   kLeanReduce one block barrier per token where cluster_sum allows it (kOneBarrier), the pushed
-//               cluster exchange (cluster_sum_pushed; the kernel calls pushed_exchange_init and
-//               pushed_exchange_ready) in clusters of 2-4 blocks of whole warps, and the mean
-//               square as a multiplication by 1/H where H is a power of two (x / 2^k and x * 2^-k are
-//               the same correctly rounded real, so the bits are those of __fdiv_rn)
+// EpilogueOptions: a struct of four constants choosing how the epilogue runs. The reference
+// kernels take ReferenceEpilogue, the behaviour described above; the lean one-shot kernel its own
+// (kernels/oneshot_lean_kernel.cuh LeanEpilogueFor):
+//   kNorm         the pattern has a residual and RMSNorm (informational for the caller)
+//   kHeldVectors  leading vectors (1 or 2) whose residual sum stays in registers across the reduction;
+//                 with 2, a thread of vecs_per_thread >= 2 reads back nothing of its second vector
+//   kGammaHeld    the caller loaded gamma of those vectors before the poll and passes it in `held`, so
+//                 the norm loop does not wait for a load after the reduction
+//   kLeanReduce   one block barrier per token where cluster_sum allows it (kOneBarrier), the pushed
+//                 cluster exchange (cluster_sum_pushed; the kernel calls pushed_exchange_init and
+//                 pushed_exchange_ready) in clusters of 2-4 blocks of whole warps, and the mean
+//                 square as a multiplication by 1/H where H is a power of two (x / 2^k and x * 2^-k
+//                 are the same correctly rounded real, so the bits are those of __fdiv_rn)
+struct ReferenceEpilogue {
+  static constexpr int kHeldVectors = 1;
+  static constexpr bool kGammaHeld = false;
+  static constexpr bool kLeanReduce = false;
+};
 struct HeldOperands {
   uint4 gamma0 = make_uint4(0u, 0u, 0u, 0u);
   uint4 gamma1 = make_uint4(0u, 0u, 0u, 0u);
 };
-template <typename T, Pattern P, int kHeld = 1, bool kGammaHeld = false, bool kLeanReduce = false, typename SumOf>
+template <typename T, Pattern P, typename Options, typename SumOf>
 __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const TokenMapping& m, EpilogueShared& sh,
                                                      float* fp4_amax_exchange, const QuantScales& q, int tok,
                                                      int parity, SumOf&& sum_of, const HeldOperands& held = {}) {
+  constexpr int kHeld = Options::kHeldVectors;
+  constexpr bool kGammaHeld = Options::kGammaHeld;
+  constexpr bool kLeanReduce = Options::kLeanReduce;
   static_assert(kHeld == 1 || kHeld == 2, "one or two vectors held in registers");
   using Tr = DTypeTraits<T>;
   using Out = PatternOutputs<P>;

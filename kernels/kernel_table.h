@@ -1,37 +1,38 @@
-// The fused-kernel instantiations, listed once. Each row is one translation unit per algorithm,
-// kernels/oneshot_inst_<variant>.cu and kernels/twoshot_inst_<variant>.cu, holding that algorithm's
-// kernel for every N in kSupportedRanks and every pattern the dtype supports (kernels/instantiate.cuh
-// walks both lists); kernels/dispatch.cu declares the rows' functions and looks kernels up from this
-// same list. Splitting by (dtype, accumulation) keeps each translation unit to ~24 kernels, so the
-// slow CUDA compiles run in parallel. Pure C++: the host side includes it.
+// The fused-kernel instantiations, as the dispatch point sees them. kernels/families.cmake lists the
+// kernel families (a fused kernel body of common/implementations.h with an algorithm); for every
+// family and every dtype row below, kernels/CMakeLists.txt generates one translation unit holding
+// that family's kernel for every N in kSupportedRanks and every pattern the dtype supports, and one
+// registry entry (kernel_family_registry) the dispatch point (kernels/dispatch.cu) looks kernels up
+// in. Splitting by (dtype, accumulation) keeps each translation unit to ~24 kernels, so the slow
+// CUDA compiles run in parallel. Pure C++: the host side includes it.
 #pragma once
 
-#include "common/problem.h"
+#include <vector>
 
-// X(variant, dtype, accumulation). fp32 has one row: its two accumulation modes are the same
-// computation (docs/operation.md), so both use the pairwise instantiation.
-#define ARLAB_KERNEL_VARIANTS(X)   \
-  X(bf16_pairwise, bf16, pairwise) \
-  X(bf16_fp32acc, bf16, fp32_acc)  \
-  X(fp16_pairwise, fp16, pairwise) \
-  X(fp16_fp32acc, fp16, fp32_acc)  \
-  X(fp32, fp32, pairwise)
+#include "common/implementations.h"
+#include "common/problem.h"
 
 namespace arlab::kernels {
 
-// The accumulation mode whose instantiation computes (dtype, acc).
+// The dtype rows (name, dtype, accumulation, element type), mirrored by ARLAB_KERNEL_DTYPE_ROWS in
+// kernels/CMakeLists.txt. fp32 has one row: its two accumulation modes are the same computation
+// (docs/operation.md), so both use the pairwise instantiation.
 constexpr Accumulation instantiated_accumulation(DType dtype, Accumulation acc) {
   return dtype == DType::fp32 ? Accumulation::pairwise : acc;
 }
 
-// One function per row and kernel body: the kernel (as cudaLaunchKernelExC wants it) for N and
-// pattern, or nullptr where none is instantiated (N not supported, NVFP4 with fp32). The lean
-// one-shot body (KernelVariant::lean) lives in kernels/oneshot_lean_inst_<row>.cu.
-#define ARLAB_DECLARE_KERNEL_VARIANT(variant, dtype, acc)                 \
-  const void* oneshot_kernel_##variant(int nranks, Pattern pattern);      \
-  const void* oneshot_lean_kernel_##variant(int nranks, Pattern pattern); \
-  const void* twoshot_kernel_##variant(int nranks, Pattern pattern);
-ARLAB_KERNEL_VARIANTS(ARLAB_DECLARE_KERNEL_VARIANT)
-#undef ARLAB_DECLARE_KERNEL_VARIANT
+// One generated translation unit: the kernels of one family for one dtype row. `kernel` returns the
+// __global__ function for N and pattern, or nullptr where none is instantiated (N not supported,
+// NVFP4 with fp32).
+struct FamilyInstantiation {
+  Impl body;
+  Algorithm algo;
+  DType dtype;
+  Accumulation acc;
+  const void* (*kernel)(int nranks, Pattern pattern);
+};
+
+// Every generated instantiation (kernels/families.cmake x dtype rows), in the list's order.
+const std::vector<FamilyInstantiation>& kernel_family_registry();
 
 }  // namespace arlab::kernels

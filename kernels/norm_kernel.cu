@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) separate_norm_kernel(c
   const QuantScales q = load_quant_scales<P>(p);
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
-    fused_token_epilogue<T, P>(p, m, sh, fp4_amax_exchange, q, tok, parity, [&](long long off, float (&acc)[kVec]) {
+    fused_token_epilogue<T, P, ReferenceEpilogue>(p, m, sh, fp4_amax_exchange, q, tok, parity, [&](long long off, float (&acc)[kVec]) {
       const uint4 s = ld_input_v4(static_cast<const char*>(p.x) + off);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(s, e));

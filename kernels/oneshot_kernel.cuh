@@ -1,7 +1,8 @@
-// The one-shot fused all-reduce kernel (docs/operation.md, docs/kernels.md): Lamport push all-reduce + residual add +
-// RMSNorm + optional FP8 / NVFP4 quantization, one kernel body templated on
-// <T, N, Pattern, Accumulation>. Instantiated in kernels/oneshot_inst_*.cu, selected through the
-// one dispatch point kernels/dispatch.h.
+// The reference one-shot fused all-reduce kernel (docs/operation.md, docs/kernels.md; the `reference`
+// row of common/implementations.h): Lamport push all-reduce + residual add + RMSNorm + optional FP8 /
+// NVFP4 quantization, one kernel body templated on <T, N, Pattern, Accumulation>, built from the
+// one-shot steps of kernels/oneshot_steps.cuh. Instantiated from kernels/families.cmake, selected
+// through the one dispatch point kernels/dispatch.h.
 //
 // PROTOCOL (one call, every rank runs the same sequence of calls):
 //  1. Thread 0 of each block reads my control block: flag (calls completed so far; current buffer
@@ -50,63 +51,9 @@
 // re-initializes the workspace (harness/workspace.*).
 #pragma once
 
-#include "kernels/fused_epilogue.cuh"
+#include "kernels/oneshot_steps.cuh"
 
 namespace arlab::kernels {
-
-// Slots polled together (16 B each in flight per thread). 1024-thread blocks cap a thread at 64
-// registers; with N >= 8 and a quantizing epilogue 4 in flight spill a few bytes, 2 do not
-// (ptxas -v, CUDA 13.0, sm_90).
-template <int N, bool kQuantizes>
-__host__ __device__ constexpr int poll_batch() {
-  return N <= 4 ? N : (kQuantizes ? 2 : 4);
-}
-constexpr int kFaultCheckPeriod = 64;      // spins between looks at the fault word (another thread's timeout)
-
-struct OneshotShared {
-  EpilogueShared epi;
-  unsigned long long flag;
-  unsigned long long clear_bytes;
-};
-
-struct PollState {
-  bool aborted = false;  // a wait of this rank timed out: stop waiting, finish quickly
-};
-
-// Waits until every vector in val[0..B) has arrived, reloading the ones that have not.
-// slot0 = address of this vector in slot `first_slot`; slots are slot_bytes apart.
-template <typename T, int B>
-__device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0, long long slot_bytes, int first_slot,
-                                             int token, const FusedParams& p, PollState& st) {
-  bool done = true;
-#pragma unroll
-  for (int j = 0; j < B; ++j) done = done && vec_arrived<T>(val[j]);
-  if (done || st.aborted) return;
-  const unsigned long long start = global_timer_ns();
-  for (unsigned spin = 1;; ++spin) {
-    done = true;
-#pragma unroll
-    for (int j = 0; j < B; ++j) {
-      if (!vec_arrived<T>(val[j])) val[j] = ld_relaxed_sys_v4(slot0 + j * slot_bytes);
-      done = done && vec_arrived<T>(val[j]);
-    }
-    if (done) return;
-    if (spin % kFaultCheckPeriod == 0 && ld_volatile_u64(p.fault) != 0ull) {
-      st.aborted = true;  // another wait of this rank already timed out
-      return;
-    }
-    if (global_timer_ns() - start > p.timeout_ns) {
-      int missing = 0;
-#pragma unroll
-      for (int j = B - 1; j >= 0; --j)
-        if (!vec_arrived<T>(val[j])) missing = j;
-      record_fault(p.fault, encode_fault(WaitKind::peer_data, p.rank, first_slot + missing,
-                                         static_cast<int>(blockIdx.x), token));
-      st.aborted = true;
-      return;
-    }
-  }
-}
 
 // Polls slots 0..N-1 of one vector (address `vec0` in slot 0) and sums them in rank order.
 // acc receives the T-rounded sum as fp32 values.
@@ -127,8 +74,7 @@ __device__ __forceinline__ void poll_and_sum(const char* vec0, long long slot_by
 
 template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(const __grid_constant__ FusedParams p) {
-  using Tr = DTypeTraits<T>;
-  constexpr int kVec = Tr::kVec;
+  constexpr int kVec = DTypeTraits<T>::kVec;
 
   __shared__ OneshotShared sh;
   extern __shared__ float fp4_amax_exchange[];  // [vecs_per_thread][tpb], odd tpb with NVFP4 only
@@ -136,87 +82,56 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   pdl_wait_for_prerequisites();
 
   const TokenMapping m = token_mapping<T>(p);
-  const int tpb = m.tpb;
-  const int cluster_id = m.cluster_id;
-  const int num_clusters = m.num_clusters;
-  const int t_in_cluster = m.t_in_cluster;
-  const int stride = m.stride;
-  const int vpt = m.vecs_per_thread;
-  const int vecs_per_token = m.vecs_per_token;
-  const long long row_bytes = m.row_bytes;
 
   // ---- 1. control block: read flag, arrive; the last arriver publishes the next call's state ----
   if (threadIdx.x == 0) {
-    LamportControl* c = p.control;
-    const unsigned long long flag = ld_volatile_u64(&c->flag);
-    sh.flag = flag;
-    sh.clear_bytes = ld_volatile_u64(&c->bytes_in_buffer[(flag + 2) % kLamportBuffers]);
+    read_control_block(p, sh);
     __threadfence();  // my reads of the control block happen before my arrival
-    const unsigned arrived_before = atomicAdd(&c->arrivals, 1u);
+    const unsigned arrived_before = atomicAdd(&p.control->arrivals, 1u);
     if (arrived_before == gridDim.x - 1) {
       __threadfence();  // every block's reads happen before the stores below
-      volatile LamportControl* vc = c;
-      vc->arrivals = 0u;
-      vc->bytes_in_buffer[flag % kLamportBuffers] = static_cast<unsigned long long>(p.tokens) * row_bytes;
-      vc->flag = flag + 1;
+      publish_next_call(p.control, sh.flag, static_cast<unsigned long long>(p.tokens) * m.row_bytes);
     }
   }
   __syncthreads();
   pdl_launch_dependents();
 
-  const unsigned long long flag = sh.flag;
-  const long long cur = static_cast<long long>(flag % kLamportBuffers);
-  const long long prev = static_cast<long long>((flag + 2) % kLamportBuffers);
+  const LamportBuffers buf = lamport_buffers(sh.flag);
 
-  // ---- 2. push my input into slot `rank` of buffer cur of every rank ----
-  {
-    const long long my_slot = cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
-    for (int tok = cluster_id; tok < p.tokens; tok += num_clusters) {
-      const char* x_row = static_cast<const char*>(p.x) + tok * row_bytes;
+  // ---- 2. push my input into slot `rank` of buffer cur of every rank (mine included) ----
+  const long long my_slot = buf.cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
+    const char* x_row = static_cast<const char*>(p.x) + tok * m.row_bytes;
 #pragma unroll 1
-      for (int k = 0; k < vpt; ++k) {
-        const int v = t_in_cluster + k * stride;
-        if (v < vecs_per_token) {
-          const uint4 val = vec_clear_neg_zero<T>(ld_input_v4(x_row + v * kVectorBytes));
-          const long long off = my_slot + tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
-#pragma unroll
-          for (int r = 0; r < N; ++r) st_relaxed_sys_v4(static_cast<char*>(p.regions[r]) + off, val);
-        }
-      }
+    for (int k = 0; k < m.vecs_per_thread; ++k) {
+      const int v = m.t_in_cluster + k * m.stride;
+      if (v < m.vecs_per_token)
+        push_vector<N, false>(p, my_slot + tok * m.row_bytes + static_cast<long long>(v) * kVectorBytes,
+                              vec_clear_neg_zero<T>(ld_input_v4(x_row + v * kVectorBytes)));
     }
   }
 
   // ---- 3. clear my buffer of the previous call back to -0.0 ----
-  {
-    char* prev_buf = static_cast<char*>(p.my_region) + prev * p.buffer_bytes;
-    const long long vecs_per_slot = static_cast<long long>(sh.clear_bytes) / kVectorBytes;
-    const long long first = static_cast<long long>(blockIdx.x) * tpb + threadIdx.x;
-    const long long step = static_cast<long long>(gridDim.x) * tpb;
-    const uint4 neg_zero = vec_neg_zero<T>();
-#pragma unroll
-    for (int s = 0; s < N; ++s) {
-      char* slot = prev_buf + s * p.slot_bytes;
-      for (long long i = first; i < vecs_per_slot; i += step) st_v4(slot + i * kVectorBytes, neg_zero);
-    }
-  }
+  clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);
 
   // ---- 4. poll, reduce, epilogue (kernels/fused_epilogue.cuh) ----
-  const char* my_cur = static_cast<const char*>(p.my_region) + cur * p.buffer_bytes;
+  const char* my_cur = static_cast<const char*>(p.my_region) + buf.cur * p.buffer_bytes;
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
   int parity = 0;
-  for (int tok = cluster_id; tok < p.tokens; tok += num_clusters, parity ^= 1) {
-    fused_token_epilogue<T, P>(p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
-      poll_and_sum<T, N, A, poll_batch<N, P != Pattern::ar && P != Pattern::ar_res_rms>()>(my_cur + off, p.slot_bytes,
-                                                                                           tok, p, st, acc);
-    });
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
+    fused_token_epilogue<T, P, ReferenceEpilogue>(
+        p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
+          poll_and_sum<T, N, A, poll_batch<N, P != Pattern::ar && P != Pattern::ar_res_rms>()>(
+              my_cur + off, p.slot_bytes, tok, p, st, acc);
+        });
   }
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it.
   if (m.cluster > 1) cooperative_groups::this_cluster().sync();
 }
 
-// The one-shot kernel as kernels/instantiate.cuh instantiates it.
+// The reference one-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).
 struct OneshotFamily {
   template <typename T, int N, Pattern P, Accumulation A>
   static const void* kernel() { return reinterpret_cast<const void*>(&oneshot_fused_kernel<T, N, P, A>); }

@@ -1,6 +1,7 @@
-// The lean one-shot fused kernel (KernelVariant::lean, issue 13): the same Lamport workspace, thread
-// mapping, launch shapes and epilogue as the reference one-shot kernel (kernels/oneshot_kernel.cuh),
-// with six changes that remove traffic and latency from the reference design's critical path:
+// The lean one-shot fused kernel (the `lean` row of common/implementations.h): the same Lamport
+// workspace, thread mapping, launch shapes, one-shot steps (kernels/oneshot_steps.cuh) and epilogue as
+// the reference one-shot kernel (kernels/oneshot_kernel.cuh), with six changes that remove traffic
+// and latency from the reference design's critical path:
 //   1. own slice from registers: my input never goes through my own Lamport slot. The reference
 //      stores it there and polls it back (a store and a load of S bytes per call, and S more of
 //      -0.0 to clear); here the vector I push is the one I add, in its rank-order place.
@@ -67,8 +68,7 @@
 // abandons the protocol; the host re-initializes the workspace after a fault).
 #pragma once
 
-#include "kernels/fused_epilogue.cuh"
-#include "kernels/oneshot_kernel.cuh"
+#include "kernels/oneshot_steps.cuh"
 
 namespace arlab::kernels {
 
@@ -98,18 +98,24 @@ __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes,
     if (r != p.rank) st_v4(vec0 + r * slot_bytes, neg_zero);
 }
 
+// The lean body's epilogue options (kernels/fused_epilogue.cuh EpilogueOptions): the second vector's
+// residual sum and gamma in registers at N = 2 for patterns without a norm_out beside a quantized
+// output (there it fits the 64-register cap without spilling, except ar_res_rms_fp4, which spills
+// 16 bytes since the pushed cluster exchange: ptxas -v, CUDA 13.0, sm_90); gamma loaded before the
+// poll wherever there is a norm; the lean reduction.
+template <int N, Pattern P>
+struct LeanEpilogueFor {
+  static constexpr bool kNorm = PatternOutputs<P>::kResidual;
+  static constexpr int kHeldVectors =
+      (N == 2 && !(PatternOutputs<P>::kNormOut && (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4))) ? 2 : 1;
+  static constexpr bool kGammaHeld = kNorm;
+  static constexpr bool kLeanReduce = true;
+};
+
 template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(const __grid_constant__ FusedParams p) {
-  using Tr = DTypeTraits<T>;
-  constexpr int kVec = Tr::kVec;
-  constexpr bool kNorm = PatternOutputs<P>::kResidual;
-  // The second vector's residual sum and gamma in registers at N = 2 for patterns without a
-  // norm_out beside a quantized output: there it fits the 64-register cap without spilling, except
-  // ar_res_rms_fp4, which spills 16 bytes since the pushed cluster exchange (ptxas -v, CUDA 13.0,
-  // sm_90).
-  constexpr int kHeld = (N == 2 && !(PatternOutputs<P>::kNormOut && (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4)))
-                            ? 2
-                            : 1;
+  constexpr int kVec = DTypeTraits<T>::kVec;
+  using Epilogue = LeanEpilogueFor<N, P>;
 
   __shared__ OneshotShared sh;
   extern __shared__ float fp4_amax_exchange[];  // [vecs_per_thread][tpb], odd tpb with NVFP4 only
@@ -122,12 +128,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   pushed_exchange_init(sh.epi, m.cluster);  // the cluster's block totals are pushed (change 6)
 
   // ---- 1. control block: thread 0 reads the flag and what a reference call left to clear ----
-  LamportControl* c = p.control;
-  if (threadIdx.x == 0) {
-    const unsigned long long flag = ld_volatile_u64(&c->flag);
-    sh.flag = flag;
-    sh.clear_bytes = ld_volatile_u64(&c->bytes_in_buffer[(flag + 2) % kLamportBuffers]);
-  }
+  if (threadIdx.x == 0) read_control_block(p, sh);
   // While the flag read is in flight: my first vector of x (pushed first), gamma of my first vector
   // (the same for every token), and L2 prefetches of every other input line I will read.
   const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
@@ -136,11 +137,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
   if (has_first) x0 = vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + first_off));
   HeldOperands held;  // gamma of my first two vectors: the same for every token
-  if constexpr (kNorm) {
+  if constexpr (Epilogue::kGammaHeld) {
     const char* gamma = static_cast<const char*>(p.gamma);
     if (m.t_in_cluster < m.vecs_per_token)
       held.gamma0 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
-    if (kHeld == 2 && vpt > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
+    if (Epilogue::kHeldVectors == 2 && vpt > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
       held.gamma1 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
   }
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
@@ -149,7 +150,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
       const int v = m.t_in_cluster + k * m.stride;
       if (v >= m.vecs_per_token) break;
       const long long off = tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
-      if (kNorm) prefetch_l2(static_cast<const char*>(p.residual_in) + off);
+      if (Epilogue::kNorm) prefetch_l2(static_cast<const char*>(p.residual_in) + off);
       if (off != first_off) prefetch_l2(static_cast<const char*>(p.x) + off);
     }
   }
@@ -157,19 +158,18 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   pdl_launch_dependents();
 
   const unsigned long long flag = sh.flag;
-  const long long cur = static_cast<long long>(flag % kLamportBuffers);
-  const long long prev = static_cast<long long>((flag + 2) % kLamportBuffers);
+  const LamportBuffers buf = lamport_buffers(flag);
 
   // ---- 2. arrival: issued now by thread 0, its result looked at after the push (step 4) ----
   unsigned arrived_before = 0;
   if (threadIdx.x == 0) {
     fence_acq_rel_gpu();  // my flag read (already returned) is ordered before my arrival
-    arrived_before = atomicAdd(&c->arrivals, 1u);
+    arrived_before = atomicAdd(&p.control->arrivals, 1u);
   }
 
   // ---- 3. push my input into slot `rank` of buffer cur of every peer ----
   // A token's vectors are all loaded (into val[]) before the first is stored.
-  const long long my_slot = cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
+  const long long my_slot = buf.cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
     const char* x_row = static_cast<const char*>(p.x) + tok * row_bytes;
     uint4 val[kMaxVecsPerThread];
@@ -183,52 +183,33 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
 #pragma unroll
     for (int k = 0; k < kMaxVecsPerThread; ++k) {
       const int v = m.t_in_cluster + k * m.stride;
-      if (k < vpt && v < m.vecs_per_token) {
-        const long long off = my_slot + tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
-#pragma unroll
-        for (int r = 0; r < N; ++r)
-          if (r != p.rank) st_relaxed_sys_v4(static_cast<char*>(p.regions[r]) + off, val[k]);
-      }
+      if (k < vpt && v < m.vecs_per_token)
+        push_vector<N, true>(p, my_slot + tok * row_bytes + static_cast<long long>(v) * kVectorBytes, val[k]);
     }
   }
 
   // ---- 4. the last arriver publishes the next call's state (its atomic has returned by now) ----
   if (threadIdx.x == 0 && arrived_before == gridDim.x - 1) {
     fence_acq_rel_gpu();  // every block's flag read happens before the stores below
-    volatile LamportControl* vc = c;
-    vc->arrivals = 0u;
-    vc->bytes_in_buffer[flag % kLamportBuffers] = 0ull;  // clean by the end of this call (protocol step 4)
-    vc->flag = flag + 1;
+    publish_next_call(p.control, flag, 0ull);  // buffer cur is clean by the end of this call (protocol step 4)
   }
 
   // ---- 5. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
-  if (sh.clear_bytes != 0ull) {
-    char* prev_buf = static_cast<char*>(p.my_region) + prev * p.buffer_bytes;
-    const long long vecs_per_slot = static_cast<long long>(sh.clear_bytes) / kVectorBytes;
-    const long long first = static_cast<long long>(blockIdx.x) * m.tpb + threadIdx.x;
-    const long long step = static_cast<long long>(gridDim.x) * m.tpb;
-    const uint4 neg_zero = vec_neg_zero<T>();
-#pragma unroll
-    for (int s = 0; s < N; ++s) {
-      char* slot = prev_buf + s * p.slot_bytes;
-      for (long long i = first; i < vecs_per_slot; i += step) st_v4(slot + i * kVectorBytes, neg_zero);
-    }
-  }
+  if (sh.clear_bytes != 0ull) clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);
 
   // ---- 6. poll, reduce with my own vector in place, clear what was consumed, epilogue ----
-  char* my_cur = static_cast<char*>(p.my_region) + cur * p.buffer_bytes;
+  char* my_cur = static_cast<char*>(p.my_region) + buf.cur * p.buffer_bytes;
   pushed_exchange_ready(m.cluster);  // long since complete: every block initialised its slots at its start
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
-    fused_token_epilogue<T, P, kHeld, kNorm, true>(
+    fused_token_epilogue<T, P, Epilogue>(
         p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
         [&](long long off, float(&acc)[kVec]) {
           const uint4 own =
               off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
-          poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(
-              my_cur + off, p.slot_bytes, own, tok, p, st, acc);
+          poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
         },
         held);
   }
@@ -236,10 +217,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   // Keep this block's shared memory alive until no other block of the cluster can still read it:
   // only where the epilogue read another block's shared memory (cluster_sum without the pushed
   // exchange: clusters of 8, blocks that are not whole warps, the odd-tpb NVFP4 exchange among them).
-  if (kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cooperative_groups::this_cluster().sync();
+  if (Epilogue::kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cooperative_groups::this_cluster().sync();
 }
 
-// The lean one-shot kernel as kernels/instantiate.cuh instantiates it.
+// The lean one-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).
 struct OneshotLeanFamily {
   template <typename T, int N, Pattern P, Accumulation A>
   static const void* kernel() { return reinterpret_cast<const void*>(&oneshot_lean_kernel<T, N, P, A>); }

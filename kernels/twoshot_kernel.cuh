@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
     for (int r = 0; r < N; ++r, parity ^= 1) {
       const int tok = r * chunk + l;
       if (tok >= p.tokens) break;
-      fused_token_epilogue<T, P>(p, m, sh, fp4_amax_exchange, q, tok, parity,
+      fused_token_epilogue<T, P, ReferenceEpilogue>(p, m, sh, fp4_amax_exchange, q, tok, parity,
                                  [&](long long off, float (&acc)[kVec]) {
                                    const uint4 s = ld_relaxed_sys_v4(my_comm + off);
 #pragma unroll
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   if (m.cluster > 1) cooperative_groups::this_cluster().sync();
 }
 
-// The two-shot kernel as kernels/instantiate.cuh instantiates it.
+// The two-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).
 struct TwoshotFamily {
   template <typename T, int N, Pattern P, Accumulation A>
   static const void* kernel() { return reinterpret_cast<const void*>(&twoshot_fused_kernel<T, N, P, A>); }

@@ -44,8 +44,8 @@ std::vector<int> block_sizes(const Problem& p, int cluster) {
 
 std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, const KernelResources& res,
                                             const std::vector<Algorithm>& algos,
-                                            const std::vector<KernelVariant>& variants) {
-  if (variants.empty()) throw InvalidArgument("candidate_configs: no kernel variant to search");
+                                            const std::vector<Impl>& bodies) {
+  if (bodies.empty()) throw InvalidArgument("candidate_configs: no kernel body to search");
   validate(p);
   std::vector<LaunchConfig> out;
   const std::vector<long long> token_quotients = distinct_ceil_quotients(p.tokens);
@@ -78,8 +78,8 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
           for (long long g : rs_quotients) add(g);
         for (int j = 1; j <= bps; ++j) add(static_cast<long long>(j) * s.sm_count / cs);
         add(max_clusters);
-        for (KernelVariant variant : variants) {
-          if (twoshot && variant != KernelVariant::reference) continue;  // two-shot has the reference body only
+        for (Impl body : bodies) {
+          if (!runs_algorithm(body, algo)) continue;  // e.g. the lean body has no two-shot kernel
           for (long long g : grids) {
             LaunchConfig c;
             c.tpb = tpb;
@@ -87,7 +87,7 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
             c.grid = static_cast<int>(g * cs);
             c.vecs_per_thread = vpt;
             c.algo = algo;
-            c.variant = variant;
+            c.impl = body;
             out.push_back(c);
           }
         }
@@ -98,10 +98,10 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
 }
 
 SearchResult search_best_config(const Problem& p, const GpuSpec& s, const KernelResources& res, const Calibration& cal,
-                                const std::vector<Algorithm>& algos, const std::vector<KernelVariant>& variants) {
+                                const std::vector<Algorithm>& algos, const std::vector<Impl>& bodies) {
   SearchResult r;
   bool found = false;
-  for (const LaunchConfig& c : candidate_configs(p, s, res, algos, variants)) {
+  for (const LaunchConfig& c : candidate_configs(p, s, res, algos, bodies)) {
     if (!legality_violation(p, c, s, res).empty()) continue;  // by construction rare; the rules stay in one place
     const double t = predict_total_us(p, c, s, cal, res);
     if (t < 0) continue;

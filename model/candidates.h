@@ -10,8 +10,8 @@
 //             whole number of blocks per SM (j x SMs / cluster), and the limit itself. Between two
 //             such values the round counts are equal and more clusters only add blocks per SM.
 //   algo      one-shot and two-shot (two-shot only when tokens >= N)
-//   variant   each kernel variant asked for (common/launch_config.h KernelVariant) for one-shot;
-//             two-shot candidates run the reference body
+//   body      each fused kernel body asked for (common/implementations.h), with the algorithms its
+//             row runs (the lean body: one-shot only)
 #pragma once
 
 #include <vector>
@@ -26,7 +26,7 @@ namespace arlab::model {
 
 std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& spec, const KernelResources& res,
                                             const std::vector<Algorithm>& algos,
-                                            const std::vector<KernelVariant>& variants = {KernelVariant::reference});
+                                            const std::vector<Impl>& bodies = {Impl::reference});
 
 struct SearchResult {
   LaunchConfig best;
@@ -38,7 +38,7 @@ struct SearchResult {
 // candidate (one-shot first, then smaller cluster and block). Throws InvalidArgument when no candidate is legal.
 SearchResult search_best_config(const Problem& p, const GpuSpec& spec, const KernelResources& res,
                                 const Calibration& cal, const std::vector<Algorithm>& algos,
-                                const std::vector<KernelVariant>& variants = {KernelVariant::reference});
+                                const std::vector<Impl>& bodies = {Impl::reference});
 
 // One-shot always; two-shot too when the problem allows it (tokens >= nranks).
 std::vector<Algorithm> model_algorithms(const Problem& p);

@@ -59,7 +59,7 @@ bool parse_pdl(const std::string& s) {
 struct PolicyLabel {
   Policy policy = Policy::trtllm;
   bool names_variant = false;
-  KernelVariant variant = KernelVariant::reference;
+  Impl variant = Impl::reference;
 };
 PolicyLabel parse_policy_label(const std::string& text) {
   PolicyLabel label;
@@ -67,7 +67,7 @@ PolicyLabel parse_policy_label(const std::string& text) {
   label.policy = parse_policy(text.substr(0, slash));
   if (slash != std::string::npos) {
     label.names_variant = true;
-    label.variant = parse_kernel_variant(text.substr(slash + 1));
+    label.variant = parse_kernel_body(text.substr(slash + 1));
   }
   return label;
 }
@@ -102,7 +102,17 @@ std::vector<MeasuredRow> read_measurements(const std::string& path) {
                         "kernel_us_median", "skewfree_us_median", "implementation", "kernel_variant");
   std::vector<MeasuredRow> rows;
   while (csv.next()) {
-    if (csv.has(cImpl) && parse_cell(csv, cImpl, parse_implementation) != Implementation::fused) continue;
+    // Baseline rows are skipped: the model predicts the fused kernel bodies (common/implementations.h).
+    // A bad kernel_variant cell is reported there; anything else about the pair at implementation.
+    const bool variant_known = !csv.has(cVariant) || [&] {
+      for (const ImplRow& row : implementation_table())
+        if (csv.text(cVariant) == row.csv_kernel_variant) return true;
+      return false;
+    }();
+    const Impl impl = parse_cell(csv, !variant_known ? cVariant : csv.has(cImpl) ? cImpl : cPolicy, [&](const std::string&) {
+      return implementation_from_csv(csv.has(cImpl) ? csv.text(cImpl) : "fused", csv.has(cVariant) ? csv.text(cVariant) : "");
+    });
+    if (!is_kernel_body(impl)) continue;
     MeasuredRow r;
     r.line = csv.line();
     r.gpu = csv.text(cGpu);
@@ -124,14 +134,15 @@ std::vector<MeasuredRow> read_measurements(const std::string& path) {
     r.config.vecs_per_thread = csv.integer(cVpt);
     r.config.pdl = parse_cell(csv, cPdl, parse_pdl);
     r.config.algo = r.problem.algo;
-    r.config.variant = csv.has(cVariant) ? parse_cell(csv, cVariant, parse_kernel_variant) : label.variant;
-    if (label.names_variant && label.variant != r.config.variant)
+    r.config.impl = csv.has(cVariant) ? impl : label.variant;
+    if (label.names_variant && label.variant != r.config.impl)
       csv.fail(cPolicy, "policy label '" + r.policy + "' names the " + to_string(label.variant) +
-                            " kernel, the row's kernel_variant is " + to_string(r.config.variant));
-    if (r.config.variant != KernelVariant::reference && r.config.algo != Algorithm::oneshot)
+                            " kernel, the row's kernel_variant is " + to_string(r.config.impl));
+    if (!runs_algorithm(r.config.impl, r.config.algo))
       csv.fail(csv.has(cVariant) ? cVariant : cPolicy,
-               std::string("kernel_variant ") + to_string(r.config.variant) + " with algo " +
-                   to_string(r.config.algo) + ": the " + to_string(r.config.variant) + " kernel is one-shot only");
+               std::string("kernel_variant ") + to_string(r.config.impl) + " with algo " +
+                   to_string(r.config.algo) + ": the " + to_string(r.config.impl) + " kernel has no " +
+                   to_string(r.config.algo) + " body");
     r.resources.regs_per_thread = csv.integer(cRegs);
     r.check_passed = parse_cell(csv, cCheck, parse_check);
     r.max_over_ranks_us = kernel_time(csv, cKernelUs);
@@ -178,9 +189,9 @@ MeasurementRow measurement_row(const MeasuredRow& r, const std::string& experime
   m.kernel_us_median = r.max_over_ranks_us > 0 ? r.max_over_ranks_us : r.kernel_us;
   m.skewfree_us_median = r.skewfree_us;
   m.check = r.check_passed ? "pass" : "fail";
-  m.implementation = to_string(Implementation::fused);  // the model's rows are fused kernels
+  m.implementation = implementation(r.config.impl).csv_implementation;  // the model's rows are fused kernels
   m.allreduce_us_median = std::numeric_limits<double>::quiet_NaN();
-  m.kernel_variant = to_string(r.config.variant);
+  m.kernel_variant = implementation(r.config.impl).csv_kernel_variant;
   return m;
 }
 }  // namespace

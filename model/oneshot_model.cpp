@@ -1,6 +1,6 @@
 // The one-shot timing model: the phases of the one-shot kernels, in the order they run them, each as
 // long as its slowest limit (a latency chain, a per-SM rate, the link, HBM). One model serves both
-// kernel bodies (common/launch_config.h KernelVariant); where the lean body (kernels/
+// kernel bodies (common/implementations.h ModelDesign); where the lean body (kernels/
 // oneshot_lean_kernel.cuh) differs from the reference (kernels/oneshot_kernel.cuh) the difference is
 // a field of OneshotDesign below, and the term's explanation says which body it describes:
 //
@@ -89,12 +89,12 @@ struct OneshotDesign {
 constexpr double kPushedExchangeBase = 0.5;
 constexpr double kPushedExchangePerPeer = 0.6;
 
-OneshotDesign design_of(KernelVariant v, const Problem& p) {
+OneshotDesign design_of(ModelDesign design, const Problem& p) {
   const int n = p.nranks;
   // kernels/oneshot_lean_kernel.cuh: two vectors held at N = 2 (except norm_out beside a quantized
   // output), else one.
   const bool two_held = n == 2 && !(has_norm_out(p.pattern) && (has_fp8(p.pattern) || has_fp4(p.pattern)));
-  if (v == KernelVariant::lean)
+  if (design == ModelDesign::lean)
     return {"lean", false, n - 1, n - 1, false, true, two_held ? 2 : 1, true};
   return {"reference", true, n, n, true, false, 0, false};
 }
@@ -118,7 +118,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double port = in.port_bytes_per_ns;
   const double hbm = in.hbm_bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
-  const OneshotDesign d = design_of(c.variant, p);
+  const OneshotDesign d = design_of(implementation(c.impl).model, p);
 
   add_launch_term(in, sheet);
   if (d.arrival_on_path) {

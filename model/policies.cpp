@@ -116,34 +116,34 @@ LaunchConfig occupancy_config(const Problem& p, const GpuSpec& s, const KernelRe
 
 LaunchConfig choose_launch_config(Policy policy, const Problem& p, const GpuSpec& s, const KernelResources& res,
                                   const Calibration& cal, const LaunchConfig* explicit_cfg,
-                                  const std::vector<KernelVariant>& variants) {
-  return explain_launch_config(policy, p, s, res, cal, explicit_cfg, variants).config;
+                                  const std::vector<Impl>& bodies) {
+  return explain_launch_config(policy, p, s, res, cal, explicit_cfg, bodies).config;
 }
 
 PolicyChoice explain_launch_config(Policy policy, const Problem& p, const GpuSpec& s, const KernelResources& res,
                                    const Calibration& cal, const LaunchConfig* explicit_cfg,
-                                   const std::vector<KernelVariant>& variants) {
+                                   const std::vector<Impl>& bodies) {
   validate(p);
   validate(s);
-  if (variants.empty()) throw InvalidArgument(std::string(to_string(policy)) + " policy: no kernel variant given");
-  if (policy != Policy::model && variants.size() != 1)
+  if (bodies.empty()) throw InvalidArgument(std::string(to_string(policy)) + " policy: no kernel body given");
+  for (Impl b : bodies)
+    if (!is_kernel_body(b))
+      throw InvalidArgument(std::string(to_string(policy)) + " policy: " + to_string(b) +
+                            " is a baseline, not a kernel body (" + kernel_body_names() + ")");
+  if (policy != Policy::model && bodies.size() != 1)
     throw InvalidArgument(std::string(to_string(policy)) +
-                          " policy: takes one kernel variant; only the model policy chooses among several (--kernel auto)");
+                          " policy: takes one kernel body; only the model policy chooses among several (--kernel auto)");
   PolicyChoice choice;
   LaunchConfig& c = choice.config;
   switch (policy) {
     case Policy::legacy:
-    case Policy::trtllm: c = peer_config(policy, p, s); c.variant = variants.front(); break;
-    case Policy::occupancy: c = occupancy_config(p, s, res); c.variant = variants.front(); break;
+    case Policy::trtllm: c = peer_config(policy, p, s); c.impl = bodies.front(); break;
+    case Policy::occupancy: c = occupancy_config(p, s, res); c.impl = bodies.front(); break;
     case Policy::model: {
-      const std::vector<Algorithm> algos = model_algorithms(p);
-      const SearchResult sr = search_best_config(p, s, res, cal, algos, variants);
+      const SearchResult sr = search_best_config(p, s, res, cal, model_algorithms(p), bodies);
       c = sr.best;
-      std::string variant_names;
-      for (KernelVariant v : variants) variant_names += (variant_names.empty() ? "" : ", ") + std::string(to_string(v));
       choice.note = "searched " + std::to_string(sr.evaluated) + " legal candidates (" +
-                    (algos.size() == 2 ? "one-shot + two-shot" : "one-shot only: tokens < ranks") + "; kernel " +
-                    variant_names + ")";
+                    model_search_space(p, bodies) + ")";
       if (c.algo != p.algo)
         choice.note += "; switched algorithm: " + std::string(to_string(c.algo)) + " (problem asked " +
                        to_string(p.algo) + ")";
@@ -152,16 +152,35 @@ PolicyChoice explain_launch_config(Policy policy, const Problem& p, const GpuSpe
     case Policy::explicit_config:
       if (!explicit_cfg) throw InvalidArgument("explicit policy: no configuration given (tpb / cluster / grid)");
       c = *explicit_cfg;
-      c.variant = variants.front();
+      c.impl = bodies.front();
       break;
   }
-  if (c.algo == Algorithm::twoshot && c.variant != KernelVariant::reference)
-    throw InvalidArgument(std::string(to_string(policy)) + " policy: the " + to_string(c.variant) +
-                          " kernel is one-shot only; two-shot runs the reference kernel (--kernel reference)");
+  if (!runs_algorithm(c.impl, c.algo))
+    throw InvalidArgument(std::string(to_string(policy)) + " policy: " + algorithm_limit(c.impl) + " (it has no " +
+                          to_string(c.algo) + " kernel); use --kernel reference or --policy model");
   const std::string v = legality_violation(p, c, s, res);
   if (!v.empty())
     throw InvalidArgument(std::string(to_string(policy)) + " policy produced an illegal configuration: " + v);
   return choice;
+}
+
+std::string model_search_space(const Problem& p, const std::vector<Impl>& bodies) {
+  const std::vector<Algorithm> algos = model_algorithms(p);
+  bool any_twoshot = false, all_twoshot = true;
+  std::string names, oneshot_only;
+  for (Impl b : bodies) {
+    names += (names.empty() ? "" : ", ") + std::string(to_string(b));
+    const bool two = runs_algorithm(b, Algorithm::twoshot);
+    any_twoshot = any_twoshot || two;
+    all_twoshot = all_twoshot && two;
+    if (!two) oneshot_only += (oneshot_only.empty() ? "" : ", ") + std::string(to_string(b));
+  }
+  std::string space;
+  if (algos.size() == 1) space = "one-shot only: tokens < ranks";
+  else if (!any_twoshot) space = "one-shot only: " + oneshot_only + " runs one-shot only";
+  else if (!all_twoshot) space = "one-shot + two-shot; " + oneshot_only + " one-shot only";
+  else space = "one-shot + two-shot";
+  return space + "; kernel " + names;
 }
 
 LaunchConfig separate_norm_config(const Problem& problem, const GpuSpec& spec) {

@@ -47,15 +47,15 @@ constexpr int kPeerTwoShotMaxBlocks = 256;
 
 // Pure. `explicit_cfg` is required for Policy::explicit_config and ignored otherwise.
 // For every policy except `model`, the algorithm is problem.algo.
-// `variants`: the kernel variants (common/launch_config.h) the choice may use. The model policy
-// searches all of them together with algorithm and configuration (two-shot candidates run the
-// reference body); every other policy takes exactly one (its configuration gets that variant;
-// explicit_cfg's own variant is replaced by it). A non-reference variant with a two-shot choice of
-// a non-model policy is an InvalidArgument naming it.
+// `bodies`: the fused kernel bodies (common/implementations.h) the choice may use. The model policy
+// searches all of them together with algorithm and configuration (each body with the algorithms its
+// row runs); every other policy takes exactly one (its configuration gets that body; explicit_cfg's
+// own body is replaced by it). A body without the problem's algorithm, with a non-model policy, is
+// an InvalidArgument naming it.
 LaunchConfig choose_launch_config(Policy policy, const Problem& problem, const GpuSpec& spec,
                                   const KernelResources& res, const Calibration& cal,
                                   const LaunchConfig* explicit_cfg = nullptr,
-                                  const std::vector<KernelVariant>& variants = {KernelVariant::reference});
+                                  const std::vector<Impl>& bodies = {Impl::reference});
 
 // The same choice and, for display, how the policy reached it: the model policy says how many legal
 // candidates it searched over which algorithms and when it switched algorithm; the others leave the
@@ -64,13 +64,16 @@ struct PolicyChoice {
   LaunchConfig config;
   std::string note;
 };
+// The model policy's search space, said in a few words: "one-shot + two-shot; kernel reference, lean",
+// "one-shot only (lean runs one-shot only)". What a row's policy_note records.
+std::string model_search_space(const Problem& problem, const std::vector<Impl>& bodies);
 PolicyChoice explain_launch_config(Policy policy, const Problem& problem, const GpuSpec& spec,
                                    const KernelResources& res, const Calibration& cal,
                                    const LaunchConfig* explicit_cfg = nullptr,
-                                   const std::vector<KernelVariant>& variants = {KernelVariant::reference});
+                                   const std::vector<Impl>& bodies = {Impl::reference});
 
 // The launch configuration of the baselines' separate residual-add + RMSNorm kernel
-// (kernels/norm_kernel.cu, common/launch_config.h Implementation): no cluster; the fewest vectors
+// (kernels/norm_kernel.cu, the baselines of common/implementations.h): no cluster; the fewest vectors
 // per thread (1, 2 or 4) that keep one token's vectors within one block of at most
 // max_threads_per_block threads, tpb = ceil(H / VEC / vpt); one block per token up to
 // kNormBlocksPerSm blocks per SM (tokens beyond that loop in the blocks). The same simple rule

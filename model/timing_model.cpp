@@ -55,6 +55,9 @@ double predict_total_us(const Problem& p, const LaunchConfig& c, const GpuSpec& 
 
 Prediction predict(const Problem& p, const LaunchConfig& c, const GpuSpec& s, const Calibration& cal,
                    const KernelResources& res) {
+  if (implementation(c.impl).model == ModelDesign::not_modelled)
+    throw InvalidArgument(std::string("the model does not predict the ") + to_string(c.impl) +
+                          " implementation (its table row has no model design)");
   check_legal(p, c, s, res);
   detail::TermSheet sheet(true);
   const double ns = run_model(p, c, s, cal, res, sheet);

@@ -21,11 +21,11 @@ namespace arlab::model {
 
 namespace {
 
-// A configuration's identity within a problem, kernel variant included (pdl is not a model input
+// A configuration's identity within a problem, kernel body included (pdl is not a model input
 // and is ignored). The fixed policies' regret looks up their reference-kernel configurations.
 using ConfigKey = std::tuple<int, int, int, int, bool, int>;
 ConfigKey config_key(const LaunchConfig& c) {
-  return {c.tpb, c.cluster, c.grid, c.vecs_per_thread, c.algo == Algorithm::twoshot, static_cast<int>(c.variant)};
+  return {c.tpb, c.cluster, c.grid, c.vecs_per_thread, c.algo == Algorithm::twoshot, static_cast<int>(c.impl)};
 }
 
 struct ConfigStats {

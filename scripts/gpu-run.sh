@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
 #                    [--seed] [--twoshot "N ..."] [--mpi NGPUS] [--probe] [--repeat K] [--hold-ab]
-#                    [--sanitize] [--soak CALLS] [--calibrate]
+#                    [--sanitize] [--soak CALLS] [--calibrate] [--exp "NAME ..."] [--mixed]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -36,6 +36,11 @@
 # --calibrate      also run `arlab calibrate` on the emulated node into OUTDIR/calibrate_emulated/ and, when
 #                  2+ GPUs are visible, under `mpirun -np 2` into OUTDIR/calibrate_mpi/ (microbench.csv,
 #                  calibration.csv; logs calibrate_*.log).
+# --exp "NAME.."   also run `arlab exp NAME` for each name (emulated TP2) into OUTDIR/exp/NAME/ (CSV,
+#                  ratios CSV, summary files; no figures).
+# --mixed          also run groups that mix algorithms: H {5120, 8192, 16384} x tokens {100, 256, 384},
+#                  --policy legacy,trtllm,occupancy,model (the model may pick two-shot beside the others'
+#                  one-shot) into OUTDIR/mixed.csv, and count the groups whose model pick was two-shot.
 # Every step's real exit code is printed; the script exits non-zero when any step failed.
 # --pack B DEST    copy from build tree B only what this script needs (CMake/CTest files, the arlab
 #                  binary and the gpu test binaries) into DEST, to carry it cheaply.
@@ -56,7 +61,7 @@ fi
 
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
-run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0; run_calibrate=0
+run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0; run_calibrate=0; exp_names=""; mixed=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -74,6 +79,8 @@ while [ $# -gt 0 ]; do
     --fp32-norm) fp32_norm=1; shift ;;
     --soak) soak_calls=$2; shift 2 ;;
     --calibrate) run_calibrate=1; shift ;;
+    --exp) exp_names=$2; shift 2 ;;
+    --mixed) mixed=1; shift ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -246,6 +253,26 @@ if [ $run_seed -eq 1 ]; then
   py=$(scripts/find-python.sh 2>/dev/null || echo python3)
   "$py" plots/plot_seed.py --csv "$out/seed/validation.csv" --out "$out/seed/seed" >> "$out/seed.log" 2>&1 || true
 fi
+if [ -n "$exp_names" ]; then
+  for name in $exp_names; do
+    start=$(date +%s)
+    timeout 500 "$arlab" exp "$name" --out-dir "$out/exp" --no-plots > "$out/exp_$name.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && status=1
+    echo "gpu-run: arlab exp $name exit $rc in $(( $(date +%s) - start )) s (log: exp_$name.log)"
+  done
+fi
+if [ $mixed -eq 1 ]; then
+  start=$(date +%s)
+  : > "$out/mixed.log"
+  for h in 5120 8192 16384; do
+    for t in 100 256 384; do
+      "$arlab" run -n 2 -t "$t" --hidden "$h" --policy legacy,trtllm,occupancy,model --graph-calls 0 \
+        --csv "$out/mixed.csv" --experiment mixed >> "$out/mixed.log" 2>&1
+      rc=$?; [ $rc -ne 0 ] && { status=1; echo "  (exit $rc)" >> "$out/mixed.log"; }
+    done
+  done
+  echo "gpu-run: mixed-algorithm groups in $(( $(date +%s) - start )) s (log: mixed.log)"
+fi
 if [ $hold_ab -eq 1 ]; then
   start=$(date +%s)
   : > "$out/hold_ab.log"
@@ -322,6 +349,27 @@ fi
 if [ -f "$out/seed.log" ]; then
   echo "== seed experiment (arlab seed --mode measure) =="
   grep -E "seed H|MAPE|regret|measured [0-9]+ case|refused|WARNING|FAILED" "$out/seed.log" | tail -16
+fi
+for name in $exp_names; do
+  [ -f "$out/exp_$name.log" ] && { echo "== exp $name =="; grep -E "^# |speedup|geomean|case\(s\) run|GATE|error" "$out/exp_$name.log" | tail -24; }
+done
+if [ -f "$out/mixed.csv" ]; then
+  echo "== mixed-algorithm groups =="
+  python3 - "$out/mixed.csv" <<'PY'
+import csv, sys, collections
+rows = list(csv.DictReader(open(sys.argv[1])))
+groups = collections.defaultdict(list)
+for r in rows: groups[r['group_id']].append(r)
+mixed = sum(1 for g in groups.values() if len({r['algo'] for r in g}) > 1)
+fails = sum(1 for r in rows if r['check'] != 'pass')
+print(f"{len(groups)} groups, {len(rows)} rows, {mixed} groups mixing one- and two-shot, {fails} rows failing the gate")
+for g in groups.values():
+    m = [r for r in g if r['policy'] == 'model']
+    t = [r for r in g if r['policy'] == 'trtllm']
+    if m and t:
+        print(f"  H {m[0]['hidden']:>5} T {m[0]['tokens']:>3}: model {m[0]['algo']} {m[0]['tpb']}/{m[0]['cluster']}/{m[0]['grid']} "
+              f"{float(m[0]['skewfree_us_median']):.2f} us vs trtllm {float(t[0]['skewfree_us_median']):.2f} us")
+PY
 fi
 for f in twoshot mpi; do
   [ -f "$out/$f.log" ] && { echo "== $f =="; grep -E "SUMMARY|FAIL|error" "$out/$f.log" | sed 's/ | graph.*//' | tail -40; }

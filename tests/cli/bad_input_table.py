@@ -319,8 +319,10 @@ def cases(have_cuda):
 
     # --- baselines and `arlab exp` (refused before any device or file is touched) ---------
     add("baseline: --baseline fused", ["run", "--baseline", "fused"], 2, r"--baseline fused: the policies measure")
+    add("baseline: --baseline lean (a kernel body)", ["run", "--baseline", "lean"], 2,
+        r"--baseline lean: the policies measure the fused kernel bodies")
     add("baseline: --baseline of an unknown kind", ["run", "--baseline", "mpi"], 2,
-        r"unknown implementation 'mpi' \(expected fused, unfused or nccl\)")
+        r"unknown baseline 'mpi' \(expected unfused, nccl\)")
     add("baseline: --algo nccl takes no --config", ["run", "--algo", "nccl", "--config", "128/1/64"], 2,
         r"--algo nccl measures that baseline alone")
 
@@ -328,9 +330,10 @@ def cases(have_cuda):
     kernel_refusals = [
         (["--kernel", "bogus"], r"--kernel 'bogus' is not a kernel \(expected reference, lean or auto\)"),
         (["--kernel", "auto", "--policy", "trtllm"],
-         r"--kernel auto lets the model policy choose the kernel; --policy trtllm takes --kernel reference or lean"),
+         r"--kernel auto lets the model policy choose the kernel; --policy trtllm takes one kernel body \(reference, "
+         r"lean\)"),
         (["--kernel", "lean", "--algo", "twoshot", "--policy", "trtllm"],
-         r"--kernel lean with --algo twoshot: the lean kernel is one-shot only .*--policy trtllm keeps the "
+         r"--kernel lean with --algo twoshot: the lean kernel is one-shot only, and --policy trtllm keeps the "
          r"problem's algorithm")]
     for argv, pattern in kernel_refusals:
         add("kernel: run " + " ".join(argv), ["run"] + argv, 2, pattern)
@@ -343,11 +346,13 @@ def cases(have_cuda):
         r"--kernel auto lets the model policy choose the kernel; an explicit configuration")
     add("kernel: run --algo nccl --kernel lean", ["run", "--algo", "nccl", "--kernel", "lean"], 2,
         r"--algo nccl measures that baseline alone, which runs the reference kernels")
-    add("kernel: run --kernel lean --algo twoshot, the model beside a baseline",
+    # A group mixes algorithms: the model's one-shot lean pick beside a two-shot baseline is planned (and
+    # stops only where a GPU is needed).
+    add("kernel: run --kernel lean --algo twoshot, the model beside a baseline, is planned",
         ["run", "--kernel", "lean", "--algo", "twoshot", "--policy", "model", "--baseline", "unfused"], 2,
-        r"cannot share a run with a two-shot baseline")
+        r"(?s)group: model, unfused baseline.*" + no_gpu)
     add("kernel: predict --kernel auto with the default policies", ["predict", "--no-terms", "--kernel", "auto"], 2,
-        r"--policy legacy \(the default policy list\) takes --kernel reference or lean")
+        r"--policy legacy takes one kernel body \(reference, lean\) \(--policy: the default policy list\)")
     add("exp: an unknown experiment lists the known ones", ["exp", "nosuch", "--out-dir", "exp_out"], 2,
         r"nosuch.*seed.*fusion", absent=["exp_out"])
     add("exp: no experiment named", ["exp"], 2, r"name an experiment")
@@ -383,14 +388,15 @@ def cases(have_cuda):
                           ("skewfree_inf", r"column 'skewfree_us_median': 'inf' is not a finite number")]:
         add("measurement cell " + name, ["validate", name + ".csv"], 2, re.escape(name) + r"\.csv:4: " + pattern)
     add("measurement: kernel_variant fast", ["validate", "kv_bogus.csv"], 2,
-        r"kv_bogus\.csv:4: column 'kernel_variant': unknown kernel variant 'fast' \(expected reference or lean\)")
+        r"kv_bogus\.csv:4: column 'kernel_variant': implementation 'fused' with kernel_variant 'fast' is no "
+        r"implementation of this arlab")
     add("measurement: kernel_variant lean with two-shot", ["validate", "kv_twoshot_lean.csv"], 2,
         r"kv_twoshot_lean\.csv:4: column 'kernel_variant': kernel_variant lean with algo twoshot")
     add("measurement: a policy label naming another kernel", ["validate", "kv_label_differs.csv"], 2,
         r"kv_label_differs\.csv:4: column 'policy': policy label 'trtllm/lean' names the lean kernel, the row's "
         r"kernel_variant is reference")
     add("measurement: policy label trtllm/fast", ["validate", "policy_label_x.csv"], 2,
-        r"policy_label_x\.csv:4: column 'policy': unknown kernel variant 'fast'")
+        r"policy_label_x\.csv:4: column 'policy': unknown kernel body 'fast' \(expected reference, lean\)")
     add("measurement: missing column", ["validate", "missing_column.csv"], 2,
         r"missing_column\.csv:1: column 'hidden': header lacks this column|the header has no column 'hidden'")
     add("measurement: short row", ["validate", "short_row.csv"], 2, r"short_row\.csv:4: .*row has 10 cells")

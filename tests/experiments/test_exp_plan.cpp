@@ -169,11 +169,16 @@ std::string exception_text(const std::function<void()>& f) {
 
 TEST_CASE("exp: the experiments, in --list order, and an unknown name lists them") {
   std::vector<std::string> names;
-  for (const exp::ExpInfo& e : exp::experiments()) {
+  for (const exp::ExperimentRow& e : exp::experiments()) {
     names.push_back(e.name);
     CHECK_FALSE(e.summary.empty());
     CHECK(e.summary.find('\n') == std::string::npos);
+    CHECK(e.cases != nullptr);
+    // Every figure script the table names exists in plots/.
+    if (!e.figure_script.empty()) CHECK(std::ifstream(std::string(ARLAB_SOURCE_DIR) + "/plots/" + e.figure_script).good());
   }
+  CHECK(exp::experiment("speedup").summary_step != nullptr);
+  CHECK_FALSE(exp::experiment("numerics").needs_gpu);
   CHECK(names == std::vector<std::string>{"seed", "tokens", "config-space", "crossover", "fusion", "model-accuracy",
                                           "numerics", "speedup"});
   const std::string message = exception_text([] { exp::experiment_cases("token", plan_context({2}, false)); });

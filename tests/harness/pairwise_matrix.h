@@ -58,7 +58,7 @@ using Describe = std::function<std::string(const Problem&, int recipe, const Lau
 
 inline void run_pairwise_matrix(const std::string& label, Algorithm algo, const MatrixAxes& ax, uint64_t seed_base,
                                 const NodeFor& node_for, const ConfigFor& config_for, const Describe& describe,
-                                KernelVariant variant = KernelVariant::reference) {
+                                Impl variant = Impl::reference) {
   const std::vector<int> levels = {static_cast<int>(ax.patterns.size()), static_cast<int>(ax.dtypes.size()),
                                    static_cast<int>(ax.ranks.size()),    static_cast<int>(ax.tokens.size()),
                                    static_cast<int>(ax.hidden.size()),   static_cast<int>(ax.accs.size()),
@@ -90,10 +90,10 @@ inline void run_pairwise_matrix(const std::string& label, Algorithm algo, const 
       harness::FusedRunner runner(node, p, 1, seed_base + static_cast<uint64_t>(run), ref::Distribution::normal);
       LaunchConfig probe;  // the variant's kernel: its registers decide occupancy-sized grids
       probe.algo = algo;
-      probe.variant = variant;
+      probe.impl = variant;
       LaunchConfig cfg = config_for(row[6], p, node.rank_spec(), runner.resources(probe));
       cfg.pdl = row[7] == 1;
-      cfg.variant = variant;
+      cfg.impl = variant;
       const std::string what = describe(p, row[6], cfg) + " kernel " + to_string(variant);
       INFO(what);
       REQUIRE(model::legality_violation(p, cfg, node.rank_spec(), runner.resources(cfg)).empty());

@@ -26,10 +26,10 @@ LaunchConfig unfused_config(const FusedRunner& runner, const Node& node, const P
   Problem ar = p;
   ar.pattern = Pattern::ar;
   LaunchConfig probe;
-  probe.impl = Implementation::unfused;
+  probe.impl = Impl::unfused;
   LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, ar, node.rank_spec(), runner.resources(probe),
                                                  model::default_calibration());
-  cfg.impl = Implementation::unfused;
+  cfg.impl = Impl::unfused;
   return cfg;
 }
 
@@ -93,7 +93,7 @@ TEST_CASE("unfused baseline: timing joins both kernels and reports the all-reduc
   t.fixed_iters = 32;
   t.graph_calls = 4;
   t.graph_reps = 2;
-  const std::vector<TimingReport> reps = time_interleaved(runner, p, {fused, unfused}, t, &cupti, nullptr);
+  const std::vector<TimingReport> reps = time_interleaved(runner, {runner.prepare(p, fused), runner.prepare(p, unfused)}, t, &cupti, nullptr);
   REQUIRE(reps.size() == 2);
   REQUIRE(reps[0].source == "cupti");
   REQUIRE(reps[1].source == "cupti");
@@ -112,7 +112,7 @@ TEST_CASE("unfused baseline: timing joins both kernels and reports the all-reduc
   REQUIRE(names_contain(reps[1], "separate_norm_kernel"));
   REQUIRE(names_contain(reps[1], "oneshot"));
   REQUIRE_FALSE(names_contain(reps[0], "separate_norm_kernel"));
-  REQUIRE(std::isfinite(time_graph_per_call(runner, p, unfused, t)));
+  REQUIRE(std::isfinite(time_graph_per_call(runner, runner.prepare(p, unfused), t)));
   REQUIRE(runner.check(p, unfused).pass);  // the timed calls left the node correct
   REQUIRE(runner.check(p, fused).pass);
 }
@@ -128,7 +128,7 @@ TEST_CASE("nccl baseline: refused on the emulated node with a message that says 
   p.hidden = 1024;
   FusedRunner runner(node, p, 1, 5, ref::Distribution::normal);
   LaunchConfig nccl;
-  nccl.impl = Implementation::nccl;
+  nccl.impl = Impl::nccl;
   nccl.tpb = nccl.grid = 0;
-  REQUIRE_THROWS_WITH(runner.validate_call(p, nccl), Catch::Contains("NCCL refuses two ranks on one GPU"));
+  REQUIRE_THROWS_WITH(runner.prepare(p, nccl), Catch::Contains("needs a real node") && Catch::Contains("refuses two ranks on one GPU"));
 }

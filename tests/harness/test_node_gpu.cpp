@@ -160,7 +160,7 @@ TEST_CASE("timing: CUPTI delivers every tagged kernel, figures are consistent") 
   t.fixed_iters = 40;  // 16 + 16 + 8: the last batch is partial
   t.graph_calls = 8;
   t.graph_reps = 3;
-  const TimingReport rep = time_isolated(*f.runner, f.p, f.cfg, t, &cupti);
+  const TimingReport rep = time_isolated(*f.runner, f.runner->prepare(f.p, f.cfg), t, &cupti);
   INFO(rep.note);
   REQUIRE(rep.source == "cupti");
   REQUIRE(rep.iters == 40);
@@ -176,11 +176,11 @@ TEST_CASE("timing: CUPTI delivers every tagged kernel, figures are consistent") 
   REQUIRE(rep.start_skew_us.median >= 0);
   REQUIRE(std::isfinite(rep.gate_skew_us.median));  // one GPU clock: the gate's release skew is measured
   REQUIRE(all_samples(rep.kernel_rounds).size() == 40);
-  const TimingReport ev = time_isolated(*f.runner, f.p, f.cfg, t, nullptr);
+  const TimingReport ev = time_isolated(*f.runner, f.runner->prepare(f.p, f.cfg), t, nullptr);
   REQUIRE(ev.source == "events");
   REQUIRE(ev.kernel_us.median > 0);
   REQUIRE(std::isnan(ev.skew_free.median));  // events of different ranks share no clock
-  const double graph = time_graph_per_call(*f.runner, f.p, f.cfg, t);
+  const double graph = time_graph_per_call(*f.runner, f.runner->prepare(f.p, f.cfg), t);
   REQUIRE(std::isfinite(graph));
   REQUIRE(graph > 0);
   // The timed calls left the node correct.
@@ -197,7 +197,7 @@ TEST_CASE("timing: CUPTI durations keep nanoseconds (no 0.25 us quantization)") 
   t.warmup_ms = 5;
   t.fixed_iters = 200;
   t.graph_calls = 0;
-  const TimingReport rep = time_isolated(*f.runner, f.p, f.cfg, t, &cupti);
+  const TimingReport rep = time_isolated(*f.runner, f.runner->prepare(f.p, f.cfg), t, &cupti);
   int off_grid = 0;
   for (double us : all_samples(rep.kernel_rounds)) {
     const double ns = us * 1e3;
@@ -217,7 +217,7 @@ TEST_CASE("timing: noise-based stopping stops for the reason it reports") {
   loose.stop.min_iters = 32;
   loose.stop.min_rounds = 1;
   loose.batch = 32;
-  const TimingReport a = time_isolated(*f.runner, f.p, f.cfg, loose, &cupti);
+  const TimingReport a = time_isolated(*f.runner, f.runner->prepare(f.p, f.cfg), loose, &cupti);
   REQUIRE(a.stop == StopReason::noise_met);
   REQUIRE(a.noise_met);
   REQUIRE(a.iters == 32);
@@ -226,7 +226,7 @@ TEST_CASE("timing: noise-based stopping stops for the reason it reports") {
   capped.stop.max_noise = 1e-9;  // unreachable: the iteration cap ends it
   capped.stop.max_iters = 64;  // two rounds of 32, below the 10 rounds a noise stop would also need
   capped.stop.max_time_s = 60;
-  const TimingReport b = time_isolated(*f.runner, f.p, f.cfg, capped, &cupti);
+  const TimingReport b = time_isolated(*f.runner, f.runner->prepare(f.p, f.cfg), capped, &cupti);
   REQUIRE(b.stop == StopReason::max_iters);
   REQUIRE_FALSE(b.noise_met);
   REQUIRE(b.iters == 64);
@@ -242,7 +242,7 @@ TEST_CASE("timing: configurations interleave round by round and give a ratio wit
   t.graph_calls = 0;
   t.batch = 8;
   t.fixed_iters = 48;
-  const std::vector<TimingReport> reps = time_interleaved(*f.runner, f.p, {f.cfg, other, f.cfg}, t, &cupti, nullptr);
+  const std::vector<TimingReport> reps = time_interleaved(*f.runner, {f.runner->prepare(f.p, f.cfg), f.runner->prepare(f.p, other), f.runner->prepare(f.p, f.cfg)}, t, &cupti, nullptr);
   REQUIRE(reps.size() == 3);
   for (const TimingReport& r : reps) {
     REQUIRE(r.iters == 48);

@@ -8,6 +8,7 @@
 #include "common/launch_config.h"
 #include "common/problem.h"
 #include "kernels/dispatch.h"
+#include "kernels/kernel_table.h"
 #include "tests/catch.h"
 
 using namespace arlab;
@@ -21,7 +22,7 @@ TEST_CASE("every supported combination has its own kernel") {
   REQUIRE(keys.size() == 3 * kPerBody);
   size_t lean = 0;
   for (const KernelKey& k : keys) {
-    if (k.variant != KernelVariant::lean) continue;
+    if (k.body != Impl::lean) continue;
     ++lean;
     REQUIRE(k.algo == Algorithm::oneshot);  // the lean body is one-shot only
   }
@@ -44,25 +45,43 @@ TEST_CASE("every supported combination has its own kernel") {
   REQUIRE(find_fused_kernel(a).name == "oneshot<fp32,N=4,ar_res_rms,fp32>");
   // The same for the lean body, which is another kernel.
   KernelKey al = a, bl = b;
-  al.variant = bl.variant = KernelVariant::lean;
+  al.body = bl.body = Impl::lean;
   REQUIRE(find_fused_kernel(al).fn == find_fused_kernel(bl).fn);
   REQUIRE(find_fused_kernel(al).fn != find_fused_kernel(a).fn);
   REQUIRE(find_fused_kernel(al).name == "oneshot_lean<fp32,N=4,ar_res_rms,fp32>");
 }
 
-TEST_CASE("kernel_key carries the variant; lean keys are named oneshot_lean<...>") {
+TEST_CASE("the kernel families cover the implementation table's kernel bodies exactly") {
+  // kernels/families.cmake against common/implementations.h: every kernel body has a kernel of each
+  // algorithm its row runs, for every dtype row, and no kernel of an algorithm its row does not run.
+  for (Impl body : kernel_bodies())
+    for (Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot}) {
+      size_t rows = 0;
+      for (const FamilyInstantiation& f : kernel_family_registry())
+        if (f.body == body && f.algo == algo) ++rows;
+      INFO(to_string(body) << " " << to_string(algo));
+      CHECK(rows == (runs_algorithm(body, algo) ? 5u : 0u));  // 5 dtype rows (kernels/kernel_table.h)
+    }
+  for (const FamilyInstantiation& f : kernel_family_registry()) CHECK(is_kernel_body(f.body));
+  for (Impl b : baselines()) {
+    KernelKey k{Algorithm::oneshot, DType::bf16, 2, Pattern::ar, Accumulation::pairwise, b};
+    CHECK_THROWS_WITH(find_fused_kernel(k), Catch::Contains("a baseline, not a fused kernel body"));
+  }
+}
+
+TEST_CASE("kernel_key carries the body; lean keys are named oneshot_lean<...>") {
   Problem p;
   p.nranks = 2;
   p.dtype = DType::bf16;
   p.pattern = Pattern::ar_res_rms;
   p.acc = Accumulation::pairwise;
-  REQUIRE(kernel_key(p).variant == KernelVariant::reference);
+  REQUIRE(kernel_key(p).body == Impl::reference);
   REQUIRE(kernel_name(kernel_key(p)) == "oneshot<bf16,N=2,ar_res_rms,pairwise>");
-  const KernelKey lean = kernel_key(p, KernelVariant::lean);
-  REQUIRE(lean.variant == KernelVariant::lean);
+  const KernelKey lean = kernel_key(p, Impl::lean);
+  REQUIRE(lean.body == Impl::lean);
   REQUIRE(kernel_name(lean) == "oneshot_lean<bf16,N=2,ar_res_rms,pairwise>");
   REQUIRE(find_fused_kernel(lean).name == "oneshot_lean<bf16,N=2,ar_res_rms,pairwise>");
-  REQUIRE(find_fused_kernel(lean).key.variant == KernelVariant::lean);
+  REQUIRE(find_fused_kernel(lean).key.body == Impl::lean);
 }
 
 TEST_CASE("unsupported combinations are refused, naming the value") {
@@ -83,13 +102,13 @@ TEST_CASE("unsupported combinations are refused, naming the value") {
   k = KernelKey{Algorithm::twoshot, DType::bf16, 2, Pattern::ar, Accumulation::pairwise};
   REQUIRE(find_fused_kernel(k).name == "twoshot<bf16,N=2,ar,pairwise>");
   // The lean body is one-shot only.
-  k.variant = KernelVariant::lean;
+  k.body = Impl::lean;
   REQUIRE(message(k).find("the lean kernel is one-shot only") != std::string::npos);
   REQUIRE(message(k).find("twoshot_lean<bf16,N=2,ar,pairwise>") != std::string::npos);
   k = KernelKey{Algorithm::oneshot, DType::fp32, 2, Pattern::ar_res_rms_fp4, Accumulation::pairwise,
-                KernelVariant::lean};
+                Impl::lean};
   REQUIRE(message(k).find("needs a 16-bit dtype, got fp32") != std::string::npos);
-  k = KernelKey{Algorithm::oneshot, DType::bf16, 3, Pattern::ar, Accumulation::pairwise, KernelVariant::lean};
+  k = KernelKey{Algorithm::oneshot, DType::bf16, 3, Pattern::ar, Accumulation::pairwise, Impl::lean};
   REQUIRE(message(k).find("nranks = 3") != std::string::npos);
 }
 

@@ -1,5 +1,5 @@
 // GPU tests of the one-shot fused kernels on the emulated node (issue 4), each for both kernel
-// bodies (issue 13, common/launch_config.h KernelVariant: reference and lean) unless said otherwise:
+// bodies (issue 13, common/launch_config.h Impl: reference and lean) unless said otherwise:
 //  * a correctness matrix over pattern x dtype x N x tokens x H x accumulation x launch
 //    configuration x PDL x scale-factor layout, as a pairwise covering array (every value of every
 //    axis and every pair of values of any two axes; NVFP4 with fp32 excluded), each case poisoned,
@@ -148,14 +148,16 @@ Problem base_problem(int n, int tokens, int hidden, DType d, Pattern pat) {
   return p;
 }
 
-// The registers and shared memory of the runner's kernel of variant v (what its policies size grids by).
-model::KernelResources resources_of(const FusedRunner& runner, KernelVariant v) {
+// The registers and shared memory of the runner's kernel of body v for its shape's algorithm (what its
+// policies size grids by).
+model::KernelResources resources_of(const FusedRunner& runner, Impl v) {
   LaunchConfig probe;
-  probe.variant = v;
+  probe.impl = v;
+  probe.algo = runner.shape().algo;
   return runner.resources(probe);
 }
 
-LaunchConfig trtllm_config(FusedRunner& runner, const Problem& p, KernelVariant v = KernelVariant::reference) {
+LaunchConfig trtllm_config(FusedRunner& runner, const Problem& p, Impl v = Impl::reference) {
   return model::choose_launch_config(model::Policy::trtllm, p, runner.node().rank_spec(), resources_of(runner, v),
                                      model::default_calibration(), nullptr, {v});
 }
@@ -168,7 +170,7 @@ TEST_CASE("one-shot correctness matrix (pairwise covering array), both kernel bo
   // The same cases for each body (the recipes size grids by that body's registers); other inputs
   // per body (seed base), so the two runs are not one data set twice.
   uint64_t seed_base = 1000;
-  for (KernelVariant v : all_kernel_variants()) {
+  for (Impl v : kernel_bodies()) {
     INFO("kernel " << to_string(v));
     testing::run_pairwise_matrix(
         std::string("correctness matrix, kernel ") + to_string(v), Algorithm::oneshot, axes, seed_base,
@@ -188,16 +190,16 @@ TEST_CASE("legacy's odd block size (tpb 129 for bf16 H 1032) and more clusters t
   EmulatedNode node(matrix_node(2));
   Problem p = base_problem(2, 3, 1032, DType::bf16, Pattern::ar_res_rms_out_fp8);
   FusedRunner runner(node, p, 1, 5, ref::Distribution::uniform);
-  for (KernelVariant v : all_kernel_variants()) {
+  for (Impl v : kernel_bodies()) {
     const LaunchConfig cfg = model::choose_launch_config(model::Policy::legacy, p, node.rank_spec(),
                                                          resources_of(runner, v), model::default_calibration(),
                                                          nullptr, {v});
     INFO(to_string(cfg));
-    REQUIRE(cfg.variant == v);
+    REQUIRE(cfg.impl == v);
     REQUIRE(cfg.tpb == 129);
     REQUIRE(runner.check(p, cfg).pass);
     LaunchConfig wide = shaped(p, 129, 1, 64);  // 64 clusters for 3 tokens
-    wide.variant = v;
+    wide.impl = v;
     REQUIRE(runner.check(p, wide).pass);
   }
 }
@@ -211,9 +213,9 @@ TEST_CASE("cluster reductions with many tokens per cluster: pushed totals (whole
   FusedRunner runner(node, p, 2, 11, ref::Distribution::normal);
   const LaunchConfig shapes[] = {shaped(p, 128, 8, 16), shaped(p, 96, 4, 8), shaped(p, 256, 2, 2),
                                  shaped(p, 130, 2, 4), shaped(p, 33, 8, 8)};
-  for (KernelVariant v : all_kernel_variants()) {
+  for (Impl v : kernel_bodies()) {
     for (LaunchConfig c : shapes) {
-      c.variant = v;
+      c.impl = v;
       INFO("kernel " << to_string(v) << " " << to_string(c));
       for (int call = 0; call < 3; ++call) {
         const ref::GateReport rep = runner.check(p, c);
@@ -270,7 +272,7 @@ const std::vector<int> kRotationTokens = {1, 2, 3, 7, 16, 31, 64, 100, 128, 129}
 }  // namespace
 
 TEST_CASE("1000 consecutive calls with changing token counts are all correct (buffer rotation)") {
-  for (KernelVariant v : all_kernel_variants()) {
+  for (Impl v : kernel_bodies()) {
     INFO("kernel " << to_string(v));
     EmulatedNode node(matrix_node(2));
     const Problem shape = base_problem(2, 129, 4096, DType::bf16, Pattern::ar_res_rms);
@@ -295,7 +297,7 @@ TEST_CASE("1000 consecutive calls with changing token counts are all correct (bu
       p.tokens = next_tokens();
       LaunchConfig cfg = trtllm_config(runner, p, v);
       cfg.pdl = (call % 2) == 0;
-      runner.enqueue(p, cfg, 0, false);
+      runner.enqueue(runner.prepare(p, cfg), 0, false);
     }
     REQUIRE_NOTHROW(node.synchronize());
     REQUIRE(runner.check(shape, trtllm_config(runner, shape, v)).pass);
@@ -317,17 +319,17 @@ TEST_CASE("reference and lean calls interleaved on one workspace are all correct
     const Problem shape = base_problem(n, 129, 5120, DType::bf16, Pattern::ar_res_rms_fp8);
     FusedRunner runner(node, shape, 1, 31 + static_cast<uint64_t>(n), ref::Distribution::normal);
     Lcg lcg{777 + static_cast<uint64_t>(n)};
-    const std::vector<KernelVariant> variants = all_kernel_variants();
+    const std::vector<Impl> variants = kernel_bodies();
     // Mostly alternating, sometimes repeating, so that every transition occurs.
-    auto next_variant = [&](KernelVariant last) {
+    auto next_variant = [&](Impl last) {
       const bool repeat = lcg.next() % 4 == 0;
-      return repeat ? last : (last == KernelVariant::reference ? KernelVariant::lean : KernelVariant::reference);
+      return repeat ? last : (last == Impl::reference ? Impl::lean : Impl::reference);
     };
-    std::map<std::pair<KernelVariant, KernelVariant>, int> transitions;
-    KernelVariant last = KernelVariant::reference;
+    std::map<std::pair<Impl, Impl>, int> transitions;
+    Impl last = Impl::reference;
     int failures = 0;
     for (int call = 0; call < kCheckedCalls; ++call) {
-      const KernelVariant v = call == 0 ? KernelVariant::lean : next_variant(last);
+      const Impl v = call == 0 ? Impl::lean : next_variant(last);
       Problem p = shape;
       p.tokens = kRotationTokens[lcg.next() % kRotationTokens.size()];
       LaunchConfig cfg = trtllm_config(runner, p, v);
@@ -340,8 +342,8 @@ TEST_CASE("reference and lean calls interleaved on one workspace are all correct
       last = v;
     }
     REQUIRE(failures == 0);
-    for (KernelVariant a : variants)
-      for (KernelVariant b : variants) {
+    for (Impl a : variants)
+      for (Impl b : variants) {
         INFO(to_string(a) << " -> " << to_string(b));
         CHECK(transitions[{a, b}] >= 5);
       }
@@ -353,15 +355,15 @@ TEST_CASE("reference and lean calls interleaved on one workspace are all correct
       p.tokens = kRotationTokens[lcg.next() % kRotationTokens.size()];
       LaunchConfig cfg = trtllm_config(runner, p, last);
       cfg.pdl = (call % 2) == 0;
-      runner.enqueue(p, cfg, 0, false);
+      runner.enqueue(runner.prepare(p, cfg), 0, false);
     }
     REQUIRE_NOTHROW(node.synchronize());
-    for (KernelVariant v : variants) REQUIRE(runner.check(shape, trtllm_config(runner, shape, v)).pass);
+    for (Impl v : variants) REQUIRE(runner.check(shape, trtllm_config(runner, shape, v)).pass);
   }
 }
 
 TEST_CASE("CUDA-graph capture and replay are correct") {
-  for (KernelVariant v : all_kernel_variants()) {
+  for (Impl v : kernel_bodies()) {
     for (bool pdl : {false, true}) {
       EmulatedNode node(matrix_node(4));
       Problem p = base_problem(4, 96, 5120, DType::bf16, Pattern::ar_res_rms_out_fp4);
@@ -370,7 +372,7 @@ TEST_CASE("CUDA-graph capture and replay are correct") {
       LaunchConfig cfg = trtllm_config(runner, p, v);
       cfg.pdl = pdl;
       INFO("kernel " << to_string(v) << ", pdl " << pdl);
-      const ref::GateReport rep = check_graph_replay(runner, p, cfg, 20);
+      const ref::GateReport rep = check_graph_replay(runner, runner.prepare(p, cfg), 20);
       INFO(rep.summary());
       REQUIRE(rep.pass);
       REQUIRE(runner.check(p, cfg).pass);  // direct launches still agree after the replays
@@ -416,7 +418,7 @@ TEST_CASE("-0.0, NaN and +-Inf inputs behave as docs/operation.md says and never
       std::vector<ref::FusedInputs> sets;
       sets.push_back(special_inputs(p));
       FusedRunner runner(node, p, std::move(sets));
-      for (KernelVariant v : all_kernel_variants()) {
+      for (Impl v : kernel_bodies()) {
         const LaunchConfig cfg = trtllm_config(runner, p, v);
         INFO(to_string(d) << " " << to_string(pat) << " kernel " << to_string(v));
         ref::GateReport rep;
@@ -428,7 +430,7 @@ TEST_CASE("-0.0, NaN and +-Inf inputs behave as docs/operation.md says and never
 }
 
 TEST_CASE("a rank that never runs: its peer times out naming rank/block/what, the workspace recovers") {
-  for (KernelVariant v : all_kernel_variants()) {
+  for (Impl v : kernel_bodies()) {
     INFO("kernel " << to_string(v));
     EmulatedNode node(matrix_node(2));
     node.set_timeout_ms(50);
@@ -436,7 +438,7 @@ TEST_CASE("a rank that never runs: its peer times out naming rank/block/what, th
     FusedRunner runner(node, p, 1, 3, ref::Distribution::normal);
     const LaunchConfig cfg = trtllm_config(runner, p, v);
     REQUIRE(runner.check(p, cfg).pass);
-    runner.enqueue_rank(0, p, cfg, 0, false);  // rank 1 never launches its part
+    runner.enqueue_rank(0, runner.prepare(p, cfg), 0, false);  // rank 1 never launches its part
     try {
       node.synchronize();
       FAIL("rank 0 alone must time out");
@@ -453,30 +455,49 @@ TEST_CASE("a rank that never runs: its peer times out naming rank/block/what, th
     }
     // Recovered, rotation in step again: either body may follow the re-initialized workspace.
     for (int i = 0; i < 6; ++i) {
-      const KernelVariant next = i % 2 == 0 ? v : (v == KernelVariant::lean ? KernelVariant::reference
-                                                                             : KernelVariant::lean);
+      const Impl next = i % 2 == 0 ? v : (v == Impl::lean ? Impl::reference
+                                                                             : Impl::lean);
       REQUIRE(runner.check(p, trtllm_config(runner, p, next)).pass);
     }
   }
 }
 
-TEST_CASE("the lean kernel is one-shot only: a two-shot call or a baseline with it is refused") {
+TEST_CASE("the lean kernel is one-shot only: a two-shot call with it is refused") {
   EmulatedNode node(matrix_node(2));
   const Problem p = base_problem(2, 16, 4096, DType::bf16, Pattern::ar_res_rms);
   {
     FusedRunner runner(node, p, 1, 3, ref::Distribution::normal);
-    LaunchConfig cfg = trtllm_config(runner, p, KernelVariant::lean);
-    REQUIRE(runner.kernel_for(cfg).name == "oneshot_lean<bf16,N=2,ar_res_rms,pairwise>");
-    REQUIRE(runner.kernel_for(trtllm_config(runner, p)).name == "oneshot<bf16,N=2,ar_res_rms,pairwise>");
-    cfg.impl = Implementation::unfused;
-    REQUIRE_THROWS_WITH(runner.validate_call(p, cfg), Catch::Contains("baselines run the reference kernels only"));
+    const LaunchConfig cfg = trtllm_config(runner, p, Impl::lean);
+    REQUIRE(runner.kernel_for(cfg).kernel.name == "oneshot_lean<bf16,N=2,ar_res_rms,pairwise>");
+    REQUIRE(runner.kernel_for(trtllm_config(runner, p)).kernel.name == "oneshot<bf16,N=2,ar_res_rms,pairwise>");
   }
   Problem two = p;
   two.algo = Algorithm::twoshot;
   FusedRunner runner(node, two, 1, 3, ref::Distribution::normal);
   LaunchConfig cfg = trtllm_config(runner, two);
   REQUIRE(runner.check(two, cfg).pass);
-  cfg.variant = KernelVariant::lean;
-  REQUIRE_THROWS_WITH(runner.validate_call(two, cfg), Catch::Contains("lean kernel is one-shot only"));
+  cfg.impl = Impl::lean;
+  REQUIRE_THROWS_WITH(runner.prepare(two, cfg), Catch::Contains("lean kernel is one-shot only"));
   REQUIRE_THROWS_WITH(runner.kernel_for(cfg), Catch::Contains("lean kernel is one-shot only"));
+}
+
+TEST_CASE("one runner, one group: one- and two-shot calls and both bodies, in any order, all pass the gate") {
+  // A group mixes algorithms (the model's pick beside trtllm's): calls of either algorithm and either
+  // body share the workspace and follow each other on one runner.
+  EmulatedNode node(matrix_node(2));
+  const Problem p = base_problem(2, 64, 4096, DType::bf16, Pattern::ar_res_rms);
+  FusedRunner runner(node, p, 1, 11, ref::Distribution::normal);
+  Problem two = p;
+  two.algo = Algorithm::twoshot;
+  LaunchConfig twoshot_cfg = model::choose_launch_config(model::Policy::trtllm, two, node.rank_spec(),
+                                                         runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot}),
+                                                         model::default_calibration());
+  const CheckedCall calls[] = {runner.prepare(p, trtllm_config(runner, p, Impl::lean)), runner.prepare(p, twoshot_cfg),
+                               runner.prepare(p, trtllm_config(runner, p)), runner.prepare(p, twoshot_cfg)};
+  REQUIRE(calls[1].problem().algo == Algorithm::twoshot);  // the call takes its configuration's algorithm
+  for (int round = 0; round < 3; ++round)
+    for (const CheckedCall& c : calls) {
+      INFO("round " << round << " " << to_string(c.config()));
+      REQUIRE(runner.check(c).pass);
+    }
 }

@@ -417,17 +417,17 @@ TEST_CASE("policy names round-trip", "[policies]") {
 TEST_CASE("kernel variants: the fixed policies take one variant and stamp it", "[policies][variants]") {
   const GpuSpec s = gpu_preset("h200_sxm");
   const Calibration cal = default_calibration();
-  const std::vector<KernelVariant> lean = {KernelVariant::lean};
+  const std::vector<Impl> lean = {Impl::lean};
   for (const Problem& p : {problem(1, 4096), problem(128, 8192), problem(1000, 5120, 4)}) {
     for (Policy pol : {Policy::legacy, Policy::trtllm, Policy::occupancy}) {
       INFO(to_string(pol) << " " << p.tokens << " tokens H " << p.hidden);
       const LaunchConfig ref = choose_launch_config(pol, p, s, kRes, cal);
-      CHECK(ref.variant == KernelVariant::reference);
+      CHECK(ref.impl == Impl::reference);
       LaunchConfig got = choose_launch_config(pol, p, s, kRes, cal, nullptr, lean);
-      CHECK(got.variant == KernelVariant::lean);
-      got.variant = KernelVariant::reference;
+      CHECK(got.impl == Impl::lean);
+      got.impl = Impl::reference;
       CHECK(got == ref);  // the same launch shape: the variant is the only difference
-      CHECK(explain_launch_config(pol, p, s, kRes, cal, nullptr, lean).config.variant == KernelVariant::lean);
+      CHECK(explain_launch_config(pol, p, s, kRes, cal, nullptr, lean).config.impl == Impl::lean);
     }
   }
   // The explicit configuration's own variant is replaced by the one given.
@@ -437,10 +437,10 @@ TEST_CASE("kernel variants: the fixed policies take one variant and stamp it", "
   c.cluster = 2;
   c.grid = 256;
   c.vecs_per_thread = 2;
-  c.variant = KernelVariant::reference;
-  CHECK(choose_launch_config(Policy::explicit_config, p, s, kRes, cal, &c, lean).variant == KernelVariant::lean);
-  c.variant = KernelVariant::lean;
-  CHECK(choose_launch_config(Policy::explicit_config, p, s, kRes, cal, &c).variant == KernelVariant::reference);
+  c.impl = Impl::reference;
+  CHECK(choose_launch_config(Policy::explicit_config, p, s, kRes, cal, &c, lean).impl == Impl::lean);
+  c.impl = Impl::lean;
+  CHECK(choose_launch_config(Policy::explicit_config, p, s, kRes, cal, &c).impl == Impl::reference);
 }
 
 TEST_CASE("kernel variants: refusals name the policy and the variant", "[policies][variants]") {
@@ -450,21 +450,21 @@ TEST_CASE("kernel variants: refusals name the policy and the variant", "[policie
   const Problem two = problem(2048, 8192, 8, Algorithm::twoshot);
   for (Policy pol : {Policy::legacy, Policy::trtllm, Policy::occupancy}) {
     INFO(to_string(pol));
-    CHECK_THROWS_WITH(choose_launch_config(pol, one, s, kRes, cal, nullptr, all_kernel_variants()),
+    CHECK_THROWS_WITH(choose_launch_config(pol, one, s, kRes, cal, nullptr, kernel_bodies()),
                       Catch::Contains(to_string(pol)) &&
                           Catch::Contains("only the model policy chooses among several"));
     CHECK_THROWS_WITH(choose_launch_config(pol, one, s, kRes, cal, nullptr, {}),
-                      Catch::Contains("no kernel variant given"));
-    CHECK_THROWS_WITH(choose_launch_config(pol, two, s, kRes, cal, nullptr, {KernelVariant::lean}),
+                      Catch::Contains("no kernel body given"));
+    CHECK_THROWS_WITH(choose_launch_config(pol, two, s, kRes, cal, nullptr, {Impl::lean}),
                       Catch::Contains(to_string(pol)) && Catch::Contains("lean kernel is one-shot only"));
-    CHECK(choose_launch_config(pol, two, s, kRes, cal, nullptr, {KernelVariant::reference}).algo ==
+    CHECK(choose_launch_config(pol, two, s, kRes, cal, nullptr, {Impl::reference}).algo ==
           Algorithm::twoshot);
   }
   LaunchConfig c = choose_launch_config(Policy::trtllm, two, s, kRes, cal);
-  CHECK_THROWS_WITH(choose_launch_config(Policy::explicit_config, two, s, kRes, cal, &c, {KernelVariant::lean}),
+  CHECK_THROWS_WITH(choose_launch_config(Policy::explicit_config, two, s, kRes, cal, &c, {Impl::lean}),
                     Catch::Contains("explicit") && Catch::Contains("one-shot only"));
   CHECK_THROWS_WITH(choose_launch_config(Policy::model, one, s, kRes, cal, nullptr, {}),
-                    Catch::Contains("no kernel variant given"));
+                    Catch::Contains("no kernel body given"));
   CHECK_THROWS_AS(candidate_configs(one, s, kRes, {Algorithm::oneshot}, {}), InvalidArgument);
 }
 
@@ -472,9 +472,9 @@ TEST_CASE("kernel variants: the model policy searches the variants it is given",
   const GpuSpec h = gpu_preset("h200_sxm");
   const GpuSpec emu = sm_partition(h, 2);
   const Calibration cal = default_calibration();
-  const std::vector<KernelVariant> ref = {KernelVariant::reference};
-  const std::vector<KernelVariant> lean = {KernelVariant::lean};
-  const std::vector<KernelVariant> both = all_kernel_variants();
+  const std::vector<Impl> ref = {Impl::reference};
+  const std::vector<Impl> lean = {Impl::lean};
+  const std::vector<Impl> both = kernel_bodies();
   // One-shot problems (tokens < N too: one-shot only) and problems where two-shot is allowed.
   for (const Problem& p : {problem(1, 8192), problem(1, 4096, 4), problem(128, 8192), problem(128, 4096, 2),
                            problem(2048, 8192, 8, Algorithm::twoshot), problem(512, 4096, 4, Algorithm::twoshot)}) {
@@ -484,12 +484,12 @@ TEST_CASE("kernel variants: the model policy searches the variants it is given",
       const LaunchConfig l = choose_launch_config(Policy::model, p, *s, kRes, cal, nullptr, lean);
       const PolicyChoice b = explain_launch_config(Policy::model, p, *s, kRes, cal, nullptr, both);
       INFO("reference " << to_string(r) << ", lean " << to_string(l) << ", both " << to_string(b.config));
-      CHECK(r.variant == KernelVariant::reference);
+      CHECK(r.impl == Impl::reference);
       // Lean alone: two-shot candidates have no lean body, so the pick is one-shot lean whatever the problem.
-      CHECK(l.variant == KernelVariant::lean);
+      CHECK(l.impl == Impl::lean);
       CHECK(l.algo == Algorithm::oneshot);
       // Both: a two-shot pick runs the reference body; the pick is no slower than either search alone.
-      if (b.config.algo == Algorithm::twoshot) CHECK(b.config.variant == KernelVariant::reference);
+      if (b.config.algo == Algorithm::twoshot) CHECK(b.config.impl == Impl::reference);
       CHECK(b.note.find("kernel reference, lean") != std::string::npos);
       auto time = [&](const LaunchConfig& c) {
         Problem run = p;
@@ -512,28 +512,28 @@ TEST_CASE("kernel variants: candidates double for one-shot, two-shot keeps the r
   const Problem p = problem(128, 4096);
   const auto one_ref = candidate_configs(p, s, kRes, {Algorithm::oneshot});
   const auto two_ref = candidate_configs(p, s, kRes, {Algorithm::twoshot});
-  const auto all = candidate_configs(p, s, kRes, {Algorithm::oneshot, Algorithm::twoshot}, all_kernel_variants());
+  const auto all = candidate_configs(p, s, kRes, {Algorithm::oneshot, Algorithm::twoshot}, kernel_bodies());
   size_t one_lean = 0, one_reference = 0, two = 0;
   for (const LaunchConfig& c : all) {
     if (c.algo == Algorithm::twoshot) {
-      CHECK(c.variant == KernelVariant::reference);
+      CHECK(c.impl == Impl::reference);
       ++two;
     } else {
-      (c.variant == KernelVariant::lean ? one_lean : one_reference) += 1;
+      (c.impl == Impl::lean ? one_lean : one_reference) += 1;
     }
   }
   CHECK(one_reference == one_ref.size());
   CHECK(one_lean == one_ref.size());
   CHECK(two == two_ref.size());
   // The lean candidates are the reference ones with the variant changed.
-  for (LaunchConfig c : candidate_configs(p, s, kRes, {Algorithm::oneshot}, {KernelVariant::lean})) {
-    CHECK(c.variant == KernelVariant::lean);
-    c.variant = KernelVariant::reference;
+  for (LaunchConfig c : candidate_configs(p, s, kRes, {Algorithm::oneshot}, {Impl::lean})) {
+    CHECK(c.impl == Impl::lean);
+    c.impl = Impl::reference;
     CHECK(std::find(one_ref.begin(), one_ref.end(), c) != one_ref.end());
   }
 }
 
 TEST_CASE("kernel variant names round-trip", "[variants]") {
-  for (KernelVariant v : all_kernel_variants()) CHECK(parse_kernel_variant(to_string(v)) == v);
-  CHECK_THROWS_WITH(parse_kernel_variant("fast"), Catch::Contains("'fast'") && Catch::Contains("reference or lean"));
+  for (Impl v : kernel_bodies()) CHECK(parse_kernel_body(to_string(v)) == v);
+  CHECK_THROWS_WITH(parse_kernel_body("fast"), Catch::Contains("'fast'") && Catch::Contains("reference, lean"));
 }

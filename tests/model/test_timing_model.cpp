@@ -205,13 +205,13 @@ TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "
   const Calibration cal = default_calibration();
   const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
   const Problem p = problem(1, 8192);
-  auto config = [](int tpb, int cluster, KernelVariant v) {
+  auto config = [](int tpb, int cluster, Impl v) {
     LaunchConfig c;
     c.tpb = tpb;
     c.cluster = cluster;
     c.grid = cluster;
     c.vecs_per_thread = (1024 + tpb * cluster - 1) / (tpb * cluster);  // H 8192 bf16: 1024 vectors
-    c.variant = v;
+    c.impl = v;
     return c;
   };
   auto explanation = [](const Prediction& pr, const std::string& name) {
@@ -221,8 +221,8 @@ TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "
   };
   // 4 blocks of 256 threads (whole warps): the reference pays a cluster barrier per token and one at
   // exit; lean pushes its totals (a fraction of a barrier) and has no exit barrier.
-  const Prediction ref = predict(p, config(256, 4, KernelVariant::reference), emu, cal, kRes);
-  const Prediction lean = predict(p, config(256, 4, KernelVariant::lean), emu, cal, kRes);
+  const Prediction ref = predict(p, config(256, 4, Impl::reference), emu, cal, kRes);
+  const Prediction lean = predict(p, config(256, 4, Impl::lean), emu, cal, kRes);
   CHECK(term(ref, "exit") > 0.0);
   CHECK(term(lean, "exit") == 0.0);
   CHECK(term(lean, "reduce") < term(ref, "reduce"));
@@ -231,11 +231,11 @@ TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "
   // Blocks of 160 threads are 5 whole warps: pushed. Blocks of 130 threads are not whole warps, and
   // clusters of 8 are larger than kMaxPushedClusterSize: there the lean kernel keeps the cluster
   // barriers (kernels/fused_epilogue.cuh pushed_exchange_applies).
-  CHECK(term(predict(p, config(160, 4, KernelVariant::lean), emu, cal, kRes), "exit") == 0.0);
-  CHECK(term(predict(p, config(130, 4, KernelVariant::lean), emu, cal, kRes), "exit") > 0.0);
-  const Prediction eight = predict(p, config(128, 8, KernelVariant::lean), emu, cal, kRes);
+  CHECK(term(predict(p, config(160, 4, Impl::lean), emu, cal, kRes), "exit") == 0.0);
+  CHECK(term(predict(p, config(130, 4, Impl::lean), emu, cal, kRes), "exit") > 0.0);
+  const Prediction eight = predict(p, config(128, 8, Impl::lean), emu, cal, kRes);
   CHECK(term(eight, "exit") > 0.0);
   CHECK(explanation(eight, "reduce").find("pushed through DSMEM") == std::string::npos);
   // One block: no cluster terms for either design.
-  CHECK(term(predict(p, config(1024, 1, KernelVariant::lean), emu, cal, kRes), "exit") == 0.0);
+  CHECK(term(predict(p, config(1024, 1, Impl::lean), emu, cal, kRes), "exit") == 0.0);
 }

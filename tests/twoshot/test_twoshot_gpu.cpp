@@ -182,7 +182,7 @@ TEST_CASE("two-shot refuses fewer tokens than ranks, non-co-resident grids and g
   EmulatedNode node(test_node(4, 64, 2));
   const Problem shape = twoshot_problem(4, 64, 4096, DType::bf16, Pattern::ar_res_rms);
   FusedRunner runner(node, shape, 1, 7, ref::Distribution::normal);
-  const model::KernelResources res = runner.resources(LaunchConfig{});
+  const model::KernelResources res = runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot});
 
   // tokens 3 < N 4
   Problem few = shape;
@@ -220,7 +220,7 @@ TEST_CASE("two-shot: consecutive calls with changing token counts and grids") {
   EmulatedNode node(test_node(kN, kMaxTokens, 2));
   const Problem shape = twoshot_problem(kN, kMaxTokens, kHiddenSize, DType::bf16, Pattern::ar_res_rms_out_fp8);
   FusedRunner runner(node, shape, 1, 11, ref::Distribution::normal);
-  const model::KernelResources res = runner.resources(LaunchConfig{});
+  const model::KernelResources res = runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot});
   const int sms = node.rank_spec().sm_count;
   std::mt19937 rng(12345);  // fixed seed: the sequence of (tokens, grid) is reproducible
   std::uniform_int_distribution<int> tokens_dist(kN, kMaxTokens);
@@ -257,7 +257,7 @@ TEST_CASE("two-shot: consecutive calls with changing token counts and grids") {
     Problem p;
     LaunchConfig c;
     random_call(p, c);
-    runner.enqueue(p, c, 0, /*gate=*/false);
+    runner.enqueue(runner.prepare(p, c), 0, /*gate=*/false);
   }
   node.synchronize();  // throws DeviceTimeout if any barrier was confused into a hang
   Problem p;
@@ -272,9 +272,9 @@ TEST_CASE("two-shot under CUDA-graph capture and replay") {
     const Problem p = twoshot_problem(2, 256, 4096, DType::bf16, pat);
     FusedRunner runner(node, p, 1, 21, ref::Distribution::normal);
     const LaunchConfig cfg = model::choose_launch_config(
-        model::Policy::trtllm, p, node.rank_spec(), runner.resources(LaunchConfig{}), model::default_calibration());
+        model::Policy::trtllm, p, node.rank_spec(), runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot}), model::default_calibration());
     INFO(to_string(pat));
-    const ref::GateReport rep = check_graph_replay(runner, p, cfg, 16);
+    const ref::GateReport rep = check_graph_replay(runner, runner.prepare(p, cfg), 16);
     std::printf("  graph replay (16 calls) %s: %s\n", to_string(pat), rep.summary().c_str());
     CHECK(rep.pass);
   }
@@ -286,8 +286,8 @@ TEST_CASE("two-shot: a rank that never runs times out at the barrier, naming it,
   const Problem p = twoshot_problem(2, 64, 4096, DType::bf16, Pattern::ar_res_rms);
   FusedRunner runner(node, p, 1, 31, ref::Distribution::normal);
   const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, p, node.rank_spec(),
-                                                       runner.resources(LaunchConfig{}), model::default_calibration());
-  runner.enqueue_rank(0, p, cfg, 0, /*gate=*/false);  // rank 1 never runs its part
+                                                       runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot}), model::default_calibration());
+  runner.enqueue_rank(0, runner.prepare(p, cfg), 0, /*gate=*/false);  // rank 1 never runs its part
   bool timed_out = false;
   try {
     node.synchronize();

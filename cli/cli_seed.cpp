@@ -1,8 +1,9 @@
 // `arlab seed`: the main experiment. The motivating case of arlab -- one-shot fused all-reduce +
 // residual + RMSNorm, bf16, Llama-3 decode at TP2 -- measured beside the analytic model's
 // predictions, over tokens and launch-configuration policies (experiments/seed_cases.h).
-//   measure  (a GPU is visible): every case runs on the emulated node, checked and timed; rows go to
-//            OUT/measured.csv (common/measurement_schema.h);
+//   measure  (a GPU is visible): `arlab exp seed`'s cases on the emulated node (session/session.h
+//            run_experiment), checked and timed; rows go to OUT/measured.csv
+//            (common/measurement_schema.h), in-group ratios against trtllm to OUT/ratios.csv;
 //   predict  (no GPU): the committed H200 measurements (data/h200/seed.csv) stand in for them.
 // Either way the model then predicts every measured row (model/validate.h) and the rows with their
 // predictions go to OUT/validation.csv (common/validation_schema.h), read by plots/plot_seed.py.
@@ -24,7 +25,6 @@
 #include "cli/commands.h"
 #include "common/output_file.h"
 #include "experiments/seed_cases.h"
-#include "experiments/seed_measure.h"
 #include "model/csv_read.h"
 #include "model/calibration.h"
 #include "model/gpu_spec.h"
@@ -32,6 +32,7 @@
 #include "model/timing_model.h"
 #include "model/measurements.h"
 #include "model/validate.h"
+#include "session/session.h"
 
 namespace arlab::cli {
 namespace {
@@ -54,7 +55,9 @@ struct SeedOptions {
   // explicitly must exist and hold a valid calibration, checked before any work.
   std::string calibration_nvlink = kDefaultNvlinkCalibration;
   std::string calibration_emulated = kMeasuredEmulatedCalibration;
-  seed::MeasureOptions measure;
+  int device = 0;
+  unsigned long long input_seed = 1;
+  double timeout_ms = 2000;
   TimingCliOptions timing;
 };
 
@@ -172,7 +175,7 @@ void run_seed(const SeedOptions& o) {
   const harness::TimingOptions timing = timing_options(o.timing);  // checked in every mode, used in measure
   if (o.mode != "auto" && o.mode != "measure" && o.mode != "predict")
     throw InvalidArgument("--mode '" + o.mode + "' (expected auto, measure or predict)");
-  const bool gpu = seed::gpu_available();
+  const bool gpu = session::gpu_visible();
   if (o.mode == "measure" && !gpu)
     throw std::runtime_error("--mode measure needs a GPU and a build with CUDA; none is available here");
   const bool measure = o.mode == "measure" || (o.mode == "auto" && gpu);
@@ -211,11 +214,7 @@ void run_seed(const SeedOptions& o) {
   std::string source = o.data;
   std::string ratio_source = o.ratios;
   std::vector<model::MeasuredRow> rows;
-  seed::MeasureOptions m = o.measure;
-  if (measure) {
-    m.timing = timing;
-    m.calibration = cal_path;
-  } else {
+  if (!measure) {
     std::printf("  measurements: %s (see data/h200/README.md for their provenance)\n", source.c_str());
     rows = model::read_measurements(source);
     for (const model::MeasuredRow& r : rows) {
@@ -230,13 +229,29 @@ void run_seed(const SeedOptions& o) {
 
   std::vector<std::string> failed;
   if (measure) {
-    std::printf("  measuring: %s; seed %llu, device %d\n", describe(o.timing).c_str(), m.seed, m.device);
+    std::printf("  measuring: `arlab exp seed`'s cases; %s; seed %llu, device %d\n", describe(o.timing).c_str(),
+                o.input_seed, o.device);
     move_aside(measured_csv);
     move_aside(ratios_csv);
-    failed = seed::measure_seed(sweep, m, measured_csv, ratios_csv).failed;
+    session::ExpRequest req;
+    req.name = "seed";
+    req.csv_path = measured_csv;
+    req.ratios_path = ratios_csv;
+    req.nranks = {sweep.nranks};
+    req.base.timing = timing;
+    req.base.seed = o.input_seed;
+    req.base.device = o.device;
+    req.base.timeout_ms = o.timeout_ms;
+    req.base.calibration = cal;
+    req.base.calibration_source = cal_path.empty() ? "built-in priors" : cal_path;
+    session::run_experiment(req);
     source = measured_csv;
     ratio_source = ratios_csv;
     rows = model::read_measurements(source);
+    for (const model::MeasuredRow& r : rows)
+      if (!r.check_passed)
+        failed.push_back("line " + std::to_string(r.line) + ": H " + std::to_string(r.problem.hidden) + " tokens " +
+                         std::to_string(r.problem.tokens) + " " + r.policy + " " + to_string(r.config));
   }
 
   model::ValidateOptions vo;
@@ -290,14 +305,14 @@ void add_seed_command(CLI::App& app) {
   sub->add_option("--calibration-emulated", o->calibration_emulated,
                   "measured calibration of the emulated node, for the same (as --calibration-nvlink)")
       ->capture_default_str();
-  sub->add_option("--device", o->measure.device, "CUDA device (measure mode)")
+  sub->add_option("--device", o->device, "CUDA device (measure mode)")
       ->capture_default_str()
       ->check(int_at_least(0));
   sub->add_option("--ratios", o->ratios, "committed in-process ratios shown in predict mode")->capture_default_str();
   add_timing_options(sub, o->timing);
-  sub->add_option("--seed", o->measure.seed, "input seed")->capture_default_str()->check(unsigned_64());
+  sub->add_option("--seed", o->input_seed, "input seed")->capture_default_str()->check(unsigned_64());
   // 1e9 ms (~11 days): as `arlab run --timeout-ms`.
-  sub->add_option("--timeout-ms", o->measure.timeout_ms, "bound of every device spin-wait")
+  sub->add_option("--timeout-ms", o->timeout_ms, "bound of every device spin-wait")
       ->capture_default_str()
       ->check(finite_in(0, 1e9, /*lo_open=*/true));
   sub->callback([o] { run_seed(*o); });

@@ -1,0 +1,78 @@
+// The one table of what arlab can measure: every body of arlab's fused kernel and every baseline is
+// one row, giving its name (the --kernel / --baseline value and the label in a policy entry such as
+// "trtllm/lean"), its kind, the algorithms and problems it runs, the node it needs, its CSV labels and
+// the model design that predicts it. Nothing else lists implementations: parsing, dispatch
+// (kernels/kernel_families.def keys kernels by row), the runner, the model and the CLI help all ask
+// this table. Adding a kernel body is its kernel file, a family line, one row here and its model
+// design (docs/adding-a-kernel-body.md). Pure C++, no CUDA.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/problem.h"
+
+namespace arlab {
+
+// The rows, in table order (the order help texts and `all` lists use).
+enum class Impl : int { reference, lean, unfused, nccl };
+
+enum class ImplKind {
+  fused_body,  // a body of arlab's fused kernel: one kernel launch per call, chosen with --kernel
+  baseline,    // an all-reduce step, then arlab's separate residual + RMSNorm (+quant) kernel: --baseline
+};
+
+// The model design that predicts an implementation (model/oneshot_model.cpp, model/twoshot_model.cpp);
+// not_modelled where the model has none (the row's predicted_us is then NaN, with the reason).
+enum class ModelDesign { reference, lean, not_modelled };
+
+struct ImplRow {
+  Impl id;
+  const char* name;            // --kernel / --baseline value; "POLICY/NAME" labels
+  ImplKind kind;
+  bool runs_oneshot;           // fused bodies: has a one-shot kernel; baselines: runs beside one-shot problems
+  bool runs_twoshot;           // the same for two-shot
+  bool real_node_only;         // needs one GPU per rank (NCCL refuses two ranks on one GPU)
+  int exact_max_ranks;         // largest N at which its sum is the reference's bit for bit; 0: every N
+  ModelDesign model;
+  const char* csv_implementation;  // the measurement CSV's `implementation` cell
+  const char* csv_kernel_variant;  // its `kernel_variant` cell (the fused body the row's kernel is)
+  const char* summary;             // one line: what it is (help texts, docs)
+};
+
+// Every row, in Impl order.
+const std::vector<ImplRow>& implementation_table();
+const ImplRow& implementation(Impl id);
+inline const char* to_string(Impl id) { return implementation(id).name; }
+
+// Rows of one kind, in table order: the fused kernel bodies and the baselines.
+std::vector<Impl> kernel_bodies();
+std::vector<Impl> baselines();
+bool is_kernel_body(Impl id);
+
+// "reference, lean" / "unfused, nccl": the names of rows of one kind, for messages and help.
+std::string kernel_body_names();
+std::string baseline_names();
+
+// Name -> row; throws InvalidArgument naming the text and listing the valid names. parse_kernel_body
+// accepts fused bodies only, parse_baseline baselines only, parse_implementation any row.
+Impl parse_kernel_body(const std::string& name);
+Impl parse_baseline(const std::string& name);
+Impl parse_implementation(const std::string& name);
+
+bool runs_algorithm(Impl id, Algorithm algo);
+// "the lean kernel is one-shot only" (a row with one algorithm), "" for a row with both.
+std::string algorithm_limit(Impl id);
+// The algorithms the row runs, one-shot first.
+std::vector<Algorithm> algorithms_of(Impl id);
+
+// Why `id` cannot run problem p on a node with (or without) one GPU per rank, or "" when it can:
+// its algorithms, the ranks at which its sum is exact, its node. Used by the runner and the policies.
+std::string implementation_refusal(Impl id, const Problem& p, bool real_node);
+
+// The row a measurement CSV row names: its `implementation` cell, and its `kernel_variant` cell
+// (empty for files written before that column: the reference body). Throws InvalidArgument naming
+// the cells when no row has those labels.
+Impl implementation_from_csv(const std::string& implementation_cell, const std::string& kernel_variant_cell);
+
+}  // namespace arlab

@@ -1,0 +1,125 @@
+// The one-shot skeleton: the steps every one-shot kernel body (kernels/oneshot_kernel.cuh,
+// kernels/oneshot_lean_kernel.cuh) takes on the Lamport workspace of kernels/lamport_layout.h, as
+// device functions. A body is the order in which it calls them and what it does differently
+// (docs/kernels.md): the control-block read, the buffers of this call, the store of one pushed
+// vector into every rank's (or every peer's) slot, the publication of the next call's state, the
+// clear pass over the previous call's buffer, and the bounded poll of one vector's slots.
+#pragma once
+
+#include "kernels/fused_epilogue.cuh"
+
+namespace arlab::kernels {
+
+// Slots polled together (16 B each in flight per thread). 1024-thread blocks cap a thread at 64
+// registers; with N >= 8 and a quantizing epilogue 4 in flight spill a few bytes, 2 do not
+// (ptxas -v, CUDA 13.0, sm_90).
+template <int N, bool kQuantizes>
+__host__ __device__ constexpr int poll_batch() {
+  return N <= 4 ? N : (kQuantizes ? 2 : 4);
+}
+constexpr int kFaultCheckPeriod = 64;  // spins between looks at the fault word (another thread's timeout)
+
+struct OneshotShared {
+  EpilogueShared epi;
+  unsigned long long flag;         // this call's flag, read by thread 0
+  unsigned long long clear_bytes;  // bytes per slot the call before the previous one left in buffer prev
+};
+
+struct PollState {
+  bool aborted = false;  // a wait of this rank timed out: stop waiting, finish quickly
+};
+
+// The buffers of the call whose flag is `flag`: cur = flag % 3 (this call's), prev = (flag + 2) % 3
+// (the previous call's, nobody's until call flag + 2).
+struct LamportBuffers {
+  long long cur = 0;
+  long long prev = 0;
+};
+__device__ __forceinline__ LamportBuffers lamport_buffers(unsigned long long flag) {
+  return {static_cast<long long>(flag % kLamportBuffers), static_cast<long long>((flag + 2) % kLamportBuffers)};
+}
+
+// Thread 0: reads my control block's flag and the bytes per slot a previous call left to clear in
+// buffer prev, into shared memory (the block reads them after a barrier).
+__device__ __forceinline__ void read_control_block(const FusedParams& p, OneshotShared& sh) {
+  const unsigned long long flag = ld_volatile_u64(&p.control->flag);
+  sh.flag = flag;
+  sh.clear_bytes = ld_volatile_u64(&p.control->bytes_in_buffer[(flag + 2) % kLamportBuffers]);
+}
+
+// The last block to arrive (every block of the grid has read `flag`): resets the counter, records
+// the bytes per slot that buffer cur holds after this call (what the call after next must clear) and
+// publishes flag + 1. The caller has ordered every block's flag read before these stores.
+__device__ __forceinline__ void publish_next_call(LamportControl* c, unsigned long long flag,
+                                                  unsigned long long bytes_left_in_cur) {
+  volatile LamportControl* vc = c;
+  vc->arrivals = 0u;
+  vc->bytes_in_buffer[flag % kLamportBuffers] = bytes_left_in_cur;
+  vc->flag = flag + 1;
+}
+
+// Push of one vector: `val` (16 bytes of my input, -0.0 already turned into +0.0) stored with
+// relaxed.sys stores at byte `off` of every rank's Lamport region (kPeersOnly: every rank but me).
+template <int N, bool kPeersOnly>
+__device__ __forceinline__ void push_vector(const FusedParams& p, long long off, const uint4& val) {
+#pragma unroll
+  for (int r = 0; r < N; ++r)
+    if (!kPeersOnly || r != p.rank) st_relaxed_sys_v4(static_cast<char*>(p.regions[r]) + off, val);
+}
+
+// Clear pass: my buffer prev back to -0.0 over the `clear_bytes` per slot its last user wrote, every
+// slot, the grid's threads striding over it. Nobody reads or writes buffer prev now (docs/kernels.md).
+template <typename T, int N>
+__device__ __forceinline__ void clear_previous_buffer(const FusedParams& p, long long prev,
+                                                      unsigned long long clear_bytes, int tpb) {
+  char* prev_buf = static_cast<char*>(p.my_region) + prev * p.buffer_bytes;
+  const long long vecs_per_slot = static_cast<long long>(clear_bytes) / kVectorBytes;
+  const long long first = static_cast<long long>(blockIdx.x) * tpb + threadIdx.x;
+  const long long step = static_cast<long long>(gridDim.x) * tpb;
+  const uint4 neg_zero = vec_neg_zero<T>();
+#pragma unroll
+  for (int s = 0; s < N; ++s) {
+    char* slot = prev_buf + s * p.slot_bytes;
+    for (long long i = first; i < vecs_per_slot; i += step) st_v4(slot + i * kVectorBytes, neg_zero);
+  }
+}
+
+// Bounded poll: waits until every vector in val[0..B) has arrived (no element is the -0.0 bit
+// pattern), reloading the ones that have not with relaxed.sys loads. slot0 = the address of this
+// vector in slot `first_slot`; slots are slot_bytes apart. After p.timeout_ns it records the fault
+// (rank, block, the missing peer, token) and gives up; it also gives up once another thread of this
+// rank has recorded one.
+template <typename T, int B>
+__device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0, long long slot_bytes, int first_slot,
+                                             int token, const FusedParams& p, PollState& st) {
+  bool done = true;
+#pragma unroll
+  for (int j = 0; j < B; ++j) done = done && vec_arrived<T>(val[j]);
+  if (done || st.aborted) return;
+  const unsigned long long start = global_timer_ns();
+  for (unsigned spin = 1;; ++spin) {
+    done = true;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+      if (!vec_arrived<T>(val[j])) val[j] = ld_relaxed_sys_v4(slot0 + j * slot_bytes);
+      done = done && vec_arrived<T>(val[j]);
+    }
+    if (done) return;
+    if (spin % kFaultCheckPeriod == 0 && ld_volatile_u64(p.fault) != 0ull) {
+      st.aborted = true;  // another wait of this rank already timed out
+      return;
+    }
+    if (global_timer_ns() - start > p.timeout_ns) {
+      int missing = 0;
+#pragma unroll
+      for (int j = B - 1; j >= 0; --j)
+        if (!vec_arrived<T>(val[j])) missing = j;
+      record_fault(p.fault, encode_fault(WaitKind::peer_data, p.rank, first_slot + missing,
+                                         static_cast<int>(blockIdx.x), token));
+      st.aborted = true;
+      return;
+    }
+  }
+}
+
+}  // namespace arlab::kernels

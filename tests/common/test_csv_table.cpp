@@ -1,7 +1,9 @@
 // The typed CSV reader (common/csv_table.h) on a small schema of every cell type: columns by name,
 // optional columns and their defaults, strict cells, the file's shape (BOM, CRLF, blank lines,
 // CR-only, quotes), and every error naming file, line and column. Then the real schemas: every
-// committed CSV of data/ reads, and the four measurement generations with their defaults.
+// committed CSV of data/ reads, the four measurement generations with their defaults, and the
+// headline rule and kernel mapping of measurement rows (common/measurement_headline.h,
+// common/measurement_kernel.h).
 #include <unistd.h>
 
 #include <cmath>
@@ -17,6 +19,8 @@
 #include "common/calibration_schema.h"
 #include "common/csv.h"
 #include "common/csv_table.h"
+#include "common/measurement_headline.h"
+#include "common/measurement_kernel.h"
 #include "common/measurement_schema.h"
 #include "common/microbench_schema.h"
 #include "common/ratio_schema.h"
@@ -318,4 +322,53 @@ TEST_CASE("csv table: the four measurement generations read with their defaults"
   CHECK(read_rows<MeasurementRow>(kData + "h200/exp/fusion_emulated.csv").defaulted ==
         std::vector<std::string>{"kernel_variant"});
   CHECK(read_rows<MeasurementRow>(kData + "h200/exp/speedup_emulated.csv").defaulted.empty());
+}
+
+TEST_CASE("headline rule: the row's headline column says which figure") {
+  MeasurementRow r;
+  r.skewfree_us_median = 4.0;
+  r.kernel_us_median = 5.0;
+  r.headline = "skew_free";
+  CHECK(headline_us(r) == 4.0);
+  r.headline = "max_over_ranks";
+  CHECK(headline_us(r) == 5.0);
+  r.headline = "";  // a file before the column: skew-free where recorded
+  CHECK(headline_us(r) == 4.0);
+  r.skewfree_us_median = std::nan("");
+  CHECK(headline_us(r) == 5.0);
+  r.headline = "fastest";
+  try {
+    headline_us(r);
+    FAIL("no error");
+  } catch (const CsvCellError& e) {
+    CHECK(e.column == "headline");
+    CHECK_THAT(std::string(e.what()), Catch::Contains("unknown headline 'fastest'"));
+  }
+  CHECK_THROWS_WITH(at_row("m.csv", 7, [&] { return headline_us(r); }), Catch::Contains("m.csv:7: column 'headline'"));
+}
+
+TEST_CASE("row kernel: implementation and kernel_variant cells to what ran") {
+  MeasurementRow r;
+  r.implementation = "fused";
+  r.kernel_variant = "lean";
+  CHECK(row_kernel(r).implementation == Implementation::fused);
+  CHECK(row_kernel(r).variant == KernelVariant::lean);
+  CHECK(variant_suffix(row_kernel(r)) == "/lean");
+  r.kernel_variant = "reference";
+  CHECK(variant_suffix(row_kernel(r)).empty());
+  r.implementation = "nccl";
+  CHECK(row_kernel(r).implementation == Implementation::nccl);
+  r.kernel_variant = "lean";  // the baselines run the reference kernels
+  CHECK_THROWS_AS(row_kernel(r), CsvCellError);
+  r.implementation = "mpi";
+  try {
+    row_kernel(r);
+    FAIL("no error");
+  } catch (const CsvCellError& e) {
+    CHECK(e.column == "implementation");
+    CHECK_THAT(std::string(e.what()), Catch::Contains("unknown implementation 'mpi'"));
+  }
+  r.implementation = "fused";
+  r.kernel_variant = std::string(1000, 'z');
+  CHECK_THROWS_WITH(row_kernel(r), Catch::Contains("(1000 characters)"));
 }

@@ -33,6 +33,7 @@
 #include "common/ratio_schema.h"
 #include "common/output_file.h"
 #include "common/utc_time.h"
+#include "experiments/exp_csv.h"
 #include "experiments/exp_plan.h"
 #include "experiments/numerics_sweep.h"
 #include "experiments/speedup_summary.h"
@@ -104,60 +105,11 @@ void make_figures(const ExpOptions& o) {
                 script.c_str(), rc);
 }
 
-// The headline of a row: skew-free median where the node defines it, else the max over ranks.
-double headline_us(const std::vector<std::string>& cells, size_t skew_col, size_t kernel_col) {
-  const double s = std::strtod(cells[skew_col].c_str(), nullptr);
-  return std::isfinite(s) && s > 0 ? s : std::strtod(cells[kernel_col].c_str(), nullptr);
-}
-
-// One line per case of the experiment found in the CSV, in case order: each variant's headline time
-// (a case with many explicit configurations shows its policies and the best explicit one).
+// One line per case of the experiment found in the CSV, in case order (experiments/exp_csv.h).
 void print_summary(const ExpOptions& o, const std::vector<exp::ExpCase>& cases) {
-  std::ifstream in(csv_path(o));
-  std::string line;
-  if (!std::getline(in, line)) return;
-  const std::vector<std::string> header = csv_split(line);
-  auto col = [&](const std::string& n) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), n) - header.begin());
-  };
-  const size_t c_exp = col("experiment"), c_pol = col("policy"), c_skew = col("skewfree_us_median"),
-               c_kernel = col("kernel_us_median"), c_check = col("check"), c_cfg = col("tpb"), c_algo = col("algo"),
-               c_var = col("kernel_variant");  // header.size() (skipped) in a CSV written before kernel variants
-  std::map<std::string, std::vector<std::pair<std::string, double>>> by_key;
-  std::map<std::string, int> failed;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const std::vector<std::string> cells = csv_split(line);
-    if (cells.size() != header.size()) continue;
-    const std::string& e = cells[c_exp];
-    if (e.rfind(o.name + "/", 0) != 0) continue;
-    const std::string key = e.substr(o.name.size() + 1);
-    std::string label = cells[c_pol];
-    if (c_var < cells.size() && !cells[c_var].empty() && cells[c_var] != "reference") label += "/" + cells[c_var];
-    if (label == "explicit") label = "explicit " + cells[c_cfg] + "/" + cells[c_cfg + 1] + "/" + cells[c_cfg + 2];
-    if (label == "model") label += " (" + cells[c_algo] + ")";
-    by_key[key].emplace_back(label, headline_us(cells, c_skew, c_kernel));
-    if (cells[c_check] == "fail") ++failed[key];
-  }
-  std::printf("\n# %s: headline time per variant (us; skew-free median where the node defines it)\n", o.name.c_str());
-  for (const exp::ExpCase& c : cases) {
-    const auto it = by_key.find(c.key);
-    if (it == by_key.end()) continue;
-    std::string text;
-    const std::pair<std::string, double>* best_explicit = nullptr;
-    for (const auto& v : it->second) {
-      if (v.first.rfind("explicit", 0) == 0 && it->second.size() > 6) {
-        if (!best_explicit || v.second < best_explicit->second) best_explicit = &v;
-        continue;
-      }
-      text += "  " + v.first + " " + csv_num(v.second);
-    }
-    if (best_explicit)
-      text += "  best of " + std::to_string(it->second.size()) + ": " + best_explicit->first + " " +
-              csv_num(best_explicit->second);
-    std::printf("%-58s%s%s\n", c.key.c_str(), text.c_str(),
-                failed.count(c.key) ? ("  GATE FAILED x" + std::to_string(failed[c.key])).c_str() : "");
-  }
+  std::vector<std::string> keys;
+  for (const exp::ExpCase& c : cases) keys.push_back(c.key);
+  std::printf("%s", exp::exp_case_summary(csv_path(o), o.name, keys).c_str());
 }
 
 // The experiment's summary step (its table row's), over the measurement CSV: summary files beside it
@@ -190,9 +142,9 @@ void run_numerics_experiment(const ExpOptions& o) {
 
 void run_merge(const ExpOptions& o) {
   std::filesystem::create_directories(o.out_dir + "/" + o.name);
-  const auto [kept, dropped] = exp::merge_csvs(o.merge, csv_path(o));
-  std::printf("arlab exp %s --merge: %lld rows from %zu file(s) into %s (%lld duplicate(s) dropped)\n", o.name.c_str(),
-              kept, o.merge.size(), csv_path(o).c_str(), dropped);
+  const exp::MergeCounts n = exp::merge_csvs(o.merge, csv_path(o), o.name);
+  std::printf("arlab exp %s --merge: %lld row(s) kept from %s, %lld added from %zu file(s), %lld duplicate(s) dropped\n",
+              o.name.c_str(), n.kept, csv_path(o).c_str(), n.added, o.merge.size(), n.dropped);
   make_figures(o);
 }
 
@@ -219,10 +171,14 @@ void run_gpu_experiment(const ExpOptions& given) {
   req.max_configs = o.max_configs;
   req.csv_path = csv_path(o);
   req.ratios_path = ratios_path(o);
-  check_output_path(req.csv_path, {}, "--out-dir");
-  check_appendable(req.csv_path, measurement_header());
-  check_output_path(req.ratios_path, {req.csv_path}, "--out-dir");
-  check_appendable(req.ratios_path, ratio_header());
+  // The outputs, checked before any device is touched where their folder exists (a folder the run
+  // will make holds nothing to clash with).
+  if (std::filesystem::is_directory(o.out_dir + "/" + o.name)) {
+    check_output_path(req.csv_path, {}, "--out-dir");
+    check_appendable(req.csv_path, measurement_header());
+    check_output_path(req.ratios_path, {req.csv_path}, "--out-dir");
+    check_appendable(req.ratios_path, ratio_header());
+  }
   req.output_dir = o.out_dir + "/" + o.name;  // made once a GPU is found
   const session::ExpOutcome out = session::run_experiment(req);
   if (!out.printer) return;

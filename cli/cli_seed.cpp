@@ -23,9 +23,10 @@
 #include "cli/cli_checks.h"
 #include "cli/cli_timing.h"
 #include "cli/commands.h"
+#include "common/csv_table.h"
 #include "common/output_file.h"
+#include "common/ratio_schema.h"
 #include "experiments/seed_cases.h"
-#include "model/csv_read.h"
 #include "model/calibration.h"
 #include "model/gpu_spec.h"
 #include "model/policies.h"
@@ -126,14 +127,11 @@ void print_seed_ratios(const std::string& path) {
     std::printf("  (no ratio file %s: ratios above are of medians measured in separate groups)\n", path.c_str());
     return;
   }
-  enum { cTokens, cHidden, cNum, cDen, cRatio, cLo, cHi, cRounds, kN };
-  model::CsvColumns<kN> csv(path, "tokens", "hidden", "numerator", "denominator", "ratio", "ci_lo", "ci_hi", "rounds");
-  while (csv.next()) {
-    if (csv.integer(cTokens) != 128 || csv.text(cNum) != "legacy") continue;
+  for (const RatioRow& r : read_rows<RatioRow>(path).rows) {
+    if (r.tokens != 128 || r.numerator != "legacy") continue;
     std::printf("  seed H %d, 128 tokens, in one process interleaved: legacy / %s = %.3f [%.3f, %.3f] "
                 "(95 %% CI, %d paired rounds)\n",
-                csv.integer(cHidden), csv.text(cDen).c_str(), csv.number(cRatio), csv.number(cLo), csv.number(cHi),
-                csv.integer(cRounds));
+                r.hidden, r.denominator.c_str(), r.ratio, r.ci_lo, r.ci_hi, r.rounds);
   }
 }
 
@@ -220,7 +218,7 @@ void run_seed(const SeedOptions& o) {
     for (const model::MeasuredRow& r : rows) {
       const std::string mismatch = seed::seed_row_mismatch(r, sweep);
       if (!mismatch.empty())
-        throw model::CsvError(source, r.line, "", "not a row of the seed problem: " + mismatch);
+        throw CsvError(source, r.line, "", "not a row of the seed problem: " + mismatch);
     }
   }
   std::filesystem::create_directories(o.out_dir);

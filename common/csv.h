@@ -1,7 +1,7 @@
-// Tidy-CSV writing shared by every arlab writer. Schemas themselves are defined once each, as
-// X-macro column lists (see common/measurement_schema.h) that ARLAB_CSV_SCHEMA turns into a header,
-// a typed row and its cells; readers use fast-cpp-csv-parser with the same names, and plots/ read
-// columns by name.
+// Tidy-CSV writing shared by every arlab writer, and the schema mechanism. Schemas themselves are
+// defined once each, as X-macro column lists (see common/measurement_schema.h) that ARLAB_CSV_SCHEMA
+// turns into a header, a typed row, its cells and the column list the typed reader
+// (common/csv_table.h read_rows) reads it by; plots/ read columns by name.
 #pragma once
 
 #include <algorithm>
@@ -186,24 +186,108 @@ inline std::string csv_cell_of(const std::optional<double>& v) { return v ? csv_
 
 }  // namespace arlab
 
-// From an X-macro column list COLUMNS(X), X(type, name, description), defines in the enclosing
+// ---------------------------------------------------------------------------------------------
+// The schema mechanism.
+//
+// A column list COLUMNS(X) holds one entry per column, in the order they are written:
+//   X(type, name, description)           a required column: a file without it is refused;
+//   X(type, name, description, DEFAULT)  an optional column: a file without it (written before the
+//                                        column existed) reads as if every cell held the text
+//                                        DEFAULT, e.g. "reference", "nan", "-1" or "".
+// New columns go last and take a DEFAULT, so appending one is a one-line change and every earlier
+// file still reads. `type` is the cell type: std::string, int, long long, unsigned long long,
+// double (finite), DoubleOrNan (a double whose cells may also be nan, which arlab writes where a
+// figure is undefined) or std::optional<double> (an empty cell is none). How each is parsed:
+// common/csv_table.h.
+
+namespace arlab {
+
+// Cell type of a double column whose cells may be nan (the field is a plain double).
+struct DoubleOrNan {};
+
+// The C++ type of the field that holds a cell of type Cell.
+template <class Cell>
+struct CsvFieldOf {
+  using type = Cell;
+};
+template <>
+struct CsvFieldOf<DoubleOrNan> {
+  using type = double;
+};
+template <class Cell>
+using csv_field_t = typename CsvFieldOf<Cell>::type;
+
+// Where a cell is, for messages: file, 1-based line and column name.
+struct CsvPlace {
+  const std::string& file;
+  int line;
+  const std::string& column;
+};
+
+// Parses one cell of type Cell strictly (common/csv_table.cpp); throws CsvError at `at`.
+template <class Cell>
+csv_field_t<Cell> parse_csv_cell(const std::string& text, const CsvPlace& at);
+template <>
+std::string parse_csv_cell<std::string>(const std::string& text, const CsvPlace& at);
+template <>
+int parse_csv_cell<int>(const std::string& text, const CsvPlace& at);
+template <>
+long long parse_csv_cell<long long>(const std::string& text, const CsvPlace& at);
+template <>
+unsigned long long parse_csv_cell<unsigned long long>(const std::string& text, const CsvPlace& at);
+template <>
+double parse_csv_cell<double>(const std::string& text, const CsvPlace& at);
+template <>
+double parse_csv_cell<DoubleOrNan>(const std::string& text, const CsvPlace& at);
+template <>
+std::optional<double> parse_csv_cell<std::optional<double>>(const std::string& text, const CsvPlace& at);
+
+// One column of a schema as the reader sees it: its name, its default text (nullptr: required) and
+// how a cell is parsed into the row's field.
+template <class Row>
+struct CsvColumnSpec {
+  const char* name;
+  const char* default_text;
+  void (*parse)(Row& row, const std::string& text, const CsvPlace& at);
+};
+
+template <class Row, class Cell, csv_field_t<Cell> Row::*Field>
+void parse_csv_field(Row& row, const std::string& text, const CsvPlace& at) {
+  row.*Field = parse_csv_cell<Cell>(text, at);
+}
+
+}  // namespace arlab
+
+// From an X-macro column list COLUMNS(X) (entries as described above), defines in the enclosing
 // namespace:  std::vector<std::string> HEADER();        the column names, in order
-//             struct ROW { type name{}; ... };          one row, fields named and typed by the list
+//             struct ROW { field name{}; ... };         one row, fields named and typed by the list
 //             std::vector<std::string> to_cells(const ROW&);   its cells (csv_cell_of), in order
-#define ARLAB_CSV_HEADER_CELL(type, name, description) h.emplace_back(#name);
-#define ARLAB_CSV_ROW_FIELD(type, name, description) type name{};
-#define ARLAB_CSV_ROW_CELL(type, name, description) c.push_back(::arlab::csv_cell_of(r.name));
-#define ARLAB_CSV_SCHEMA(COLUMNS, ROW, HEADER)               \
-  inline std::vector<std::string> HEADER() {                 \
-    std::vector<std::string> h;                              \
-    COLUMNS(ARLAB_CSV_HEADER_CELL)                           \
-    return h;                                                \
-  }                                                          \
-  struct ROW {                                               \
-    COLUMNS(ARLAB_CSV_ROW_FIELD)                             \
-  };                                                         \
-  inline std::vector<std::string> to_cells(const ROW& r) {   \
-    std::vector<std::string> c;                              \
-    COLUMNS(ARLAB_CSV_ROW_CELL)                              \
-    return c;                                                \
+//             std::vector<CsvColumnSpec<ROW>> csv_columns(const ROW*);   the columns, for read_rows
+// The entry macros take the description and the optional default as `...`; ARLAB_CSV_DEFAULT_TEXT
+// picks the default (the second of them) or nullptr when there is none.
+#define ARLAB_CSV_SECOND_OF(first, second, ...) second
+#define ARLAB_CSV_DEFAULT_TEXT(...) ARLAB_CSV_SECOND_OF(__VA_ARGS__, nullptr, )
+#define ARLAB_CSV_HEADER_CELL(type, name, ...) h.emplace_back(#name);
+#define ARLAB_CSV_ROW_FIELD(type, name, ...) ::arlab::csv_field_t<type> name{};
+#define ARLAB_CSV_ROW_CELL(type, name, ...) c.push_back(::arlab::csv_cell_of(r.name));
+#define ARLAB_CSV_COLUMN_SPEC(type, name, ...)                                  \
+  ::arlab::CsvColumnSpec<SchemaRow>{#name, ARLAB_CSV_DEFAULT_TEXT(__VA_ARGS__), \
+                                    &::arlab::parse_csv_field<SchemaRow, type, &SchemaRow::name>},
+#define ARLAB_CSV_SCHEMA(COLUMNS, ROW, HEADER)                                  \
+  inline std::vector<std::string> HEADER() {                                    \
+    std::vector<std::string> h;                                                 \
+    COLUMNS(ARLAB_CSV_HEADER_CELL)                                              \
+    return h;                                                                   \
+  }                                                                             \
+  struct ROW {                                                                  \
+    COLUMNS(ARLAB_CSV_ROW_FIELD)                                                \
+  };                                                                            \
+  inline std::vector<std::string> to_cells(const ROW& r) {                      \
+    std::vector<std::string> c;                                                 \
+    COLUMNS(ARLAB_CSV_ROW_CELL)                                                 \
+    return c;                                                                   \
+  }                                                                             \
+  inline std::vector<::arlab::CsvColumnSpec<ROW>> csv_columns(const ROW*) {     \
+    using SchemaRow = ROW;                                                      \
+    return {COLUMNS(ARLAB_CSV_COLUMN_SPEC)};                                    \
   }

@@ -1,6 +1,8 @@
 // The implementation table of common/implementations.h.
 #include "common/implementations.h"
 
+#include "common/csv.h"
+
 namespace arlab {
 
 namespace {
@@ -117,7 +119,8 @@ Impl implementation_from_csv(const std::string& implementation_cell, const std::
   std::string known;
   for (const ImplRow& r : implementation_table())
     known += (known.empty() ? "" : ", ") + std::string(r.csv_implementation) + "/" + r.csv_kernel_variant;
-  throw InvalidArgument("implementation '" + implementation_cell + "' with kernel_variant '" + kernel_variant_cell +
+  throw InvalidArgument("implementation '" + cut_for_message(implementation_cell) + "' with kernel_variant '" +
+                        cut_for_message(kernel_variant_cell) +
                         "' is no implementation of this arlab (implementation/kernel_variant: " + known + ")");
 }
 

@@ -1,7 +1,8 @@
 // The one definition of the microbenchmark CSV schema: one row per measured point of an
 // `arlab calibrate` microbenchmark (calibrate/), tidy and long-format. model/calibration_derive.*
-// turns these rows into the timing model's constants (model/calibration.h); plots read them by
-// column name. The bench / metric vocabulary is listed in calibrate/README.md.
+// turns these rows into the timing model's constants (model/calibration.h; it reads them with
+// common/csv_table.h); plots read them by column name. The bench / metric vocabulary is listed in
+// calibrate/README.md; the bench names also below (microbench_names).
 #pragma once
 
 #include <string>
@@ -9,7 +10,7 @@
 
 #include "common/csv.h"
 
-// X(type, name, description)
+// X(type, name, description[, default]) -- common/csv.h
 #define ARLAB_MICROBENCH_COLUMNS(X)                                                                   \
   X(std::string, git_sha, "arlab commit the binary was built from")                                   \
   X(std::string, date_utc, "UTC time of the measurement, ISO 8601")                                   \
@@ -35,5 +36,15 @@
 namespace arlab {
 
 ARLAB_CSV_SCHEMA(ARLAB_MICROBENCH_COLUMNS, MicrobenchRow, microbench_header)
+
+// The benches `arlab calibrate` runs (the `bench` cells it writes): the single-rank ones in
+// calibrate/single_rank_benches.cu's order, then the cross-rank ones of
+// calibrate/cross_rank_benches.cu (the table of calibrate/README.md). A reader refuses other names:
+// a misspelt bench would otherwise drop its rows and change what they derive.
+inline std::vector<std::string> microbench_names() {
+  return {"launch",        "chase",        "round_load",    "bandwidth",      "clear",
+          "block_reduce",  "cluster_sync", "atomic",        "epilogue_math",  "epilogue_round",
+          "peer_store",    "ping_pong",    "poll",          "start_skew"};
+}
 
 }  // namespace arlab

@@ -3,7 +3,9 @@
 // trtllm configuration (the peer library's kernel), the variant at the same configuration (the design
 // alone) and at the model's choice for that variant (design and configuration) -- with the ratios and
 // each time's distance to the problem's floor (experiments/speedup_summary.h says how the floor is
-// defined). Written by experiments/speedup_summary.cpp; read by plots/plot_speedup.py by column name.
+// defined). Written by experiments/speedup_summary.cpp; read by plots/plot_speedup.py by column name
+// and by the CPU test that regenerates the committed summaries (tests/experiments).
+// Every figure may be nan (no floor on one GPU; a row that was not timed).
 #pragma once
 
 #include <string>
@@ -11,7 +13,7 @@
 
 #include "common/csv.h"
 
-// X(type, name, description)
+// X(type, name, description[, default]) -- common/csv.h
 #define ARLAB_SPEEDUP_COLUMNS(X)                                                                             \
   X(std::string, git_sha, "arlab commit of the measurement rows (the reference row's)")                     \
   X(std::string, gpu, "device name as the driver reports it")                                               \
@@ -21,19 +23,19 @@
   X(int, hidden, "hidden size H")                                                                           \
   X(int, tokens, "tokens per call")                                                                         \
   X(std::string, variant, "kernel variant compared with the reference kernel")                              \
-  X(double, reference_us, "reference kernel at the trtllm configuration: headline median (us)")             \
-  X(double, reference_noise_pct, "its 95 % CI half-width, percent of the median")                           \
-  X(double, variant_trtllm_us, "the variant at the trtllm configuration: headline median (us)")             \
-  X(double, variant_model_us, "the variant at the model's choice: headline median (us)")                    \
-  X(double, variant_model_noise_pct, "its 95 % CI half-width, percent of the median")                       \
+  X(DoubleOrNan, reference_us, "reference kernel at the trtllm configuration: headline median (us)")        \
+  X(DoubleOrNan, reference_noise_pct, "its 95 % CI half-width, percent of the median")                      \
+  X(DoubleOrNan, variant_trtllm_us, "the variant at the trtllm configuration: headline median (us)")        \
+  X(DoubleOrNan, variant_model_us, "the variant at the model's choice: headline median (us)")               \
+  X(DoubleOrNan, variant_model_noise_pct, "its 95 % CI half-width, percent of the median")                  \
   X(std::string, variant_model_config, "the model's choice for the variant: tpb/cluster/grid/vpt")          \
-  X(double, variant_model_predicted_us, "the model's prediction for that choice (us)")                      \
-  X(double, speedup_design, "reference_us / variant_trtllm_us: the kernel design alone")                    \
-  X(double, speedup, "reference_us / variant_model_us: design and configuration (the issue's goal figure)") \
+  X(DoubleOrNan, variant_model_predicted_us, "the model's prediction for that choice (us)")                 \
+  X(DoubleOrNan, speedup_design, "reference_us / variant_trtllm_us: the kernel design alone")               \
+  X(DoubleOrNan, speedup, "reference_us / variant_model_us: design and configuration (the issue's goal figure)") \
   X(std::string, floor_kind, "link (nvlink: (N-1) S one way at the calibrated link rate) or none (local)")  \
-  X(double, floor_us, "the problem's floor (us), see floor_kind; NaN where there is none")                  \
-  X(double, reference_over_floor, "reference_us / floor_us")                                                \
-  X(double, variant_over_floor, "variant_model_us / floor_us")                                              \
+  X(DoubleOrNan, floor_us, "the problem's floor (us), see floor_kind; NaN where there is none")             \
+  X(DoubleOrNan, reference_over_floor, "reference_us / floor_us")                                           \
+  X(DoubleOrNan, variant_over_floor, "variant_model_us / floor_us")                                         \
   X(std::string, check, "pass when every row of the problem passed the correctness gate, else fail")
 
 namespace arlab {

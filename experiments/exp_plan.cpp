@@ -1,6 +1,6 @@
 // The named experiments of `arlab exp NAME` as case lists (experiments/exp_plan.h), and what makes
-// long sweeps practical: case keys, sharding, resume from a measurement CSV, merging shard CSVs and
-// the progress line. Pure C++: the cases depend only on the experiment's name and its ExpContext,
+// long sweeps practical: case keys, sharding and the progress line (resume and merge, which read the
+// CSVs: experiments/exp_csv.h). Pure C++: the cases depend only on the experiment's name and its ExpContext,
 // so every shard and every re-run of one experiment sees the same list in the same order.
 #include "experiments/exp_plan.h"
 
@@ -8,16 +8,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
-#include <system_error>
 #include <utility>
 
 #include "common/csv.h"
 #include "common/launch_config.h"
-#include "common/measurement_schema.h"
 #include "common/speedup_schema.h"
 #include "common/output_file.h"
 #include "experiments/seed_cases.h"
@@ -317,57 +312,6 @@ std::string speedup_summary_step(const std::string& csv_path, const model::GpuSp
          " rows -> " + path + ")\n" + speedup_report(rows);
 }
 
-// ---------------------------------------------------------------------------------------------
-// CSV reading.
-
-// A CSV file's header (its first non-blank line) and its data lines, with the line number of each
-// (1-based, for messages). Blank lines are skipped; a UTF-8 byte-order mark and CR line ends are
-// removed. `exists` is false when the file cannot be opened.
-struct CsvLines {
-  bool exists = false;
-  std::vector<std::string> header;
-  std::vector<std::pair<long long, std::string>> rows;
-};
-
-bool is_blank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
-
-CsvLines read_csv_lines(const std::string& path) {
-  CsvLines csv;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return csv;
-  csv.exists = true;
-  static constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
-  bool have_header = false;
-  long long line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (line_number == 1 && line.compare(0, 3, kUtf8Bom) == 0) line.erase(0, 3);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (is_blank(line)) continue;
-    if (!have_header) {
-      csv.header = csv_split(line);
-      have_header = true;
-    } else {
-      csv.rows.emplace_back(line_number, line);
-    }
-  }
-  return csv;
-}
-
-// Throws InvalidArgument naming `path` unless `header` is the measurement header.
-void require_measurement_header(const std::string& path, const std::vector<std::string>& header) {
-  const std::string diff = header_difference(header, measurement_header());
-  if (!diff.empty())
-    throw InvalidArgument(path + " is not a measurement CSV of this arlab (header: " + diff + ")");
-}
-
-// The index of column `name` in `header`; InvalidArgument naming the file when absent.
-size_t column_index(const std::vector<std::string>& header, const std::string& name, const std::string& path) {
-  const auto it = std::find(header.begin(), header.end(), name);
-  if (it == header.end()) throw InvalidArgument(path + ": no column '" + name + "' in its header");
-  return static_cast<size_t>(it - header.begin());
-}
-
 // "1 h 05 min", "8 min 10 s", "41 s".
 std::string duration_text(double seconds) {
   const long long whole = std::llround(seconds);
@@ -466,84 +410,6 @@ std::vector<ExpCase> shard_cases(const std::vector<ExpCase>& cases, const Shard&
   for (size_t i = 0; i < cases.size(); ++i)
     if (static_cast<int>(i % static_cast<size_t>(shard.count)) == shard.index) mine.push_back(cases[i]);
   return mine;
-}
-
-std::set<std::string> done_case_keys(const std::string& csv_path, const std::string& name) {
-  const CsvLines csv = read_csv_lines(csv_path);
-  std::set<std::string> keys;
-  if (!csv.exists || csv.header.empty()) return keys;  // nothing measured yet
-  require_measurement_header(csv_path, csv.header);
-  const size_t experiment_col = column_index(csv.header, "experiment", csv_path);
-  const std::string prefix = name + "/";
-  for (const auto& [line_number, line] : csv.rows) {
-    const std::vector<std::string> cells = csv_split(line);
-    // A row cut short (a run killed mid-write) does not count: its case runs again.
-    if (cells.size() != csv.header.size()) continue;
-    const std::string& experiment = cells[experiment_col];
-    if (experiment.compare(0, prefix.size(), prefix) == 0) keys.insert(experiment.substr(prefix.size()));
-  }
-  return keys;
-}
-
-std::pair<long long, long long> merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path) {
-  namespace fs = std::filesystem;
-  if (inputs.empty()) throw InvalidArgument("merge: no input CSV given");
-  // The same path spelled differently (./a.csv, dir/../a.csv), even before the output exists...
-  std::error_code ec;
-  const fs::path out_canonical = fs::weakly_canonical(out_path, ec);
-  for (const std::string& in : inputs) {
-    std::error_code in_ec;
-    if (!ec && fs::weakly_canonical(in, in_ec) == out_canonical && !in_ec)
-      throw InvalidArgument("merge: the output " + out_path + " is the input " + in +
-                            ": refusing to overwrite an input; choose another output path");
-  }
-  // ... and the same file through a link (same device and inode).
-  check_output_path(out_path, inputs, "merge output");
-
-  // Dedup key: the columns that say which variant of which case a row measures.
-  const std::vector<std::string> key_columns = {"experiment", "policy", "tpb",    "cluster", "grid",
-                                                "vecs_per_thread", "algo", "tokens", "hidden", "nranks",
-                                                "dtype",      "pattern", "acc"};
-  // A baseline row (unfused / nccl) may share all of them with a fused row, and a lean row with
-  // the reference row at the same configuration: the implementation and kernel_variant columns,
-  // where the schema has them, tell them apart.
-  const std::vector<std::string> optional_key_columns = {"implementation", "kernel_variant"};
-
-  const std::vector<std::string> header = measurement_header();
-  std::vector<size_t> key_index;
-  for (const std::string& col : key_columns) key_index.push_back(column_index(header, col, "the measurement schema"));
-  for (const std::string& col : optional_key_columns) {
-    const auto it = std::find(header.begin(), header.end(), col);
-    if (it != header.end()) key_index.push_back(static_cast<size_t>(it - header.begin()));
-  }
-
-  std::set<std::vector<std::string>> seen;
-  std::ostringstream rows;
-  long long written = 0, dropped = 0;
-  for (const std::string& in : inputs) {
-    const CsvLines csv = read_csv_lines(in);
-    if (!csv.exists) throw InvalidArgument("merge: cannot read input " + in);
-    if (csv.header.empty()) continue;  // an empty shard CSV holds no rows
-    require_measurement_header(in, csv.header);
-    for (const auto& [line_number, line] : csv.rows) {
-      const std::vector<std::string> cells = csv_split(line);
-      if (cells.size() != header.size())
-        throw InvalidArgument("merge: " + in + " line " + std::to_string(line_number) + " has " +
-                              std::to_string(cells.size()) + " cells, its header " + std::to_string(header.size()));
-      std::vector<std::string> key;
-      key.reserve(key_index.size());
-      for (size_t i : key_index) key.push_back(cells[i]);
-      if (!seen.insert(std::move(key)).second) {
-        ++dropped;
-        continue;
-      }
-      rows << line << '\n';
-      ++written;
-    }
-  }
-  const std::string text = rows.str();
-  write_csv_file(out_path, header, [&text](std::ostream& out) { out << text; });
-  return {written, dropped};
 }
 
 std::string progress_line(const std::string& name, int done, int total, int skipped, double elapsed_s) {

@@ -2,9 +2,9 @@
 // cases, one case = one problem and what one interleaved group measures on it (policies, explicit
 // configurations, baselines). The GPU driver (cli/cli_exp.cpp) runs the cases in order on one node
 // per rank count and appends one measurement row (common/measurement_schema.h) per variant to
-// results/NAME/NAME.csv; this file also holds what makes long sweeps practical: resume (skip cases
-// whose rows are already in the CSV), sharding (--shard i/n), merging shard CSVs, and the
-// progress line (done/total, elapsed, ETA).
+// results/NAME/NAME.csv; this file also holds what makes long sweeps practical: sharding
+// (--shard i/n) and the progress line (done/total, elapsed, ETA). Resume (skip cases whose rows are
+// already in the CSV) and merging shard CSVs read the CSVs: experiments/exp_csv.h.
 #pragma once
 
 #include <map>
@@ -77,23 +77,6 @@ struct Shard {
 };
 Shard parse_shard(const std::string& text);
 std::vector<ExpCase> shard_cases(const std::vector<ExpCase>& cases, const Shard& shard);
-
-// The case keys already in a measurement CSV for experiment `name` (rows whose `experiment` cell is
-// "NAME/KEY"), so a re-run skips them. A missing file gives the empty set; a file with another
-// header is refused (InvalidArgument naming the file and the first differing column). A row cut
-// short (a run killed mid-write) does not count. A case counts as done as soon as one of its rows is
-// in the file: the driver should write a case's rows together, after its group.
-std::set<std::string> done_case_keys(const std::string& csv_path, const std::string& name);
-
-// Concatenates shard CSVs (same measurement header) into `out_path`, keeping the first row of
-// each (experiment, policy, tpb, cluster, grid, vecs_per_thread, algo, tokens, hidden, nranks,
-// dtype, pattern, acc -- and implementation, when the schema has that column, so a baseline row is
-// never taken for a duplicate of the fused row beside it) and dropping later duplicates. Returns
-// (rows written, duplicates dropped). A row cut short (fewer or more cells than the header) is
-// refused, naming the file and line; the output is written atomically (common/output_file.h).
-// Refuses (InvalidArgument) inputs with another header, an output that is one of the inputs, and an
-// empty input list.
-std::pair<long long, long long> merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path);
 
 // "exp tokens: 12/156 cases (3 skipped: in the CSV), 41 s elapsed, ETA 8 min 10 s" -- `done` counts
 // the cases dealt with so far, skipped ones included; the ETA is the mean time of the done - skipped

@@ -3,14 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <tuple>
 
-#include "common/csv.h"
+#include "common/csv_table.h"
 #include "common/fmt.h"
 #include "common/launch_config.h"
+#include "common/measurement_headline.h"
+#include "common/measurement_kernel.h"
+#include "common/measurement_schema.h"
 #include "common/problem.h"
 
 namespace arlab::exp {
@@ -38,66 +39,47 @@ Floor speedup_floor(int nranks, int hidden, int tokens, int elem_bytes, const mo
 
 namespace {
 
-// The cells of one measurement row the summary needs, by column name.
+// The cells of one measurement row the summary needs.
 struct Cells {
   std::string git_sha, gpu, topology, link, policy, variant, check, dtype, experiment;
   int nranks = 0, hidden = 0, tokens = 0, tpb = 0, cluster = 0, grid = 0, vpt = 0;
   double headline_us = NAN, noise_pct = NAN, predicted_us = NAN;
 };
 
-double number(const std::string& cell) {
-  if (cell.empty()) return NAN;
-  char* end = nullptr;
-  const double v = std::strtod(cell.c_str(), &end);
-  return end == cell.c_str() ? NAN : v;
-}
-
+// The fused rows of experiment "speedup" (experiment cell "speedup/KEY") in `path`, read by the
+// typed reader (every row checked, whatever its experiment).
 std::vector<Cells> read_speedup_cells(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InvalidArgument("speedup summary: cannot read " + path);
-  std::string line;
-  if (!std::getline(in, line)) throw InvalidArgument("speedup summary: " + path + " is empty");
-  const std::vector<std::string> header = csv_split(line);
-  auto col = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end())
-      throw InvalidArgument("speedup summary: " + path + " has no column '" + name +
-                            "' (a measurement CSV of an arlab with kernel variants is needed)");
-    return static_cast<size_t>(it - header.begin());
-  };
-  const size_t c_exp = col("experiment"), c_sha = col("git_sha"), c_gpu = col("gpu"), c_topo = col("topology"),
-               c_link = col("link"), c_n = col("nranks"), c_h = col("hidden"), c_t = col("tokens"),
-               c_dtype = col("dtype"), c_pol = col("policy"), c_var = col("kernel_variant"), c_tpb = col("tpb"),
-               c_cs = col("cluster"), c_grid = col("grid"), c_vpt = col("vecs_per_thread"),
-               c_skew = col("skewfree_us_median"), c_kernel = col("kernel_us_median"), c_noise = col("noise_pct"),
-               c_pred = col("predicted_us"), c_check = col("check"), c_impl = col("implementation");
+  const CsvRows<MeasurementRow> table = read_rows<MeasurementRow>(path);
+  if (!table.has_column("kernel_variant"))
+    throw CsvError(path, table.header_line, "kernel_variant",
+                   "no column 'kernel_variant': the speedup summary needs a measurement CSV of an arlab with kernel "
+                   "variants (this file was written before them)");
   std::vector<Cells> out;
-  while (std::getline(in, line)) {
-    if (line.empty() || line == "\r") continue;
-    const std::vector<std::string> c = csv_split(line);
-    if (c.size() != header.size()) continue;  // a row cut short
-    if (c[c_exp].rfind("speedup/", 0) != 0 || c[c_impl] != "fused") continue;
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const MeasurementRow& m = table.rows[i];
+    const Impl kernel = at_row(path, table.lines[i], [&] { return row_kernel(m); });
+    const double headline = at_row(path, table.lines[i], [&] { return headline_us(m); });
+    if (m.experiment.rfind("speedup/", 0) != 0 || !is_kernel_body(kernel)) continue;
     Cells r;
-    r.experiment = c[c_exp];
-    r.git_sha = c[c_sha];
-    r.gpu = c[c_gpu];
-    r.topology = c[c_topo];
-    r.link = c[c_link];
-    r.policy = c[c_pol];
-    r.variant = c[c_var];
-    r.check = c[c_check];
-    r.dtype = c[c_dtype];
-    r.nranks = std::atoi(c[c_n].c_str());
-    r.hidden = std::atoi(c[c_h].c_str());
-    r.tokens = std::atoi(c[c_t].c_str());
-    r.tpb = std::atoi(c[c_tpb].c_str());
-    r.cluster = std::atoi(c[c_cs].c_str());
-    r.grid = std::atoi(c[c_grid].c_str());
-    r.vpt = std::atoi(c[c_vpt].c_str());
-    const double skew_free = number(c[c_skew]);
-    r.headline_us = std::isfinite(skew_free) && skew_free > 0 ? skew_free : number(c[c_kernel]);
-    r.noise_pct = number(c[c_noise]);
-    r.predicted_us = number(c[c_pred]);
+    r.experiment = m.experiment;
+    r.git_sha = m.git_sha;
+    r.gpu = m.gpu;
+    r.topology = m.topology;
+    r.link = m.link;
+    r.policy = m.policy;
+    r.variant = to_string(kernel);
+    r.check = m.check;
+    r.dtype = m.dtype;
+    r.nranks = m.nranks;
+    r.hidden = m.hidden;
+    r.tokens = m.tokens;
+    r.tpb = m.tpb;
+    r.cluster = m.cluster;
+    r.grid = m.grid;
+    r.vpt = m.vecs_per_thread;
+    r.headline_us = headline;
+    r.noise_pct = m.noise_pct;
+    r.predicted_us = m.predicted_us;
     out.push_back(r);
   }
   return out;

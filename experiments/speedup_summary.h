@@ -34,8 +34,10 @@ Floor speedup_floor(int nranks, int hidden, int tokens, int elem_bytes, const mo
 
 // One row per (problem, non-reference variant) of the rows of experiment "speedup" in
 // `measurement_csv` (rows "speedup/KEY": policy trtllm with kernel_variant reference, trtllm with
-// the variant, model with the variant); problems with a missing row are left out. InvalidArgument
-// naming the file when it is not a measurement CSV with kernel_variant.
+// the variant, model with the variant); problems with a missing row are left out. A row's time is its
+// headline (common/measurement_headline.h). The file is read by common/csv_table.h: CsvError naming
+// file, line and column for any bad row (a row cut short included), and for a measurement CSV
+// without the kernel_variant column.
 std::vector<SpeedupRow> speedup_rows(const std::string& measurement_csv, const model::GpuSpec& rank_spec,
                                      const model::Calibration& cal);
 

@@ -1,6 +1,8 @@
 // Implementation of harness/measurement.h.
 #include "harness/measurement.h"
 
+#include "common/measurement_kernel.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -99,8 +101,7 @@ std::string new_group_id() {
 // "tpb/cluster/grid/vpt/algo", with "/lean" for the lean kernel (reference rows keep the older text).
 std::string config_text(const MeasurementRow& r) {
   return std::to_string(r.tpb) + "/" + std::to_string(r.cluster) + "/" + std::to_string(r.grid) + "/" +
-         std::to_string(r.vecs_per_thread) + "/" + r.algo +
-         (r.kernel_variant.empty() || r.kernel_variant == to_string(Impl::reference) ? "" : "/" + r.kernel_variant);
+         std::to_string(r.vecs_per_thread) + "/" + r.algo + variant_suffix(row_kernel(r));
 }
 
 }  // namespace
@@ -122,8 +123,7 @@ RatioRow ratio_row(const Measurement& num, const Measurement& den, double confid
   row.hidden = num.row.hidden;
   // The policy and, for a non-reference kernel, the kernel: "trtllm" vs "trtllm/lean".
   const auto label = [](const MeasurementRow& m) {
-    return m.kernel_variant.empty() || m.kernel_variant == to_string(Impl::reference) ? m.policy
-                                                                                        : m.policy + "/" + m.kernel_variant;
+    return m.policy + variant_suffix(row_kernel(m));
   };
   row.numerator = label(num.row);
   row.numerator_cfg = config_text(num.row);

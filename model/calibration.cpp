@@ -1,4 +1,4 @@
-// Calibration defaults, access by name, and the CSV round trip (fast-cpp-csv-parser on read).
+// Calibration defaults, access by name, and the CSV round trip (common/csv_table.h on read).
 #include "model/calibration.h"
 
 #include <cmath>
@@ -6,9 +6,9 @@
 
 #include "common/calibration_schema.h"
 #include "common/csv.h"
+#include "common/csv_table.h"
 #include "common/output_file.h"
 #include "common/problem.h"
-#include "model/csv_read.h"
 
 namespace arlab::model {
 
@@ -65,23 +65,28 @@ void check_ranges(const Calibration& c) {
 Calibration load_calibration(const std::string& path) {
   Calibration cal = default_calibration();
   const auto infos = calibration_constants();
-  CsvColumns<3> csv(path, "name", "value", "unit");
+  const CsvRows<CalibrationRow> table = read_rows<CalibrationRow>(path);
+  // A header without rows would silently leave every built-in prior in place.
+  if (table.rows.empty())
+    throw CsvError(path, table.header_line, "name",
+                   "no rows: a calibration file names at least one constant (known: " + known_names() + ")");
   std::set<std::string> seen;
-  while (csv.next()) {
-    const std::string& name = csv.text(0);
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const CalibrationRow& row = table.rows[i];
+    const auto fail = [&](const std::string& column, const std::string& what) {
+      throw CsvError(path, table.lines[i], column, what);
+    };
     const CalibrationConstantInfo* info = nullptr;
-    for (const auto& i : infos)
-      if (i.name == name) info = &i;
-    if (!info)
-      csv.fail(0, "unknown calibration constant '" + cut_for_message(name) + "' (known: " + known_names() + ")");
-    if (!seen.insert(name).second) csv.fail(0, "constant '" + name + "' appears twice");
-    const double v = csv.number(1);
-    const std::string out_of_range = range_violation(*info, v);
-    if (!out_of_range.empty()) csv.fail(1, out_of_range);
-    if (csv.text(2) != info->unit)
-      csv.fail(2, "unit '" + cut_for_message(csv.text(2)) + "' of '" + name + "' differs from its documented unit '" +
-                      info->unit + "'");
-    set_constant(cal, name, v);
+    for (const auto& c : infos)
+      if (c.name == row.name) info = &c;
+    if (!info) fail("name", "unknown calibration constant '" + cut_for_message(row.name) + "' (known: " + known_names() + ")");
+    if (!seen.insert(row.name).second) fail("name", "constant '" + row.name + "' appears twice");
+    const std::string out_of_range = range_violation(*info, row.value);
+    if (!out_of_range.empty()) fail("value", out_of_range);
+    if (row.unit != info->unit)
+      fail("unit", "unit '" + cut_for_message(row.unit) + "' of '" + row.name + "' differs from its documented unit '" +
+                       info->unit + "'");
+    set_constant(cal, row.name, row.value);
   }
   return cal;
 }

@@ -3,7 +3,7 @@
 // kernel timings the model is judged on; `arlab fit` replaces them by least squares on a training
 // split, and `arlab calibrate` microbenchmarks are meant to measure them directly (docs/model.md).
 // Stored as a long-format CSV `name,value,unit,source` (common/calibration_schema.h), read with
-// fast-cpp-csv-parser. Every constant has a physical range [min, max] (docs/model.md: "a fit that
+// common/csv_table.h. Every constant has a physical range [min, max] (docs/model.md: "a fit that
 // leaves it explains nothing"), with where it comes from beside it; the reader refuses a value
 // outside it, and so do the writer and the fit. Lower bounds of 0 let a fit fold a term into the
 // others; a constant the model divides by has a lower bound above 0 (0 would make a time infinite).
@@ -142,10 +142,11 @@ std::string range_violation(const CalibrationConstantInfo& info, double v);
 // Throws InvalidArgument naming the first constant of c outside its physical range.
 void check_ranges(const Calibration& c);
 
-// Reads `name,value,unit,source` rows (extra columns ignored). Constants missing from the file keep
-// their defaults. Throws CsvError naming file, line and column for: missing header or column,
-// non-numeric or non-finite value, a value outside the constant's physical range, unknown name,
-// unit different from the documented one, duplicated name.
+// Reads the rows of common/calibration_schema.h (source and meaning may be absent; other columns
+// are refused). Constants missing from the file keep their defaults. Throws CsvError naming file,
+// line and column for: missing header or column, a header without rows, non-numeric or non-finite
+// value, a value outside the constant's physical range, unknown name, unit different from the
+// documented one, duplicated name.
 Calibration load_calibration(const std::string& csv_path);
 // Writes every constant as `name,value,unit,source,meaning`; `source` says where the values came
 // from (e.g. "default prior", "fit: data.csv, 812 train rows"), `meaning` is the documentation above.

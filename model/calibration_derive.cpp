@@ -9,9 +9,9 @@
 #include <functional>
 #include <map>
 
+#include "common/csv_table.h"
 #include "common/fmt.h"
 #include "common/problem.h"
-#include "model/csv_read.h"
 #include "model/model_terms.h"
 
 namespace arlab::model {
@@ -351,35 +351,21 @@ class Deriver {
 }  // namespace
 
 std::vector<MicrobenchRow> load_microbench(const std::string& path) {
-  CsvColumns<13> csv(path, "gpu", "topology", "link", "nranks", "sm_per_rank", "rank", "bench", "variant", "sms", "tpb",
-                     "cluster", "size", "metric");
-  // value is read through a second reader: fast-cpp-csv-parser's column count is fixed per reader.
-  CsvColumns<3> val(path, "value", "p10", "p90");
-  std::vector<MicrobenchRow> rows;
-  while (csv.next()) {
-    if (!val.next()) csv.fail(0, "row without a value");
-    MicrobenchRow r;
-    r.gpu = csv.text(0);
-    r.topology = csv.text(1);
-    r.link = csv.text(2);
-    r.nranks = csv.integer(3);
-    r.sm_per_rank = csv.integer(4);
-    r.rank = csv.integer(5);
-    r.bench = csv.text(6);
-    r.variant = csv.text(7);
-    r.sms = csv.integer(8);
-    r.tpb = csv.integer(9);
-    r.cluster = csv.integer(10);
-    r.size = csv.number(11);
-    r.metric = csv.text(12);
-    r.value = val.number(0);
-    r.p10 = val.number(1);
-    r.p90 = val.number(2);
-    if (!std::isfinite(r.value) || r.value < 0) val.fail(0, "value must be a finite number >= 0");
-    rows.push_back(r);
+  const CsvRows<MicrobenchRow> table = read_rows<MicrobenchRow>(path);
+  if (table.rows.empty()) throw CsvError(path, table.header_line, "bench", "no microbenchmark rows");
+  const std::vector<std::string> known = microbench_names();
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const MicrobenchRow& r = table.rows[i];
+    if (std::find(known.begin(), known.end(), r.bench) == known.end()) {
+      std::string names;
+      for (const std::string& n : known) names += (names.empty() ? "" : ", ") + n;
+      throw CsvError(path, table.lines[i], "bench",
+                     "unknown bench '" + cut_for_message(r.bench) + "' (arlab calibrate runs " + names + ")");
+    }
+    if (!std::isfinite(r.value) || r.value < 0)
+      throw CsvError(path, table.lines[i], "value", "value must be a finite number >= 0");
   }
-  if (rows.empty()) throw CsvError(path, 1, "bench", "no microbenchmark rows");
-  return rows;
+  return table.rows;
 }
 
 DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>& rows, const GpuSpec& spec) {

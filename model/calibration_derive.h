@@ -23,8 +23,10 @@ struct DerivedCalibration {
 // derived value leaves its documented physical range.
 DerivedCalibration derive_calibration(const std::vector<MicrobenchRow>& rows, const GpuSpec& spec);
 
-// Reads a microbench.csv (common/microbench_schema.h, columns by name). Throws CsvError naming
-// file, line and column for a missing column, a non-numeric cell or an empty file.
+// Reads a microbench.csv (common/microbench_schema.h, columns by name: common/csv_table.h). Throws
+// CsvError naming file, line and column for a missing or unknown column, a cell that does not parse
+// by its type, a bench that `arlab calibrate` does not run (microbench_names), a negative or
+// non-finite value, and a file without rows.
 std::vector<MicrobenchRow> load_microbench(const std::string& path);
 
 }  // namespace arlab::model

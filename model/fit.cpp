@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "model/csv_read.h"
+#include "common/csv_table.h"
 #include "model/stats.h"
 #include "model/timing_model.h"
 

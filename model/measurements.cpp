@@ -1,26 +1,25 @@
-// Reading and writing measurement rows (common/measurement_schema.h) for validate / fit.
-#include "common/build_info.h"
+// Reading and writing measurement rows (common/measurement_schema.h) for validate / fit: rows read
+// by common/csv_table.h, then checked cell by cell into MeasuredRow.
 #include "model/measurements.h"
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
+#include "common/build_info.h"
 #include "common/csv.h"
+#include "common/csv_table.h"
 #include "common/fmt.h"
 #include "common/launch_config.h"
+#include "common/measurement_headline.h"
+#include "common/measurement_kernel.h"
 #include "common/measurement_schema.h"
 #include "common/output_file.h"
-#include "model/csv_read.h"
 #include "model/policies.h"
 
 namespace arlab::model {
 
 namespace {
-enum Col {
-  cGpu, cLink, cSm, cN, cDtype, cPattern, cAlgo, cAcc, cTokens, cHidden, cPolicy,
-  cTpb, cCluster, cGrid, cVpt, cPdl, cRegs, cCheck, cKernelUs, cSkewFreeUs, cImpl, cVariant, kCols
-};
-
 // Registers per thread CUDA allows a kernel (the ISA's register file per thread, every arch since sm_35).
 constexpr int kMaxRegistersPerThread = 255;
 // The longest kernel time a row may record: 10 s, far beyond any fused all-reduce (the committed
@@ -28,16 +27,16 @@ constexpr int kMaxRegistersPerThread = 255;
 // values are corrupt cells, and would print as hundreds of digits.
 constexpr double kMaxKernelUs = 1e7;
 
-// Parses a label cell with the shared parse_* function (which lists the valid labels), re-throwing
-// with the location; a cell too long to be any label is refused without being echoed whole.
+// Parses a label cell with the shared parse_* function (which lists the valid labels); throws
+// CsvCellError naming the column. A cell too long to be any label is refused without being echoed whole.
 template <class F>
-auto parse_cell(const CsvColumns<kCols>& csv, unsigned col, F parse) -> decltype(parse(std::string())) {
-  const std::string& text = csv.text(col);
-  if (text.size() > kMaxQuotedCellChars) csv.fail(col, "'" + cut_for_message(text) + "' is not a valid label");
+auto label(const char* column, const std::string& text, F parse) -> decltype(parse(std::string())) {
+  if (text.size() > kMaxQuotedCellChars)
+    throw CsvCellError(column, "'" + cut_for_message(text) + "' is not a valid label");
   try {
     return parse(text);
   } catch (const InvalidArgument& e) {
-    csv.fail(col, e.what());
+    throw CsvCellError(column, e.what());
   }
 }
 
@@ -46,11 +45,6 @@ bool parse_check(const std::string& s) {
   if (s == "pass") return true;
   if (s == "fail" || s == "skipped") return false;
   throw InvalidArgument("unknown check '" + s + "' (expected pass, fail or skipped)");
-}
-
-bool parse_pdl(const std::string& s) {
-  if (s == "0" || s == "1") return s == "1";
-  throw InvalidArgument("pdl = '" + s + "' (expected 0 or 1)");
 }
 
 // A policy label as `arlab run` writes it: a policy name, or "policy/variant" when one run measured
@@ -72,92 +66,81 @@ PolicyLabel parse_policy_label(const std::string& text) {
   return label;
 }
 
-// A kernel time cell: a finite number in (0, kMaxKernelUs].
-double kernel_time(const CsvColumns<kCols>& csv, unsigned col) {
-  const double us = csv.number(col);
+// A kernel time: a finite number in (0, kMaxKernelUs].
+double kernel_time(const char* column, double us) {
+  if (std::isnan(us)) throw CsvCellError(column, "'" + csv_num(us) + "' is not a finite number: the row holds no time");
   if (!(us > 0) || us > kMaxKernelUs)
-    csv.fail(col, "kernel time " + cut_for_message(csv.text(col)) + " us is outside (0, " + fmt("%g", kMaxKernelUs) +
-                      "] us");
+    throw CsvCellError(column, "kernel time " + csv_num(us) + " us is outside (0, " + fmt("%g", kMaxKernelUs) + "] us");
   return us;
 }
 
 // The column of the measurement file that holds the Problem field a violation names.
-unsigned column_of(const std::string& problem_field) {
-  if (problem_field == "nranks") return cN;
-  if (problem_field == "hidden") return cHidden;
-  if (problem_field == "dtype") return cDtype;
-  return cTokens;  // tokens (eps and scale are not read: they keep their valid defaults)
+const char* column_of(const std::string& problem_field) {
+  if (problem_field == "nranks") return "nranks";
+  if (problem_field == "hidden") return "hidden";
+  if (problem_field == "dtype") return "dtype";
+  return "tokens";  // tokens (eps and scale are not read: they keep their valid defaults)
+}
+
+// The measured row of one measurement row as validate / fit need it; nothing for a baseline row (the
+// model predicts fused kernels only). Throws CsvCellError naming the column of a bad cell.
+std::optional<MeasuredRow> measured_row(const MeasurementRow& m) {
+  const Impl ran = row_kernel(m);
+  if (!is_kernel_body(ran)) return std::nullopt;
+  MeasuredRow r;
+  r.gpu = m.gpu;
+  if (r.gpu.size() > kMaxQuotedCellChars) throw CsvCellError("gpu", "'" + cut_for_message(r.gpu) + "' is not a GPU name");
+  r.link = label("link", m.link, parse_link);
+  r.sm_per_rank = m.sm_per_rank;
+  r.problem.nranks = m.nranks;
+  r.problem.dtype = label("dtype", m.dtype, parse_dtype);
+  r.problem.pattern = label("pattern", m.pattern, parse_pattern);
+  r.problem.algo = label("algo", m.algo, parse_algorithm);
+  r.problem.acc = label("acc", m.acc, parse_accumulation);
+  r.problem.tokens = m.tokens;
+  r.problem.hidden = m.hidden;
+  r.policy = m.policy;
+  const PolicyLabel policy = label("policy", m.policy, parse_policy_label);  // a known label (the row keeps its text)
+  r.config.tpb = m.tpb;
+  r.config.cluster = m.cluster;
+  r.config.grid = m.grid;
+  r.config.vecs_per_thread = m.vecs_per_thread;
+  if (m.pdl != 0 && m.pdl != 1) throw CsvCellError("pdl", "pdl = '" + std::to_string(m.pdl) + "' (expected 0 or 1)");
+  r.config.pdl = m.pdl == 1;
+  r.config.algo = r.problem.algo;
+  r.config.impl = ran;
+  if (policy.names_variant && policy.variant != r.config.impl)
+    throw CsvCellError("policy", "policy label '" + r.policy + "' names the " + to_string(policy.variant) +
+                                     " kernel, the row's kernel_variant is " + to_string(r.config.impl));
+  if (!runs_algorithm(r.config.impl, r.config.algo))
+    throw CsvCellError("kernel_variant", std::string("kernel_variant ") + to_string(r.config.impl) + " with algo " +
+                                             to_string(r.config.algo) + ": " + algorithm_limit(r.config.impl));
+  r.resources.regs_per_thread = m.regs;
+  r.check_passed = label("check", m.check, parse_check);
+  r.max_over_ranks_us = kernel_time("kernel_us_median", m.kernel_us_median);
+  if (!std::isnan(m.skewfree_us_median))  // nan: not defined on that node
+    r.skewfree_us = kernel_time("skewfree_us_median", m.skewfree_us_median);
+  r.kernel_us = headline_us(m);
+  if (std::isnan(r.kernel_us))
+    throw CsvCellError("skewfree_us_median", "the row's headline is " + m.headline + ", and it has no skew-free median");
+  if (r.sm_per_rank < 1) throw CsvCellError("sm_per_rank", "sm_per_rank = " + std::to_string(m.sm_per_rank) + " must be >= 1");
+  if (r.resources.regs_per_thread < 0 || r.resources.regs_per_thread > kMaxRegistersPerThread)
+    throw CsvCellError("regs", "regs = " + std::to_string(m.regs) + " is outside [0, " +
+                                   std::to_string(kMaxRegistersPerThread) + "] registers per thread");
+  const ProblemViolation bad = problem_violation(r.problem);
+  if (!bad.field.empty()) throw CsvCellError(column_of(bad.field), "invalid problem: " + bad.message);
+  return r;
 }
 }  // namespace
 
 std::vector<MeasuredRow> read_measurements(const std::string& path) {
-  // skewfree_us_median is optional: files of other tools may lack it (validate then reports one figure).
-  // implementation is optional (files written before the baselines existed hold fused rows only);
-  // baseline rows (unfused, nccl) are skipped: the model predicts fused kernels only.
-  // kernel_variant is optional (files written before the lean kernel existed ran the reference
-  // body); it goes into each row's configuration, so the model predicts a lean row as lean.
-  CsvColumns<kCols> csv(path, OptionalColumns{{"skewfree_us_median", "implementation", "kernel_variant"}}, "gpu",
-                        "link", "sm_per_rank", "nranks", "dtype", "pattern", "algo", "acc", "tokens", "hidden",
-                        "policy", "tpb", "cluster", "grid", "vecs_per_thread", "pdl", "regs", "check",
-                        "kernel_us_median", "skewfree_us_median", "implementation", "kernel_variant");
+  const CsvRows<MeasurementRow> table = read_rows<MeasurementRow>(path);
   std::vector<MeasuredRow> rows;
-  while (csv.next()) {
-    // Baseline rows are skipped: the model predicts the fused kernel bodies (common/implementations.h).
-    // A bad kernel_variant cell is reported there; anything else about the pair at implementation.
-    const bool variant_known = !csv.has(cVariant) || [&] {
-      for (const ImplRow& row : implementation_table())
-        if (csv.text(cVariant) == row.csv_kernel_variant) return true;
-      return false;
-    }();
-    const Impl impl = parse_cell(csv, !variant_known ? cVariant : csv.has(cImpl) ? cImpl : cPolicy, [&](const std::string&) {
-      return implementation_from_csv(csv.has(cImpl) ? csv.text(cImpl) : "fused", csv.has(cVariant) ? csv.text(cVariant) : "");
-    });
-    if (!is_kernel_body(impl)) continue;
-    MeasuredRow r;
-    r.line = csv.line();
-    r.gpu = csv.text(cGpu);
-    if (r.gpu.size() > kMaxQuotedCellChars) csv.fail(cGpu, "'" + cut_for_message(r.gpu) + "' is not a GPU name");
-    r.link = parse_cell(csv, cLink, parse_link);
-    r.sm_per_rank = csv.integer(cSm);
-    r.problem.nranks = csv.integer(cN);
-    r.problem.dtype = parse_cell(csv, cDtype, parse_dtype);
-    r.problem.pattern = parse_cell(csv, cPattern, parse_pattern);
-    r.problem.algo = parse_cell(csv, cAlgo, parse_algorithm);
-    r.problem.acc = parse_cell(csv, cAcc, parse_accumulation);
-    r.problem.tokens = csv.integer(cTokens);
-    r.problem.hidden = csv.integer(cHidden);
-    r.policy = csv.text(cPolicy);
-    const PolicyLabel label = parse_cell(csv, cPolicy, parse_policy_label);  // a known label (the row keeps its text)
-    r.config.tpb = csv.integer(cTpb);
-    r.config.cluster = csv.integer(cCluster);
-    r.config.grid = csv.integer(cGrid);
-    r.config.vecs_per_thread = csv.integer(cVpt);
-    r.config.pdl = parse_cell(csv, cPdl, parse_pdl);
-    r.config.algo = r.problem.algo;
-    r.config.impl = csv.has(cVariant) ? impl : label.variant;
-    if (label.names_variant && label.variant != r.config.impl)
-      csv.fail(cPolicy, "policy label '" + r.policy + "' names the " + to_string(label.variant) +
-                            " kernel, the row's kernel_variant is " + to_string(r.config.impl));
-    if (!runs_algorithm(r.config.impl, r.config.algo))
-      csv.fail(csv.has(cVariant) ? cVariant : cPolicy,
-               std::string("kernel_variant ") + to_string(r.config.impl) + " with algo " +
-                   to_string(r.config.algo) + ": the " + to_string(r.config.impl) + " kernel has no " +
-                   to_string(r.config.algo) + " body");
-    r.resources.regs_per_thread = csv.integer(cRegs);
-    r.check_passed = parse_cell(csv, cCheck, parse_check);
-    r.max_over_ranks_us = kernel_time(csv, cKernelUs);
-    if (csv.has(cSkewFreeUs)) {
-      const std::string& t = csv.text(cSkewFreeUs);
-      if (t != "nan" && !t.empty()) r.skewfree_us = kernel_time(csv, cSkewFreeUs);  // "nan": not defined on that node
-    }
-    r.kernel_us = std::isfinite(r.skewfree_us) && r.skewfree_us > 0 ? r.skewfree_us : r.max_over_ranks_us;
-    if (r.sm_per_rank < 1) csv.fail(cSm, "sm_per_rank = " + csv.text(cSm) + " must be >= 1");
-    if (r.resources.regs_per_thread < 0 || r.resources.regs_per_thread > kMaxRegistersPerThread)
-      csv.fail(cRegs, "regs = " + csv.text(cRegs) + " is outside [0, " + std::to_string(kMaxRegistersPerThread) +
-                          "] registers per thread");
-    const ProblemViolation bad = problem_violation(r.problem);
-    if (!bad.field.empty()) csv.fail(column_of(bad.field), "invalid problem: " + bad.message);
-    rows.push_back(std::move(r));
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    std::optional<MeasuredRow> r = at_row(path, table.lines[i], [&] { return measured_row(table.rows[i]); });
+    if (!r) continue;
+    r->line = table.lines[i];
+    rows.push_back(std::move(*r));
   }
   return rows;
 }
@@ -188,6 +171,9 @@ MeasurementRow measurement_row(const MeasuredRow& r, const std::string& experime
   m.timing_source = timing_source;
   m.kernel_us_median = r.max_over_ranks_us > 0 ? r.max_over_ranks_us : r.kernel_us;
   m.skewfree_us_median = r.skewfree_us;
+  // The headline column names the figure kernel_us is (read back, common/measurement_headline.h gives
+  // kernel_us again): the skew-free median when kernel_us is it, else the max over ranks.
+  m.headline = r.kernel_us == r.skewfree_us ? kHeadlineSkewFree : kHeadlineMaxOverRanks;
   m.check = r.check_passed ? "pass" : "fail";
   m.implementation = implementation(r.config.impl).csv_implementation;  // the model's rows are fused kernels
   m.allreduce_us_median = std::numeric_limits<double>::quiet_NaN();
@@ -210,9 +196,8 @@ void append_measurements(const std::vector<MeasuredRow>& rows, const std::string
 }
 
 int rows_with_other_timing_source(const std::string& path, const std::string& timing_source) {
-  CsvColumns<1> csv(path, "timing_source");
   int n = 0;
-  while (csv.next()) n += csv.text(0) != timing_source ? 1 : 0;
+  for (const MeasurementRow& r : read_rows<MeasurementRow>(path).rows) n += r.timing_source != timing_source ? 1 : 0;
   return n;
 }
 

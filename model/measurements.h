@@ -1,7 +1,7 @@
 // Measured rows as validate / fit need them: read from the measurement CSV
-// (common/measurement_schema.h) by column name through fast-cpp-csv-parser, extra columns
-// ignored, every bad cell reported with file, line and column. Also: the GpuSpec a row was
-// measured on, and the problem key rows are grouped by.
+// (common/measurement_schema.h) by column name through common/csv_table.h read_rows (files of every
+// generation; unknown columns refused), every bad cell reported with file, line and column. Also:
+// the GpuSpec a row was measured on, and the problem key rows are grouped by.
 #pragma once
 
 #include <map>
@@ -26,17 +26,18 @@ struct MeasuredRow {
   KernelResources resources; // regs from the row; shared memory assumed 0 (not recorded)
   std::string policy;        // the policy label the row was recorded under
   bool check_passed = true;  // correctness gate verdict ("pass")
-  // The time the model is judged against: the headline figure of the measurement issue, i.e. the
-  // skew-free median where the row records one (skewfree_us_median), else kernel_us_median.
+  // The time the model is judged against: the row's headline figure (common/measurement_headline.h:
+  // skewfree_us_median or kernel_us_median, as the row's headline column says).
   double kernel_us = 0;
   double max_over_ranks_us = 0;                                   // kernel_us_median
   double skewfree_us = std::numeric_limits<double>::quiet_NaN();  // skewfree_us_median; NaN when absent
 };
 
-// The columns read (required): gpu, link, sm_per_rank, nranks, dtype, pattern, algo, acc,
-// tokens, hidden, policy, tpb, cluster, grid, vecs_per_thread, pdl, regs, check, kernel_us_median;
-// optional (older files lack them): skewfree_us_median, implementation (baseline rows skipped),
-// kernel_variant (absent: reference; it becomes config.variant).
+// Every cell is parsed by its schema type (a file without an optional column reads its default);
+// used: gpu, link, sm_per_rank, nranks, dtype, pattern, algo, acc, tokens, hidden, policy, tpb,
+// cluster, grid, vecs_per_thread, pdl, regs, check, kernel_us_median, skewfree_us_median, headline,
+// implementation and kernel_variant (common/measurement_kernel.h: baseline rows are skipped; the
+// variant becomes config.impl). Throws CsvError naming file, line and column.
 std::vector<MeasuredRow> read_measurements(const std::string& csv_path);
 
 // Writes rows in the measurement schema (the columns this module knows; others empty), e.g. for

@@ -8,11 +8,11 @@
 #include <unordered_map>
 
 #include "common/csv.h"
+#include "common/csv_table.h"
 #include "common/output_file.h"
 #include "common/row_cells.h"
 #include "common/validation_schema.h"
 #include "model/candidates.h"
-#include "model/csv_read.h"
 #include "model/policies.h"
 #include "model/stats.h"
 #include "model/timing_model.h"

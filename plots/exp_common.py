@@ -4,7 +4,7 @@ plot_config_space.py, plot_model_accuracy_exp.py).
 They read the measurement CSV `arlab exp NAME` writes (schema: common/measurement_schema.h; one row per
 measured configuration) by column name with the csv module, keep the rows whose `experiment` cell is
 "NAME/KEY", and never recompute the model: predicted_us comes from the CSV. Every figure uses one
-headline time per row (headline_us), names its node from the topology / link / gpu / sm_per_rank /
+headline time per row (headline_us: plots/measurement_headline.py), names its node from the topology / link / gpu / sm_per_rank /
 nranks columns (node_label), and is written as PREFIX.png and PREFIX.pdf (save).
 """
 
@@ -17,6 +17,9 @@ import statistics
 import sys
 
 import matplotlib
+
+# The headline rule (which time of a row is its headline), shared with scripts that need no matplotlib.
+from measurement_headline import MAX_OVER_RANKS, headline_figure, headline_us  # noqa: F401
 
 matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
@@ -90,12 +93,6 @@ def finite(v):
     return v is not None and not math.isnan(v) and not math.isinf(v)
 
 
-def headline_us(row):
-    """The row's headline time: skewfree_us_median when finite, else kernel_us_median (NaN when neither)."""
-    s = num(row, "skewfree_us_median")
-    return s if finite(s) else num(row, "kernel_us_median")
-
-
 def implementation(row):
     """fused, unfused or nccl: the `implementation` cell, else (older CSVs) the baselines' policy cell."""
     impl = (row.get("implementation") or "").strip()
@@ -142,10 +139,10 @@ def read_rows(path, experiment, tool, required=()):
     kept = [r for r in mine if r["check"] != "fail" and finite(headline_us(r))]
     if not kept:
         sys.exit(f"{tool}: {path}: no usable rows of experiment '{experiment}'")
-    fallback = sum(1 for r in kept if not finite(num(r, "skewfree_us_median")))
+    fallback = sum(1 for r in kept if headline_figure(r) == MAX_OVER_RANKS)
     if fallback:
-        print(f"{tool}: note: {fallback} of {len(kept)} row(s) have no skew-free median; their time is "
-              "kernel_us_median (median of the max over ranks)")
+        print(f"{tool}: note: {fallback} of {len(kept)} row(s) have the max over ranks as their headline (no "
+              "skew-free figure); their time is kernel_us_median")
     for r in kept:  # the integer keys, parsed once
         for c in ("nranks", "hidden", "tokens"):
             r[c] = ival(r, c)

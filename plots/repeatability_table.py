@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The repeatability table of the measurement issue, from scripts/repeatability.sh's CSVs.
 
-For every (node, H, tokens, policy): the headline figure (skewfree_us_median, the skew-free median) and
-the max-over-ranks figure (kernel_us_median) of K separate processes, their spread max/min - 1, the
+For every (node, H, tokens, policy): the headline figure (plots/measurement_headline.py: the skew-free
+median where the row's headline column says so) and the max-over-ranks figure (kernel_us_median) of K
+separate processes, their spread max/min - 1, the
 median noise (CI half-width of the headline) and the median start skew. Then, for every process in which trtllm and legacy chose the same
 configuration, whether the in-process ratio's 95 % CI contains 1. Reads columns by name only
 (common/measurement_schema.h, common/ratio_schema.h); prints Markdown.
@@ -15,6 +16,8 @@ import csv
 import statistics
 import sys
 from collections import defaultdict
+
+from measurement_headline import headline_us
 
 
 def node_name(row):
@@ -45,13 +48,13 @@ def main(argv):
         if r["check"] != "pass":
             continue
         groups[(node_name(r), int(r["hidden"]), int(r["tokens"]), r["policy"])].append(r)
-    print("| node | H | tokens | policy | tpb/cs/grid | K | skew-free us (min - max) | spread | max over ranks us "
+    print("| node | H | tokens | policy | tpb/cs/grid | K | headline us (min - max) | spread | max over ranks us "
           "(min - max) | spread | median noise | median start skew us |" + (" goal |" if goal else ""))
     print("|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if goal else ""))
     missed = 0
     for key in sorted(groups):
         g = groups[key]
-        head = [float(r["skewfree_us_median"]) for r in g]
+        head = [headline_us(r) for r in g]
         skew = [float(r["kernel_us_median"]) for r in g]
         noise = statistics.median(float(r["noise_pct"]) for r in g)
         start = statistics.median(float(r["start_skew_us_median"]) for r in g)

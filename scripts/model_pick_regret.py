@@ -3,16 +3,20 @@
 of the given measurement CSVs with at least two measured configurations, the configuration the model
 policy picks now (`arlab predict --policy model` with CAL, over one- and two-shot) is looked up among the
 measured configurations of that problem; regret = its measured time / the best measured time - 1
-(headline: skew-free median, else max-over-ranks median). Picks that were never measured are listed,
+(headline: plots/measurement_headline.py). Picks that were never measured are listed,
 never guessed. Rows of several files (processes) are pooled: drift between processes (~2 %) enters.
 
   scripts/model_pick_regret.py ARLAB CAL [--emulated] FILE.csv [FILE.csv ...]
 """
 import csv
+import os
 import re
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+from measurement_headline import headline_us  # noqa: E402  (the headline rule, shared with plots/)
 
 
 def main(argv):
@@ -27,7 +31,7 @@ def main(argv):
             for r in csv.DictReader(f):
                 if r["check"] != "pass" or r["pattern"] != "ar_res_rms" or r["nranks"] != "2" or r["dtype"] != "bf16":
                     continue
-                t = float(r["skewfree_us_median"] or r["kernel_us_median"])
+                t = headline_us(r)
                 key = (int(r["tokens"]), int(r["hidden"]))
                 cfg = (r["algo"], r["tpb"], r["cluster"], r["grid"], r["vecs_per_thread"])
                 meas.setdefault(key, {}).setdefault(cfg, []).append(t)

@@ -2,7 +2,7 @@
 """Regret of the model policy's own pick: for every problem (tokens, H, N, dtype, pattern, node) that has
 a measured row of policy `model`, time(model's pick) / time(best measured configuration of that problem)
 - 1, over every row of the given measurement CSVs (common/measurement_schema.h, read by column name; the
-headline figure: skew-free median where recorded, else the max-over-ranks median). Rows of both
+headline figure: plots/measurement_headline.py). Rows of both
 algorithms count: the model may pick two-shot for a one-shot sweep.
 
   scripts/model_regret.py data/h200/model_picks_nvlink.csv [data/h200/model_grid_nvlink.csv ...]
@@ -12,19 +12,18 @@ are left out.
 """
 import csv
 import math
+import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+from measurement_headline import headline_us  # noqa: E402  (the headline rule, shared with plots/)
+
 
 def headline(row):
-    for col in ("skewfree_us_median", "kernel_us_median"):
-        try:
-            v = float(row[col])
-        except (KeyError, ValueError):
-            continue
-        if math.isfinite(v) and v > 0:
-            return v
-    return None
+    """The row's headline time (plots/measurement_headline.py), or None when it has none."""
+    v = headline_us(row)
+    return v if math.isfinite(v) and v > 0 else None
 
 
 def main(paths):

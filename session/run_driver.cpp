@@ -10,6 +10,7 @@
 
 #include "common/build_info.h"
 #include "common/csv.h"
+#include "common/measurement_headline.h"
 #include "common/measurement_schema.h"
 #include "common/ratio_schema.h"
 #include "harness/check.h"
@@ -285,7 +286,7 @@ void run_plan_on_node(const RunPlan& plan, harness::Node& node, harness::CuptiKe
       row.config = std::to_string(m.row.tpb) + "/" + std::to_string(m.row.cluster) + "/" +
                    std::to_string(m.row.grid) + "/" + std::to_string(m.row.vecs_per_thread) + " " + m.row.algo + " " +
                    m.row.kernel_variant;
-      row.time_us = std::isfinite(m.row.skewfree_us_median) ? m.row.skewfree_us_median : m.row.kernel_us_median;
+      row.time_us = headline_us(m.row);
       row.skewfree_us = m.row.skewfree_us_median;
       row.wrong = (m.checked && !m.gate.pass) ? 1 : 0;
       wrong_total += row.wrong;

@@ -120,6 +120,8 @@ def make_files(work, source, arlab):
               [[r[0], r[1], "us"] + r[3:] if r[0] == "l2_latency_ns" else r for r in cal_data])
     write_csv(os.path.join(work, "cal_unknown.csv"), cal_header, cal_data + [["warp_speed", "9", "ns", "x", "y"]])
     write_csv(os.path.join(work, "cal_twice.csv"), cal_header, cal_data + [cal_data[0]])
+    write_csv(os.path.join(work, "cal_header_only.csv"), cal_header, [])
+    write_csv(os.path.join(work, "cal_cr_only.csv"), cal_header, cal_data, newline="\r")
     # A file of the current measurement schema holding measured rows (synthetic must not add to it).
     subprocess.run([arlab, "synthetic", "--rows", "5", "--out", os.path.join(work, "measured_now.csv")],
                    check=True, capture_output=True)
@@ -280,13 +282,13 @@ def cases(have_cuda):
     add("issue 10: hidden=4097 names column hidden", ["validate", "hidden4097.csv"], 2,
         r"hidden4097\.csv:4: column 'hidden': invalid problem: hidden = 4097")
     add("issue 10: a repeated header line", ["validate", "dup_header_line.csv"], 2,
-        r"dup_header_line\.csv:2: column 'gpu': this line repeats the header")
+        r"dup_header_line\.csv:2: column 'experiment': this line repeats the header")
     add("issue 10: a duplicated column", ["validate", "dup_column.csv"], 2,
         r"dup_column\.csv:1: column 'link': column appears twice in the header")
     add("issue 10: a 1 MB cell is cut", ["validate", "huge_cell.csv"], 2,
         r"(?s)^(?!.{2000}).*huge_cell\.csv:4: column 'gpu': 'A{80}\.\.\. \(1000000 characters\)'")
     add("issue 10: kernel_us_median 1e308", ["validate", "k1e308.csv"], 2,
-        r"k1e308\.csv:4: column 'kernel_us_median': kernel time 1e308 us is outside \(0, 1e\+07\] us")
+        r"k1e308\.csv:4: column 'kernel_us_median': kernel time 1e\+308 us is outside \(0, 1e\+07\] us")
     add("issue 10: policy fastest", ["validate", "policy_fastest.csv"], 2, r"column 'policy': unknown policy 'fastest'")
     add("issue 10: check maybe", ["validate", "check_maybe.csv"], 2, r"column 'check': unknown check 'maybe'")
     add("issue 10: seed --data of another problem", ["seed", "--mode", "predict", "--data", "n8_twoshot.csv",
@@ -401,9 +403,9 @@ def cases(have_cuda):
         r"missing_column\.csv:1: column 'hidden': header lacks this column|the header has no column 'hidden'")
     add("measurement: short row", ["validate", "short_row.csv"], 2, r"short_row\.csv:4: .*row has 10 cells")
     add("measurement: unclosed quote", ["validate", "unclosed_quote.csv"], 2, r"unclosed_quote\.csv:2: .*not closed")
-    add("measurement: empty file", ["validate", "empty.csv"], 2, r"empty\.csv:1: column 'gpu': empty file")
+    add("measurement: empty file", ["validate", "empty.csv"], 2, r"empty\.csv:1: column 'experiment': empty file: no header line")
     add("measurement: a calibration is not a measurement file", ["validate", "cal.csv"], 2,
-        r"cal\.csv:1: column 'gpu': the header has no column 'gpu'|cal\.csv:1: column '\w+': header lacks")
+        r"cal\.csv:1: column 'experiment': header lacks this column")
     add("measurement: missing file", ["validate", "nothere.csv"], 105, r"File does not exist: nothere\.csv")
     add("measurement: a directory", ["validate", "adir"], 105, r"adir")
     add("fit: a measurement cell error", ["fit", "nranks3.csv", "--out", "new_cal.csv"], 2,
@@ -438,7 +440,9 @@ def cases(have_cuda):
                           ("cal_text", r":5: column 'value': 'fast' is not a number"),
                           ("cal_unit", r":5: column 'unit': unit 'us' of 'l2_latency_ns' differs"),
                           ("cal_unknown", r":28: column 'name': unknown calibration constant 'warp_speed'"),
-                          ("cal_twice", r":28: column 'name': constant 'launch_overhead_us' appears twice")]:
+                          ("cal_twice", r":28: column 'name': constant 'launch_overhead_us' appears twice"),
+                          ("cal_header_only", r":1: column 'name': no rows: a calibration file names at least one"),
+                          ("cal_cr_only", r":1: CR-only line ends")]:
         add("calibration " + name, ["save-calibration", "new_cal.csv", "--calibration", name + ".csv"], 2,
             re.escape(name) + r"\.csv" + pattern)
     add("calibration: a measurement file is no calibration", ["predict", "--calibration", "m.csv"], 2,
@@ -491,7 +495,8 @@ def cases(have_cuda):
         add("numerics " + " ".join(argv), ["numerics", "--tokens", "4", "--hidden", "64"] + argv, code, pattern)
     for argv, pattern, code in [(["--mode", "guess"], r"--mode 'guess' \(expected auto, measure or predict\)", 2),
                                 (["--mode", "predict", "--calibration", "cal_hbm0.csv"], r"hbm_efficiency = 0", 2),
-                                (["--mode", "predict", "--data", "cal.csv"], r"cal\.csv:1: column 'gpu'", 2),
+                                (["--mode", "predict", "--data", "cal.csv"],
+                                 r"cal\.csv:1: column 'experiment': header lacks this column and \d+ other", 2),
                                 (["--mode", "predict", "--data", "nranks3.csv"], r"nranks3\.csv:4: column 'nranks'", 2),
                                 (["--mode", "predict", "--out-dir", ""], r"--out-dir: empty path", 105),
                                 (["--mode", "predict", "--seed", "-1"], r"--seed: '-1'", 105),

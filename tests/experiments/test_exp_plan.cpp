@@ -1,13 +1,10 @@
 // The experiments of `arlab exp` as case lists (experiments/exp_plan.h): the case counts of every
 // experiment (computed here from the sweep's definition), unique keys, legal explicit
-// configurations, and the sweep mechanics -- shards, resume from a CSV, merging shard CSVs and the
-// progress line.
-#include <unistd.h>
-
+// configurations, and the sweep mechanics -- shards and the progress line (resume and merge:
+// test_exp_csv.cpp).
 #include <algorithm>
-#include <cstdint>
-#include <filesystem>
 #include <fstream>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -17,8 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "common/csv.h"
-#include "common/measurement_schema.h"
 #include "experiments/exp_plan.h"
 #include "experiments/seed_cases.h"
 #include "model/candidates.h"
@@ -105,56 +100,6 @@ void check_common_invariants(const std::string& name, const std::vector<exp::Exp
       CHECK_NOTHROW(model::check_legal(c.problem, parse_config_text(config, c.problem), ctx.rank_spec, ctx.res));
   }
 }
-
-// A temporary directory of this test process, removed at the end of the test case.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() / ("arlab_test_exp_plan_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
-// One measurement row (the schema's own cells, so the row fits whatever the header is now).
-std::string measurement_line(const std::string& experiment, const std::string& policy, int tokens, int tpb = 1024) {
-  MeasurementRow r;
-  r.experiment = experiment;
-  r.policy = policy;
-  r.tokens = tokens;
-  r.hidden = 8192;
-  r.nranks = 2;
-  r.dtype = "bf16";
-  r.pattern = "ar_res_rms";
-  r.algo = "oneshot";
-  r.acc = "pairwise";
-  r.tpb = tpb;
-  r.cluster = 1;
-  r.grid = 64;
-  r.vecs_per_thread = 1;
-  r.kernel_us_median = 12.5;
-  return csv_join(to_cells(r));
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  REQUIRE(out.good());
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string header_line() { return csv_join(measurement_header()); }
 
 std::string exception_text(const std::function<void()>& f) {
   try {
@@ -560,73 +505,6 @@ TEST_CASE("exp shards partition the cases, in order") {
     }
     CHECK(std::count(owner.begin(), owner.end(), -1) == 0);  // union = all
   }
-}
-
-TEST_CASE("exp resume: the case keys already in the CSV") {
-  const TempDir dir;
-  CHECK(exp::done_case_keys(dir.file("absent.csv"), "tokens").empty());
-
-  const std::string path = dir.file("tokens.csv");
-  write_text(path, header_line() + "\n" + measurement_line("tokens/N=2 H=8192 T=1 a", "trtllm", 1) + "\n\n" +
-                       measurement_line("tokens/N=2 H=8192 T=1 a", "legacy", 1) + "\r\n" +
-                       measurement_line("tokens/N=2 H=8192 T=2 b", "trtllm", 2) + "\n" +
-                       measurement_line("seed/N=2 H=8192 T=4 c", "trtllm", 4) + "\n" +
-                       measurement_line("tokens-x/N=2 H=8192 T=8 d", "trtllm", 8) + "\n" +
-                       "tokens/N=2 H=8192 T=16 cut,abc\n");  // a row cut short by a killed run
-  CHECK(exp::done_case_keys(path, "tokens") == std::set<std::string>{"N=2 H=8192 T=1 a", "N=2 H=8192 T=2 b"});
-  CHECK(exp::done_case_keys(path, "seed") == std::set<std::string>{"N=2 H=8192 T=4 c"});
-  CHECK(exp::done_case_keys(path, "fusion").empty());
-
-  // Another header (one column more than this arlab writes) is refused, naming the file.
-  const std::string other = dir.file("other.csv");
-  write_text(other, header_line() + ",extra_column\n");
-  const std::string message = exception_text([&] { exp::done_case_keys(other, "tokens"); });
-  CHECK(message.find(other) != std::string::npos);
-  CHECK(message.find("columns") != std::string::npos);
-  write_text(other, "experiment,policy\n");
-  CHECK_THROWS_AS(exp::done_case_keys(other, "tokens"), InvalidArgument);
-}
-
-TEST_CASE("exp merge: shard CSVs into one, duplicates dropped") {
-  const TempDir dir;
-  const std::string a = dir.file("a.csv"), b = dir.file("b.csv"), out = dir.file("merged.csv");
-  const std::string row1 = measurement_line("tokens/k1", "trtllm", 1);
-  const std::string row2 = measurement_line("tokens/k1", "legacy", 1);
-  const std::string row3 = measurement_line("tokens/k2", "trtllm", 2);
-  const std::string row4 = measurement_line("tokens/k2", "trtllm", 2, 512);  // another tpb: not a duplicate
-  write_text(a, header_line() + "\n" + row1 + "\n" + row2 + "\n");
-  write_text(b, header_line() + "\n" + measurement_line("tokens/k1", "trtllm", 1) + "\n" + row3 + "\n" + row4 + "\n");
-  const auto [written, dropped] = exp::merge_csvs({a, b}, out);
-  CHECK(written == 4);
-  CHECK(dropped == 1);
-  CHECK(read_text(out) == header_line() + "\n" + row1 + "\n" + row2 + "\n" + row3 + "\n" + row4 + "\n");
-  CHECK(exp::done_case_keys(out, "tokens") == std::set<std::string>{"k1", "k2"});
-
-  // A baseline row beside the fused row of the same configuration is no duplicate (where the
-  // schema has the implementation column).
-  const std::vector<std::string> header = measurement_header();
-  const auto implementation = std::find(header.begin(), header.end(), "implementation");
-  if (implementation != header.end()) {
-    std::vector<std::string> fused = csv_split(row1), unfused = csv_split(row1);
-    fused[static_cast<size_t>(implementation - header.begin())] = "fused";
-    unfused[static_cast<size_t>(implementation - header.begin())] = "unfused";
-    const std::string c = dir.file("c.csv"), with_baseline = dir.file("with_baseline.csv");
-    write_text(c, header_line() + "\n" + csv_join(fused) + "\n" + csv_join(unfused) + "\n" + csv_join(fused) + "\n");
-    CHECK(exp::merge_csvs({c}, with_baseline) == std::pair<long long, long long>{2, 1});
-  }
-
-  CHECK_THROWS_AS(exp::merge_csvs({}, out), InvalidArgument);
-  // The output may not be an input, however spelled.
-  CHECK_THROWS_AS(exp::merge_csvs({a, b}, a), InvalidArgument);
-  CHECK_THROWS_AS(exp::merge_csvs({a, b}, (dir.path / "sub" / ".." / "b.csv").string()), InvalidArgument);
-  // A shard with another header is refused, naming it; the output is left as it was.
-  const std::string bad = dir.file("bad.csv");
-  write_text(bad, "experiment,policy\ntokens/k3,trtllm\n");
-  const std::string before = read_text(out);
-  const std::string message = exception_text([&] { exp::merge_csvs({a, bad}, out); });
-  CHECK(message.find(bad) != std::string::npos);
-  CHECK(read_text(out) == before);
-  CHECK_THROWS_AS(exp::merge_csvs({a, dir.file("absent.csv")}, out), InvalidArgument);
 }
 
 TEST_CASE("exp progress line") {

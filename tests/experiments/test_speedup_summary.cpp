@@ -1,10 +1,13 @@
 // experiments/speedup_summary.h: the speedup rows, the floor and the goal's figures from a small
-// measurement CSV written here (CPU only).
+// measurement CSV written here, and every committed summary regenerated from its measurement CSV
+// (CPU only).
+#include <algorithm>
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -123,15 +126,73 @@ TEST_CASE("speedup summary: the NVLink floor is (N-1) S one way at the calibrate
 TEST_CASE("speedup summary: a CSV without kernel_variant is refused by name") {
   const std::string path =
       (std::filesystem::temp_directory_path() / ("arlab_speedup_old_" + std::to_string(::getpid()) + ".csv")).string();
-  { std::ofstream(path) << "experiment,policy\nspeedup/x,trtllm\n"; }
   const model::GpuSpec spec = model::gpu_preset("h200_sxm");
-  std::string message;
-  try {
-    exp::speedup_rows(path, spec, model::default_calibration());
-  } catch (const InvalidArgument& e) {
-    message = e.what();
+  const auto message = [&] {
+    try {
+      exp::speedup_rows(path, spec, model::default_calibration());
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no exception)");
+  };
+  // Not a measurement CSV at all.
+  { std::ofstream(path) << "experiment,policy\nspeedup/x,trtllm\n"; }
+  CHECK(message().find(path + ":1: column 'git_sha': header lacks this column") != std::string::npos);
+  // A measurement CSV written before kernel variants (56 columns, data/h200/exp/fusion_emulated.csv's).
+  {
+    std::vector<std::string> header = measurement_header();
+    header.erase(std::find(header.begin(), header.end(), "kernel_variant"), header.end());
+    REQUIRE(header.size() == 56);
+    std::ofstream(path) << csv_join(header) << "\n";
   }
-  CHECK(message.find("no column") != std::string::npos);
-  CHECK(message.find(path) != std::string::npos);
+  CHECK(message().find(path + ":1: column 'kernel_variant': no column 'kernel_variant'") != std::string::npos);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("speedup summary: a row cut short is refused, naming file and line") {
+  std::vector<MeasurementRow> rows = {speedup_row(1, "trtllm", "reference", 5.0)};
+  const std::string path = write_csv(rows);
+  { std::ofstream(path, std::ios::app) << "speedup/N=2 H=8192 T=1 bf16,abc\n"; }
+  const model::GpuSpec spec = model::gpu_preset("h200_sxm");
+  CHECK_THROWS_WITH(exp::speedup_rows(path, spec, model::default_calibration()),
+                    Catch::Contains(path + ":3: column 'date_utc': row has 2 cells"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("speedup summary: every committed summary regenerates from its measurement CSV, cell by cell") {
+  // As `arlab exp speedup` wrote them on the emulated H200 TP2 node (cli/cli_exp.cpp
+  // write_speedup_summary): each rank an H200 partition of 64 SMs, the emulated node's calibration
+  // (--calibration auto: data/calibration/h200_emulated.csv). The node has no link, so neither shapes a
+  // cell here (floor_kind none), but they are what the writer used.
+  const std::string data = ARLAB_SOURCE_DIR "/data/";
+  const model::GpuSpec spec = model::sm_partition(model::gpu_preset("h200_sxm"), 2);
+  const model::Calibration cal = model::load_calibration(data + "calibration/h200_emulated.csv");
+  for (const std::string process : {"", "_p2", "_p3", "_p4"}) {
+    const std::string measurements = data + "h200/exp/speedup_emulated" + process + ".csv";
+    const std::string summary = exp::speedup_summary_path(measurements);
+    INFO(summary);
+    std::string text = csv_join(speedup_header()) + "\n";
+    for (const SpeedupRow& r : exp::speedup_rows(measurements, spec, cal)) text += csv_join(to_cells(r)) + "\n";
+    std::ifstream committed_in(summary, std::ios::binary);
+    std::stringstream committed;
+    committed << committed_in.rdbuf();
+    // Line by line and cell by cell, so a difference names its place.
+    std::stringstream want(committed.str()), got(text);
+    std::string want_line, got_line;
+    int line = 0;
+    const std::vector<std::string> header = speedup_header();
+    while (std::getline(want, want_line)) {
+      ++line;
+      REQUIRE(std::getline(got, got_line));
+      const std::vector<std::string> want_cells = csv_split(want_line), got_cells = csv_split(got_line);
+      REQUIRE(got_cells.size() == want_cells.size());
+      for (size_t c = 0; c < want_cells.size(); ++c) {
+        INFO("line " << line << ", column " << (c < header.size() ? header[c] : "?"));
+        CHECK(got_cells[c] == want_cells[c]);
+      }
+    }
+    CHECK_FALSE(std::getline(got, got_line));  // no row more than the committed file
+    CHECK(line == 15);                           // the header and 14 problems (TP2, H 4096 / 8192, tokens 1-512)
+    CHECK(text == committed.str());              // byte for byte
+  }
 }

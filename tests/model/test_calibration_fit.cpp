@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "common/csv.h"
+#include "common/csv_table.h"
 #include "common/output_file.h"
 #include "common/validation_schema.h"
 #include "model/calibration.h"
 #include "model/calibration_derive.h"
-#include "model/csv_read.h"
 #include "model/fit.h"
 #include "model/measurements.h"
 #include "model/stats.h"
@@ -160,6 +160,21 @@ TEST_CASE("calibration: malformed CSV names file, line and column", "[calibratio
     CHECK(m.size() < 1000);
     CHECK_THAT(m, Catch::Contains("(5000 characters)"));
   }
+  {
+    // A header without rows would leave every built-in prior in place unnoticed.
+    TempFile f("header_only.csv", "name,value,unit,source\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 1, "name");
+    CHECK_THAT(m, Catch::Contains(f.path + ":1") && Catch::Contains("no rows"));
+  }
+  {
+    TempFile f("extra.csv", "name,value,unit,source,comment\nl2_latency_ns,250,ns,x,y\n");
+    const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 1, "comment");
+    CHECK_THAT(m, Catch::Contains("unknown column"));
+  }
+  {
+    TempFile f("cr_only.csv", "name,value,unit\rl2_latency_ns,250,ns\r");
+    CHECK_THROWS_WITH(load_calibration(f.path), Catch::Contains(f.path + ":1: CR-only line ends"));
+  }
   CHECK_THROWS_WITH(load_calibration("/nonexistent/calib.csv"), Catch::Contains("/nonexistent/calib.csv"));
 }
 
@@ -218,7 +233,7 @@ TEST_CASE("measurements: read by column name; malformed input names file, line a
   }
   {
     TempFile g("meas_empty.csv", "");
-    expect_csv_error([&] { read_measurements(g.path); }, 1, "gpu");
+    expect_csv_error([&] { read_measurements(g.path); }, 1, "experiment");
   }
 }
 
@@ -415,7 +430,7 @@ TEST_CASE("measurements: labels, ranges and problem errors name the right column
   {
     // A repeated header (two files concatenated) is reported as such.
     TempFile g("meas_duphdr.csv", header + "\n" + header + "\n" + line1 + "\n");
-    const std::string m = expect_csv_error([&] { read_measurements(g.path); }, 2, "gpu");
+    const std::string m = expect_csv_error([&] { read_measurements(g.path); }, 2, "experiment");
     CHECK_THAT(m, Catch::Contains("repeats the header"));
   }
   {
@@ -574,4 +589,24 @@ TEST_CASE("derive_calibration names the bench a constant is missing") {
   CHECK_THROWS_WITH(derive_calibration(rows, gpu_preset("h200_sxm")),
                     Catch::Contains("bench chase") && Catch::Contains("variant hbm"));
   CHECK_THROWS_WITH(derive_calibration({}, gpu_preset("h200_sxm")), Catch::Contains("no microbenchmark rows"));
+}
+
+TEST_CASE("load_microbench refuses a bench arlab calibrate does not run, and a file without rows") {
+  // A misspelt bench would drop its rows, and the constants derived from the others would change.
+  std::ifstream in(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_nvlink_microbench.csv");
+  std::string header, first, second;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::getline(in, second);
+  const std::vector<std::string> names = csv_split(header);
+  std::vector<std::string> cells = csv_split(second);
+  const size_t bench = static_cast<size_t>(std::find(names.begin(), names.end(), "bench") - names.begin());
+  REQUIRE(bench < cells.size());
+  cells[bench] = "lunch";
+  TempFile f("microbench_typo.csv", header + "\n" + first + "\n" + csv_join(cells) + "\n");
+  const std::string m = expect_csv_error([&] { load_microbench(f.path); }, 3, "bench");
+  CHECK_THAT(m, Catch::Contains("unknown bench 'lunch'") && Catch::Contains("launch, chase"));
+  TempFile empty("microbench_empty.csv", header + "\n");
+  CHECK_THAT(expect_csv_error([&] { load_microbench(empty.path); }, 1, "bench"),
+             Catch::Contains("no microbenchmark rows"));
 }

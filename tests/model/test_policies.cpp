@@ -411,7 +411,7 @@ TEST_CASE("policy names round-trip", "[policies]") {
   CHECK_THROWS_WITH(parse_policy("fastest"), Catch::Contains("fastest"));
 }
 
-// Kernel variants (issue 13, common/launch_config.h KernelVariant): every policy but the model takes
+// Kernel bodies (issue 13, common/implementations.h): every policy but the model takes
 // exactly one and stamps it on its configuration, which is otherwise the reference variant's; the
 // lean body is one-shot only.
 TEST_CASE("kernel variants: the fixed policies take one variant and stamp it", "[policies][variants]") {

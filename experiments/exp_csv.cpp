@@ -1,0 +1,166 @@
+// Resume, merge and the per-case summary of `arlab exp` over its measurement CSVs
+// (experiments/exp_csv.h), every row read by common/csv_table.h.
+#include "experiments/exp_csv.h"
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <system_error>
+
+#include "common/csv.h"
+#include "common/csv_table.h"
+#include "common/fmt.h"
+#include "common/measurement_headline.h"
+#include "common/measurement_kernel.h"
+#include "common/measurement_schema.h"
+#include "common/output_file.h"
+
+namespace arlab::exp {
+
+namespace {
+
+// Width of the case-key column of the summary: the longest keys of the committed runs (seed's
+// "N=2 H=8192 T=128 bf16 ar_res_rms pairwise oneshot explicit", 58 characters); each variant after
+// it starts with two spaces.
+constexpr int kKeyColumnWidth = 58;
+
+// KEY of an experiment cell "NAME/KEY" of experiment `name`; false when the cell belongs to none or
+// another experiment.
+bool case_key_of(const std::string& experiment_cell, const std::string& name, std::string& key) {
+  const std::string prefix = name + "/";
+  if (experiment_cell.compare(0, prefix.size(), prefix) != 0) return false;
+  key = experiment_cell.substr(prefix.size());
+  return true;
+}
+
+// The cells that say which variant of which case a row measures (merge keeps one row per value).
+std::vector<std::string> duplicate_key(const MeasurementRow& r) {
+  return {r.experiment, r.policy,       std::to_string(r.tpb),    std::to_string(r.cluster),
+          std::to_string(r.grid),       std::to_string(r.vecs_per_thread), r.algo, std::to_string(r.tokens),
+          std::to_string(r.hidden),     std::to_string(r.nranks), r.dtype,   r.pattern,
+          r.acc,                        r.implementation,         r.kernel_variant};
+}
+
+// Throws InvalidArgument when `out_path` is one of `inputs`: the same path however spelled (./a.csv,
+// dir/../a.csv), even before the output exists, or the same file through a link.
+void check_output_is_no_input(const std::vector<std::string>& inputs, const std::string& out_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path out_canonical = fs::weakly_canonical(out_path, ec);
+  for (const std::string& in : inputs) {
+    std::error_code in_ec;
+    if (!ec && fs::weakly_canonical(in, in_ec) == out_canonical && !in_ec)
+      throw InvalidArgument("merge: the output " + out_path + " is the input " + in +
+                            ": refusing to overwrite an input; choose another output path");
+  }
+  check_output_path(out_path, inputs, "merge output");  // same device and inode
+}
+
+}  // namespace
+
+std::set<std::string> done_case_keys(const std::string& csv_path, const std::string& name) {
+  std::set<std::string> keys;
+  std::error_code ec;
+  if (!std::filesystem::exists(csv_path, ec)) return keys;  // nothing measured yet
+  CsvReadOptions options;
+  options.allow_empty_file = true;
+  options.skip_cut_rows = true;  // a killed run's last row: its case runs again
+  std::string key;
+  for (const MeasurementRow& r : read_rows<MeasurementRow>(csv_path, options).rows)
+    if (case_key_of(r.experiment, name, key)) keys.insert(key);
+  return keys;
+}
+
+MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path, const std::string& name) {
+  if (inputs.empty()) throw InvalidArgument("merge: no input CSV given");
+  check_output_is_no_input(inputs, out_path);
+
+  CsvReadOptions options;
+  options.allow_empty_file = true;  // an empty shard CSV holds no rows
+  std::set<std::vector<std::string>> seen;
+  std::ostringstream rows;
+  MergeCounts counts;
+  // Adds the rows of one file; `count` is the counter of the rows it contributes.
+  const auto take = [&](const std::string& path, long long& count) {
+    const CsvRows<MeasurementRow> table = read_rows<MeasurementRow>(path, options);
+    std::string key;
+    for (size_t i = 0; i < table.rows.size(); ++i) {
+      const MeasurementRow& r = table.rows[i];
+      if (!case_key_of(r.experiment, name, key))
+        throw CsvError(path, table.lines[i], "experiment",
+                       "'" + cut_for_message(r.experiment) + "' is no case of experiment " + name + " (expected " +
+                           name + "/KEY): refusing to merge rows of another experiment");
+      if (!seen.insert(duplicate_key(r)).second) {
+        ++counts.dropped;
+        continue;
+      }
+      rows << csv_join(to_cells(r)) << '\n';
+      ++count;
+    }
+  };
+  std::error_code ec;
+  if (std::filesystem::exists(out_path, ec)) take(out_path, counts.kept);
+  for (const std::string& in : inputs) {
+    if (!std::filesystem::exists(in, ec)) throw InvalidArgument("merge: cannot read input " + in + ": no such file");
+    take(in, counts.added);
+  }
+  // The output was read above as a measurement file (of any generation) or is absent: replacing it
+  // with the current schema loses nothing.
+  write_file_atomically(out_path, csv_join(measurement_header()) + "\n" + rows.str());
+  return counts;
+}
+
+
+std::string exp_case_summary(const std::string& csv_path, const std::string& name,
+                             const std::vector<std::string>& case_keys) {
+  std::error_code ec;
+  if (!std::filesystem::exists(csv_path, ec)) return "";
+  CsvReadOptions options;
+  options.allow_empty_file = true;
+  options.skip_cut_rows = true;  // as resume: a killed run's row is measured again, not summarized
+  const CsvRows<MeasurementRow> table = read_rows<MeasurementRow>(csv_path, options);
+  if (table.header_line == 0) return "";
+
+  std::map<std::string, std::vector<std::pair<std::string, double>>> by_key;  // (label, headline us) per case
+  std::map<std::string, int> failed;
+  std::string key;
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const MeasurementRow& r = table.rows[i];
+    if (!case_key_of(r.experiment, name, key)) continue;
+    const Impl kernel = at_row(csv_path, table.lines[i], [&] { return row_kernel(r); });
+    std::string label = r.policy + variant_suffix(kernel);
+    if (label == "explicit")
+      label = "explicit " + std::to_string(r.tpb) + "/" + std::to_string(r.cluster) + "/" + std::to_string(r.grid);
+    if (label == "model") label += " (" + r.algo + ")";
+    by_key[key].emplace_back(label, at_row(csv_path, table.lines[i], [&] { return headline_us(r); }));
+    if (r.check == "fail") ++failed[key];
+  }
+
+  std::string out = "\n# " + name + ": headline time per variant (us; skew-free median where the node defines it)\n";
+  for (const std::string& case_key : case_keys) {
+    const auto it = by_key.find(case_key);
+    if (it == by_key.end()) continue;
+    const auto& variants = it->second;
+    std::string text;
+    const std::pair<std::string, double>* best_explicit = nullptr;
+    for (const auto& v : variants) {
+      if (v.first.rfind("explicit", 0) == 0 && variants.size() > kMaxVariantsListed) {
+        if (!best_explicit || v.second < best_explicit->second) best_explicit = &v;
+        continue;
+      }
+      text += "  " + v.first + " " + csv_num(v.second);
+    }
+    if (best_explicit)
+      text += "  best of " + std::to_string(variants.size()) + ": " + best_explicit->first + " " +
+              csv_num(best_explicit->second);
+    const auto f = failed.find(case_key);
+    out += fmt("%-*s", kKeyColumnWidth, case_key.c_str()) + text +
+           (f != failed.end() ? "  GATE FAILED x" + std::to_string(f->second) : std::string()) + "\n";
+  }
+  if (!table.cut_lines.empty())
+    out += "  (" + std::to_string(table.cut_lines.size()) + " row(s) cut short, as by a killed run, left out: the first at " +
+           csv_path + ":" + std::to_string(table.cut_lines.front()) + ")\n";
+  return out;
+}
+
+}  // namespace arlab::exp

@@ -1,0 +1,60 @@
+// The measurement CSVs of `arlab exp NAME` (rows with experiment = "NAME/KEY", common/
+// measurement_schema.h), read through the typed reader (common/csv_table.h): the case keys already
+// measured (resume), the union of shard CSVs into the experiment's CSV (merge), and the per-case
+// summary printed after a run. Pure C++ (no GPU). Files of every committed generation read (columns
+// added later take their defaults); merge writes the current schema.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace arlab::exp {
+
+// The case keys already in a measurement CSV for experiment `name` (rows whose `experiment` cell is
+// "NAME/KEY"), so a re-run skips them. A missing, empty or blank file gives the empty set; a file of
+// another schema, or with a bad cell, is refused (CsvError naming file, line and column). A row cut
+// short (a run killed mid-write) does not count: its case runs again. A case counts as done as soon
+// as one of its rows is in the file: the driver should write a case's rows together, after its group.
+std::set<std::string> done_case_keys(const std::string& csv_path, const std::string& name);
+
+// What merge_csvs did.
+struct MergeCounts {
+  long long kept = 0;     // rows `out_path` held before, kept
+  long long added = 0;    // rows added from the inputs
+  long long dropped = 0;  // rows dropped as duplicates of an earlier one
+};
+
+// The union of the rows of experiment `name` in `out_path` (when it exists) and in `inputs` (shard
+// CSVs), written to `out_path` in the current schema (optional columns an older file lacks get
+// their defaults): the rows already in `out_path` first, then each input's in order, keeping the
+// first row of each (experiment, policy, tpb, cluster, grid, vecs_per_thread, algo, tokens, hidden,
+// nranks, dtype, pattern, acc, implementation, kernel_variant) -- a baseline row and a lean row
+// are no duplicates of the reference row at the same configuration. Every file is read strictly
+// (CsvError naming file, line and column: a row cut short, a bad cell, another schema), and every row
+// must belong to `name`: a row whose experiment cell is not "NAME/KEY" is refused, naming file and
+// line. An empty or blank input holds no rows. Refuses (InvalidArgument) an empty input list and an
+// output that is one of the inputs however spelled or linked; the output is written atomically
+// (common/output_file.h) and is left as it was on any error.
+MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path, const std::string& name);
+
+
+
+// The summary printed after `arlab exp NAME`: a title line, then one line per case of `case_keys`
+// (in that order) that has rows of experiment `name` in `csv_path`: each row's label (policy,
+// "/lean" for the lean kernel, "explicit TPB/CLUSTER/GRID" for an explicit configuration, "model
+// (ALGO)" for the model's pick) and its headline time (common/measurement_headline.h) in us; a case
+// of more than kMaxVariantsListed variants shows its policies and the best explicit configuration;
+// "GATE FAILED xN" where N rows failed the correctness gate. Empty when the file is missing, empty
+// or blank. Rows cut short (a killed run's) are skipped and counted in a last line; any other bad
+// row is refused (CsvError naming file, line and column).
+std::string exp_case_summary(const std::string& csv_path, const std::string& name,
+                             const std::vector<std::string>& case_keys);
+
+// A case line lists every variant up to this many; a case of more (an explicit sweep: config-space
+// cases of up to 24 configurations) shows its policies and the best explicit one, so the line stays
+// readable (the rule of the summary `arlab exp` printed before this function).
+constexpr size_t kMaxVariantsListed = 6;
+
+}  // namespace arlab::exp

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The repeatability table of the measurement issue, from scripts/repeatability.sh's CSVs.
 
-For every (node, H, tokens, policy): the headline figure (plots/measurement_headline.py: the skew-free
-median where the row's headline column says so) and the max-over-ranks figure (kernel_us_median) of K
-separate processes, their spread max/min - 1, the
-median noise (CI half-width of the headline) and the median start skew. Then, for every process in which trtllm and legacy chose the same
-configuration, whether the in-process ratio's 95 % CI contains 1. Reads columns by name only
+For every (node, H, tokens, policy): the headline figure (plots/measurement_headline.py: the skew-free median where the row's
+headline column says so) and
+the max-over-ranks figure (kernel_us_median) of K separate processes -- their median over the processes,
+min - max and spread max/min - 1 --, the median noise (CI half-width of the headline) and the median start
+skew. Then, from RATIOS.csv: for every process in which trtllm and legacy chose the same configuration,
+whether the in-process ratio's 95 % CI contains 1; and where they chose different configurations, the range
+of the in-process ratio over the processes with the largest CI half-width. Reads columns by name only
 (common/measurement_schema.h, common/ratio_schema.h); prints Markdown.
 
 usage: plots/repeatability_table.py RUNS.csv [RATIOS.csv] [--goal]
@@ -48,8 +50,8 @@ def main(argv):
         if r["check"] != "pass":
             continue
         groups[(node_name(r), int(r["hidden"]), int(r["tokens"]), r["policy"])].append(r)
-    print("| node | H | tokens | policy | tpb/cs/grid | K | headline us (min - max) | spread | max over ranks us "
-          "(min - max) | spread | median noise | median start skew us |" + (" goal |" if goal else ""))
+    print("| node | H | tokens | policy | tpb/cs/grid | K | headline us median (min - max) | spread | max over ranks "
+          "us median (min - max) | spread | median noise | median start skew us |" + (" goal |" if goal else ""))
     print("|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if goal else ""))
     missed = 0
     for key in sorted(groups):
@@ -61,9 +63,9 @@ def main(argv):
         cfg = f"{g[0]['tpb']}/{g[0]['cluster']}/{g[0]['grid']}"
         spread_h = max(head) / min(head) - 1
         spread_s = max(skew) / min(skew) - 1
-        line = (f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {cfg} | {len(g)} | {min(head):.3f} - {max(head):.3f} | "
-                f"{100 * spread_h:.1f} % | {min(skew):.3f} - {max(skew):.3f} | {100 * spread_s:.1f} % | {noise:.2f} % | "
-                f"{start:.3f} |")
+        line = (f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {cfg} | {len(g)} | {statistics.median(head):.3f} "
+                f"({min(head):.3f} - {max(head):.3f}) | {100 * spread_h:.1f} % | {statistics.median(skew):.3f} "
+                f"({min(skew):.3f} - {max(skew):.3f}) | {100 * spread_s:.1f} % | {noise:.2f} % | {start:.3f} |")
         if goal:
             limit = 0.04 if key[2] == 1 else 0.02
             ok = spread_h <= limit
@@ -80,6 +82,19 @@ def main(argv):
         for r in worst:
             print(f"  {r['topology']} H {r['hidden']} tokens {r['tokens']}: {r['numerator']}/{r['denominator']} "
                   f"= {float(r['ratio']):.4f} [{float(r['ci_lo']):.4f}, {float(r['ci_hi']):.4f}]")
+        differ = defaultdict(list)
+        for r in ratios:
+            if r["numerator_cfg"] != r["denominator_cfg"]:
+                differ[(r["topology"], int(r["hidden"]), int(r["tokens"]), r["numerator"], r["denominator"])].append(r)
+        if differ:
+            print()
+            print("Different configurations, in-process ratio over the processes (range; largest 95 % CI half-width):")
+            for key in sorted(differ):
+                g = differ[key]
+                v = [float(r["ratio"]) for r in g]
+                half = max((float(r["ci_hi"]) - float(r["ci_lo"])) / 2 / float(r["ratio"]) for r in g)
+                print(f"  {key[0]} H {key[1]} tokens {key[2]}: {key[3]}/{key[4]} = {min(v):.3f} - {max(v):.3f} "
+                      f"(K {len(g)}; CI half-width <= {100 * half:.1f} %)")
     return 1 if goal and missed else 0
 
 

@@ -8,7 +8,7 @@
 # on the emulated node (one GPU) and, with --mpi N (N >= 2 GPUs of this host), on the real node
 # under mpirun with one process per GPU. Every row goes to OUT_CSV (common/measurement_schema.h,
 # experiment = repeatability, one process per row pair); plots/repeatability_table.py turns it
-# into the spread table of the README. --extra passes further options to every `arlab run`
+# into the spread table of docs/measurement.md. --extra passes further options to every `arlab run`
 # (e.g. --no-host-hold, to reproduce the host-paced procedure). Exit status: non-zero when any
 # run failed (gate failure, error), after running every point.
 set -uo pipefail

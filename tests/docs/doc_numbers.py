@@ -1,0 +1,581 @@
+#!/usr/bin/env python3
+"""The numbers quoted in the docs, checked against the commands that print them (CPU, committed data).
+
+Every entry of CHECKS names a documentation file, a command run in the source directory (the built
+`arlab` binary, a script of scripts/ or plots/, ...) and what the file must quote from its output:
+either (regex, template) pairs -- the regex is searched in the output and the template, filled with
+its groups ({1}, {2}, ...), must appear in the file -- or a function of the output that returns the
+strings the file must contain. Whitespace is normalised on both sides (the docs wrap lines), so a
+quote may span a line break. Each command runs once; a failure names the file, the command, what it
+printed and what the file should say.
+
+Structural checks too: the README's length and opening (the intro, then the two commands),
+calibrate/README.md names exactly the constants of model/calibration.h, every docs/ page the code
+cites exists, and every relative link of the docs resolves.
+
+Entries whose command needs matplotlib (the plots/ scripts) are skipped, and listed as skipped, when
+scripts/find-python.sh finds no python3 that imports it.
+
+Usage: doc_numbers.py ARLAB SOURCE_DIR
+"""
+import glob
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ARLAB = SRC = TMP = MPL_PY = None
+PY = sys.executable
+COMMAND_TIMEOUT_S = 120
+
+
+def norm(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# ---- helpers for derived quotes ---------------------------------------------------------------------
+
+def table_cells(out):
+    """Rows of a Markdown table printed by a command, as lists of stripped cells."""
+    rows = []
+    for line in out.splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def repeatability_rows(out):
+    """{(node, H, tokens, policy): (config, 'median (min - max)', spread %, max-over-ranks spread %)}"""
+    rows = {}
+    for c in table_cells(out):
+        if len(c) >= 12 and c[1].isdigit():
+            rows[(c[0], c[1], c[2], c[3])] = (c[4], c[6], float(c[7].rstrip(" %")), float(c[9].rstrip(" %")))
+    return rows
+
+
+def repeatability_ratio_ranges(out):
+    """{(topology, H, tokens): (range text, largest CI half-width text)}"""
+    got = {}
+    for m in re.finditer(r"^\s+(\w+) H (\d+) tokens (\d+): legacy/trtllm = ([\d.]+ - [\d.]+) \(K \d+; CI half-width <= "
+                         r"([\d.]+) %\)", out, re.M):
+        got[(m.group(1), m.group(2), m.group(3))] = (m.group(4), m.group(5))
+    return got
+
+
+def seed_table_rows(out):
+    """The seed table of docs/seed.md and docs/results.md, one string per row (128 tokens)."""
+    rows, ratios = repeatability_rows(out), repeatability_ratio_ranges(out)
+    want = []
+    for node, topo, label in (("real TP2 (nvlink)", "mpi", "real TP2, 2 x H200 over NVLink (`mpirun -np 2`)"),
+                              ("emulated TP2", "emulated", "emulated TP2, two 64-SM partitions of one H200")):
+        for h in ("8192", "4096"):
+            lg, tr = rows[(node, h, "128", "legacy")], rows[(node, h, "128", "trtllm")]
+            r = ratios[(topo, h, "128")]
+            want.append(f"| {label} | {h} | {lg[1]} us, {lg[0]} | {tr[1]} us, {tr[0]} | {r[0]} (CI half-width <= {r[1]} %) |")
+    return want
+
+
+def median_of(cell):
+    return cell.split(" (")[0]
+
+
+def readme_seed(out):
+    rows, ratios = repeatability_rows(out), repeatability_ratio_ranges(out)
+    want = []
+    for h in ("8192", "4096"):
+        lg, tr = rows[("real TP2 (nvlink)", h, "128", "legacy")], rows[("real TP2 (nvlink)", h, "128", "trtllm")]
+        want.append(f"| seed, 128 tokens, H {h}: legacy / trtllm (median of 5 processes) | real TP2 | "
+                    f"{median_of(lg[1])} / {median_of(tr[1])} us, in-process ratio {ratios[('mpi', h, '128')][0]} |")
+    return want
+
+
+def repeatability_spreads(out):
+    rows = repeatability_rows(out)
+
+    def worst(node, one_token, col):
+        return max(v[col] for k, v in rows.items() if k[0] == node and (k[2] == "1") == one_token)
+    emu, real = "emulated TP2", "real TP2 (nvlink)"
+    return [f"within {worst(emu, True, 2):.1f} % at 1 token and {worst(emu, False, 2):.1f} % at 16 tokens and above on "
+            f"the emulated node, within {worst(real, True, 2):.1f} % and {worst(real, False, 2):.1f} % on the real node",
+            f"spreads up to {max(worst(real, True, 3), max(v[3] for k, v in rows.items() if k[0] == real and k[2] == '16')):.1f} % "
+            "at 1 and 16 tokens"]
+
+
+def printed_lines(out, keep=lambda line: True):
+    return [line.strip() for line in out.splitlines() if line.strip() and keep(line)]
+
+
+def seed_terms(out):
+    """docs/seed.md: the real-node H 8192 block of `arlab seed --mode predict` (push lines left out) and
+    the figures the text takes from it."""
+    start = out.index("  seed, real TP2 (2 x H200, NVLink), H 8192")
+    block = out[start:].split("\n\n")[0]
+    lines = [l.strip() for l in block.splitlines() if not re.match(r"\s+(legacy|trtllm) push:", l)]
+    m = re.search(r"legacy \S+ vpt=1 oneshot ([\d.]+) us vs trtllm \S+ vpt=1 oneshot ([\d.]+) us", block)
+    total = float(m.group(1)) - float(m.group(2))
+    red = re.search(r"^\s*reduce\s+[\d.]+ us\s+[\d.]+ us\s+(\+[\d.]+ us)", block, re.M).group(1)
+    push = re.search(r"legacy push: .*?chain: (\d+) tokens/cluster x 1 vector\(s\) x push step (\d+) ns.*?link ([\d.]+) us"
+                     r".*?link: 1 x (\d+) B / (\d+) B/ns", block)
+    push = re.search(r"legacy push: .*?link ([\d.]+) us.*?chain: (\d+) tokens/cluster x 1 vector\(s\) x push step "
+                     r"(\d+) ns.*?link: 1 x (\d+) B / (\d+) B/ns", block)
+    lr = re.search(r"legacy reduce: .*?= (\d+) ns; (\d+) round", block)
+    tr = re.search(r"trtllm reduce: .*?= (\d+) ns; (\d+) round", block)
+    rounds = int(lr.group(2))
+    return lines + [
+        f"link {push.group(1)} us ({push.group(4)} B at {push.group(5)} B/ns)",
+        f"({push.group(2)} tokens per cluster, one {push.group(3)} ns push step each",
+        f"`reduce` {red} of the {total:.2f} us ({m.group(1)} - {m.group(2)}) between the two totals",
+        f"legacy's clusters do {rounds} token rounds one after the other, each {lr.group(1)} ns",
+        f"one round each, {tr.group(1)} ns",
+        f"removed {rounds - int(tr.group(2))} serial token rounds per cluster",
+    ]
+
+
+def line_matching(pattern):
+    return lambda out: [re.search(pattern, out, re.M).group(0).strip()]
+
+
+def fusion_quotes(out):
+    rows = [l.split() for l in out.splitlines() if l[:1].isdigit() and len(l.split()) == 12]
+    if len(rows) != 78:
+        raise AssertionError(f"expected the 78 problems of the fusion table, found {len(rows)}")
+    want = []
+    for key in (("2", "8192", "1"), ("2", "8192", "128"), ("2", "8192", "4096"), ("2", "4096", "128"),
+                ("4", "8192", "128"), ("8", "8192", "128")):
+        r = next(r for r in rows if tuple(r[:3]) == key)
+        want.append("| " + " | ".join(r[:6] + [r[8], r[9], r[10] + "x", r[11] + "x"]) + " |")
+    t = [float(r[10]) for r in rows]
+    m = [float(r[11]) for r in rows]
+    want.append(f"unfused / fused trtllm is {min(t):.2f}-{max(t):.2f}x")
+    want.append(f"unfused / the model's pick {min(m):.2f}-{max(m):.2f}x")
+    if min(t) < 1.0:
+        raise AssertionError("a fused kernel is slower than the unfused baseline: the text says it never is")
+    if max(float(r[4]) / float(r[3]) - 1 for r in rows if r[0] == "2") > 0:
+        raise AssertionError("at TP2 the model's pick is slower than trtllm somewhere: the text says it never is")
+    slow = [(float(r[4]) / float(r[3]) - 1, r) for r in rows if r[0] != "2" and float(r[4]) / float(r[3]) - 1 > 0.03]
+    worst = max(slow)
+    wr = worst[1]
+    tokens = sorted(int(r[2]) for _, r in slow)
+    want.append(f"more than 3 % slower at {len(slow)} of {sum(1 for r in rows if r[0] != '2')} problems, at "
+                f"{tokens[0]}-{tokens[-1]} tokens, up to {100 * worst[0]:.0f} % (TP{wr[0]}, H {wr[1]}, {wr[2]} tokens: "
+                f"{wr[4]} against {wr[3]} us)")
+    return want
+
+
+def crossover_rows(out):
+    return [f"| emulated {m.group(1)} | {m.group(2)} | {m.group(3)} |"
+            for m in re.finditer(r"two-shot crossover: (TP\d), H = (\d+): two-shot faster from T=(\d+)", out)]
+
+
+def first_value(out):
+    return out.split(" (")[0].strip()
+
+
+def model_bias_rows(node_label_col):
+    def derive(out):
+        want = []
+        for line in out.splitlines()[1:]:
+            c = line.split()
+            want.append(f"{c[1]} rows, MAPE {c[2]} %, bias {c[4]} %")
+        return want
+    return derive
+
+
+def validate_cells(out):
+    m = re.search(r"MAPE ([\d.]+ %)   median", out).group(1)
+    mx = re.search(r"max-over-ranks median \(\d+ rows\): MAPE ([\d.]+ %)", out).group(1)
+    sp = re.search(r"Spearman rho: all rows ([\d.]+); per problem \((\d+) problems.*?mean ([\d.]+)", out)
+    return [f"| {m} | {mx} | {sp.group(1)} / {sp.group(3)} ({sp.group(2)} problems) |"]
+
+
+def soak_calls(out):
+    """'1000000 (2 rows)' -> '2 x 10^6 calls' (the README's form)."""
+    value, rows = re.match(r"(\d+) \((\d+) rows?\)", out.strip()).groups()
+    total = int(value) * int(rows)
+    exp = int(math.floor(math.log10(total)))
+    if total % 10 ** exp:
+        raise AssertionError(f"soak calls {total} are no longer a multiple of 10^{exp}: rewrite the README's figure")
+    mantissa = total // 10 ** exp
+    return [f"{mantissa} x 10^{exp} calls" if mantissa != 1 else f"10^{exp} calls"]
+
+
+def timer_steps(out):
+    steps = sorted({int(s) for s in re.findall(r"(\d+)x\d+", out)})
+    return ["steps of " + " and ".join(str(s) for s in steps) + " ns"]
+
+
+def speedup_geomeans(out):
+    by_file = dict(re.findall(r"speedup_emulated(\w*)_summary\.csv: lean, \d+ problems: geomean speedup ([\d.]+x)", out))
+    order = ["", "_p2", "_p3", "_p4"]
+    return [", ".join(by_file[k] for k in order) + " (4 processes)"]
+
+
+# ---- the checks -------------------------------------------------------------------------------------------
+# cmd: a list (placeholders {arlab} {py} {mpl} {tmp}) or a string run by bash; "mpl": needs matplotlib.
+VAL_NV = ["{arlab}", "validate", "data/h200/model_grid_nvlink.csv", "--calibration", "data/calibration/h200_nvlink.csv"]
+VAL_EM = ["{arlab}", "validate", "data/h200/model_grid_emulated.csv", "--calibration", "data/calibration/h200_emulated.csv"]
+VAL_MA = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated.csv", "--calibration",
+          "data/calibration/h200_emulated.csv"]
+REP = ["{py}", "plots/repeatability_table.py", "data/h200/repeatability.csv", "data/h200/repeatability_ratios.csv", "--goal"]
+SEED = ["{arlab}", "seed", "--mode", "predict", "--out-dir", "{tmp}/seed"]
+SEED_EXP = ["{arlab}", "seed", "--mode", "predict", "--data", "data/h200/exp/seed_emulated.csv", "--ratios", "",
+            "--out-dir", "{tmp}/seed_exp"]
+PICK_NV = ["{py}", "scripts/model_pick_regret.py", "{arlab}", "data/calibration/h200_nvlink.csv",
+           "data/h200/model_grid_nvlink.csv", "data/h200/model_picks_nvlink.csv"]
+PICK_EM = ["{py}", "scripts/model_pick_regret.py", "{arlab}", "data/calibration/h200_emulated.csv", "--emulated",
+           "data/h200/model_grid_emulated.csv", "data/h200/model_picks_emulated.csv"]
+PICK_LEAN = ["{py}", "scripts/model_pick_regret.py", "{arlab}", "data/calibration/h200_emulated.csv", "--emulated",
+             "--kernel", "lean", "data/h200/exp/lean_configs_final_emulated.csv"]
+SPEEDUP = "{py} scripts/kernel_speedup.py summary data/h200/exp/speedup_emulated*_summary.csv"
+
+
+def rng(*args):
+    return ["{py}", "scripts/csv_range.py"] + list(args)
+
+
+def bias(node_csv, cal, extra):
+    return (f"{{arlab}} validate {node_csv} --calibration {cal} --out {{tmp}}/v_{os.path.basename(node_csv)} > /dev/null && "
+            f"{{py}} scripts/model_bias.py {node_csv} {{tmp}}/v_{os.path.basename(node_csv)} {extra}")
+
+
+LAST_LINE = [(r"^(picks measured .*|problems \d+: mean regret .*)$", "{1}")]
+
+CHECKS = [
+    # README.md
+    dict(doc="README.md", cmd=REP, derive=readme_seed),
+    dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),
+    dict(doc="README.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 363 rows")]),
+    dict(doc="README.md", cmd=SPEEDUP, derive=speedup_geomeans),
+    dict(doc="README.md", cmd=rng("data/h200/soak.csv", "calls", "--digits", "0"), derive=soak_calls),
+    dict(doc="README.md", cmd=rng("data/h200/soak.csv", "mismatched_calls", "--digits", "0"),
+         quotes=[(r"^(\d+) \(", "{1} mismatched")]),
+    # docs/operation.md
+    dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
+         quotes=[(r"^(.*)$", "prints `{1}`")]),
+    # docs/measurement.md
+    dict(doc="docs/measurement.md", cmd=REP,
+         derive=lambda out: printed_lines(out) + repeatability_spreads(out)),
+    dict(doc="docs/measurement.md", cmd=rng("data/h200/repeatability.csv", "noise_pct"), quotes=[(r"^(.*)$", "`{1}`")]),
+    dict(doc="docs/measurement.md", cmd="grep -h increments data/h200/logs/timer_probe_f3d515c.log", derive=timer_steps),
+] + [
+    dict(doc="docs/measurement.md", cmd=rng("data/h200/hold_ab.csv", col, f"experiment={e}", f"tokens={t}"),
+         derive=lambda out: [first_value(out)])
+    for e in ("hold_ab_hold", "hold_ab_no-hold") for t in ("1", "128")
+    for col in (("kernel_us_median", "kernel_us_p90", "start_skew_us_median") if t == "1"
+                else ("kernel_us_median", "start_skew_us_median"))
+] + [
+    dict(doc="docs/measurement.md", cmd=rng("data/h200/repeatability.csv", col, f"topology={topo}"),
+         derive=lambda out, p=prefix: [p + first_value(out) + " us"])
+    for col, topo, prefix in (("gate_skew_us_median", "emulated", "= "), ("gate_skew_us_p90", "emulated", "= "),
+                              ("start_skew_us_median", "emulated", "= "), ("start_skew_us_median", "mpi", "and "))
+] + [
+    # docs/model.md
+    dict(doc="docs/model.md", cmd="grep -c '^  X(' model/calibration.h", quotes=[(r"^(\d+)$", "({1} constants")]),
+    dict(doc="docs/model.md", cmd=VAL_NV, derive=validate_cells),
+    dict(doc="docs/model.md", cmd=VAL_EM, derive=validate_cells),
+    dict(doc="docs/model.md", cmd=VAL_NV[:3], quotes=[(r"MAPE ([\d.]+ %)   median", "| {1} | | |")]),
+    dict(doc="docs/model.md", cmd=VAL_EM[:3], quotes=[(r"MAPE ([\d.]+ %)   median", "| {1} | | |")]),
+    dict(doc="docs/model.md", cmd=["{arlab}", "fit", "data/h200/model_grid_nvlink.csv", "--calibration",
+                                   "data/calibration/h200_nvlink.csv", "--out", "{tmp}/fit.csv"],
+         quotes=[(r"MAPE train: (.*?)   held out: (.*)$", "MAPE train: {1}   held out: {2}"),
+                 (r"^\s+l2_latency_ns\s+\S+\s+(\S+)$", "")]),
+    dict(doc="docs/model.md", cmd=VAL_NV, quotes=[(r"model \(lowest predicted among measured\)\s+(?:\d+\s+){4}([\d.]+)%",
+                                                   "regret is {1} % on the real node")]),
+    dict(doc="docs/model.md", cmd=VAL_EM, quotes=[(r"model \(lowest predicted among measured\)\s+(?:\d+\s+){4}([\d.]+)%",
+                                                   "and {1} % on the emulated")]),
+    dict(doc="docs/model.md", cmd=["{arlab}", "calibrate", "--help"],
+         quotes=[(r"\(([\d.]+ s on an H200 at \w+)", "{1}, says `arlab calibrate --help`")]),
+    dict(doc="docs/model.md", cmd="cat data/calibration/README.md",
+         quotes=[(r"(\d+) microbenchmark rows in ([\d.]+ s)", "{2} for {1} rows (real TP2)"),
+                 (r"\. (\d+) rows in ([\d.]+ s)", "{2} for {1} rows (emulated)")]),
+    dict(doc="docs/model.md", cmd=PICK_NV, quotes=LAST_LINE),
+    dict(doc="docs/model.md", cmd=PICK_EM, quotes=LAST_LINE),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/model_regret.py", "data/h200/model_picks_nvlink.csv",
+                                   "data/h200/model_grid_nvlink.csv"], quotes=LAST_LINE),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/model_regret.py", "data/h200/model_picks_emulated.csv",
+                                   "data/h200/model_grid_emulated.csv"], quotes=LAST_LINE),
+    dict(doc="docs/model.md", cmd=bias("data/h200/model_grid_nvlink.csv", "data/calibration/h200_nvlink.csv", "--by pattern"),
+         derive=model_bias_rows("nvlink")),
+    dict(doc="docs/model.md", cmd=bias("data/h200/model_grid_emulated.csv", "data/calibration/h200_emulated.csv",
+                                       "--by pattern"), derive=model_bias_rows("emulated")),
+    dict(doc="docs/model.md", cmd=bias("data/h200/model_grid_emulated.csv", "data/calibration/h200_emulated.csv",
+                                       "--by algo,nranks --where pattern=ar_res_rms"),
+         quotes=[(r"^twoshot 4\s+(\d+)\s+([\d.]+) %\s+(\S+) %$", "prints {1} rows, MAPE {2} %, bias {3} %")]),
+    # docs/seed.md
+    dict(doc="docs/seed.md", cmd=REP, derive=seed_table_rows),
+    dict(doc="docs/seed.md", cmd=REP, quotes=[(r"\| real TP2 \(nvlink\) \| 8192 \| 128 \| legacy \|[^|]*\| 5 \| ([\d.]+) \(.*?\| "
+                                               r"[\d.]+ % \| ([\d.]+) \(", "legacy takes {1} us ({2} us as the max over ranks"),
+                                              (r"\| real TP2 \(nvlink\) \| 8192 \| 128 \| trtllm \|[^|]*\| 5 \| ([\d.]+) \(",
+                                               "takes {1} us there"),
+                                              (r"\| emulated TP2 \| 4096 \| 128 \| legacy \|[^|]*\| 5 \| ([\d.]+) \(", "vs {1} us"),
+                                              (r"\| emulated TP2 \| 4096 \| 128 \| trtllm \|[^|]*\| 5 \| ([\d.]+) \(", "vs {1} us")]),
+    dict(doc="docs/seed.md", cmd=rng("data/h200/seed.csv", "tokens", "policy=explicit", "--digits", "0"),
+         quotes=[(r"^(.*)$", "prints `{1}`"), (r"\((\d+) rows\)", "({1} configurations")]),
+    dict(doc="docs/seed.md", cmd=SEED, derive=lambda out: seed_terms(out) + [
+        re.search(r"model vs measurement over .*", out).group(0),
+        re.search(r"regret model \(its own pick, measured\).*", out).group(0)]),
+    dict(doc="docs/seed.md", cmd=SEED_EXP, derive=lambda out: [
+        re.search(r"model vs measurement over .*", out).group(0),
+        re.search(r"regret model \(its own pick, measured\).*", out).group(0),
+        re.search(r"seed H 4096, 128 tokens: (legacy .*? = [\d.]+x)", out).group(1),
+        re.search(r"seed H 8192, 128 tokens: (legacy .*? = [\d.]+x)", out).group(1)]),
+] + [
+    dict(doc=doc, cmd=rng("data/h200/model_grid_nvlink.csv", "skewfree_us_median", "experiment=grid_seed", "hidden=8192",
+                          "tokens=128", f"policy={p}"), derive=lambda out: [first_value(out)])
+    for doc in ("docs/seed.md",) for p in ("legacy", "trtllm")
+] + [
+    dict(doc="docs/seed.md", cmd=rng("data/h200/seed.csv", "skewfree_us_median", "hidden=4096", "tokens=128", f"policy={p}"),
+         derive=lambda out, p=p: [f"{p} {first_value(out)} vs"]) for p in ("legacy", "trtllm")
+] + [
+    dict(doc=doc, cmd=rng("data/h200/seed_mpi_tp4_nvlink.csv", "kernel_us_median", f"hidden={h}", "algo=oneshot",
+                          f"policy={p}"), derive=lambda out: [first_value(out)])
+    for doc in ("docs/seed.md", "docs/results.md") for h in ("8192", "4096") for p in ("legacy", "trtllm")
+] + [
+    # docs/results.md
+    dict(doc="docs/results.md", cmd=REP, derive=seed_table_rows),
+    dict(doc="docs/results.md", cmd=["{mpl}", "plots/plot_fusion.py", "--csv", "data/h200/exp/fusion_emulated.csv",
+                                     "--out", "{tmp}/fusion"], mpl=True, derive=fusion_quotes),
+    dict(doc="docs/results.md", cmd=["{mpl}", "plots/plot_crossover.py", "--csv", "data/h200/exp/crossover_emulated.csv",
+                                     "--out", "{tmp}/crossover"], mpl=True, derive=crossover_rows),
+    dict(doc="docs/results.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "MAPE {1} (real TP2)"),
+                                                    (r"MAPE ([\d.]+ %)   median", "held-out MAPE {1} (real TP2)")]),
+    dict(doc="docs/results.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "MAPE {1} (emulated TP2)"),
+                                                    (r"MAPE ([\d.]+ %)   median", "and {1} (emulated)")]),
+    dict(doc="docs/results.md", cmd=VAL_MA, derive=lambda out: printed_lines(
+        out, lambda l: re.match(r"\s+(rows|against|Spearman|policy|trtllm|model \(its own)", l) is not None)),
+    dict(doc="docs/results.md", cmd=SPEEDUP, derive=printed_lines),
+    dict(doc="docs/results.md", cmd=["{py}", "scripts/kernel_speedup.py", "summary", "--table",
+                                     "data/h200/exp/speedup_emulated_summary.csv"],
+         derive=lambda out: printed_lines(out, lambda l: l.startswith("|"))),
+    dict(doc="docs/results.md", cmd=["{py}", "scripts/kernel_speedup.py", "sweep",
+                                     "data/h200/exp/lean_configs_final_emulated.csv"],
+         quotes=[(r"geomean ([\d.]+x)", "gives {1}; the model's choice"), (r"geomean ([\d.]+x)", "against {1} (pushed)")]),
+    dict(doc="docs/results.md", cmd=["{py}", "scripts/kernel_speedup.py", "sweep", "data/h200/exp/lean_configs_emulated.csv"],
+         quotes=[(r"geomean ([\d.]+x)", "geomean {1} (barriers)")]),
+    dict(doc="docs/results.md", cmd=["{py}", "scripts/kernel_speedup.py", "sweep",
+                                     "data/h200/exp/lean_configs_lookahead_emulated.csv"],
+         quotes=[(r"geomean ([\d.]+x)", "best-configuration geomean {1})")]),
+    dict(doc="docs/results.md", cmd=["{py}", "scripts/kernel_speedup.py", "sweep",
+                                     "data/h200/exp/lean_configs_deferclear_emulated.csv"],
+         quotes=[(r"geomean ([\d.]+x)", "`lean_configs_deferclear_emulated.csv`; {1})")]),
+    dict(doc="docs/results.md", cmd=PICK_LEAN, quotes=LAST_LINE),
+    dict(doc="docs/results.md", cmd=rng("data/h200/soak.csv", "calls", "--digits", "0"), quotes=[(r"^(.*)$", "`calls` {1}")]),
+    dict(doc="docs/results.md", cmd=rng("data/h200/soak.csv", "mismatched_calls", "--digits", "0"),
+         quotes=[(r"^(.*)$", "`mismatched_calls` {1}")]),
+    dict(doc="docs/results.md", cmd=rng("data/h200/soak.csv", "timeouts", "--digits", "0"),
+         quotes=[(r"^(.*)$", "`timeouts` {1}")]),
+    dict(doc="docs/results.md", cmd=rng("data/h200/soak.csv", "seconds", "--digits", "1"),
+         quotes=[(r"^(.*)$", "`seconds` (`--digits 1`) {1}")]),
+    dict(doc="docs/results.md", cmd="grep -cE 'SUMMARY: [1-9]' data/h200/logs/sanitize_51cd276.log || true",
+         quotes=[(r"^(\d+)$", "prints `{1}`")]),
+    dict(doc="docs/results.md", cmd="grep -h 'Total Test time' data/h200/logs/ctest-gpu_51cd276.log",
+         quotes=[(r"= +([\d.]+ sec)", "= {1}")]),
+    dict(doc="docs/results.md", cmd="grep -h 'tests passed out of' data/h200/logs/ctest-gpu_51cd276.log",
+         quotes=[(r"out of (\d+)", "{1} of {1} gpu-labelled tests passed")]),
+    dict(doc="docs/results.md",
+         cmd="awk '/^oneshot</ {n++; if (!lo || $2 < lo) lo = $2; if ($2 > hi) hi = $2; if ($4 > 0) s++} "
+             "END {print n, lo, hi, s + 0}' data/h200/issue4_registers.txt",
+         quotes=[(r"^(.*)$", "prints `{1}`")]),
+    dict(doc="docs/results.md", cmd=bias("data/h200/exp/lean_configs_final_emulated.csv", "data/calibration/h200_emulated.csv",
+                                         "--by vecs_per_thread --where kernel_variant=lean"), derive=printed_lines),
+    dict(doc="docs/results.md", cmd=PICK_NV, quotes=[(r"picks measured (\d+) of", "measured at {1} (real)")]),
+    dict(doc="docs/results.md", cmd=PICK_EM, quotes=[(r"picks measured (\d+) of", "and {1} (emulated)")]),
+] + [
+    dict(doc="docs/results.md", cmd=rng(f, "kernel_us_median", f"nranks={n}", f"hidden={h}", f"tokens={t}", f"algo={a}",
+                                        "policy=trtllm"),
+         derive=lambda out, p=pre: [p + first_value(out)])
+    for f, n, h, t, a, pre in (
+        ("data/h200/twoshot_crossover_emulated.csv", 2, 8192, 512, "oneshot", "one-shot "),
+        ("data/h200/twoshot_crossover_emulated.csv", 2, 8192, 512, "twoshot", "two-shot "),
+        ("data/h200/twoshot_crossover_emulated.csv", 4, 8192, 128, "oneshot", "("),
+        ("data/h200/twoshot_crossover_emulated.csv", 4, 8192, 128, "twoshot", "vs "),
+        ("data/h200/twoshot_crossover_emulated.csv", 2, 4096, 2048, "oneshot", "("),
+        ("data/h200/twoshot_crossover_emulated.csv", 2, 4096, 2048, "twoshot", "vs "),
+        ("data/h200/twoshot_crossover_mpi_tp4.csv", 4, 8192, 512, "oneshot", "("),
+        ("data/h200/twoshot_crossover_mpi_tp4.csv", 4, 8192, 512, "twoshot", "vs "),
+        ("data/h200/twoshot_crossover_mpi_tp4.csv", 4, 8192, 2048, "oneshot", "2048 tokens "),
+        ("data/h200/twoshot_crossover_mpi_tp4.csv", 4, 8192, 2048, "twoshot", "vs "),
+        ("data/h200/seed_mpi_tp4_nvlink.csv", 4, 8192, 128, "oneshot", "H 8192: "),
+        ("data/h200/seed_mpi_tp4_nvlink.csv", 4, 8192, 128, "twoshot", "vs "))
+] + [
+    dict(doc="docs/results.md", cmd=rng("data/h200/issue4_oneshot.csv", col, f"hidden={h}", f"tokens={t}", f"policy={p}",
+                                        "pdl=0"), derive=lambda out: [first_value(out)])
+    for col, h, t, p in (("kernel_us_median", 8192, 128, "legacy"), ("kernel_us_median", 8192, 128, "trtllm"),
+                         ("kernel_us_median", 4096, 128, "legacy"), ("kernel_us_median", 4096, 128, "trtllm"),
+                         ("kernel_us_median", 8192, 1, "trtllm"), ("skewfree_us_median", 8192, 1, "trtllm"))
+] + [
+    # docs/data.md
+    dict(doc="docs/data.md", cmd=["{mpl}", "plots/plot_model_accuracy_exp.py", "--csv",
+                                  "data/h200/exp/model-accuracy_emulated.csv", "--out", "{tmp}/ma"], mpl=True,
+         quotes=[(r"^(model-accuracy: \d+ rows with a prediction, MAPE .*)$", "{1}")]),
+    # docs/experiments.md: wall times quoted from the data README
+    dict(doc="docs/experiments.md", cmd="cat data/h200/README.md", derive=lambda out: [
+        w for w in ("30 s", "136 s + 59 s", "100 s + 33 s + 66 s", "43 s", "141 s", "44 s", "150 s", "82 s + 20 s")
+        if w in out or (_ for _ in ()).throw(AssertionError(f"data/h200/README.md no longer says {w!r}"))]),
+    # data/h200/README.md
+    dict(doc="data/h200/README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "MAPE {1} (headline)"),
+                                                        (r"all rows ([\d.]+);", "Spearman {1} over all rows")]),
+    dict(doc="data/h200/README.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "emulated {1}"),
+                                                        (r"all rows ([\d.]+);", "{1} (the model of these docs")]),
+    dict(doc="data/h200/README.md", cmd=VAL_MA, quotes=[(r"MAPE ([\d.]+ %)   median", "MAPE {1}, Spearman"),
+                                                        (r"all rows ([\d.]+);", "Spearman {1} over all rows")]),
+    dict(doc="data/h200/README.md", cmd=PICK_NV,
+         quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (NVLink, {1} of {2} problems)")]),
+    dict(doc="data/h200/README.md", cmd=PICK_EM,
+         quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (emulated, {1} of {2})")]),
+]
+
+
+# ---- structural checks ------------------------------------------------------------------------------------
+
+def structural_failures():
+    fails = []
+    readme = open(os.path.join(SRC, "README.md")).read()
+    lines = readme.splitlines()
+    if len(lines) > 200:
+        fails.append(f"README.md has {len(lines)} lines; the limit is 200 (details belong in docs/)")
+    first_block = re.search(r"```bash\n(.*?)```", readme, re.S)
+    cmds = [l.split("#")[0].strip() for l in first_block.group(1).splitlines()] if first_block else []
+    if cmds != ["scripts/main.sh", "scripts/test.sh"]:
+        fails.append("README.md: the first code block must be exactly the two commands scripts/main.sh (a) and "
+                     f"scripts/test.sh (b); found {cmds}")
+    if first_block and re.search(r"^#+ ", readme[len(lines[0]) + 1:first_block.start()], re.M):
+        fails.append("README.md: the two commands must come right after the short intro, before any section")
+    # calibrate/README.md names exactly the constants of model/calibration.h
+    consts = re.findall(r"^\s+X\((\w+),", open(os.path.join(SRC, "model", "calibration.h")).read(), re.M)
+    cal_readme = open(os.path.join(SRC, "calibrate", "README.md")).read()
+    named = set()
+    for row in table_cells(cal_readme)[1:]:
+        named |= set(re.findall(r"`(\w+)`", row[-1]))
+    # the backticked names that end like a constant (_us, _ns, _op, ...; variants such as `copy_busy` do not)
+    suffixes = {c.rsplit("_", 1)[-1] for c in consts}
+    named = {n for n in named if "_" in n and n.rsplit("_", 1)[-1] in suffixes}
+    for n in sorted(named - set(consts)):
+        fails.append(f"calibrate/README.md names the constant {n}, which model/calibration.h does not define")
+    for n in sorted(set(consts) - named):
+        fails.append(f"calibrate/README.md does not say which bench sets {n} (model/calibration.h)")
+    m = re.search(r"into the (\d+) constants", cal_readme)
+    if not m or int(m.group(1)) != len(consts):
+        fails.append(f"calibrate/README.md should say 'into the {len(consts)} constants'")
+    # every docs/ page the code cites exists
+    cited = set()
+    for pattern in ("**/*.h", "**/*.cpp", "**/*.cu", "**/*.cuh", "**/*.py", "**/*.sh", "**/CMakeLists.txt"):
+        for path in glob.glob(os.path.join(SRC, pattern), recursive=True):
+            rel = os.path.relpath(path, SRC)
+            if rel.startswith(("build", "out", "results", ".")):
+                continue
+            with open(path, errors="replace") as f:
+                cited |= set(re.findall(r"docs/[a-z_-]+\.md", f.read()))
+    for page in sorted(cited):
+        if not os.path.exists(os.path.join(SRC, page)):
+            fails.append(f"the code cites {page}, which does not exist")
+    # relative links of the Markdown docs resolve
+    docs = ["README.md", "calibrate/README.md", "data/h200/README.md", "data/calibration/README.md"] + \
+        sorted(os.path.relpath(p, SRC) for p in glob.glob(os.path.join(SRC, "docs", "*.md")))
+    for doc in docs:
+        text = open(os.path.join(SRC, doc)).read()
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = target.split("#")[0]
+            if not os.path.exists(os.path.normpath(os.path.join(SRC, os.path.dirname(doc), path))):
+                fails.append(f"{doc}: the link ({target}) does not resolve")
+    return fails
+
+
+# ---- driver ---------------------------------------------------------------------------------------------
+
+def fill(arg):
+    return (arg.replace("{arlab}", ARLAB).replace("{py}", PY).replace("{mpl}", MPL_PY or "")
+            .replace("{tmp}", TMP))
+
+
+def run(cmd, cache):
+    key = cmd if isinstance(cmd, str) else tuple(cmd)
+    if key not in cache:
+        if isinstance(cmd, str):
+            argv = ["bash", "-c", fill(cmd.replace("{arlab}", shlex.quote(ARLAB)).replace("{py}", shlex.quote(PY)))]
+        else:
+            argv = [fill(a) for a in cmd]
+        p = subprocess.run(argv, cwd=SRC, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S,
+                           env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg"))
+        if p.returncode != 0:
+            cache[key] = (None, f"exit code {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+        else:
+            cache[key] = (p.stdout, None)
+    return cache[key]
+
+
+def show(cmd):
+    """The command as a user would type it in the source directory."""
+    names = {"{arlab}": os.path.relpath(ARLAB, SRC), "{py}": "python3", "{mpl}": "python3", "{tmp}": "OUT"}
+    if isinstance(cmd, str):
+        text = cmd
+    else:
+        text = " ".join(shlex.quote(a) if a and "{" not in a else (a or "''") for a in cmd)
+    for k, v in names.items():
+        text = text.replace(k, v)
+    return text
+
+
+def main(argv):
+    global ARLAB, SRC, TMP, MPL_PY
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    ARLAB, SRC = os.path.abspath(argv[1]), os.path.abspath(argv[2])
+    p = subprocess.run([os.path.join(SRC, "scripts", "find-python.sh")], capture_output=True, text=True)
+    MPL_PY = p.stdout.strip() if p.returncode == 0 else None
+    docs_text = {}
+    failures, skipped, quotes = [], [], 0
+    cache = {}
+    with tempfile.TemporaryDirectory(prefix="doc_numbers_") as tmp:
+        TMP = tmp
+        for c in CHECKS:
+            if c.get("mpl") and not MPL_PY:
+                skipped.append(f"{c['doc']}: {show(c['cmd'])} (no python3 with matplotlib)")
+                continue
+            doc = c["doc"]
+            if doc not in docs_text:
+                docs_text[doc] = norm(open(os.path.join(SRC, doc)).read())
+            out, err = run(c["cmd"], cache)
+            where = f"{doc}: from `{show(c['cmd'])}`"
+            if err:
+                failures.append(f"{where}: the command failed: {err}")
+                continue
+            try:
+                if "derive" in c:
+                    wanted = c["derive"](out)
+                else:
+                    wanted = []
+                    for regex, template in c["quotes"]:
+                        m = re.search(regex, out, re.M)
+                        if not m:
+                            raise AssertionError(f"its output no longer matches /{regex}/:\n{out[-1500:]}")
+                        if template:
+                            wanted.append(re.sub(r"\{(\d+)\}", lambda g: m.group(int(g.group(1))), template))
+                        elif "l2_latency_ns" in regex and float(m.group(1)) > 1.0:
+                            raise AssertionError(f"l2_latency_ns is fitted to {m.group(1)}, not about 0 as {doc} says")
+            except (AssertionError, AttributeError, KeyError, ValueError, StopIteration, IndexError) as e:
+                failures.append(f"{where}: {type(e).__name__}: {e}")
+                continue
+            for w in wanted:
+                quotes += 1
+                if norm(w) not in docs_text[doc]:
+                    failures.append(f"{where}: the page should quote\n    {norm(w)}\n  (what the command prints today) "
+                                    "but does not")
+    failures += structural_failures()
+    for s in skipped:
+        print(f"SKIP {s}")
+    for f in failures:
+        print(f"FAIL {f}\n")
+    print(f"doc numbers: {len(CHECKS) - len(skipped)} commands checked, {quotes} quotes, {len(skipped)} skipped, "
+          f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -20,7 +20,7 @@ __global__ void arrival_kernel(unsigned* counter, int mode) {
 
 }  // namespace
 
-void bench_atomic(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+void bench_atomic(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   constexpr int kTpb = 128;
   constexpr int kWarmup = 3;
   const std::vector<int> grids = env.quick ? std::vector<int>{1, 64} : std::vector<int>{1, 8, 32, 64, 128, 132, 256};

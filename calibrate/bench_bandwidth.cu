@@ -186,7 +186,7 @@ void with_busy_partner(const BenchEnv& env, const std::function<void()>& body) {
 
 }  // namespace
 
-void bench_bandwidth(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   constexpr size_t kBytes = size_t(512) << 20;  // per buffer: >= 512 MiB, > 10x an H200's L2
   Buffers b;
   b.src = harness::DeviceBuffer(kBytes, env.rank);

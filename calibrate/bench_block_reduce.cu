@@ -10,7 +10,7 @@
 
 namespace arlab::calibrate {
 
-void bench_block_reduce(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+void bench_block_reduce(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   // 2048 reductions of ~0.3-2 us: ~1-4 ms per call, so the 32 ns timer step is < 0.01 % of it.
   const int k_ops = env.quick ? 512 : 2048;
   const std::vector<int> tpbs = env.quick ? std::vector<int>{128, 1024} : std::vector<int>{32, 64, 128, 256, 512, 1024};

@@ -12,7 +12,7 @@
 
 namespace arlab::calibrate {
 
-void bench_cluster_sync(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+void bench_cluster_sync(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   const int k_ops = env.quick ? 512 : 2048;  // as block_reduce
   const std::vector<int> clusters = env.quick ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4, 8};
   harness::DeviceBuffer sink(sizeof(float), env.rank), times(2 * sizeof(unsigned long long), env.rank);

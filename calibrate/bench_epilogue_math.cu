@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(1024)
 
 }  // namespace
 
-void bench_epilogue_math(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+void bench_epilogue_math(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   constexpr int kTpb = 1024;
   // ~100 instructions per op: 4096 ops x 1024 threads is ~1-2 ms per SM, far above launch costs.
   const int k_ops = env.quick ? 1024 : 4096;

@@ -99,7 +99,7 @@ struct Config {
 
 }  // namespace
 
-void bench_epilogue_round(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   const int rounds = env.quick ? 8 : 16;
   const Config configs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2},
                             {8192, 1024, 1}, {4096, 128, 4}, {4096, 512, 1}};

@@ -18,7 +18,7 @@ __global__ void empty_kernel() {}
 
 }  // namespace
 
-void bench_launch(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+void bench_launch(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   const int sms = env.sms;
   // Grids: a single block, a few, one block per SM, and two and four waves of one block per SM.
   const std::vector<int> grids =

@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(1024)
 
 }  // namespace
 
-void bench_round_load(const BenchEnv& env, std::vector<MicrobenchRow>& out) {
+void bench_round_load(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   const int steps = env.quick ? 16 : 64;
   constexpr int kMaxTpb = 1024;
   const size_t bytes = static_cast<size_t>(steps) * env.sms * kMaxTpb * 16 + 16;  // every step's vectors, once

@@ -8,17 +8,11 @@
 namespace arlab::calibrate {
 
 void run_single_rank_benches(const BenchEnv& env, int nranks, std::vector<MicrobenchRow>& out) {
+  // ARLAB_SINGLE_RANK_BENCHES (common/microbench_schema.h): the table order.
   const std::pair<const char*, std::function<void()>> benches[] = {
-      {"launch", [&] { bench_launch(env, out); }},
-      {"chase", [&] { bench_chase(env, out); }},
-      {"round_load", [&] { bench_round_load(env, out); }},
-      {"bandwidth", [&] { bench_bandwidth(env, out); }},
-      {"clear", [&] { bench_clear(env, nranks, out); }},
-      {"block_reduce", [&] { bench_block_reduce(env, out); }},
-      {"cluster_sync", [&] { bench_cluster_sync(env, out); }},
-      {"atomic", [&] { bench_atomic(env, out); }},
-      {"epilogue_math", [&] { bench_epilogue_math(env, out); }},
-      {"epilogue_round", [&] { bench_epilogue_round(env, out); }},
+#define ARLAB_BENCH_ROW(name) {#name, [&] { bench_##name(env, nranks, out); }},
+      ARLAB_SINGLE_RANK_BENCHES(ARLAB_BENCH_ROW)
+#undef ARLAB_BENCH_ROW
   };
   for (const auto& [name, run] : benches) {
     const size_t before = out.size();

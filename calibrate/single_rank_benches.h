@@ -32,16 +32,12 @@ struct BenchEnv {
 };
 
 // Each bench appends one row per point (rank = env.rank, provenance columns empty).
-void bench_launch(const BenchEnv& env, std::vector<MicrobenchRow>& out);
-void bench_chase(const BenchEnv& env, std::vector<MicrobenchRow>& out);
-void bench_round_load(const BenchEnv& env, std::vector<MicrobenchRow>& out);
-void bench_bandwidth(const BenchEnv& env, std::vector<MicrobenchRow>& out);
-void bench_clear(const BenchEnv& env, int nranks, std::vector<MicrobenchRow>& out);
-void bench_block_reduce(const BenchEnv& env, std::vector<MicrobenchRow>& out);
-void bench_cluster_sync(const BenchEnv& env, std::vector<MicrobenchRow>& out);
-void bench_atomic(const BenchEnv& env, std::vector<MicrobenchRow>& out);
-void bench_epilogue_math(const BenchEnv& env, std::vector<MicrobenchRow>& out);
-void bench_epilogue_round(const BenchEnv& env, std::vector<MicrobenchRow>& out);
+// One function per single-rank bench of common/microbench_schema.h ARLAB_SINGLE_RANK_BENCHES, each in
+// calibrate/bench_NAME.cu: bench_NAME(env, nranks, rows) appends its points (nranks: the node's ranks,
+// for the benches whose points depend on it).
+#define ARLAB_DECLARE_BENCH(name) void bench_##name(const BenchEnv& env, int nranks, std::vector<MicrobenchRow>& out);
+ARLAB_SINGLE_RANK_BENCHES(ARLAB_DECLARE_BENCH)
+#undef ARLAB_DECLARE_BENCH
 
 // Runs every bench above in table order, printing one progress line per bench (name, points,
 // seconds) to stdout. `nranks` is the node's rank count (the clear bench fills N slots).

@@ -41,10 +41,34 @@ ARLAB_CSV_SCHEMA(ARLAB_MICROBENCH_COLUMNS, MicrobenchRow, microbench_header)
 // calibrate/single_rank_benches.cu's order, then the cross-rank ones of
 // calibrate/cross_rank_benches.cu (the table of calibrate/README.md). A reader refuses other names:
 // a misspelt bench would otherwise drop its rows and change what they derive.
+// The benches of `arlab calibrate`, listed once (calibrate/README.md says what each measures): the
+// single-rank benches run in this order by calibrate/single_rank_benches.cu (one function
+// bench_NAME(env, nranks, rows) each, in calibrate/bench_NAME.cu); the cross-rank benches by
+// calibrate/cross_rank_benches.cu. A microbench row's `bench` cell must be one of these.
+#define ARLAB_SINGLE_RANK_BENCHES(X) \
+  X(launch)                          \
+  X(chase)                           \
+  X(round_load)                      \
+  X(bandwidth)                       \
+  X(clear)                           \
+  X(block_reduce)                    \
+  X(cluster_sync)                    \
+  X(atomic)                          \
+  X(epilogue_math)                   \
+  X(epilogue_round)
+#define ARLAB_CROSS_RANK_BENCHES(X) \
+  X(peer_store)                     \
+  X(ping_pong)                      \
+  X(poll)                           \
+  X(start_skew)
+
 inline std::vector<std::string> microbench_names() {
-  return {"launch",        "chase",        "round_load",    "bandwidth",      "clear",
-          "block_reduce",  "cluster_sync", "atomic",        "epilogue_math",  "epilogue_round",
-          "peer_store",    "ping_pong",    "poll",          "start_skew"};
+  std::vector<std::string> names;
+#define ARLAB_BENCH_NAME(name) names.emplace_back(#name);
+  ARLAB_SINGLE_RANK_BENCHES(ARLAB_BENCH_NAME)
+  ARLAB_CROSS_RANK_BENCHES(ARLAB_BENCH_NAME)
+#undef ARLAB_BENCH_NAME
+  return names;
 }
 
 }  // namespace arlab

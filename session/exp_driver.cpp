@@ -14,6 +14,7 @@
 
 #include "common/build_info.h"
 #include "common/utc_time.h"
+#include "experiments/exp_csv.h"
 #include "harness/check.h"
 #include "kernels/dispatch.h"
 #include "session/node_session.h"

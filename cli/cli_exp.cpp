@@ -39,6 +39,7 @@
 #include "experiments/speedup_summary.h"
 #include "harness/launch_env.h"
 #include "model/calibration.h"
+#include "model/gpu_spec.h"
 
 #include "session/session.h"
 
@@ -140,15 +141,30 @@ void run_numerics_experiment(const ExpOptions& o) {
   make_figures(o);
 }
 
+std::string ratios_path(const ExpOptions& o) { return o.out_dir + "/" + o.name + "/" + o.name + "_ratios.csv"; }
+
+// --merge: the union of the shard CSVs, and of the ratio CSVs beside them (X_ratios.csv, where a shard
+// has one), then the experiment's summary step and figures over the merged rows -- what a run over all
+// the cases would have left. The summary step gets the H200 preset's spec (its real-node link floor; the
+// committed measurements are H200's) and the calibration --calibration names (auto: the emulated one).
 void run_merge(const ExpOptions& o) {
   std::filesystem::create_directories(o.out_dir + "/" + o.name);
   const exp::MergeCounts n = exp::merge_csvs(o.merge, csv_path(o), o.name);
   std::printf("arlab exp %s --merge: %lld row(s) kept from %s, %lld added from %zu file(s), %lld duplicate(s) dropped\n",
               o.name.c_str(), n.kept, csv_path(o).c_str(), n.added, o.merge.size(), n.dropped);
+  std::vector<std::string> ratio_inputs;
+  for (const std::string& in : o.merge)
+    if (std::filesystem::exists(exp::ratios_path_of(in))) ratio_inputs.push_back(exp::ratios_path_of(in));
+  if (!ratio_inputs.empty()) {
+    const exp::MergeCounts r = exp::merge_ratio_csvs(ratio_inputs, ratios_path(o), o.name);
+    std::printf("  ratios: %lld row(s) kept from %s, %lld added from %zu file(s), %lld duplicate(s) dropped\n", r.kept,
+                ratios_path(o).c_str(), r.added, ratio_inputs.size(), r.dropped);
+  }
+  const std::string cal_path = resolve_calibration(o.calibration, false);
+  const model::Calibration cal = cal_path.empty() ? model::default_calibration() : model::load_calibration(cal_path);
+  run_summary_step(o, model::gpu_preset("h200_sxm"), cal);
   make_figures(o);
 }
-
-std::string ratios_path(const ExpOptions& o) { return o.out_dir + "/" + o.name + "/" + o.name + "_ratios.csv"; }
 
 void run_gpu_experiment(const ExpOptions& given) {
   const harness::LaunchEnv launch = harness::detect_launch(harness::process_env);

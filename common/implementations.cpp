@@ -11,9 +11,50 @@ namespace {
 // at N = 2 only (one addition, which commutes).
 constexpr int kNcclExactRanks = 2;
 
+// FlashInfer 0.7.2's NVFP4 conversion (trtllm_allreduce_fusion.cuh cvt_warp_fp16_to_fp4) is compiled
+// for sm_100 and later only: on sm_90 it returns 0, so the quantized output would be zeros.
+constexpr int kFlashinferFp4MinCcMajor = 10;
+
+std::string flashinfer_refuses(const Problem& p, int cc_major) {
+  if (has_fp4(p.pattern) && cc_major < kFlashinferFp4MinCcMajor)
+    return std::string("FlashInfer ") + flashinfer_version() + " writes zeros for NVFP4 patterns below sm_100 (its e2m1 "
+           "conversion is compiled for sm_100+ only); this GPU is sm_" + std::to_string(cc_major) + "x";
+  return "";
+}
+
+// vLLM's custom all-reduce (vllm_custom_all_reduce.cuh): 2, 4, 6 or 8 GPUs; sums in fp32 and rounds
+// once (so at N > 2 only arlab's fp32_acc mode is its sum); its two-stage kernel (N > 2 above
+// vllm_two_stage_min_bytes) starts each rank's part at that rank (rank order rotated), so its sums
+// are the reference's bit for bit only in the one-stage kernel. No residual: its baseline is the
+// all-reduce step, then arlab's separate norm kernel.
+std::string vllm_refuses(const Problem& p, int) {
+  if (p.nranks > 8) return "vLLM's custom all-reduce supports 2, 4, 6 or 8 GPUs; N = " + std::to_string(p.nranks);
+  if (p.nranks > 2 && p.acc != Accumulation::fp32_acc && p.dtype != DType::fp32)
+    return "vLLM's custom all-reduce sums in fp32 and rounds once: at N > 2 that is --acc fp32_acc, not pairwise";
+  const long long bytes = static_cast<long long>(p.tokens) * p.hidden * dtype_bytes(p.dtype);
+  if (p.nranks > 2 && bytes >= vllm_two_stage_min_bytes(p.nranks))
+    return "vLLM's two-stage kernel (N = " + std::to_string(p.nranks) + ", " + std::to_string(bytes) +
+           " bytes >= " + std::to_string(vllm_two_stage_min_bytes(p.nranks)) +
+           ") reduces each rank's part in a rank order rotated to start at that rank, so its sums are not the "
+           "reference's bit for bit";
+  return "";
+}
+
 }  // namespace
 
+long long vllm_two_stage_min_bytes(int nranks) {
+  // vllm_custom_all_reduce.cuh CustomAllreduce::allreduce: one stage for 2 GPUs; with full NVLink one
+  // stage below 512 KiB at <= 4 GPUs and below 256 KiB at <= 8, else two stages.
+  constexpr long long kOneStageBytesUpTo4 = 512 * 1024;
+  constexpr long long kOneStageBytesUpTo8 = 256 * 1024;
+  if (nranks <= 2) return -1;
+  return nranks <= 4 ? kOneStageBytesUpTo4 : kOneStageBytesUpTo8;
+}
+
+const char* flashinfer_version() { return ARLAB_FLASHINFER_VERSION; }
+
 const std::vector<ImplRow>& implementation_table() {
+  static const std::string flashinfer_label = std::string("flashinfer-") + flashinfer_version();
   static const std::vector<ImplRow> rows = {
       {Impl::reference, "reference", ImplKind::fused_body, true, true, false, 0, ModelDesign::reference, "fused",
        "reference",
@@ -24,12 +65,26 @@ const std::vector<ImplRow>& implementation_table() {
        "one-shot only (kernels/oneshot_lean_kernel.cuh): the own slice added from registers (never pushed or "
        "polled), polled slots cleared as they are consumed (no clear pass), the arrival off the critical path, "
        "epilogue operands loaded early, block totals pushed through DSMEM in clusters of 2-4"},
+      {Impl::flashinfer, "flashinfer", ImplKind::peer_fused, true, true, false, 0, ModelDesign::not_modelled,
+       flashinfer_label.c_str(), "flashinfer",
+       "FlashInfer's fused all-reduce kernels (trtllm_allreduce_fusion.cuh of the pinned flashinfer-python wheel): "
+       "one-shot Lamport and two-shot, one 16-byte vector per thread and one cluster per token; its own launch "
+       "configuration is --policy flashinfer",
+       ThreadMapping::one_vector_per_thread_exact, flashinfer_refuses},
       {Impl::unfused, "unfused", ImplKind::baseline, true, true, false, 0, ModelDesign::not_modelled, "unfused",
        "reference",
        "arlab's all-reduce-only kernel (the reference body, pattern ar) at the trtllm configuration, then the "
        "separate residual + RMSNorm (+quant) kernel"},
       {Impl::nccl, "nccl", ImplKind::baseline, true, true, true, kNcclExactRanks, ModelDesign::not_modelled, "nccl",
        "reference", "ncclAllReduce, then the separate residual + RMSNorm (+quant) kernel (one GPU per rank)"},
+      {Impl::nccl_symmetric, "nccl_symmetric", ImplKind::baseline, true, true, true, kNcclExactRanks,
+       ModelDesign::not_modelled, "nccl_symmetric", "reference",
+       "ncclAllReduce on buffers from ncclMemAlloc registered with ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC) "
+       "(NCCL >= 2.27's symmetric kernels), then the separate norm kernel (one GPU per rank)"},
+      {Impl::vllm, "vllm", ImplKind::baseline, true, true, false, 0, ModelDesign::not_modelled, "vllm", "reference",
+       "vLLM's custom all-reduce (vllm_custom_all_reduce.cuh of the pinned flashinfer-python wheel, its own "
+       "one-/two-stage rule, 36 blocks of 512 threads), then the separate norm kernel",
+       ThreadMapping::arlab, vllm_refuses},
   };
   return rows;
 }
@@ -69,9 +124,23 @@ std::vector<Impl> all_rows() {
 
 }  // namespace
 
-std::vector<Impl> kernel_bodies() { return rows_of(ImplKind::fused_body); }
+std::vector<Impl> kernel_bodies() {
+  std::vector<Impl> out;
+  for (const ImplRow& r : implementation_table())
+    if (r.kind != ImplKind::baseline) out.push_back(r.id);
+  return out;
+}
+std::vector<Impl> arlab_bodies() { return rows_of(ImplKind::fused_body); }
+std::vector<Impl> modelled_bodies() {
+  std::vector<Impl> out;
+  for (Impl id : kernel_bodies())
+    if (implementation(id).model != ModelDesign::not_modelled) out.push_back(id);
+  return out;
+}
 std::vector<Impl> baselines() { return rows_of(ImplKind::baseline); }
-bool is_kernel_body(Impl id) { return implementation(id).kind == ImplKind::fused_body; }
+bool is_kernel_body(Impl id) { return implementation(id).kind != ImplKind::baseline; }
+bool is_arlab_body(Impl id) { return implementation(id).kind == ImplKind::fused_body; }
+bool is_peer(Impl id) { return id == Impl::flashinfer || id == Impl::vllm; }
 std::string kernel_body_names() { return names_of(kernel_bodies()); }
 std::string baseline_names() { return names_of(baselines()); }
 
@@ -98,7 +167,7 @@ std::vector<Algorithm> algorithms_of(Impl id) {
   return out;
 }
 
-std::string implementation_refusal(Impl id, const Problem& p, bool real_node) {
+std::string implementation_refusal(Impl id, const Problem& p, bool real_node, int cc_major) {
   const ImplRow& r = implementation(id);
   if (!runs_algorithm(id, p.algo))
     return algorithm_limit(id) + " (it has no " + to_string(p.algo) + " kernel)";
@@ -109,6 +178,7 @@ std::string implementation_refusal(Impl id, const Problem& p, bool real_node) {
   if (r.real_node_only && !real_node)
     return std::string("the ") + r.name + " implementation needs a real node: one GPU per rank, one process per rank "
            "under mpirun (it refuses two ranks on one GPU); on the emulated node use --baseline unfused";
+  if (r.refuses != nullptr) return r.refuses(p, cc_major);
   return "";
 }
 

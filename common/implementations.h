@@ -15,12 +15,18 @@
 namespace arlab {
 
 // The rows, in table order (the order help texts and `all` lists use).
-enum class Impl : int { reference, lean, unfused, nccl };
+enum class Impl : int { reference, lean, flashinfer, unfused, nccl, nccl_symmetric, vllm };
 
 enum class ImplKind {
   fused_body,  // a body of arlab's fused kernel: one kernel launch per call, chosen with --kernel
+  peer_fused,  // another library's fused kernel (peers/): one launch per call, chosen with --kernel
   baseline,    // an all-reduce step, then arlab's separate residual + RMSNorm (+quant) kernel: --baseline
 };
+
+// How a fused kernel maps threads to a token's 16-byte vectors, which limits the configurations it
+// takes: arlab's bodies take any tpb / cluster / vectors per thread that cover a token
+// (model/legality.h); FlashInfer's one vector per thread and one cluster per token, exactly.
+enum class ThreadMapping { arlab, one_vector_per_thread_exact };
 
 // The model design that predicts an implementation (model/oneshot_model.cpp, model/twoshot_model.cpp);
 // not_modelled where the model has none (the row's predicted_us is then NaN, with the reason).
@@ -38,6 +44,10 @@ struct ImplRow {
   const char* csv_implementation;  // the measurement CSV's `implementation` cell
   const char* csv_kernel_variant;  // its `kernel_variant` cell (the fused body the row's kernel is)
   const char* summary;             // one line: what it is (help texts, docs)
+  ThreadMapping mapping = ThreadMapping::arlab;  // fused kinds: the configurations its kernel takes
+  // Why the row cannot run problem p on a GPU of compute capability cc_major (its own limits beyond
+  // the columns above: patterns, dtypes, accumulation, sizes), "" when it can; nullptr: no limits.
+  std::string (*refuses)(const Problem& p, int cc_major) = nullptr;
 };
 
 // Every row, in Impl order.
@@ -45,10 +55,17 @@ const std::vector<ImplRow>& implementation_table();
 const ImplRow& implementation(Impl id);
 inline const char* to_string(Impl id) { return implementation(id).name; }
 
-// Rows of one kind, in table order: the fused kernel bodies and the baselines.
+// Rows by kind, in table order. kernel_bodies(): every row --kernel takes (arlab's bodies and the
+// peers' fused kernels); arlab_bodies(): arlab's own (they have kernel families,
+// kernels/families.cmake); modelled_bodies(): the kernel bodies with a model design (what
+// `--kernel auto` lets the model policy search); baselines(): the --baseline rows.
 std::vector<Impl> kernel_bodies();
+std::vector<Impl> arlab_bodies();
+std::vector<Impl> modelled_bodies();
 std::vector<Impl> baselines();
-bool is_kernel_body(Impl id);
+bool is_kernel_body(Impl id);   // fused_body or peer_fused: one fused kernel per call
+bool is_arlab_body(Impl id);    // fused_body
+bool is_peer(Impl id);          // implemented by another library (peers/)
 
 // "reference, lean" / "unfused, nccl": the names of rows of one kind, for messages and help.
 std::string kernel_body_names();
@@ -66,9 +83,17 @@ std::string algorithm_limit(Impl id);
 // The algorithms the row runs, one-shot first.
 std::vector<Algorithm> algorithms_of(Impl id);
 
-// Why `id` cannot run problem p on a node with (or without) one GPU per rank, or "" when it can:
-// its algorithms, the ranks at which its sum is exact, its node. Used by the runner and the policies.
-std::string implementation_refusal(Impl id, const Problem& p, bool real_node);
+// Why `id` cannot run problem p on a node with (or without) one GPU per rank, on GPUs of compute
+// capability cc_major, or "" when it can: its algorithms, the ranks at which its sum is exact, its
+// node, its own limits (ImplRow::refuses). Used by the runner and the policies.
+std::string implementation_refusal(Impl id, const Problem& p, bool real_node, int cc_major);
+
+// The FlashInfer release the peer rows are built against (peers/flashinfer.pin), e.g. "0.7.2".
+const char* flashinfer_version();
+
+// The input size (bytes per rank) from which vLLM's custom all-reduce takes its two-stage kernel at
+// N ranks (full NVLink), -1 when it never does (N = 2): its own one-/two-stage rule.
+long long vllm_two_stage_min_bytes(int nranks);
 
 // The row a measurement CSV row names: its `implementation` cell, and its `kernel_variant` cell
 // (empty for files written before that column: the reference body). Throws InvalidArgument naming

@@ -14,6 +14,7 @@
 #include "common/measurement_kernel.h"
 #include "common/measurement_schema.h"
 #include "common/output_file.h"
+#include "common/ratio_schema.h"
 
 namespace arlab::exp {
 
@@ -110,6 +111,47 @@ MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string
   return counts;
 }
 
+std::string ratios_path_of(const std::string& measurement_csv) {
+  const std::filesystem::path p(measurement_csv);
+  return (p.parent_path() / (p.stem().string() + "_ratios.csv")).string();
+}
+
+MergeCounts merge_ratio_csvs(const std::vector<std::string>& inputs, const std::string& out_path,
+                             const std::string& name) {
+  if (inputs.empty()) throw InvalidArgument("merge: no input ratio CSV given");
+  check_output_is_no_input(inputs, out_path);
+  CsvReadOptions options;
+  options.allow_empty_file = true;
+  std::set<std::vector<std::string>> seen;
+  std::ostringstream rows;
+  MergeCounts counts;
+  const auto take = [&](const std::string& path, long long& count) {
+    const CsvRows<RatioRow> table = read_rows<RatioRow>(path, options);
+    std::string key;
+    for (size_t i = 0; i < table.rows.size(); ++i) {
+      const RatioRow& r = table.rows[i];
+      if (!case_key_of(r.experiment, name, key))
+        throw CsvError(path, table.lines[i], "experiment",
+                       "'" + cut_for_message(r.experiment) + "' is no case of experiment " + name + " (expected " +
+                           name + "/KEY): refusing to merge ratios of another experiment");
+      if (!seen.insert({r.experiment, r.group_id, r.numerator, r.numerator_cfg, r.denominator, r.denominator_cfg})
+               .second) {
+        ++counts.dropped;
+        continue;
+      }
+      rows << csv_join(to_cells(r)) << '\n';
+      ++count;
+    }
+  };
+  std::error_code ec;
+  if (std::filesystem::exists(out_path, ec)) take(out_path, counts.kept);
+  for (const std::string& in : inputs) {
+    if (!std::filesystem::exists(in, ec)) throw InvalidArgument("merge: cannot read input " + in + ": no such file");
+    take(in, counts.added);
+  }
+  write_file_atomically(out_path, csv_join(ratio_header()) + "\n" + rows.str());
+  return counts;
+}
 
 std::string exp_case_summary(const std::string& csv_path, const std::string& name,
                              const std::vector<std::string>& case_keys) {

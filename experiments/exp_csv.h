@@ -19,6 +19,9 @@ namespace arlab::exp {
 // as one of its rows is in the file: the driver should write a case's rows together, after its group.
 std::set<std::string> done_case_keys(const std::string& csv_path, const std::string& name);
 
+// Where the ratios of measurement CSV X.csv are: X_ratios.csv beside it.
+std::string ratios_path_of(const std::string& measurement_csv);
+
 // What merge_csvs did.
 struct MergeCounts {
   long long kept = 0;     // rows `out_path` held before, kept
@@ -38,6 +41,15 @@ struct MergeCounts {
 // output that is one of the inputs however spelled or linked; the output is written atomically
 // (common/output_file.h) and is left as it was on any error.
 MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path, const std::string& name);
+
+// The same union for the ratio CSVs (common/ratio_schema.h) beside those shards: `out_path`'s rows
+// first, then each input's, keeping the first row of each (experiment, group_id, numerator,
+// numerator_cfg, denominator, denominator_cfg) -- a ratio belongs to the group that measured it, so it
+// stays paired with that group's measurement rows whichever shard's rows of a case merge_csvs kept.
+// The same refusals (another experiment's row, a bad cell, the output one of the inputs, no input);
+// written atomically.
+MergeCounts merge_ratio_csvs(const std::vector<std::string>& inputs, const std::string& out_path,
+                             const std::string& name);
 
 
 

@@ -13,9 +13,11 @@
 
 #include "common/csv.h"
 #include "common/launch_config.h"
+#include "common/peers_schema.h"
 #include "common/speedup_schema.h"
 #include "common/output_file.h"
 #include "experiments/seed_cases.h"
+#include "experiments/peers_summary.h"
 #include "experiments/speedup_summary.h"
 #include "model/candidates.h"
 #include "model/explicit_shape.h"
@@ -236,12 +238,42 @@ std::vector<ExpCase> speedup_experiment(const ExpContext& ctx) {
     for (int h : hidden)
       for (int t : tokens) {
         std::vector<std::string> policies = {"trtllm"};
-        for (Impl body : kernel_bodies()) {
+        for (Impl body : arlab_bodies()) {
           if (body == Impl::reference || !runs_algorithm(body, Algorithm::oneshot)) continue;
           policies.push_back(std::string("trtllm/") + to_string(body));
           policies.push_back(std::string("model/") + to_string(body));
         }
         cases.push_back(make_case(sweep_problem(t, h, n, Algorithm::oneshot), policies));
+      }
+  return cases;
+}
+
+// peers (issue 23): arlab against the kernels people run, each problem one interleaved group whose
+// first member is FlashInfer at its own configuration (so every ratio row is against it): arlab's
+// reference kernel at trtllm's configuration and the algorithm FlashInfer's rule picks (the case's
+// algorithm: like for like, the reproduction against the library), arlab's best (the model's pick over
+// kernel bodies and algorithms), vLLM's custom all-reduce + the norm kernel where its sum is the
+// reference's bit for bit, and on a real node NCCL (+ its symmetric kernels) + the norm kernel at
+// N = 2. The sum is pairwise at N = 2 and fp32_acc above (vLLM's: fp32 sums; at N = 2 the two are the
+// same).
+std::vector<ExpCase> peers_experiment(const ExpContext& ctx) {
+  const std::vector<int> hidden =
+      ctx.quick ? std::vector<int>{4096} : std::vector<int>{2048, 4096, 5120, 7168, 8192, 16384};
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{1, 128}
+                                            : std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096};
+  std::vector<ExpCase> cases;
+  for (int n : ctx.nranks)
+    for (int h : hidden)
+      for (int t : tokens) {
+        Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
+        p.acc = n == 2 ? Accumulation::pairwise : Accumulation::fp32_acc;
+        if (!implementation_refusal(Impl::flashinfer, p, ctx.real_node, ctx.rank_spec.cc_major).empty()) continue;
+        p.algo = model::flashinfer_algorithm(p);
+        ExpCase c = make_case(p, {kFlashinferMember, "trtllm", "model/auto"});
+        for (Impl b : {Impl::vllm, Impl::nccl, Impl::nccl_symmetric})
+          if (implementation_refusal(b, p, ctx.real_node, ctx.rank_spec.cc_major).empty())
+            c.baselines.push_back(to_string(b));
+        cases.push_back(std::move(c));
       }
   return cases;
 }
@@ -299,6 +331,17 @@ std::vector<ExpCase> numerics_experiment(const ExpContext&) {
 
 std::string known_experiment_names();
 
+// peers's summary step: the summary CSV beside the measurement CSV (experiments/peers_summary.h).
+std::string peers_summary_step(const std::string& csv_path, const model::GpuSpec&, const model::Calibration&) {
+  const std::vector<PeersRow> rows = peers_rows(csv_path);
+  const std::string path = peers_summary_path(csv_path);
+  write_csv_file(path, peers_header(), [&](std::ostream& out) {
+    for (const PeersRow& r : rows) out << csv_join(to_cells(r)) << '\n';
+  });
+  return "# against FlashInfer " + std::string(flashinfer_version()) + " at its own configuration (" +
+         std::to_string(rows.size()) + " rows -> " + path + ")\n" + peers_report(rows);
+}
+
 // speedup's summary step: the summary CSV beside the measurement CSV (experiments/speedup_summary.h:
 // each kernel body against the reference kernel, and the floor) and its table.
 std::string speedup_summary_step(const std::string& csv_path, const model::GpuSpec& rank_spec,
@@ -354,6 +397,10 @@ const std::vector<ExperimentRow>& experiments() {
        "the reference kernel at trtllm vs each other kernel body at trtllm and at the model's choice, TP2 tokens "
        "1-512 x H 4096/8192, interleaved",
        speedup_experiment, "plot_speedup.py", speedup_summary_step},
+      {"peers",
+       "arlab's reference and its best against FlashInfer at its own configuration, vLLM + norm, NCCL (+ "
+       "symmetric) + norm on a real node: tokens 1-4096 x H 2048-16384, TP 2/4/8 (--nranks)",
+       peers_experiment, "plot_peers.py", peers_summary_step},
   };
   return rows;
 }

@@ -102,7 +102,7 @@ std::vector<SpeedupRow> speedup_rows(const std::string& measurement_csv, const m
     const auto ref = group.find({"trtllm", to_string(Impl::reference)});
     if (ref == group.end()) continue;
     const Cells& a = ref->second;
-    for (Impl v : kernel_bodies()) {
+    for (Impl v : arlab_bodies()) {
       if (v == Impl::reference) continue;
       const auto at_trtllm = group.find({"trtllm", to_string(v)});
       const auto at_model = group.find({"model", to_string(v)});

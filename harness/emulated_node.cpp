@@ -22,7 +22,8 @@ EmulatedNode::EmulatedNode(const NodeOptions& options) : NodeBase(options) {
                                            : model::sm_partition(device_.spec, options.nranks).sm_count;
   partitions_ = create_green_partitions(driver_, options.device, options.nranks, sms);
   rank_spec_ = model::sm_partition_with_count(device_.spec, partitions_[0].sm_count, options.nranks);
-  const WorkspaceShape shape{options.max_tokens, options.max_hidden, options.nranks, options.max_elem_bytes};
+  const WorkspaceShape shape{options.max_tokens, options.max_hidden, options.nranks, options.max_elem_bytes,
+                             options.peers};
   std::vector<void*> bases;
   for (int r = 0; r < options.nranks; ++r) {
     ranks_.push_back(std::make_unique<RankContext>(r, options.nranks, partitions_[static_cast<size_t>(r)].stream.get(),

@@ -9,6 +9,7 @@
 #include "harness/check.h"
 #include "harness/cupti_timer.h"
 #include "harness/nccl_comm.h"
+#include "peers/peer_kernels.h"
 #include "model/policies.h"
 
 namespace arlab::harness {
@@ -58,7 +59,7 @@ void FusedRunner::setup() {
   for (auto& in : inputs_) in.gamma = inputs_.front().gamma;
   node_.check_fits(shape_);
   // Every kernel body of the table with each algorithm it has; the unfused baseline's all-reduce.
-  for (Impl body : kernel_bodies())
+  for (Impl body : arlab_bodies())
     for (Algorithm algo : algorithms_of(body)) {
       Problem p = shape_;
       p.algo = algo;
@@ -71,6 +72,7 @@ void FusedRunner::setup() {
     kernels_[{Impl::unfused, algo}] = load_kernel(kernels::kernel_key(ar, Impl::reference));
   }
   if (has_residual(shape_.pattern)) norm_kernel_ = kernels::find_norm_kernel(shape_.dtype, shape_.pattern);
+  setup_peers();
   node_.format(shape_.dtype);
   tensors_.resize(static_cast<size_t>(node_.nranks()));  // only the local ranks' entries are used
   for (int r : node_.local_ranks()) {
@@ -80,6 +82,36 @@ void FusedRunner::setup() {
       t->upload(inputs_[static_cast<size_t>(s)], s, shape_.scale, node_.rank(r).stream());
   }
   preload_norm_kernel();
+}
+
+// The peers' kernels and calls, where the build has them and the node's workspaces hold their part;
+// else the reason, which prepare() gives when a peer row is asked for.
+void FusedRunner::setup_peers() {
+  const int local = node_.local_ranks().front();
+  if (!peers::built()) {
+    peers_reason_ = peers::not_built_reason();
+    return;
+  }
+  if (!node_.rank(local).workspace().shape().peers) {
+    peers_reason_ = "the node was opened without the peers' workspace part (a run opens it when a peer "
+                    "implementation is in its plan)";
+    return;
+  }
+  peers_ = std::make_unique<PeerCalls>(node_);
+  for (Algorithm algo : algorithms_of(Impl::flashinfer)) {
+    Problem p = shape_;
+    p.algo = algo;
+    if (!implementation_refusal(Impl::flashinfer, p, true, node_.rank_spec().cc_major).empty()) continue;
+    RunnerKernel k;
+    k.kernel.fn = peers::flashinfer_kernel(p, algo);
+    k.kernel.key = kernels::kernel_key(p, Impl::flashinfer);
+    k.kernel.name = std::string("flashinfer-") + flashinfer_version() + " " + kernels::kernel_name(k.kernel.key);
+    cudaFuncAttributes attr{};
+    ARLAB_CUDA_CHECK(cudaFuncGetAttributes(&attr, k.kernel.fn));
+    k.regs = attr.numRegs;
+    k.static_smem = static_cast<int>(attr.sharedSizeBytes);
+    kernels_[{Impl::flashinfer, algo}] = k;
+  }
 }
 
 // Under lazy module loading (the default since CUDA 12.2) the first launch of a kernel in a context
@@ -107,17 +139,17 @@ void FusedRunner::preload_norm_kernel() {
 const RunnerKernel& FusedRunner::kernel_for(const LaunchConfig& cfg) const {
   const auto it = kernels_.find({cfg.impl, cfg.algo});
   if (it != kernels_.end()) return it->second;
-  if (!runs_algorithm(cfg.impl, cfg.algo)) {
-    Problem p = shape_;
-    p.algo = cfg.algo;
-    throw InvalidArgument(implementation_refusal(cfg.impl, p, true));
-  }
+  Problem p = shape_;
+  p.algo = cfg.algo;
+  const std::string refusal = implementation_refusal(cfg.impl, p, true, node_.rank_spec().cc_major);
+  if (!refusal.empty()) throw InvalidArgument(refusal);
+  if (is_peer(cfg.impl) && !peers_) throw InvalidArgument(std::string("the ") + to_string(cfg.impl) + " peer: " + peers_reason_);
   throw InvalidArgument(std::string("the ") + to_string(cfg.impl) + " implementation launches no arlab kernel");
 }
 
 model::KernelResources FusedRunner::resources(const LaunchConfig& cfg) const {
   model::KernelResources res;
-  if (cfg.impl == Impl::nccl) return res;
+  if (cfg.impl == Impl::nccl || cfg.impl == Impl::nccl_symmetric || cfg.impl == Impl::vllm) return res;
   const RunnerKernel& k = kernel_for(cfg);
   res.regs_per_thread = k.regs;
   res.smem_per_block_bytes = k.static_smem + static_cast<int>(kernels::fused_dynamic_smem_bytes(k.kernel.key, cfg));
@@ -139,12 +171,21 @@ CheckedCall FusedRunner::prepare(const Problem& given, const LaunchConfig& cfg) 
                           " tokens the runner's tensors hold");
   node_.check_fits(call);
   const bool real_node = node_.topology() == "mpi";
-  const std::string refusal = implementation_refusal(cfg.impl, call, real_node);
+  const std::string refusal = implementation_refusal(cfg.impl, call, real_node, node_.rank_spec().cc_major);
   if (!refusal.empty()) throw InvalidArgument(refusal);
-  if (cfg.impl == Impl::nccl) {
-    node_.nccl();  // throws where NCCL cannot run; makes the communicator on first use (collective)
+  if (is_peer(cfg.impl) && !peers_) throw InvalidArgument(std::string("the ") + to_string(cfg.impl) + " peer: " + peers_reason_);
+  if (cfg.impl == Impl::nccl || cfg.impl == Impl::nccl_symmetric) {
+    NcclComm& comm = node_.nccl();  // throws where NCCL cannot run; makes the communicator (collective)
+    if (cfg.impl == Impl::nccl_symmetric) {
+      if (!comm.symmetric_supported())
+        throw InvalidArgument("the nccl_symmetric baseline needs NCCL >= 2.27 (symmetric memory windows); this "
+                              "arlab was built against an older one (" + comm.version() + " loaded)");
+      // Collective: windows for the runner's largest call.
+      comm.prepare_symmetric(static_cast<size_t>(shape_.tokens) * shape_.hidden * dtype_bytes(shape_.dtype));
+    }
     return CheckedCall(call, cfg, nullptr, model::KernelResources{});
   }
+  if (cfg.impl == Impl::vllm) return CheckedCall(call, cfg, nullptr, model::KernelResources{});
   const RunnerKernel& k = kernel_for(cfg);
   const model::KernelResources res = resources(cfg);
   Problem legal_as = call;
@@ -178,20 +219,47 @@ void FusedRunner::enqueue_rank(int r, const CheckedCall& checked, int set, bool 
   if (timer) timer->set_tag(tag);
   const bool skip = faulty && r == fault_.skip_kernel_rank;  // skipped: --inject-fault
   const RankTensors& t = *tensors_.at(static_cast<size_t>(r));
-  if (is_kernel_body(cfg.impl)) {
-    if (!skip) rank.launch_fused(checked.kernel()->kernel, params, cfg);
-  } else if (cfg.impl == Impl::unfused) {
-    kernels::FusedParams ar = params;
-    ar.allreduce_out = t.baseline_sum();
-    if (!skip) rank.launch_fused(checked.kernel()->kernel, ar, cfg);
-  } else {  // nccl
-    const size_t count = static_cast<size_t>(call.tokens) * static_cast<size_t>(call.hidden);
-    if (!skip) node_.nccl().all_reduce_sum(params.x, t.baseline_sum(), count, call.dtype, rank.stream());
+  const size_t count = static_cast<size_t>(call.tokens) * static_cast<size_t>(call.hidden);
+  const void* sum = t.baseline_sum();  // where a baseline's all-reduce step leaves the sum
+  switch (cfg.impl) {
+    case Impl::reference:
+    case Impl::lean:
+      if (!skip) rank.launch_fused(checked.kernel()->kernel, params, cfg);
+      break;
+    case Impl::flashinfer:
+      if (!skip)
+        ARLAB_CUDA_CHECK_RANK(r, peers::launch_flashinfer(call, cfg, peers_->flashinfer_args(r, params), rank.stream()));
+      break;
+    case Impl::unfused: {
+      kernels::FusedParams ar = params;
+      ar.allreduce_out = t.baseline_sum();
+      if (!skip) rank.launch_fused(checked.kernel()->kernel, ar, cfg);
+      break;
+    }
+    case Impl::nccl:
+      if (!skip) node_.nccl().all_reduce_sum(params.x, t.baseline_sum(), count, call.dtype, rank.stream());
+      break;
+    case Impl::nccl_symmetric:
+      // The sum lands in NCCL's registered receive buffer; the norm kernel reads it there.
+      if (!skip) sum = node_.nccl().all_reduce_sum_symmetric(params.x, count, call.dtype, rank.stream());
+      if (!skip && !has_residual(call.pattern))  // pattern ar: the gate reads allreduce_out (a copy, untimed)
+        ARLAB_CUDA_CHECK_RANK(r, cudaMemcpyAsync(t.baseline_sum(), sum, count * dtype_bytes(call.dtype),
+                                                 cudaMemcpyDeviceToDevice, rank.stream()));
+      break;
+    case Impl::vllm:
+      // vLLM's registered-buffer path: x is copied into this rank's registered input first (a copy,
+      // not a kernel: outside the timed call, which CUPTI kernel records delimit).
+      ARLAB_CUDA_CHECK_RANK(r, cudaMemcpyAsync(peers_->vllm_input(r), params.x, count * dtype_bytes(call.dtype),
+                                               cudaMemcpyDeviceToDevice, rank.stream()));
+      if (!skip)
+        ARLAB_CUDA_CHECK_RANK(r, peers::launch_vllm(call, peers_->vllm_args(r, t.baseline_sum()), rank.stream()));
+      break;
   }
   if (kernels_per_call(cfg) == 2) {
-    // The separate norm kernel reads the sum the all-reduce step left in baseline_sum().
+    // The separate norm kernel reads the sum the all-reduce step left (baseline_sum(), or NCCL's
+    // symmetric receive buffer).
     kernels::FusedParams norm = params;
-    norm.x = t.baseline_sum();
+    norm.x = sum;
     const LaunchConfig ncfg = norm_config(call);
     norm.cluster = ncfg.cluster;
     norm.vecs_per_thread = ncfg.vecs_per_thread;

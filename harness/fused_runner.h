@@ -23,6 +23,7 @@
 #include "common/problem.h"
 #include "harness/input_sets.h"
 #include "harness/node.h"
+#include "harness/peer_calls.h"
 #include "harness/rank_tensors.h"
 #include "kernels/dispatch.h"
 #include "kernels/norm_dispatch.h"
@@ -81,9 +82,10 @@ class FusedRunner {
   // Rank r's device tensors (r a local rank): inputs of every set, outputs of the last call.
   const RankTensors& tensors(int r) const { return *tensors_.at(static_cast<size_t>(r)); }
 
-  // The kernel a configuration runs: its body's kernel of its algorithm, or for the unfused
-  // baseline the reference all-reduce-only kernel (pattern ar) of its algorithm. Throws
-  // InvalidArgument for nccl (no arlab kernel) and for a body without a kernel of that algorithm.
+  // The kernel a configuration runs: its body's kernel of its algorithm (a peer's fused kernel for
+  // flashinfer), or for the unfused baseline the reference all-reduce-only kernel (pattern ar) of
+  // its algorithm. Throws InvalidArgument for the baselines of other libraries (nccl, vllm: no
+  // kernel of arlab's launcher) and for a body without a kernel of that algorithm.
   const RunnerKernel& kernel_for(const LaunchConfig& cfg) const;
   // Registers and shared memory (static + this configuration's dynamic) for model/ legality and the
   // policies: of the kernel kernel_for(cfg) names (0 for nccl). Throws as kernel_for.
@@ -132,6 +134,7 @@ class FusedRunner {
   };
   const Expected& expected(const Problem& call, int set);
   void setup();
+  void setup_peers();
   void preload_norm_kernel();
   RunnerKernel load_kernel(const kernels::KernelKey& key) const;
 
@@ -142,6 +145,10 @@ class FusedRunner {
   // unfused baseline's all-reduce-only kernel (the reference body, pattern ar) of each algorithm.
   std::map<std::pair<Impl, Algorithm>, RunnerKernel> kernels_;
   kernels::NormKernel norm_kernel_;  // the baselines' separate norm kernel (patterns with an epilogue)
+  // The peers' calls (flashinfer, vllm): made when the node has the peers' workspace part and the
+  // build has their kernels; else peers_reason_ says why not.
+  std::unique_ptr<PeerCalls> peers_;
+  std::string peers_reason_;
   std::vector<std::unique_ptr<RankTensors>> tensors_;
   std::map<std::pair<int, int>, Expected> expected_;  // (tokens, set)
   FaultInjection fault_;

@@ -163,7 +163,8 @@ std::vector<Measurement> measure_group(FusedRunner& runner, const std::vector<Ca
     for (size_t i = 0; i < group.size(); ++i) {
       out[i].timing = std::move(reports[i]);
       // NCCL calls are not graph-captured here (a capture must run on every rank at once; not done yet).
-      if (s.timing.graph_calls > 0 && calls[i].config().impl != Impl::nccl)
+      if (s.timing.graph_calls > 0 && calls[i].config().impl != Impl::nccl &&
+          calls[i].config().impl != Impl::nccl_symmetric)
         out[i].graph_us = time_graph_per_call(runner, calls[i], s.timing);
     }
   }

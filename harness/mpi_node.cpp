@@ -51,7 +51,8 @@ MpiNode::MpiNode(const NodeOptions& options, const MpiSession& mpi, int local_ra
 
   local_ = {mpi.rank()};
   stream_ = make_stream();
-  const WorkspaceShape shape{options_.max_tokens, options_.max_hidden, options_.nranks, options_.max_elem_bytes};
+  const WorkspaceShape shape{options_.max_tokens, options_.max_hidden, options_.nranks, options_.max_elem_bytes,
+                             options_.peers};
   ctx_ = std::make_unique<RankContext>(mpi.rank(), options_.nranks, stream_.get(), device_.spec, shape);
 
   // Exchange the workspaces' IPC handles and map every peer's.

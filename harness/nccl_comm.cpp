@@ -45,10 +45,23 @@ class NcclCommunicator final : public NcclComm {
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
   void all_reduce_sum(const void* send, void* recv, size_t count, DType dtype, cudaStream_t stream) const override;
   std::string version() const override;
+  bool symmetric_supported() const override;
+  void prepare_symmetric(size_t bytes) override;
+  void* all_reduce_sum_symmetric(const void* send, size_t count, DType dtype, cudaStream_t stream) const override;
 
  private:
+  void release_symmetric() noexcept;
+
   ncclComm_t comm_ = nullptr;
   int rank_ = 0;
+  // The symmetric windows (NCCL >= 2.27): send and receive buffers of symmetric_bytes_ each.
+  void* sym_send_ = nullptr;
+  void* sym_recv_ = nullptr;
+  size_t symmetric_bytes_ = 0;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  ncclWindow_t send_window_{};
+  ncclWindow_t recv_window_{};
+#endif
 };
 
 NcclCommunicator::NcclCommunicator(const MpiSession& mpi, int device) : rank_(mpi.rank()) {
@@ -62,6 +75,7 @@ NcclCommunicator::NcclCommunicator(const MpiSession& mpi, int device) : rank_(mp
 
 NcclCommunicator::~NcclCommunicator() {
   if (!comm_) return;
+  if (std::uncaught_exceptions() == 0) release_symmetric();
   if (std::uncaught_exceptions() > 0) {
     ncclCommAbort(comm_);  // the other ranks may never get here
   } else {
@@ -73,6 +87,54 @@ void NcclCommunicator::all_reduce_sum(const void* send, void* recv, size_t count
                                       cudaStream_t stream) const {
   ARLAB_NCCL_CHECK_RANK(rank_, ncclAllReduce(send, recv, count, nccl_type(dtype), ncclSum, comm_, stream));
 }
+
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+bool NcclCommunicator::symmetric_supported() const { return true; }
+
+void NcclCommunicator::release_symmetric() noexcept {
+  if (sym_send_) {
+    ncclCommWindowDeregister(comm_, send_window_);
+    ncclMemFree(sym_send_);
+  }
+  if (sym_recv_) {
+    ncclCommWindowDeregister(comm_, recv_window_);
+    ncclMemFree(sym_recv_);
+  }
+  sym_send_ = sym_recv_ = nullptr;
+  symmetric_bytes_ = 0;
+}
+
+void NcclCommunicator::prepare_symmetric(size_t bytes) {
+  if (bytes <= symmetric_bytes_) return;
+  release_symmetric();  // collective, like the registrations below: every rank grows at the same call
+  ARLAB_NCCL_CHECK_RANK(rank_, ncclMemAlloc(&sym_send_, bytes));
+  ARLAB_NCCL_CHECK_RANK(rank_, ncclMemAlloc(&sym_recv_, bytes));
+  ARLAB_NCCL_CHECK_RANK(rank_, ncclCommWindowRegister(comm_, sym_send_, bytes, &send_window_, NCCL_WIN_COLL_SYMMETRIC));
+  ARLAB_NCCL_CHECK_RANK(rank_, ncclCommWindowRegister(comm_, sym_recv_, bytes, &recv_window_, NCCL_WIN_COLL_SYMMETRIC));
+  symmetric_bytes_ = bytes;
+}
+
+void* NcclCommunicator::all_reduce_sum_symmetric(const void* send, size_t count, DType dtype,
+                                                 cudaStream_t stream) const {
+  const size_t bytes = count * static_cast<size_t>(dtype_bytes(dtype));
+  if (bytes > symmetric_bytes_)
+    throw InvalidArgument("nccl_symmetric: a call of " + std::to_string(bytes) + " bytes on windows of " +
+                          std::to_string(symmetric_bytes_) + " (prepare_symmetric first)");
+  ARLAB_CUDA_CHECK_RANK(rank_, cudaMemcpyAsync(sym_send_, send, bytes, cudaMemcpyDeviceToDevice, stream));
+  ARLAB_NCCL_CHECK_RANK(rank_, ncclAllReduce(sym_send_, sym_recv_, count, nccl_type(dtype), ncclSum, comm_, stream));
+  return sym_recv_;
+}
+#else
+bool NcclCommunicator::symmetric_supported() const { return false; }
+void NcclCommunicator::release_symmetric() noexcept {}
+void NcclCommunicator::prepare_symmetric(size_t) {
+  throw InvalidArgument("nccl_symmetric: this arlab was built against NCCL " + std::to_string(NCCL_VERSION_CODE) +
+                        ", which has no symmetric windows (NCCL >= 2.27)");
+}
+void* NcclCommunicator::all_reduce_sum_symmetric(const void*, size_t, DType, cudaStream_t) const {
+  throw InvalidArgument("nccl_symmetric: no symmetric windows in this NCCL (>= 2.27 needed)");
+}
+#endif
 
 std::string NcclCommunicator::version() const {
   int v = 0;

@@ -26,6 +26,16 @@ class NcclComm {
   virtual void all_reduce_sum(const void* send, void* recv, size_t count, DType dtype, cudaStream_t stream) const = 0;
   // "NCCL 2.28.3" (the library actually loaded, ncclGetVersion).
   virtual std::string version() const = 0;
+
+  // NCCL's symmetric kernels (NCCL >= 2.27): buffers from ncclMemAlloc registered as windows with
+  // ncclCommWindowRegister(..., NCCL_WIN_COLL_SYMMETRIC), where NCCL runs its symmetric all-reduce.
+  virtual bool symmetric_supported() const = 0;
+  // Collective: a registered send and receive window of at least `bytes` each (made once, grown
+  // when a larger call asks). Throws where NCCL has no symmetric windows.
+  virtual void prepare_symmetric(size_t bytes) = 0;
+  // Enqueues: `send` copied into the send window (a copy, not a kernel), then ncclAllReduce(sum)
+  // window to window; returns the receive window, where the sum lands.
+  virtual void* all_reduce_sum_symmetric(const void* send, size_t count, DType dtype, cudaStream_t stream) const = 0;
 };
 
 // Makes this process's communicator. Collective over every process of `mpi`: this process is NCCL

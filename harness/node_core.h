@@ -28,6 +28,7 @@ struct NodeOptions {
   int max_elem_bytes = 2;   // 4 to also run fp32
   double timeout_ms = 2000; // bound of every device spin-wait
   int sms_per_rank = 0;     // 0: the largest equal partition (model::sm_partition)
+  bool peers = false;       // also the peers' workspace part (peers/peer_layout.h: flashinfer, vllm)
 };
 
 // Throws InvalidArgument naming the value: nranks not supported, timeout not > 0.

@@ -33,6 +33,8 @@ class RankContext {
   // peer_bases[r] = rank r's workspace allocation as addressable from this rank (index = rank);
   // the start gate reaches every rank's control block through them.
   void connect(const std::vector<void*>& peer_bases);
+  // Rank q's workspace allocation as this rank reaches it (after connect()).
+  void* peer_base(int q) const { return peer_bases_.at(static_cast<size_t>(q)); }
 
   // The kernel's argument block for a call of `p` on input set `set` with launch shape `cfg`.
   kernels::FusedParams fused_params(const Problem& p, const LaunchConfig& cfg, const RankTensors& t, int set,

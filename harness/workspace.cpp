@@ -1,6 +1,7 @@
 // Implementation of harness/workspace.h.
 #include "harness/workspace.h"
 
+#include <climits>
 #include <string>
 
 #include "kernels/fill.h"
@@ -28,7 +29,14 @@ LamportWorkspace::LamportWorkspace(const WorkspaceShape& shape, int rank)
     : shape_(checked(shape)),
       rank_(rank),
       layout_(kernels::lamport_layout(shape.max_tokens, shape.max_hidden, shape.nranks, shape.max_elem_bytes)),
-      mem_(kernels::workspace_bytes(layout_), rank) {}
+      peer_layout_(peers::peer_layout(layout_, shape.nranks)),
+      mem_(shape.peers ? peer_layout_.total_bytes : kernels::workspace_bytes(layout_), rank) {
+  // FlashInfer keeps its Lamport buffer size in an int32 (peers/peer_layout.h).
+  if (shape.peers && peer_layout_.fi_lamport_buffer_bytes > static_cast<size_t>(INT32_MAX))
+    throw InvalidArgument("the peers' workspace: FlashInfer's Lamport buffer of " +
+                          std::to_string(peer_layout_.fi_lamport_buffer_bytes) +
+                          " bytes exceeds its int32 size field; use fewer tokens or a smaller H");
+}
 
 long long LamportWorkspace::token_capacity(int hidden, DType dtype) const {
   if (hidden < 1) return 0;
@@ -41,6 +49,18 @@ void LamportWorkspace::initialize(DType dtype, cudaStream_t stream) {
                                                         negative_zero_fill(dtype), stream));
   ARLAB_CUDA_CHECK_RANK(rank_,
                         cudaMemsetAsync(twoshot_flags(mem_.data(), layout_), 0, kernels::kTwoshotSyncBytes, stream));
+  if (!shape_.peers) return;
+  char* base = mem_.as<char>();
+  const peers::PeerLayout& p = peer_layout_;
+  ARLAB_CUDA_CHECK_RANK(rank_, cudaMemsetAsync(base + p.fi_barrier, 0, p.fi_lamport - p.fi_barrier, stream));
+  ARLAB_CUDA_CHECK_RANK(rank_, kernels::launch_fill_u32(base + p.fi_lamport, 3 * p.fi_lamport_buffer_bytes,
+                                                        negative_zero_fill(dtype), stream));
+  ARLAB_CUDA_CHECK_RANK(rank_, cudaMemsetAsync(base + p.fi_flags, 0, peers::kFlashinferFlagsBytes, stream));
+  const int lamport_bytes = static_cast<int>(p.fi_lamport_buffer_bytes);
+  ARLAB_CUDA_CHECK_RANK(rank_, cudaMemcpyAsync(base + p.fi_flags + peers::kFlashinferFlagLamportSize * sizeof(int),
+                                               &lamport_bytes, sizeof(int), cudaMemcpyHostToDevice, stream));
+  ARLAB_CUDA_CHECK_RANK(rank_, cudaMemsetAsync(base + p.vllm_signal, 0, peers::kVllmSignalBytes, stream));
+  // cudaMemcpyAsync from pageable host memory returns once the source is staged: lamport_bytes may go.
 }
 
 }  // namespace arlab::harness

@@ -13,6 +13,7 @@
 #include "harness/cuda_resources.h"
 #include "kernels/lamport_layout.h"
 #include "kernels/twoshot_layout.h"
+#include "peers/peer_layout.h"
 
 namespace arlab::harness {
 
@@ -21,6 +22,7 @@ struct WorkspaceShape {
   int max_hidden = 0;
   int nranks = 0;
   int max_elem_bytes = 2;  // 2: bf16/fp16 only; 4: also fp32
+  bool peers = false;      // the peers' part too (peers/peer_layout.h)
 };
 
 class LamportWorkspace {
@@ -31,6 +33,8 @@ class LamportWorkspace {
 
   const WorkspaceShape& shape() const { return shape_; }
   const kernels::LamportLayout& layout() const { return layout_; }
+  // The peers' part (valid when shape().peers).
+  const peers::PeerLayout& peer_layout() const { return peer_layout_; }
   void* base() const { return mem_.data(); }  // the whole allocation (what IPC would share)
   size_t bytes() const { return mem_.bytes(); }
   kernels::LamportControl* control() const { return mem_.as<kernels::LamportControl>(); }
@@ -42,13 +46,16 @@ class LamportWorkspace {
   long long token_capacity(int hidden, DType dtype) const;
 
   // Asynchronous on `stream`: control block, fault word, two-shot flags and epochs to zero, every
-  // Lamport buffer to dtype's -0.0.
+  // Lamport buffer to dtype's -0.0; with the peers' part, FlashInfer's barrier flags and control
+  // ints to zero (its Lamport buffer size set), its Lamport buffers to dtype's -0.0, vLLM's signal
+  // to zero.
   void initialize(DType dtype, cudaStream_t stream);
 
  private:
   WorkspaceShape shape_;
   int rank_;
   kernels::LamportLayout layout_;
+  peers::PeerLayout peer_layout_;
   DeviceBuffer mem_;
 };
 

@@ -46,6 +46,10 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
                                             const std::vector<Algorithm>& algos,
                                             const std::vector<Impl>& bodies) {
   if (bodies.empty()) throw InvalidArgument("candidate_configs: no kernel body to search");
+  for (Impl body : bodies)
+    if (implementation(body).model == ModelDesign::not_modelled)
+      throw InvalidArgument(std::string("model policy: the model does not predict the ") + to_string(body) +
+                            " implementation (no model design in its table row)");
   validate(p);
   std::vector<LaunchConfig> out;
   const std::vector<long long> token_quotients = distinct_ceil_quotients(p.tokens);

@@ -52,6 +52,13 @@ std::string legality_violation(const Problem& p, const LaunchConfig& c, const Gp
            " vectors of a token (H = " + str(p.hidden) + ", " + to_string(p.dtype) + ") with exactly ceil(" +
            str(threads_per_token(p)) + " / " + str(static_cast<long long>(c.tpb) * c.cluster) + ") = " + str(need) +
            " vectors per thread" + cfg();
+  // Rule 2b: the implementation's own mapping (common/implementations.h ThreadMapping).
+  if (implementation(c.impl).mapping == ThreadMapping::one_vector_per_thread_exact &&
+      (c.vecs_per_thread != 1 || static_cast<long long>(c.tpb) * c.cluster != threads_per_token(p)))
+    return std::string("rule 2b (") + to_string(c.impl) + " mapping): its kernel maps one 16-byte vector per thread "
+           "and one cluster per token, so tpb x cluster must be the " + str(threads_per_token(p)) +
+           " vectors of a token with vecs_per_thread 1; got " + str(c.tpb) + " x " + str(c.cluster) + ", vpt " +
+           str(c.vecs_per_thread) + cfg();
   // Rule 3: resources.
   const OccupancyLimits occ = occupancy_limits(s, c.tpb, r.regs_per_thread, r.smem_per_block_bytes);
   if (occ.blocks_per_sm < 1)
@@ -80,6 +87,9 @@ std::string legality_violation(const Problem& p, const LaunchConfig& c, const Gp
     if (c.grid > kMaxTwoShotBlocks)
       return "rule 4 (two-shot barrier flags): grid = " + str(c.grid) + " exceeds the workspace's " +
              str(kMaxTwoShotBlocks) + " barrier flags" + cfg();
+    if (is_peer(c.impl) && c.grid > kPeerBarrierFlags)
+      return "rule 4 (two-shot barrier flags): grid = " + str(c.grid) + " exceeds the " + str(kPeerBarrierFlags) +
+             " barrier flags of " + to_string(c.impl) + "'s two-shot kernel" + cfg();
   }
   return "";
 }

@@ -20,6 +20,10 @@ struct KernelResources {
 // kMaxThreadsPerBlock and kMaxTwoShotBlocks: common/launch_limits.h.
 constexpr int kMaxGridBlocks = 65535;
 
+// Barrier-flag slots of the peers' two-shot kernels (FlashInfer's kBarrierFlagCount, the same 256 as
+// TensorRT-LLM's): their two-shot grids have at most this many blocks.
+constexpr int kPeerBarrierFlags = 256;
+
 // The vectors each thread must cover so that one cluster covers a token:
 // ceil(threads_per_token / (tpb * cluster)).
 int required_vecs_per_thread(const Problem& p, int tpb, int cluster);
@@ -30,6 +34,8 @@ int required_vecs_per_thread(const Problem& p, int tpb, int cluster);
 //     <= spec.max_cluster_size; grid >= cluster, grid % cluster == 0, grid <= 65535.
 //  2. vecs_per_thread in {1,2,4} and == required_vecs_per_thread (a cluster covers one token in
 //     vecs_per_thread passes; threads past the token's end idle).
+//  2b. the implementation's own mapping (common/implementations.h ThreadMapping): FlashInfer's
+//     kernels take tpb x cluster == threads_per_token with vecs_per_thread 1 only.
 //  3. resources: blocks_per_sm(tpb, regs, smem) >= 1 and max_active_clusters(cluster) >= 1.
 //  4. two-shot: tokens >= nranks; tpb >= nranks; all blocks co-resident:
 //     grid <= max_active_clusters * cluster and grid <= blocks_per_sm * sm_count;

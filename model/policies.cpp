@@ -15,6 +15,7 @@ const char* to_string(Policy p) {
     case Policy::trtllm: return "trtllm";
     case Policy::occupancy: return "occupancy";
     case Policy::model: return "model";
+    case Policy::flashinfer: return "flashinfer";
     case Policy::explicit_config: return "explicit";
   }
   return "?";
@@ -23,11 +24,13 @@ const char* to_string(Policy p) {
 Policy parse_policy(const std::string& s) {
   for (Policy p : all_policies())
     if (s == to_string(p)) return p;
-  throw InvalidArgument("unknown policy '" + s + "' (expected legacy, trtllm, occupancy, model or explicit)");
+  throw InvalidArgument("unknown policy '" + s +
+                        "' (expected legacy, trtllm, occupancy, model, flashinfer or explicit)");
 }
 
 std::vector<Policy> all_policies() {
-  return {Policy::legacy, Policy::trtllm, Policy::occupancy, Policy::model, Policy::explicit_config};
+  return {Policy::legacy, Policy::trtllm, Policy::occupancy, Policy::model, Policy::flashinfer,
+          Policy::explicit_config};
 }
 
 namespace {
@@ -40,7 +43,7 @@ std::string problem_text(const Problem& p) {
 }
 }  // namespace
 
-PeerMapping peer_mapping(Policy policy, const Problem& p, int sm_count, int cc_major) {
+PeerMapping peer_mapping(Policy policy, const Problem& p, int sm_count, int cc_major, int max_threads_per_block) {
   if (policy != Policy::legacy && policy != Policy::trtllm)
     throw InvalidArgument(std::string("peer_mapping: policy ") + to_string(policy) + " is not legacy or trtllm");
   PeerMapping m;
@@ -54,7 +57,7 @@ PeerMapping peer_mapping(Policy policy, const Problem& p, int sm_count, int cc_m
     cs /= 2;
   }
   if (policy == Policy::trtllm) {
-    while (m.clusters_wanted * cs > sm_count && cs > 1 && tpb <= 512) {
+    while (m.clusters_wanted * cs > sm_count && cs > 1 && tpb <= max_threads_per_block / 2) {
       tpb *= 2;
       cs /= 2;
     }
@@ -66,10 +69,38 @@ PeerMapping peer_mapping(Policy policy, const Problem& p, int sm_count, int cc_m
   return m;
 }
 
+Algorithm flashinfer_algorithm(const Problem& p) {
+  // Its table (MiB per world size) and MAX_COMM_SIZE (INT32_MAX rounded down to 2 MiB), trtllm_ar.py.
+  constexpr double kMiB = 1024.0 * 1024.0;
+  constexpr long long kMaxCommSize = 2147483647LL & ~((1LL << 21) - 1);
+  double limit_mib = 0;
+  switch (p.nranks) {
+    case 2: limit_mib = 512; break;
+    case 4: limit_mib = 64; break;
+    case 8: limit_mib = 42; break;
+    default:
+      throw InvalidArgument("flashinfer policy: FlashInfer " + std::string(flashinfer_version()) +
+                            "'s one-/two-shot rule has no entry for N = " + std::to_string(p.nranks) +
+                            " (it knows 2, 4 and 8)");
+  }
+  const double elems = static_cast<double>(p.tokens) * p.hidden;
+  const double comm_mib = elems * 2 * p.nranks * dtype_bytes(p.dtype) / kMiB;
+  const double lamport_bytes = elems * p.nranks * (p.dtype == DType::fp32 ? 4 : 2);
+  const bool oneshot = comm_mib <= limit_mib && lamport_bytes <= static_cast<double>(kMaxCommSize);
+  if (!oneshot && p.tokens <= p.nranks)
+    throw InvalidArgument("flashinfer policy: FlashInfer's rule picks two-shot, which it allows only for tokens > N (" +
+                          std::to_string(p.tokens) + " tokens, N " + std::to_string(p.nranks) + ")");
+  return oneshot ? Algorithm::oneshot : Algorithm::twoshot;
+}
+
 namespace {
 
-LaunchConfig peer_config(Policy policy, const Problem& p, const GpuSpec& s) {
-  const PeerMapping m = peer_mapping(policy, p, s.sm_count, s.cc_major);
+// The registers one block may use (cudaDevAttrMaxRegistersPerBlock on sm_70 and later): FlashInfer's
+// launcher caps its block size at this / registers per thread.
+constexpr int kRegistersPerBlock = 65536;
+
+LaunchConfig peer_config(Policy policy, const Problem& p, const GpuSpec& s, int max_threads_per_block = 1024) {
+  const PeerMapping m = peer_mapping(policy, p, s.sm_count, s.cc_major, max_threads_per_block);
   const std::string who = std::string(to_string(policy)) + " policy (" + problem_text(p) + " on " + s.name + "): ";
   if (m.tpb > kMaxThreadsPerBlock)
     throw InvalidArgument(who + "the reference mapping tpb * cluster == threads_per_token needs tpb = " +
@@ -139,6 +170,16 @@ PolicyChoice explain_launch_config(Policy policy, const Problem& p, const GpuSpe
     case Policy::legacy:
     case Policy::trtllm: c = peer_config(policy, p, s); c.impl = bodies.front(); break;
     case Policy::occupancy: c = occupancy_config(p, s, res); c.impl = bodies.front(); break;
+    case Policy::flashinfer: {
+      Problem chosen = p;
+      chosen.algo = flashinfer_algorithm(p);
+      const int max_tpb = std::min(kMaxThreadsPerBlock, kRegistersPerBlock / std::max(1, res.regs_per_thread));
+      c = peer_config(Policy::trtllm, chosen, s, max_tpb);
+      c.impl = bodies.front();
+      choice.note = std::string("FlashInfer ") + flashinfer_version() + "'s rule: " + to_string(chosen.algo) +
+                    (chosen.algo != p.algo ? " (problem asked " + std::string(to_string(p.algo)) + ")" : "");
+      break;
+    }
     case Policy::model: {
       const SearchResult sr = search_best_config(p, s, res, cal, model_algorithms(p), bodies);
       c = sr.best;

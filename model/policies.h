@@ -7,6 +7,9 @@
 //             resident cluster capacity) clusters (blocks/SM x SMs, GPC-limited cluster placement)
 //   model     the lowest predicted time over the candidate space (model/candidates.h); may switch
 //             algorithm (one-shot <-> two-shot), and says so
+//   flashinfer FlashInfer's own choice (its launcher, trtllm_allreduce_fusion.cuh, and its Python
+//             one-/two-shot rule, flashinfer/comm/trtllm_ar.py): trtllm's mapping with a block-size cap
+//             from the kernel's registers, for the algorithm its rule picks (it may switch algorithm)
 //   explicit  the user's configuration, after check_legal
 #pragma once
 
@@ -21,10 +24,10 @@
 
 namespace arlab::model {
 
-enum class Policy { legacy, trtllm, occupancy, model, explicit_config };
+enum class Policy { legacy, trtllm, occupancy, model, flashinfer, explicit_config };
 
 const char* to_string(Policy p);
-Policy parse_policy(const std::string& s);  // legacy, trtllm, occupancy, model, explicit
+Policy parse_policy(const std::string& s);  // legacy, trtllm, occupancy, model, flashinfer, explicit
 std::vector<Policy> all_policies();          // in the order above
 
 // The peer libraries' mapping, before any legality check (docs/policies.md):
@@ -40,7 +43,19 @@ struct PeerMapping {
   int grid = 0;
   long long clusters_wanted = 0;
 };
-PeerMapping peer_mapping(Policy legacy_or_trtllm, const Problem& p, int sm_count, int cc_major);
+// `max_threads_per_block`: the block size trtllm's doubling stops below (the doubling needs
+// tpb <= max / 2); TensorRT-LLM fixes it at 1024, FlashInfer's launcher takes
+// min(registers per block / registers per thread, 1024).
+PeerMapping peer_mapping(Policy legacy_or_trtllm, const Problem& p, int sm_count, int cc_major,
+                         int max_threads_per_block = 1024);
+
+// FlashInfer 0.7.2's one-/two-shot rule (flashinfer/comm/trtllm_ar.py _should_use_oneshot and the
+// Lamport size check after it): one-shot while tokens x H x 2 x N x sizeof(T) bytes is at most 512,
+// 64 and 42 MiB at N = 2, 4 and 8, and while the Lamport buffer (N x tokens x H x 2 bytes; x 4 for
+// fp32) fits its MAX_COMM_SIZE; else two-shot, which it allows only for tokens > N. Throws
+// InvalidArgument naming the case where the library has no answer (N = 16: no entry in its table;
+// two-shot with tokens <= N: its assertion).
+Algorithm flashinfer_algorithm(const Problem& p);
 
 // Largest grid (in blocks) the peer's two-shot barrier supports (docs/policies.md invariant grid <= 256).
 constexpr int kPeerTwoShotMaxBlocks = 256;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
 #                    [--seed] [--twoshot "N ..."] [--mpi NGPUS] [--probe] [--repeat K] [--hold-ab]
-#                    [--sanitize] [--soak CALLS] [--calibrate] [--exp "NAME ..."] [--mixed]
+#                    [--sanitize] [--soak CALLS] [--calibrate] [--exp "NAME ..."] [--exp-nranks "N ..."]
+#                    [--exp-timeout S] [--mixed] [--peers]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -38,6 +39,13 @@
 #                  calibration.csv; logs calibrate_*.log).
 # --exp "NAME.."   also run `arlab exp NAME` for each name (emulated TP2) into OUTDIR/exp/NAME/ (CSV,
 #                  ratios CSV, summary files; no figures).
+# --exp-nranks "N.." the emulated rank counts of those experiments (default "2").
+# --exp-timeout S  wall-clock bound of each experiment (default 500 s); a cut experiment keeps the cases it
+#                  finished (its CSV is written case by case; rerun it to resume).
+# --peers          also run the peers' gate smoke matrix before everything else: FlashInfer at its own
+#                  configuration and at trtllm's (one- and two-shot), vLLM, beside arlab's reference and
+#                  best, patterns ar / ar_res_rms / ar_res_rms_fp8 / ar_res_rms_out_fp8, TP 2/4/8, a few
+#                  sizes; every run bounded by 90 s, into OUTDIR/peers.csv and peers.log.
 # --mixed          also run groups that mix algorithms: H {5120, 8192, 16384} x tokens {100, 256, 384},
 #                  --policy legacy,trtllm,occupancy,model (the model may pick two-shot beside the others'
 #                  one-shot) into OUTDIR/mixed.csv, and count the groups whose model pick was two-shot.
@@ -62,6 +70,7 @@ fi
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
 run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0; run_calibrate=0; exp_names=""; mixed=0
+exp_nranks="2"; exp_timeout=500; run_peers=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -80,7 +89,10 @@ while [ $# -gt 0 ]; do
     --soak) soak_calls=$2; shift 2 ;;
     --calibrate) run_calibrate=1; shift ;;
     --exp) exp_names=$2; shift 2 ;;
+    --exp-nranks) exp_nranks=$2; shift 2 ;;
+    --exp-timeout) exp_timeout=$2; shift 2 ;;
     --mixed) mixed=1; shift ;;
+    --peers) run_peers=1; shift ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -131,6 +143,31 @@ if [ -z "$bin" ]; then
   if [ $rc -ne 0 ]; then tail -30 "$out/build.log"; exit $rc; fi
 fi
 arlab=$bin/cli/arlab
+
+# ---- the peers' gate smoke matrix (first: the newest code; each run bounded) ----
+if [ $run_peers -eq 1 ]; then
+  start=$(date +%s); : > "$out/peers.log"
+  peers_run() {  # ARGS...: one `arlab run` into peers.csv, its exit code and the GATE/SUMMARY lines logged
+    echo "== arlab run $*" >> "$out/peers.log"
+    timeout 90 "$arlab" run "$@" --max-time 0.5 --csv "$out/peers.csv" --experiment peers_smoke >> "$out/peers.log" 2>&1
+    local rc=$?
+    echo "exit $rc" >> "$out/peers.log"
+    [ $rc -ne 0 ] && status=1
+  }
+  for n in 2 4 8; do
+    for th in "1 4096" "128 4096" "128 8192" "1024 7168"; do
+      set -- $th
+      peers_run --ranks "$n" -t "$1" --hidden "$2" --policy flashinfer/flashinfer,trtllm,model/auto --baseline vllm
+    done
+  done
+  for pat in ar ar_res_rms_fp8 ar_res_rms_out_fp8; do
+    peers_run --ranks 2 -t 64 --hidden 4096 --pattern "$pat" --policy flashinfer/flashinfer,trtllm
+  done
+  for n in 2 4; do
+    peers_run --ranks "$n" -t 256 --hidden 8192 --algo twoshot --policy trtllm/flashinfer,trtllm
+  done
+  echo "gpu-run: peers smoke matrix in $(( $(date +%s) - start )) s: $(grep -c '^exit 0' "$out/peers.log") of $(grep -c '^exit' "$out/peers.log") runs exit 0 (log: peers.log)"
+fi
 
 # ---- GPU tests ----
 if [ $run_tests -eq 1 ]; then
@@ -256,7 +293,8 @@ fi
 if [ -n "$exp_names" ]; then
   for name in $exp_names; do
     start=$(date +%s)
-    timeout 500 "$arlab" exp "$name" --out-dir "$out/exp" --no-plots > "$out/exp_$name.log" 2>&1
+    # shellcheck disable=SC2086  # the rank counts are words
+    timeout "$exp_timeout" "$arlab" exp "$name" --nranks $exp_nranks --out-dir "$out/exp" --no-plots > "$out/exp_$name.log" 2>&1
     rc=$?; [ $rc -ne 0 ] && status=1
     echo "gpu-run: arlab exp $name exit $rc in $(( $(date +%s) - start )) s (log: exp_$name.log)"
   done
@@ -349,6 +387,10 @@ fi
 if [ -f "$out/seed.log" ]; then
   echo "== seed experiment (arlab seed --mode measure) =="
   grep -E "seed H|MAPE|regret|measured [0-9]+ case|refused|WARNING|FAILED" "$out/seed.log" | tail -16
+fi
+if [ -f "$out/peers.csv" ]; then
+  echo "== peers smoke matrix (gate verdicts) =="
+  grep -E "^== arlab run|^exit|GATE|FAIL|error|refus" "$out/peers.log" | tail -60
 fi
 for name in $exp_names; do
   [ -f "$out/exp_$name.log" ] && { echo "== exp $name =="; grep -E "^# |speedup|geomean|case\(s\) run|GATE|error" "$out/exp_$name.log" | tail -24; }

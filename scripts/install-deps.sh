@@ -12,6 +12,8 @@ packages=(
   libcli11-dev                # CLI11: the arlab CLI
   libopenmpi-dev openmpi-bin  # MPI: the multi-process (mpirun/srun) runtime
   python3 python3-matplotlib  # plots/
+  python3-pip unzip           # the FlashInfer headers of the peer implementations (below)
+  libspdlog-dev               # FlashInfer's logging.h includes spdlog
 )
 
 missing=()
@@ -23,13 +25,18 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  echo "install-deps: done"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "install-deps: done"
+# The FlashInfer headers (peers/flashinfer.pin): the pinned flashinfer-python wheel, fetched from PyPI
+# without its dependencies, checked against its sha256, and only its flashinfer/data/include tree
+# unpacked into ${ARLAB_CACHE:-~/.cache/arlab}/flashinfer-VERSION/include, where CMake finds it. Without
+# network or pip the peer implementations are skipped (configure says so); nothing else depends on it.
+"$(dirname "$0")/fetch-flashinfer.sh" || echo "install-deps: FlashInfer headers not fetched: the flashinfer and vllm peers will be skipped"

@@ -51,23 +51,6 @@ std::vector<exp::ExpCase> shard_cases_for(const ExpRequest& r, int n, const mode
   return exp::shard_cases(exp::experiment_cases(r.name, ctx), r.shard);
 }
 
-// The node of one rank count: a workspace for the largest case (in elements), 2-byte dtypes.
-harness::NodeOptions node_options(const ExpRequest& r, int n, const std::vector<exp::ExpCase>& cases) {
-  harness::NodeOptions nopt;
-  nopt.nranks = n;
-  nopt.timeout_ms = r.base.timeout_ms;
-  nopt.sms_per_rank = r.base.sms_per_rank;
-  nopt.max_hidden = 1;
-  long long elems = 1;
-  for (const exp::ExpCase& c : cases) {
-    elems = std::max(elems, static_cast<long long>(c.problem.tokens) * c.problem.hidden);
-    nopt.max_hidden = std::max(nopt.max_hidden, c.problem.hidden);
-  }
-  nopt.max_tokens = static_cast<int>((elems + nopt.max_hidden - 1) / nopt.max_hidden);
-  nopt.max_elem_bytes = 2;
-  return nopt;
-}
-
 // The plan of one case: the base plan's timing, inputs and calibration, the case's problem and group.
 RunPlan case_plan(const ExpRequest& r, const exp::ExpCase& c) {
   RunPlan plan = r.base;
@@ -82,6 +65,24 @@ RunPlan case_plan(const ExpRequest& r, const exp::ExpCase& c) {
   plan.csv = r.csv_path;
   plan.ratios_csv = r.ratios_path;
   return plan;
+}
+
+// The node of one rank count: a workspace for the largest case (in elements), 2-byte dtypes.
+harness::NodeOptions node_options(const ExpRequest& r, int n, const std::vector<exp::ExpCase>& cases) {
+  harness::NodeOptions nopt;
+  nopt.nranks = n;
+  nopt.timeout_ms = r.base.timeout_ms;
+  nopt.sms_per_rank = r.base.sms_per_rank;
+  nopt.max_hidden = 1;
+  long long elems = 1;
+  for (const exp::ExpCase& c : cases) {
+    elems = std::max(elems, static_cast<long long>(c.problem.tokens) * c.problem.hidden);
+    nopt.max_hidden = std::max(nopt.max_hidden, c.problem.hidden);
+  }
+  nopt.max_tokens = static_cast<int>((elems + nopt.max_hidden - 1) / nopt.max_hidden);
+  nopt.max_elem_bytes = 2;
+  for (const exp::ExpCase& c : cases) nopt.peers = nopt.peers || needs_peers(case_plan(r, c).entries);
+  return nopt;
 }
 
 struct Progress {

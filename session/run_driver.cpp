@@ -21,6 +21,7 @@
 #include "harness/timing.h"
 #include "model/candidates.h"
 #include "model/legality.h"
+#include "peers/peer_kernels.h"
 
 namespace arlab::session {
 
@@ -41,6 +42,7 @@ LaunchConfig baseline_config(Impl baseline, const Problem& p, const harness::Nod
   LaunchConfig cfg;
   cfg.algo = p.algo;
   cfg.impl = baseline;
+  if (baseline == Impl::vllm) return peers::vllm_launch_config(p);
   if (baseline == Impl::unfused) {
     Problem ar = p;
     ar.pattern = Pattern::ar;
@@ -82,8 +84,9 @@ harness::Candidate make_candidate(const GroupEntry& e, const RunPlan& plan, cons
   std::string note;
   switch (e.kind) {
     case GroupEntry::Kind::policy: {
-      const bool model_policy = e.policy == model::Policy::model;
-      const std::vector<Algorithm> algos = model_policy ? model::model_algorithms(p) : std::vector<Algorithm>{p.algo};
+      // The policies that may switch algorithm size their search by every kernel they may pick.
+      const bool switches = e.policy == model::Policy::model || e.policy == model::Policy::flashinfer;
+      const std::vector<Algorithm> algos = switches ? model::model_algorithms(p) : std::vector<Algorithm>{p.algo};
       const LaunchConfig given = e.policy == model::Policy::explicit_config ? explicit_config(e.shape, p) : LaunchConfig{};
       const model::PolicyChoice choice =
           model::explain_launch_config(e.policy, p, node.rank_spec(), resources_for(runner, e.kernel, algos),
@@ -133,9 +136,16 @@ void print_echo(const RunPlan& plan, harness::Node& node, const harness::FusedRu
   std::printf("  kernel: %s\n", describe_kernels(group).c_str());
   for (const harness::Candidate& c : group) {
     const LaunchConfig& cfg = c.call.config();
-    if (cfg.impl == Impl::nccl) {
-      std::printf("  %-9s -> ncclAllReduce (%s), then the separate norm kernel %s\n", c.policy.c_str(),
-                  node.nccl().version().c_str(), describe_norm(runner, p).c_str());
+    if (cfg.impl == Impl::nccl || cfg.impl == Impl::nccl_symmetric) {
+      std::printf("  %-9s -> ncclAllReduce%s (%s), then the separate norm kernel %s\n", c.policy.c_str(),
+                  cfg.impl == Impl::nccl_symmetric ? " on symmetric windows" : "", node.nccl().version().c_str(),
+                  describe_norm(runner, p).c_str());
+      continue;
+    }
+    if (cfg.impl == Impl::vllm) {
+      std::printf("  %-9s -> vLLM custom all-reduce (FlashInfer %s headers; %d blocks x %d threads), then the "
+                  "separate norm kernel %s\n", c.policy.c_str(), flashinfer_version(), cfg.grid, cfg.tpb,
+                  describe_norm(runner, p).c_str());
       continue;
     }
     std::printf("  %-9s -> %s tpb %d, cluster %d, grid %d, vpt %d%s, %d B shared/block, kernel %s%s%s%s%s\n",

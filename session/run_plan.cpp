@@ -24,8 +24,14 @@ void require_fixed_algorithm(const KernelChoice& choice, const Problem& p, const
                           to_string(algorithms_of(body).front()) + ", --kernel reference or --policy model");
 }
 
-// Throws InvalidArgument unless the model policy can search something with `choice` for p.
+// Throws InvalidArgument unless the model policy can search something with `choice` for p: every
+// body has a model design, and one of them runs an algorithm the model may pick.
 void require_model_candidates(const KernelChoice& choice, const Problem& p) {
+  for (Impl body : choice.bodies)
+    if (implementation(body).model == ModelDesign::not_modelled)
+      throw InvalidArgument("--policy model with --kernel " + choice.name + ": the model does not predict the " +
+                            to_string(body) + " implementation (no model design in its table row); use a fixed "
+                            "policy with it (trtllm, flashinfer, explicit)");
   for (Impl body : choice.bodies)
     for (Algorithm a : model::model_algorithms(p))
       if (runs_algorithm(body, a)) return;
@@ -36,7 +42,7 @@ void require_model_candidates(const KernelChoice& choice, const Problem& p) {
 }  // namespace
 
 KernelChoice parse_kernel_choice(const std::string& text) {
-  if (text == "auto") return KernelChoice{text, kernel_bodies()};
+  if (text == "auto") return KernelChoice{text, modelled_bodies()};  // what the model can predict
   for (Impl body : kernel_bodies())
     if (text == to_string(body)) return KernelChoice{text, {body}};
   throw InvalidArgument("--kernel '" + cut_for_message(text) + "' is not a kernel (expected " + kernel_body_names() +
@@ -52,6 +58,16 @@ std::vector<KernelChoice> parse_kernel_choices(const std::vector<std::string>& n
     out.push_back(parse_kernel_choice(name));
   }
   return out;
+}
+
+bool needs_peers(const std::vector<GroupEntry>& entries) {
+  for (const GroupEntry& e : entries) {
+    if (e.kind == GroupEntry::Kind::baseline && is_peer(e.baseline)) return true;
+    if (e.kind != GroupEntry::Kind::baseline)
+      for (Impl body : e.kernel.bodies)
+        if (is_peer(body)) return true;
+  }
+  return false;
 }
 
 std::vector<GroupEntry> plan_group(const GroupRequest& r, const Problem& p) {
@@ -84,8 +100,14 @@ std::vector<GroupEntry> plan_group(const GroupRequest& r, const Problem& p) {
       GroupEntry one = e;
       one.kernel = k;
       one.label = own_kernel || several_kernels ? name + "/" + k.name : name;
-      if (e.policy == model::Policy::model)
+      if (e.policy == model::Policy::model) {
         require_model_candidates(k, p);
+      } else if (e.policy == model::Policy::flashinfer) {
+        // FlashInfer's rule picks the algorithm (it may switch): the body must take either.
+        if (k.automatic())
+          throw InvalidArgument("--kernel " + k.name + " lets the model policy choose the kernel; --policy flashinfer "
+                                "takes one kernel body (" + kernel_body_names() + ")");
+      }
       else if (e.policy == model::Policy::explicit_config)
         require_fixed_algorithm(k, p, "an explicit configuration (--config, --policy explicit)");
       else

@@ -59,6 +59,9 @@ struct GroupRequest {
   std::vector<Impl> baselines;
 };
 std::vector<GroupEntry> plan_group(const GroupRequest& request, const Problem& problem);
+// True when a member runs a peer library's kernel (flashinfer, vllm): the node then needs the
+// peers' workspace part (peers/peer_layout.h).
+bool needs_peers(const std::vector<GroupEntry>& entries);
 
 struct RunPlan {
   Problem problem;                  // in a size sweep: the largest size (the workspace and inputs hold it)

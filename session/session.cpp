@@ -34,6 +34,7 @@ void run_measurements(const RunPlan& plan) {
   nopt.max_elem_bytes = dtype_bytes(plan.problem.dtype);
   nopt.timeout_ms = plan.timeout_ms;
   nopt.sms_per_rank = plan.sms_per_rank;
+  nopt.peers = needs_peers(plan.entries);
   s.on_node(nopt, [&](harness::Node& node) { run_plan_on_node(plan, node, s.cupti(), s.cupti_note()); });
 }
 

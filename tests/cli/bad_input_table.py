@@ -324,16 +324,16 @@ def cases(have_cuda):
     add("baseline: --baseline lean (a kernel body)", ["run", "--baseline", "lean"], 2,
         r"--baseline lean: the policies measure the fused kernel bodies")
     add("baseline: --baseline of an unknown kind", ["run", "--baseline", "mpi"], 2,
-        r"unknown baseline 'mpi' \(expected unfused, nccl\)")
+        r"unknown baseline 'mpi' \(expected unfused, nccl, nccl_symmetric, vllm\)")
     add("baseline: --algo nccl takes no --config", ["run", "--algo", "nccl", "--config", "128/1/64"], 2,
         r"--algo nccl measures that baseline alone")
 
     # --- kernel variants (`--kernel`, issue 13: refused before any device is touched) ----------
     kernel_refusals = [
-        (["--kernel", "bogus"], r"--kernel 'bogus' is not a kernel \(expected reference, lean or auto\)"),
+        (["--kernel", "bogus"], r"--kernel 'bogus' is not a kernel \(expected reference, lean, flashinfer or auto\)"),
         (["--kernel", "auto", "--policy", "trtllm"],
          r"--kernel auto lets the model policy choose the kernel; --policy trtllm takes one kernel body \(reference, "
-         r"lean\)"),
+         r"lean, flashinfer\)"),
         (["--kernel", "lean", "--algo", "twoshot", "--policy", "trtllm"],
          r"--kernel lean with --algo twoshot: the lean kernel is one-shot only, and --policy trtllm keeps the "
          r"problem's algorithm")]
@@ -354,7 +354,7 @@ def cases(have_cuda):
         ["run", "--kernel", "lean", "--algo", "twoshot", "--policy", "model", "--baseline", "unfused"], 2,
         r"(?s)group: model, unfused baseline.*" + no_gpu)
     add("kernel: predict --kernel auto with the default policies", ["predict", "--no-terms", "--kernel", "auto"], 2,
-        r"--policy legacy takes one kernel body \(reference, lean\) \(--policy: the default policy list\)")
+        r"--policy legacy takes one kernel body \(reference, lean, flashinfer\) \(--policy: the default policy list\)")
     add("exp: an unknown experiment lists the known ones", ["exp", "nosuch", "--out-dir", "exp_out"], 2,
         r"nosuch.*seed.*fusion", absent=["exp_out"])
     add("exp: no experiment named", ["exp"], 2, r"name an experiment")
@@ -398,7 +398,7 @@ def cases(have_cuda):
         r"kv_label_differs\.csv:4: column 'policy': policy label 'trtllm/lean' names the lean kernel, the row's "
         r"kernel_variant is reference")
     add("measurement: policy label trtllm/fast", ["validate", "policy_label_x.csv"], 2,
-        r"policy_label_x\.csv:4: column 'policy': unknown kernel body 'fast' \(expected reference, lean\)")
+        r"policy_label_x\.csv:4: column 'policy': unknown kernel body 'fast' \(expected reference, lean, flashinfer\)")
     add("measurement: missing column", ["validate", "missing_column.csv"], 2,
         r"missing_column\.csv:1: column 'hidden': header lacks this column|the header has no column 'hidden'")
     add("measurement: short row", ["validate", "short_row.csv"], 2, r"short_row\.csv:4: .*row has 10 cells")

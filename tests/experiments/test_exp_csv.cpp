@@ -16,6 +16,7 @@
 #include "common/csv_table.h"
 #include "common/fmt.h"
 #include "common/measurement_schema.h"
+#include "common/ratio_schema.h"
 #include "experiments/exp_csv.h"
 #include "tests/catch.h"
 
@@ -190,6 +191,59 @@ TEST_CASE("exp merge: shard CSVs into one, duplicates dropped") {
   write_text(bad, header_line() + "\n" + row1 + "\ntokens/k3,trtllm\n");
   CHECK(exception_text([&] { exp::merge_csvs({bad}, out, "tokens"); }).find(bad + ":3: column 'date_utc': row has 2 cells") !=
         std::string::npos);
+  CHECK(read_text(out) == before);
+}
+
+TEST_CASE("exp merge: the ratio CSVs beside the shards, one row per (group, numerator, denominator)") {
+  const TempDir dir;
+  const auto ratio = [](const std::string& experiment, const std::string& group, const std::string& numerator,
+                        double value) {
+    RatioRow r;
+    r.experiment = experiment;
+    r.git_sha = "0123456789ab";
+    r.date_utc = "2026-12-01T00:00:00Z";
+    r.group_id = group;
+    r.gpu = "NVIDIA H200";
+    r.topology = "emulated";
+    r.link = "local";
+    r.nranks = 2;
+    r.dtype = "bf16";
+    r.pattern = "ar_res_rms";
+    r.tokens = 128;
+    r.hidden = 4096;
+    r.numerator = numerator;
+    r.numerator_cfg = "512/1/16/1/oneshot";
+    r.denominator = "flashinfer/flashinfer";
+    r.denominator_cfg = "512/1/16/1/oneshot/flashinfer";
+    r.figure = "skew_free";
+    r.ratio = value;
+    r.ci_lo = value * 0.99;
+    r.ci_hi = value * 1.01;
+    r.rounds = 10;
+    return csv_join(to_cells(r));
+  };
+  const std::string header = csv_join(ratio_header());
+  const std::string a = dir.file("a_ratios.csv"), b = dir.file("b_ratios.csv"), out = dir.file("peers_ratios.csv");
+  const std::string r1 = ratio("peers/k1", "g1", "trtllm", 1.25), r2 = ratio("peers/k1", "g1", "vllm", 1.5);
+  const std::string r3 = ratio("peers/k1", "g2", "trtllm", 1.3);  // the same case measured again: another group
+  write_text(a, header + "\n" + r1 + "\n" + r2 + "\n");
+  write_text(b, header + "\n" + ratio("peers/k1", "g1", "trtllm", 1.25) + "\n" + r3 + "\n");
+  const exp::MergeCounts c = exp::merge_ratio_csvs({a, b}, out, "peers");
+  CHECK(c.kept == 0);
+  CHECK(c.added == 3);
+  CHECK(c.dropped == 1);
+  CHECK(read_text(out) == header + "\n" + r1 + "\n" + r2 + "\n" + r3 + "\n");
+  CHECK(exp::ratios_path_of(dir.file("x/peers.csv")) == dir.file("x/peers_ratios.csv"));
+  // Another experiment's ratio, a measurement CSV, the output as an input: refused, the output as it was.
+  const std::string before = read_text(out);
+  const std::string other = dir.file("other_ratios.csv");
+  write_text(other, header + "\n" + ratio("tokens/k1", "g9", "trtllm", 1.0) + "\n");
+  CHECK(exception_text([&] { exp::merge_ratio_csvs({other}, out, "peers"); }).find(other + ":2: column 'experiment'") !=
+        std::string::npos);
+  write_text(other, header_line() + "\n" + measurement_line("peers/k1", "trtllm", 1) + "\n");
+  CHECK_THROWS_AS(exp::merge_ratio_csvs({other}, out, "peers"), CsvError);
+  CHECK_THROWS_AS(exp::merge_ratio_csvs({a, out}, out, "peers"), InvalidArgument);
+  CHECK_THROWS_AS(exp::merge_ratio_csvs({}, out, "peers"), InvalidArgument);
   CHECK(read_text(out) == before);
 }
 

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "experiments/exp_plan.h"
+#include "model/policies.h"
+#include "experiments/peers_summary.h"
 #include "experiments/seed_cases.h"
 #include "model/candidates.h"
 #include "model/gpu_spec.h"
@@ -125,7 +127,7 @@ TEST_CASE("exp: the experiments, in --list order, and an unknown name lists them
   CHECK(exp::experiment("speedup").summary_step != nullptr);
   CHECK_FALSE(exp::experiment("numerics").needs_gpu);
   CHECK(names == std::vector<std::string>{"seed", "tokens", "config-space", "crossover", "fusion", "model-accuracy",
-                                          "numerics", "speedup"});
+                                          "numerics", "speedup", "peers"});
   const std::string message = exception_text([] { exp::experiment_cases("token", plan_context({2}, false)); });
   CHECK(message.find("'token'") != std::string::npos);
   for (const std::string& name : names) CHECK(message.find(name) != std::string::npos);
@@ -458,6 +460,34 @@ TEST_CASE("exp speedup: the goal's 14 TP2 problems, reference at trtllm vs lean 
   for (int h : {4096, 8192})
     for (int t : {1, 16, 32, 64, 128, 256, 512}) CHECK(problems.count({h, t}) == 1);
   CHECK(exp::experiment_cases("speedup", plan_context({2}, true)).size() == 2);
+}
+
+TEST_CASE("exp peers: FlashInfer at its own configuration first, then arlab's reference and best, vLLM where exact") {
+  const auto emulated = exp::experiment_cases("peers", plan_context({2, 4, 8}, false));
+  REQUIRE(emulated.size() == 3u * 6 * 12);  // TP 2/4/8 x H 2048-16384 x tokens 1-4096
+  int with_vllm = 0, twoshot = 0;
+  for (const exp::ExpCase& c : emulated) {
+    INFO(c.key);
+    CHECK(c.policies == std::vector<std::string>{exp::kFlashinferMember, "trtllm", "model/auto"});
+    CHECK(c.problem.acc == (c.problem.nranks == 2 ? Accumulation::pairwise : Accumulation::fp32_acc));
+    // The case's algorithm (the reference kernel's) is the one FlashInfer's rule picks.
+    CHECK(c.problem.algo == model::flashinfer_algorithm(c.problem));
+    twoshot += c.problem.algo == Algorithm::twoshot ? 1 : 0;
+    // vLLM only where its sum is the reference's bit for bit (one-stage kernel beyond N = 2); no NCCL
+    // on the emulated node.
+    const long long bytes = static_cast<long long>(c.problem.tokens) * c.problem.hidden * 2;
+    const bool exact = c.problem.nranks == 2 || bytes < vllm_two_stage_min_bytes(c.problem.nranks);
+    CHECK(c.baselines == (exact ? std::vector<std::string>{"vllm"} : std::vector<std::string>{}));
+    with_vllm += exact ? 1 : 0;
+  }
+  CHECK(with_vllm > 72);  // every TP2 problem and the small ones of TP4 / TP8
+  CHECK(twoshot > 0);       // the large TP4 / TP8 problems, past FlashInfer's one-shot bound
+  // A real TP2 node adds NCCL and its symmetric kernels (exact at N = 2 only).
+  for (const exp::ExpCase& c : exp::experiment_cases("peers", plan_context({2}, false, true)))
+    CHECK(c.baselines == std::vector<std::string>{"vllm", "nccl", "nccl_symmetric"});
+  for (const exp::ExpCase& c : exp::experiment_cases("peers", plan_context({4}, false, true)))
+    CHECK(std::find(c.baselines.begin(), c.baselines.end(), "nccl") == c.baselines.end());
+  CHECK(exp::experiment_cases("peers", plan_context({2}, true)).size() == 2);
 }
 
 TEST_CASE("exp numerics: one case") {

@@ -170,7 +170,7 @@ TEST_CASE("one-shot correctness matrix (pairwise covering array), both kernel bo
   // The same cases for each body (the recipes size grids by that body's registers); other inputs
   // per body (seed base), so the two runs are not one data set twice.
   uint64_t seed_base = 1000;
-  for (Impl v : kernel_bodies()) {
+  for (Impl v : arlab_bodies()) {
     INFO("kernel " << to_string(v));
     testing::run_pairwise_matrix(
         std::string("correctness matrix, kernel ") + to_string(v), Algorithm::oneshot, axes, seed_base,
@@ -190,7 +190,7 @@ TEST_CASE("legacy's odd block size (tpb 129 for bf16 H 1032) and more clusters t
   EmulatedNode node(matrix_node(2));
   Problem p = base_problem(2, 3, 1032, DType::bf16, Pattern::ar_res_rms_out_fp8);
   FusedRunner runner(node, p, 1, 5, ref::Distribution::uniform);
-  for (Impl v : kernel_bodies()) {
+  for (Impl v : arlab_bodies()) {
     const LaunchConfig cfg = model::choose_launch_config(model::Policy::legacy, p, node.rank_spec(),
                                                          resources_of(runner, v), model::default_calibration(),
                                                          nullptr, {v});
@@ -213,7 +213,7 @@ TEST_CASE("cluster reductions with many tokens per cluster: pushed totals (whole
   FusedRunner runner(node, p, 2, 11, ref::Distribution::normal);
   const LaunchConfig shapes[] = {shaped(p, 128, 8, 16), shaped(p, 96, 4, 8), shaped(p, 256, 2, 2),
                                  shaped(p, 130, 2, 4), shaped(p, 33, 8, 8)};
-  for (Impl v : kernel_bodies()) {
+  for (Impl v : arlab_bodies()) {
     for (LaunchConfig c : shapes) {
       c.impl = v;
       INFO("kernel " << to_string(v) << " " << to_string(c));
@@ -272,7 +272,7 @@ const std::vector<int> kRotationTokens = {1, 2, 3, 7, 16, 31, 64, 100, 128, 129}
 }  // namespace
 
 TEST_CASE("1000 consecutive calls with changing token counts are all correct (buffer rotation)") {
-  for (Impl v : kernel_bodies()) {
+  for (Impl v : arlab_bodies()) {
     INFO("kernel " << to_string(v));
     EmulatedNode node(matrix_node(2));
     const Problem shape = base_problem(2, 129, 4096, DType::bf16, Pattern::ar_res_rms);
@@ -319,7 +319,7 @@ TEST_CASE("reference and lean calls interleaved on one workspace are all correct
     const Problem shape = base_problem(n, 129, 5120, DType::bf16, Pattern::ar_res_rms_fp8);
     FusedRunner runner(node, shape, 1, 31 + static_cast<uint64_t>(n), ref::Distribution::normal);
     Lcg lcg{777 + static_cast<uint64_t>(n)};
-    const std::vector<Impl> variants = kernel_bodies();
+    const std::vector<Impl> variants = arlab_bodies();
     // Mostly alternating, sometimes repeating, so that every transition occurs.
     auto next_variant = [&](Impl last) {
       const bool repeat = lcg.next() % 4 == 0;
@@ -363,7 +363,7 @@ TEST_CASE("reference and lean calls interleaved on one workspace are all correct
 }
 
 TEST_CASE("CUDA-graph capture and replay are correct") {
-  for (Impl v : kernel_bodies()) {
+  for (Impl v : arlab_bodies()) {
     for (bool pdl : {false, true}) {
       EmulatedNode node(matrix_node(4));
       Problem p = base_problem(4, 96, 5120, DType::bf16, Pattern::ar_res_rms_out_fp4);
@@ -418,7 +418,7 @@ TEST_CASE("-0.0, NaN and +-Inf inputs behave as docs/operation.md says and never
       std::vector<ref::FusedInputs> sets;
       sets.push_back(special_inputs(p));
       FusedRunner runner(node, p, std::move(sets));
-      for (Impl v : kernel_bodies()) {
+      for (Impl v : arlab_bodies()) {
         const LaunchConfig cfg = trtllm_config(runner, p, v);
         INFO(to_string(d) << " " << to_string(pat) << " kernel " << to_string(v));
         ref::GateReport rep;
@@ -430,7 +430,7 @@ TEST_CASE("-0.0, NaN and +-Inf inputs behave as docs/operation.md says and never
 }
 
 TEST_CASE("a rank that never runs: its peer times out naming rank/block/what, the workspace recovers") {
-  for (Impl v : kernel_bodies()) {
+  for (Impl v : arlab_bodies()) {
     INFO("kernel " << to_string(v));
     EmulatedNode node(matrix_node(2));
     node.set_timeout_ms(50);

@@ -450,7 +450,7 @@ TEST_CASE("kernel variants: refusals name the policy and the variant", "[policie
   const Problem two = problem(2048, 8192, 8, Algorithm::twoshot);
   for (Policy pol : {Policy::legacy, Policy::trtllm, Policy::occupancy}) {
     INFO(to_string(pol));
-    CHECK_THROWS_WITH(choose_launch_config(pol, one, s, kRes, cal, nullptr, kernel_bodies()),
+    CHECK_THROWS_WITH(choose_launch_config(pol, one, s, kRes, cal, nullptr, arlab_bodies()),
                       Catch::Contains(to_string(pol)) &&
                           Catch::Contains("only the model policy chooses among several"));
     CHECK_THROWS_WITH(choose_launch_config(pol, one, s, kRes, cal, nullptr, {}),
@@ -474,7 +474,7 @@ TEST_CASE("kernel variants: the model policy searches the variants it is given",
   const Calibration cal = default_calibration();
   const std::vector<Impl> ref = {Impl::reference};
   const std::vector<Impl> lean = {Impl::lean};
-  const std::vector<Impl> both = kernel_bodies();
+  const std::vector<Impl> both = arlab_bodies();
   // One-shot problems (tokens < N too: one-shot only) and problems where two-shot is allowed.
   for (const Problem& p : {problem(1, 8192), problem(1, 4096, 4), problem(128, 8192), problem(128, 4096, 2),
                            problem(2048, 8192, 8, Algorithm::twoshot), problem(512, 4096, 4, Algorithm::twoshot)}) {
@@ -512,7 +512,7 @@ TEST_CASE("kernel variants: candidates double for one-shot, two-shot keeps the r
   const Problem p = problem(128, 4096);
   const auto one_ref = candidate_configs(p, s, kRes, {Algorithm::oneshot});
   const auto two_ref = candidate_configs(p, s, kRes, {Algorithm::twoshot});
-  const auto all = candidate_configs(p, s, kRes, {Algorithm::oneshot, Algorithm::twoshot}, kernel_bodies());
+  const auto all = candidate_configs(p, s, kRes, {Algorithm::oneshot, Algorithm::twoshot}, arlab_bodies());
   size_t one_lean = 0, one_reference = 0, two = 0;
   for (const LaunchConfig& c : all) {
     if (c.algo == Algorithm::twoshot) {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # CPU smoke test of the `arlab exp` figures (plots/plot_tokens.py, plot_fusion.py, plot_crossover.py,
-# plot_config_space.py, plot_model_accuracy_exp.py, plot_speedup.py; helpers in plots/exp_common.py). It writes small
+# plot_config_space.py, plot_model_accuracy_exp.py, plot_speedup.py, plot_peers.py; helpers in plots/exp_common.py). It writes small
 # synthetic measurement CSVs -- the columns of common/measurement_schema.h, a fixed random seed, a few
 # awkward cells (no skew-free median, a failed check, no time at all, empty predictions of the baselines) --
 # runs every script on them, and checks that each wrote a non-empty PNG and PDF and printed the crossovers,
@@ -426,6 +426,61 @@ if "$PY" "$ROOT/plots/plot_speedup.py" --csv "$D/tokens.csv" --out "$D/wrong_spe
   fail "plot_speedup.py drew without a summary CSV"
 fi
 grep -q "no speedup summary" "$D/wrong_speedup.log" || fail "plot_speedup.py: the missing summary is not named"
+
+# peers (plot_peers.py): it reads the peers summary beside the measurement CSV (common/peers_schema.h), draws
+# a time and a speedup-over-FlashInfer panel per (node, N, H), marks a failed member, and prints every row and
+# each member's geomean (trtllm at 0.80x and model/auto at 1.25x for every problem; one vllm row failed).
+"$PY" - "$D" "$ROOT" <<'PYEOF' || fail "peers: could not write the synthetic summary"
+import csv, os, random, re, sys
+out, root = sys.argv[1], sys.argv[2]
+with open(os.path.join(root, "common", "peers_schema.h")) as f:
+    cols = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", f.read())
+assert "speedup_ci_lo" in cols and "flashinfer_us" in cols, cols
+rng = random.Random(23)
+rows = []
+for n in (2, 4):
+    for h in (4096, 8192):
+        for t in (1, 16, 128, 512):
+            fi = 4.0 + 0.004 * t * h / 1024 * (1 + 0.1 * rng.random())
+            for member, sp in (("trtllm", 0.8), ("model/auto", 1.25), ("vllm", 0.7)):
+                r = {c: "" for c in cols}
+                failed = member == "vllm" and n == 4 and h == 8192 and t == 512
+                r.update(git_sha="0123456789ab", gpu="NVIDIA H200", topology="emulated", link="local", nranks=n,
+                         hidden=h, tokens=t, acc="pairwise", member=member,
+                         implementation="vllm" if member == "vllm" else "fused", kernel_variant="reference",
+                         config="512/1/16/1/oneshot", member_us=repr(fi / sp), flashinfer_us=repr(fi),
+                         flashinfer_implementation="flashinfer-0.7.2",
+                         flashinfer_config="512/1/16/1/oneshot", speedup=repr(sp), speedup_ci_lo=repr(sp * 0.99),
+                         speedup_ci_hi=repr(sp * 1.01), check="fail" if failed else "pass", norm_max_ulp=0,
+                         quant_nonexact=0, flashinfer_check="pass", flashinfer_norm_max_ulp=1,
+                         flashinfer_quant_nonexact=0)
+                rows.append(r)
+for r in rows:
+    if r["member"] == "trtllm":
+        r["implementation"] = "fused"
+with open(os.path.join(out, "peers_summary.csv"), "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=cols)
+    w.writeheader()
+    w.writerows(rows)
+open(os.path.join(out, "peers.csv"), "w").write("experiment\n")  # the measurement CSV: only its name is used
+PYEOF
+if "$PY" "$ROOT/plots/plot_peers.py" --csv "$D/peers.csv" --out "$D/peers" >"$D/peers.log" 2>&1; then
+  check_files "$D/peers"
+  [ "$(grep -cE '^emulated N=(2|4) +(4096|8192) +(1|16|128|512) +(trtllm|model/auto|vllm) ' "$D/peers.log")" = 48 ] ||
+    fail "peers: the table does not hold the 48 summary rows"
+  grep -qE 'emulated/local TP2 model/auto: 1\.250x over 8 problems' "$D/peers.log" ||
+    fail "peers: model/auto's geomean 1.250x is missing"
+  grep -qE 'emulated/local TP4 trtllm: 0\.800x over 8 problems' "$D/peers.log" ||
+    fail "peers: trtllm's geomean 0.800x is missing"
+  grep -qE '^emulated N=4 +8192 +512 +vllm .* fail +pass' "$D/peers.log" || fail "peers: the failed vllm row is missing"
+else
+  cat "$D/peers.log"
+  fail "plot_peers.py exited non-zero"
+fi
+if "$PY" "$ROOT/plots/plot_peers.py" --csv "$D/tokens.csv" --out "$D/wrong_peers" >"$D/wrong_peers.log" 2>&1; then
+  fail "plot_peers.py drew without a summary CSV"
+fi
+grep -q "no peers summary" "$D/wrong_peers.log" || fail "plot_peers.py: the missing summary is not named"
 
 # A CSV of another experiment is refused with a message naming the experiment.
 if "$PY" "$ROOT/plots/plot_tokens.py" --csv "$D/fusion.csv" --out "$D/wrong" >"$D/wrong.log" 2>&1; then

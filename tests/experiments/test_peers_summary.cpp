@@ -1,0 +1,108 @@
+// experiments/peers_summary.h: the rows against FlashInfer from a small measurement CSV and its ratio
+// CSV written here -- the pairing by group, the speedup and its CI (the ratio row inverted), the gate
+// columns, the geometric means of the report (CPU only).
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/csv.h"
+#include "common/implementations.h"
+#include "common/measurement_headline.h"
+#include "common/measurement_schema.h"
+#include "common/ratio_schema.h"
+#include "experiments/exp_csv.h"
+#include "experiments/peers_summary.h"
+#include "tests/catch.h"
+
+using namespace arlab;
+
+namespace {
+
+MeasurementRow peers_row(const std::string& group, int tokens, const std::string& policy, const std::string& impl,
+                         const std::string& variant, double us) {
+  MeasurementRow r;
+  r.experiment = "peers/N=2 H=4096 T=" + std::to_string(tokens) + " bf16 ar_res_rms pairwise oneshot";
+  r.git_sha = "abc";
+  r.group_id = group;
+  r.gpu = "NVIDIA H200";
+  r.topology = "emulated";
+  r.link = "local";
+  r.nranks = 2;
+  r.dtype = "bf16";
+  r.pattern = "ar_res_rms";
+  r.algo = "oneshot";
+  r.acc = "pairwise";
+  r.tokens = tokens;
+  r.hidden = 4096;
+  r.policy = policy;
+  r.tpb = 512;
+  r.cluster = 1;
+  r.grid = tokens;
+  r.vecs_per_thread = 1;
+  r.headline = kHeadlineSkewFree;
+  r.skewfree_us_median = us;
+  r.kernel_us_median = us + 0.3;
+  r.check = "pass";
+  r.norm_max_ulp = policy == "flashinfer" ? 1 : 0;
+  r.implementation = impl;
+  r.kernel_variant = variant;
+  return r;
+}
+
+RatioRow ratio(const std::string& group, const std::string& numerator, const std::string& cfg, double v, double lo,
+               double hi) {
+  RatioRow r;
+  r.group_id = group;
+  r.numerator = numerator;
+  r.numerator_cfg = cfg;
+  r.denominator = exp::kFlashinferMember;
+  r.ratio = v;
+  r.ci_lo = lo;
+  r.ci_hi = hi;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("peers summary: every member against FlashInfer of its own group, CIs from the ratio rows") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("arlab_peers_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string csv = (dir / "peers.csv").string();
+  const std::string fi = std::string("flashinfer-") + flashinfer_version();
+  const std::vector<MeasurementRow> rows = {
+      peers_row("g1", 1, "flashinfer", fi, "flashinfer", 4.0), peers_row("g1", 1, "trtllm", "fused", "reference", 5.0),
+      peers_row("g1", 1, "model", "fused", "lean", 3.2),       peers_row("g1", 1, "vllm", "vllm", "reference", 8.0),
+      peers_row("g2", 128, "trtllm", "fused", "reference", 9.0),  // a group without FlashInfer: left out
+  };
+  {
+    std::ofstream out(csv);
+    out << csv_join(measurement_header()) << '\n';
+    for (const MeasurementRow& r : rows) out << csv_join(to_cells(r)) << '\n';
+    std::ofstream rt(exp::ratios_path_of(csv));
+    rt << csv_join(ratio_header()) << '\n';
+    rt << csv_join(to_cells(ratio("g1", "trtllm", "512/1/1/1/oneshot", 1.25, 1.2, 1.3))) << '\n';
+    rt << csv_join(to_cells(ratio("g1", "model/lean", "512/1/1/1/oneshot/lean", 0.8, 0.78, 0.82))) << '\n';
+  }
+  const std::vector<PeersRow> got = exp::peers_rows(csv);
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].member == "trtllm");
+  CHECK(got[0].speedup == Approx(4.0 / 5.0));
+  CHECK(got[0].speedup_ci_lo == Approx(1.0 / 1.3));
+  CHECK(got[0].speedup_ci_hi == Approx(1.0 / 1.2));
+  CHECK(got[0].flashinfer_norm_max_ulp == 1);
+  CHECK(got[0].flashinfer_config == "512/1/1/1/oneshot/flashinfer");
+  CHECK(got[1].member == "model/auto");  // the model policy picked the lean body: arlab's best
+  CHECK(got[1].speedup == Approx(4.0 / 3.2));
+  CHECK(got[1].speedup_ci_lo == Approx(1.0 / 0.82));
+  CHECK(got[2].member == "vllm");
+  CHECK(got[2].implementation == "vllm");
+  CHECK(std::isnan(got[2].speedup_ci_lo));  // no ratio row for it
+  const std::string report = exp::peers_report(got);
+  CHECK(report.find("VS-FLASHINFER local N=2 model/auto       geomean 1.250x over 1 problems") != std::string::npos);
+  CHECK(report.find("VS-FLASHINFER local N=2 trtllm           geomean 0.800x") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

@@ -19,6 +19,11 @@ std::string flashinfer_refuses(const Problem& p, int cc_major) {
   if (has_fp4(p.pattern) && cc_major < kFlashinferFp4MinCcMajor)
     return std::string("FlashInfer ") + flashinfer_version() + " writes zeros for NVFP4 patterns below sm_100 (its e2m1 "
            "conversion is compiled for sm_100+ only); this GPU is sm_" + std::to_string(cc_major) + "x";
+  const long long lamport = static_cast<long long>(p.nranks) * p.tokens * p.hidden * dtype_bytes(p.dtype);
+  if (p.algo == Algorithm::oneshot && lamport > kFlashinferLamportBufferMaxBytes)
+    return std::string("FlashInfer ") + flashinfer_version() + "'s one-shot Lamport buffer would be N x input = " +
+           std::to_string(lamport) + " bytes, above the " + std::to_string(kFlashinferLamportBufferMaxBytes) +
+           " its 32-bit clear offset addresses correctly (its own rule takes two-shot long before: --policy flashinfer)";
   return "";
 }
 

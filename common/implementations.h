@@ -91,6 +91,15 @@ std::string implementation_refusal(Impl id, const Problem& p, bool real_node, in
 // The FlashInfer release the peer rows are built against (peers/flashinfer.pin), e.g. "0.7.2".
 const char* flashinfer_version();
 
+// The largest FlashInfer one-shot Lamport buffer (one of its three: N x the call's input bytes) that
+// FlashInfer 0.7.2 addresses correctly: its LamportComm computes the offset of the buffer it clears,
+// (flag + 2) % 3 x comm_size, in 32-bit int arithmetic (trtllm_allreduce_fusion.cuh), so a buffer
+// above INT32_MAX / 2 wraps that offset negative and the clear of -0.0 lands outside the workspace.
+// INT32_MAX / 2 rounded down to the 2 MiB granule FlashInfer sizes its buffers in: 1022 MiB. arlab's
+// peers' workspace never makes the buffer larger (peers/peer_layout.h), and the flashinfer row refuses
+// one-shot calls that would need more.
+constexpr long long kFlashinferLamportBufferMaxBytes = (0x7fffffffLL / 2) & ~((2LL << 20) - 1);
+
 // The input size (bytes per rank) from which vLLM's custom all-reduce takes its two-stage kernel at
 // N ranks (full NVLink), -1 when it never does (N = 2): its own one-/two-stage rule.
 long long vllm_two_stage_min_bytes(int nranks);

@@ -34,6 +34,10 @@
   X(DoubleOrNan, speedup, "flashinfer_us / member_us: above 1, the member is faster than FlashInfer")       \
   X(DoubleOrNan, speedup_ci_lo, "lower bound of its 95 % bootstrap CI over paired rounds")                  \
   X(DoubleOrNan, speedup_ci_hi, "upper bound of the same")                                                  \
+  X(DoubleOrNan, member_max_us, "the member's max-over-ranks median (kernel_us_median; us)")               \
+  X(DoubleOrNan, member_start_skew_us, "the member's median start skew over ranks (us): it lowers the skew-free figure") \
+  X(DoubleOrNan, flashinfer_max_us, "FlashInfer's max-over-ranks median (us)")                               \
+  X(DoubleOrNan, flashinfer_start_skew_us, "FlashInfer's median start skew over ranks (us)")                 \
   X(std::string, check, "the member's gate verdict (pass, fail)")                                           \
   X(int, norm_max_ulp, "the member's largest norm_out ulp distance from the reference")                    \
   X(long long, quant_nonexact, "the member's quantized codes that differ from the reference")              \

@@ -267,8 +267,11 @@ std::vector<ExpCase> peers_experiment(const ExpContext& ctx) {
       for (int t : tokens) {
         Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
         p.acc = n == 2 ? Accumulation::pairwise : Accumulation::fp32_acc;
-        if (!implementation_refusal(Impl::flashinfer, p, ctx.real_node, ctx.rank_spec.cc_major).empty()) continue;
+        Problem one_token = p;  // the size-independent refusals (N, pattern, GPU) before FlashInfer's rule
+        one_token.tokens = 1;
+        if (!implementation_refusal(Impl::flashinfer, one_token, ctx.real_node, ctx.rank_spec.cc_major).empty()) continue;
         p.algo = model::flashinfer_algorithm(p);
+        if (!implementation_refusal(Impl::flashinfer, p, ctx.real_node, ctx.rank_spec.cc_major).empty()) continue;
         ExpCase c = make_case(p, {kFlashinferMember, "trtllm", "model/auto"});
         for (Impl b : {Impl::vllm, Impl::nccl, Impl::nccl_symmetric})
           if (implementation_refusal(b, p, ctx.real_node, ctx.rank_spec.cc_major).empty())

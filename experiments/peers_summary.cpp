@@ -104,6 +104,10 @@ std::vector<PeersRow> peers_rows(const std::string& measurement_csv) {
         r.speedup_ci_lo = 1.0 / it->second.ci_hi;
         r.speedup_ci_hi = 1.0 / it->second.ci_lo;
       }
+      r.member_max_us = m.kernel_us_median;
+      r.member_start_skew_us = m.start_skew_us_median;
+      r.flashinfer_max_us = fi->kernel_us_median;
+      r.flashinfer_start_skew_us = fi->start_skew_us_median;
       r.check = m.check;
       r.norm_max_ulp = m.norm_max_ulp;
       r.quant_nonexact = m.quant_nonexact;
@@ -118,17 +122,24 @@ std::vector<PeersRow> peers_rows(const std::string& measurement_csv) {
 
 std::string peers_report(const std::vector<PeersRow>& rows) {
   std::ostringstream os;
-  os << fmt("%-7s %2s %6s %6s %-16s %-22s %10s %10s %8s %-17s %-6s %s\n", "link", "N", "H", "tokens", "member",
-            "config", "member_us", "fi_us", "speedup", "95% CI", "check", "flashinfer gate");
+  os << fmt("%-7s %2s %6s %6s %-16s %-22s %10s %10s %8s %-17s %-13s %-6s %s\n", "link", "N", "H", "tokens", "member",
+            "config", "member_us", "fi_us", "speedup", "95% CI", "skew m/fi us", "check", "flashinfer gate");
   for (const PeersRow& r : rows)
-    os << fmt("%-7s %2d %6d %6d %-16s %-22s %10.3f %10.3f %7.3fx [%.3f, %.3f] %-6s %s, norm %d ulp\n",
+    os << fmt("%-7s %2d %6d %6d %-16s %-22s %10.3f %10.3f %7.3fx [%.3f, %.3f] %6.2f/%-6.2f %-6s %s, norm %d ulp\n",
               r.link.c_str(), r.nranks, r.hidden, r.tokens, r.member.c_str(), r.config.c_str(), r.member_us,
-              r.flashinfer_us, r.speedup, r.speedup_ci_lo, r.speedup_ci_hi, r.check.c_str(),
-              r.flashinfer_check.c_str(), r.flashinfer_norm_max_ulp);
+              r.flashinfer_us, r.speedup, r.speedup_ci_lo, r.speedup_ci_hi, r.member_start_skew_us,
+              r.flashinfer_start_skew_us, r.check.c_str(), r.flashinfer_check.c_str(), r.flashinfer_norm_max_ulp);
   // Geometric means per (link, N, member) over the problems where both passed the gate.
   struct Acc {
     int n = 0;
     double log_sum = 0, lo = std::numeric_limits<double>::infinity(), hi = 0;
+    std::vector<double> skew, fi_skew;  // start skews (us): a larger one lowers the skew-free figure more
+  };
+  const auto median = [](std::vector<double> v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+    if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
   };
   std::map<std::tuple<std::string, int, std::string>, Acc> acc;
   for (const PeersRow& r : rows) {
@@ -138,11 +149,14 @@ std::string peers_report(const std::vector<PeersRow>& rows) {
     a.log_sum += std::log(r.speedup);
     a.lo = std::min(a.lo, r.speedup);
     a.hi = std::max(a.hi, r.speedup);
+    a.skew.push_back(r.member_start_skew_us);
+    a.fi_skew.push_back(r.flashinfer_start_skew_us);
   }
   for (const auto& [key, a] : acc)
-    os << fmt("VS-FLASHINFER %s N=%d %-16s geomean %.3fx over %d problems (min %.3fx, max %.3fx)\n",
+    os << fmt("VS-FLASHINFER %s N=%d %-16s geomean %.3fx over %d problems (min %.3fx, max %.3fx); median start "
+              "skew %.2f us, FlashInfer's %.2f us\n",
               std::get<0>(key).c_str(), std::get<1>(key), std::get<2>(key).c_str(), std::exp(a.log_sum / a.n), a.n,
-              a.lo, a.hi);
+              a.lo, a.hi, median(a.skew), median(a.fi_skew));
   return os.str();
 }
 

@@ -30,13 +30,7 @@ LamportWorkspace::LamportWorkspace(const WorkspaceShape& shape, int rank)
       rank_(rank),
       layout_(kernels::lamport_layout(shape.max_tokens, shape.max_hidden, shape.nranks, shape.max_elem_bytes)),
       peer_layout_(peers::peer_layout(layout_, shape.nranks)),
-      mem_(shape.peers ? peer_layout_.total_bytes : kernels::workspace_bytes(layout_), rank) {
-  // FlashInfer keeps its Lamport buffer size in an int32 (peers/peer_layout.h).
-  if (shape.peers && peer_layout_.fi_lamport_buffer_bytes > static_cast<size_t>(INT32_MAX))
-    throw InvalidArgument("the peers' workspace: FlashInfer's Lamport buffer of " +
-                          std::to_string(peer_layout_.fi_lamport_buffer_bytes) +
-                          " bytes exceeds its int32 size field; use fewer tokens or a smaller H");
-}
+      mem_(shape.peers ? peer_layout_.total_bytes : kernels::workspace_bytes(layout_), rank) {}
 
 long long LamportWorkspace::token_capacity(int hidden, DType dtype) const {
   if (hidden < 1) return 0;

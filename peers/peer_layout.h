@@ -9,7 +9,10 @@
 //   flashinfer comm      N x slot_bytes       two-shot: my input copy, then the reduced sums
 //   flashinfer barrier   N x 256 x 4 bytes    two-shot barrier flags (zero at the start)
 //   flashinfer lamport   3 x N x slot_bytes   one-shot: 3 buffers of N slots of a call's size
-//                                             (every element -0.0 at the start)
+//                                             (every element -0.0 at the start); each buffer at
+//                                             most kFlashinferLamportBufferMaxBytes
+//                                             (common/implementations.h: FlashInfer's clear offset
+//                                             is a 32-bit int)
 //   flashinfer flags     256 bytes            5 int32: read counter, two-shot flag, Lamport flag,
 //                                             Lamport buffer size in bytes, bytes to clear (local)
 //   vllm signal          kVllmSignalBytes + slot_bytes   its Signal (barrier counters, zero at the
@@ -23,6 +26,9 @@
 
 #include <cstddef>
 
+#include <algorithm>
+
+#include "common/implementations.h"
 #include "kernels/lamport_layout.h"
 #include "kernels/twoshot_layout.h"
 
@@ -41,7 +47,7 @@ constexpr size_t kVllmRankDataBytes = 256;  // vllm::RankData: 8 pointers, room 
 struct PeerLayout {
   size_t offset = 0;            // where the peers' part starts in the allocation
   size_t fi_comm = 0, fi_barrier = 0, fi_lamport = 0, fi_flags = 0;  // offsets in the allocation
-  size_t fi_lamport_buffer_bytes = 0;  // one of the 3 Lamport buffers: N x slot_bytes
+  size_t fi_lamport_buffer_bytes = 0;  // one of the 3 Lamport buffers: N x slot_bytes, capped
   size_t vllm_signal = 0, vllm_input = 0, vllm_rank_data = 0;
   size_t total_bytes = 0;       // the whole allocation with the peers' part
 };
@@ -55,7 +61,7 @@ inline PeerLayout peer_layout(const kernels::LamportLayout& l, int nranks) {
   p.fi_comm = p.offset;
   p.fi_barrier = round_up(p.fi_comm + n * l.slot_bytes, kLayoutAlign);
   p.fi_lamport = round_up(p.fi_barrier + n * kFlashinferBarrierFlags * sizeof(int), kLayoutAlign);
-  p.fi_lamport_buffer_bytes = n * l.slot_bytes;
+  p.fi_lamport_buffer_bytes = std::min(n * l.slot_bytes, static_cast<size_t>(kFlashinferLamportBufferMaxBytes));
   p.fi_flags = round_up(p.fi_lamport + 3 * p.fi_lamport_buffer_bytes, kLayoutAlign);
   p.vllm_signal = p.fi_flags + kFlashinferFlagsBytes;
   p.vllm_input = round_up(p.vllm_signal + kVllmSignalBytes + l.slot_bytes, kLayoutAlign);

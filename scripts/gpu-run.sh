@@ -157,14 +157,15 @@ if [ $run_peers -eq 1 ]; then
   for n in 2 4 8; do
     for th in "1 4096" "128 4096" "128 8192" "1024 7168"; do
       set -- $th
-      peers_run --ranks "$n" -t "$1" --hidden "$2" --policy flashinfer/flashinfer,trtllm,model/auto --baseline vllm
+      acc=pairwise; [ "$n" -gt 2 ] && acc=fp32_acc  # vLLM's fp32 sum is the reference's at N > 2 in fp32_acc only
+      peers_run --ranks "$n" -t "$1" --hidden "$2" --acc "$acc" --policy flashinfer/flashinfer,trtllm,model/auto --baseline vllm
     done
   done
   for pat in ar ar_res_rms_fp8 ar_res_rms_out_fp8; do
     peers_run --ranks 2 -t 64 --hidden 4096 --pattern "$pat" --policy flashinfer/flashinfer,trtllm
   done
   for n in 2 4; do
-    peers_run --ranks "$n" -t 256 --hidden 8192 --algo twoshot --policy trtllm/flashinfer,trtllm
+    peers_run --ranks "$n" -t 256 --hidden 8192 --acc fp32_acc --algo twoshot --policy trtllm/flashinfer,trtllm
   done
   echo "gpu-run: peers smoke matrix in $(( $(date +%s) - start )) s: $(grep -c '^exit 0' "$out/peers.log") of $(grep -c '^exit' "$out/peers.log") runs exit 0 (log: peers.log)"
 fi

@@ -46,6 +46,7 @@ MeasurementRow peers_row(const std::string& group, int tokens, const std::string
   r.headline = kHeadlineSkewFree;
   r.skewfree_us_median = us;
   r.kernel_us_median = us + 0.3;
+  r.start_skew_us_median = policy == "flashinfer" ? 0.25 : 0.5;
   r.check = "pass";
   r.norm_max_ulp = policy == "flashinfer" ? 1 : 0;
   r.implementation = impl;
@@ -95,6 +96,11 @@ TEST_CASE("peers summary: every member against FlashInfer of its own group, CIs 
   CHECK(got[0].speedup_ci_hi == Approx(1.0 / 1.2));
   CHECK(got[0].flashinfer_norm_max_ulp == 1);
   CHECK(got[0].flashinfer_config == "512/1/1/1/oneshot/flashinfer");
+  CHECK(got[0].flashinfer_implementation == "flashinfer-0.7.2");
+  CHECK(got[0].member_max_us == Approx(5.3));
+  CHECK(got[0].flashinfer_max_us == Approx(4.3));
+  CHECK(got[0].member_start_skew_us == Approx(0.5));
+  CHECK(got[0].flashinfer_start_skew_us == Approx(0.25));
   CHECK(got[1].member == "model/auto");  // the model policy picked the lean body: arlab's best
   CHECK(got[1].speedup == Approx(4.0 / 3.2));
   CHECK(got[1].speedup_ci_lo == Approx(1.0 / 0.82));
@@ -102,7 +108,7 @@ TEST_CASE("peers summary: every member against FlashInfer of its own group, CIs 
   CHECK(got[2].implementation == "vllm");
   CHECK(std::isnan(got[2].speedup_ci_lo));  // no ratio row for it
   const std::string report = exp::peers_report(got);
-  CHECK(report.find("VS-FLASHINFER local N=2 model/auto       geomean 1.250x over 1 problems") != std::string::npos);
+  CHECK(report.find("VS-FLASHINFER local N=2 model/auto       geomean 1.250x over 1 problems (min 1.250x, max 1.250x); median start skew 0.50 us, FlashInfer's 0.25 us") != std::string::npos);
   CHECK(report.find("VS-FLASHINFER local N=2 trtllm           geomean 0.800x") != std::string::npos);
   std::filesystem::remove_all(dir);
 }

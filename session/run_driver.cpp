@@ -84,9 +84,12 @@ harness::Candidate make_candidate(const GroupEntry& e, const RunPlan& plan, cons
   std::string note;
   switch (e.kind) {
     case GroupEntry::Kind::policy: {
-      // The policies that may switch algorithm size their search by every kernel they may pick.
-      const bool switches = e.policy == model::Policy::model || e.policy == model::Policy::flashinfer;
-      const std::vector<Algorithm> algos = switches ? model::model_algorithms(p) : std::vector<Algorithm>{p.algo};
+      // The model policy may switch algorithm: its search is sized by every kernel it may pick.
+      // FlashInfer's rule picks one algorithm by size (model::flashinfer_algorithm), so only that
+      // kernel is asked for its resources (the other may be refused at this size).
+      std::vector<Algorithm> algos{p.algo};
+      if (e.policy == model::Policy::model) algos = model::model_algorithms(p);
+      if (e.policy == model::Policy::flashinfer) algos = {model::flashinfer_algorithm(p)};
       const LaunchConfig given = e.policy == model::Policy::explicit_config ? explicit_config(e.shape, p) : LaunchConfig{};
       const model::PolicyChoice choice =
           model::explain_launch_config(e.policy, p, node.rank_spec(), resources_for(runner, e.kernel, algos),

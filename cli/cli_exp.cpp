@@ -98,6 +98,7 @@ void make_figures(const ExpOptions& o) {
   // scripts/find-python.sh: a python3 that imports matplotlib (Debian's before one earlier on PATH).
   const std::string cmd = "py=$('" + root + "/scripts/find-python.sh' 2>/dev/null) && \"$py\" '" + root + "/plots/" +
                           script + "' --csv '" + csv_path(o) + "' --out '" + figure_prefix(o) + "'" + which;
+  std::fflush(stdout);  // what arlab printed comes before the script's output
   const int rc = std::system(cmd.c_str());
   if (rc == 0)
     std::printf("  figures: %s.png / .pdf\n", figure_prefix(o).c_str());

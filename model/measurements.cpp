@@ -82,11 +82,12 @@ const char* column_of(const std::string& problem_field) {
   return "tokens";  // tokens (eps and scale are not read: they keep their valid defaults)
 }
 
-// The measured row of one measurement row as validate / fit need it; nothing for a baseline row (the
-// model predicts fused kernels only). Throws CsvCellError naming the column of a bad cell.
+// The measured row of one measurement row as validate / fit need it; nothing for a baseline row or a
+// peer's kernel (the model predicts arlab's fused bodies only: rows whose table row has a model
+// design). Throws CsvCellError naming the column of a bad cell.
 std::optional<MeasuredRow> measured_row(const MeasurementRow& m) {
   const Impl ran = row_kernel(m);
-  if (!is_kernel_body(ran)) return std::nullopt;
+  if (!is_kernel_body(ran) || implementation(ran).model == ModelDesign::not_modelled) return std::nullopt;
   MeasuredRow r;
   r.gpu = m.gpu;
   if (r.gpu.size() > kMaxQuotedCellChars) throw CsvCellError("gpu", "'" + cut_for_message(r.gpu) + "' is not a GPU name");

@@ -23,6 +23,7 @@
 #include "common/measurement_kernel.h"
 #include "common/measurement_schema.h"
 #include "common/microbench_schema.h"
+#include "common/peers_schema.h"
 #include "common/ratio_schema.h"
 #include "common/speedup_schema.h"
 #include "tests/catch.h"
@@ -293,6 +294,8 @@ TEST_CASE("csv table: every committed CSV of data/ reads by its schema") {
       if (e.path().extension() != ".csv" || name == "soak.csv") continue;  // soak.csv: `arlab soak`'s own rows
       INFO(path);
       if (name.find("_ratios") != std::string::npos) CHECK(!read_rows<RatioRow>(path).rows.empty());
+      else if (name.find("_summary") != std::string::npos && name.rfind("peers", 0) == 0)
+        CHECK(!read_rows<PeersRow>(path).rows.empty());
       else if (name.find("_summary") != std::string::npos) CHECK(!read_rows<SpeedupRow>(path).rows.empty());
       else {
         CHECK(!read_rows<MeasurementRow>(path).rows.empty());

@@ -219,6 +219,8 @@ VAL_NV = ["{arlab}", "validate", "data/h200/model_grid_nvlink.csv", "--calibrati
 VAL_EM = ["{arlab}", "validate", "data/h200/model_grid_emulated.csv", "--calibration", "data/calibration/h200_emulated.csv"]
 VAL_MA = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated.csv", "--calibration",
           "data/calibration/h200_emulated.csv"]
+PEERS = ["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated.csv", "--out-dir", "{tmp}/peers_merge",
+         "--no-plots"]
 REP = ["{py}", "plots/repeatability_table.py", "data/h200/repeatability.csv", "data/h200/repeatability_ratios.csv", "--goal"]
 SEED = ["{arlab}", "seed", "--mode", "predict", "--out-dir", "{tmp}/seed"]
 SEED_EXP = ["{arlab}", "seed", "--mode", "predict", "--data", "data/h200/exp/seed_emulated.csv", "--ratios", "",
@@ -252,6 +254,14 @@ CHECKS = [
     dict(doc="README.md", cmd=rng("data/h200/soak.csv", "calls", "--digits", "0"), derive=soak_calls),
     dict(doc="README.md", cmd=rng("data/h200/soak.csv", "mismatched_calls", "--digits", "0"),
          quotes=[(r"^(\d+) \(", "{1} mismatched")]),
+    dict(doc="README.md", cmd=PEERS,
+         quotes=[(r"VS-FLASHINFER local N=2 model/auto +geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
+                  "{1} (min {2})"),
+                 (r"VS-FLASHINFER local N=8 model/auto +geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
+                  "{1} (min {2})")]),
+    # docs/results.md
+    dict(doc="docs/results.md", cmd=PEERS,
+         derive=lambda out: printed_lines(out, lambda line: line.startswith("VS-FLASHINFER"))),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

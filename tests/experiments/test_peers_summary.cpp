@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "common/implementations.h"
 #include "common/measurement_headline.h"
 #include "common/measurement_schema.h"
+#include "common/peers_schema.h"
 #include "common/ratio_schema.h"
 #include "experiments/exp_csv.h"
 #include "experiments/peers_summary.h"
@@ -112,3 +114,29 @@ TEST_CASE("peers summary: every member against FlashInfer of its own group, CIs 
   CHECK(report.find("VS-FLASHINFER local N=2 trtllm           geomean 0.800x") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("peers summary: the committed summary regenerates from the committed measurement and ratio CSVs") {
+  // data/h200/exp/peers_emulated*.csv: `arlab exp peers --nranks 2 4 8` on the emulated H200 node
+  // (data/h200/README.md), the summary written by `arlab exp peers --merge`.
+  const std::string measurements = ARLAB_SOURCE_DIR "/data/h200/exp/peers_emulated.csv";
+  const std::string summary = exp::peers_summary_path(measurements);
+  std::string text = csv_join(peers_header()) + "\n";
+  const std::vector<PeersRow> rows = exp::peers_rows(measurements);
+  for (const PeersRow& r : rows) text += csv_join(to_cells(r)) + "\n";
+  std::ifstream committed_in(summary, std::ios::binary);
+  std::stringstream committed;
+  committed << committed_in.rdbuf();
+  CHECK(text == committed.str());
+  // 216 problems (TP 2/4/8 x 6 H x 12 token counts), each trtllm and model/auto, vLLM where exact;
+  // every member and FlashInfer passed the gate, and every ratio row was found (a CI on each).
+  CHECK(rows.size() == 2 * 216 + 134);
+  for (const PeersRow& r : rows) {
+    INFO(r.nranks << " " << r.hidden << " " << r.tokens << " " << r.member);
+    CHECK(r.check == "pass");
+    CHECK(r.flashinfer_check == "pass");
+    // The CI bounds are inverted ratio bounds: equal to the speedup where a bound is the median itself.
+    CHECK(r.speedup_ci_lo <= r.speedup * (1 + 1e-12));
+    CHECK(r.speedup <= r.speedup_ci_hi * (1 + 1e-12));
+  }
+}
+

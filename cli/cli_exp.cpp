@@ -165,9 +165,10 @@ void run_numerics_experiment(const ExpOptions& o) {
     std::printf("  skipped: all %zu rows of the sweep are already in %s (resume; remove the file to run it "
                 "afresh)\n", rows.size(), csv_path(o).c_str());
   } else {
-    std::filesystem::create_directories(folder);
+    MadeFolders made(folder);  // removed again (while empty) when an append fails
     CsvAppender csv(csv_path(o), numerics_header());
     for (const NumericsRow& r : missing) csv.append(to_cells(r));
+    made.keep();
     std::printf("  appended %zu rows to %s%s\n", missing.size(), csv_path(o).c_str(),
                 missing.size() < rows.size()
                     ? (" (" + std::to_string(rows.size() - missing.size()) + " already there: resumed)").c_str()

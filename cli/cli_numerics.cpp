@@ -98,9 +98,10 @@ void run_numerics(const NumericsOptions& o) {
   }
   print_table(rows);
 
-  if (!folder_exists) std::filesystem::create_directories(out_path.parent_path());
+  MadeFolders folder(folder_exists ? std::string() : out_path.parent_path().string());
   CsvAppender csv(o.out, numerics_header());
   for (const NumericsRow& r : rows) csv.append(to_cells(r));
+  folder.keep();
   std::printf("appended %zu rows to %s\n", rows.size(), o.out.c_str());
 }
 

@@ -231,7 +231,6 @@ std::vector<std::string> measure_only_options() {
 const std::vector<std::string> kPredictOnlyOptions = {"--data", "--ratios"};
 
 void run_seed(const SeedOptions& o, const CLI::App& sub) {
-  const harness::TimingOptions timing = timing_options(o.timing);  // checked in every mode, used in measure
   if (o.mode != "auto" && o.mode != "measure" && o.mode != "predict")
     throw InvalidArgument("--mode '" + o.mode + "' (expected auto, measure or predict)");
   const bool gpu = session::gpu_visible();
@@ -243,6 +242,7 @@ void run_seed(const SeedOptions& o, const CLI::App& sub) {
               : "`arlab seed` predicts beside measured rows (--mode " + o.mode +
                     (o.mode == "auto" ? ": no GPU is visible" : "") + ")";
   refuse_unused_options(sub, options_except(sub, measure ? kPredictOnlyOptions : measure_only_options()), mode_text);
+  const harness::TimingOptions timing = timing_options(o.timing);  // used in measure mode (predict: the defaults)
   const std::string measured_csv = (std::filesystem::path(o.out_dir) / "measured.csv").string();
   const std::string validation_csv = (std::filesystem::path(o.out_dir) / "validation.csv").string();
   const std::string ratios_csv = (std::filesystem::path(o.out_dir) / "ratios.csv").string();
@@ -322,9 +322,10 @@ void run_seed(const SeedOptions& o, const CLI::App& sub) {
   vo.source = source;
   const model::ValidationReport rep = model::validate_measurements(rows, cal, vo);
   model::require_usable_rows(rows, rep, source);
-  std::filesystem::create_directories(o.out_dir);
+  MadeFolders folder(o.out_dir);  // removed again (while empty) when the write fails
   move_aside(validation_csv);
   model::write_validation_csv(rows, rep, validation_csv);
+  folder.keep();
   print_seed_table(rows, rep);
   print_seed_ratios(ratios);
   std::printf("\n  model vs measurement over %d rows (%d problems): MAPE %.1f%%, median APE %.1f%%, Spearman %.3f\n",

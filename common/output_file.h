@@ -124,6 +124,34 @@ inline void write_file_atomically(const std::string& path, const std::string& co
   }
 }
 
+// The folder an output goes to, made (with its missing parents) for one command and removed again
+// -- each folder it made, while still empty -- unless the command keeps it (keep(), once its output
+// is written): a command that fails after making its folder leaves nothing behind.
+class MadeFolders {
+ public:
+  explicit MadeFolders(const std::string& folder) {
+    namespace fs = std::filesystem;
+    if (folder.empty()) return;  // the working directory: nothing to make
+    std::vector<fs::path> missing;
+    for (fs::path p = folder; !p.empty() && !fs::exists(p); p = p.parent_path()) {
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(folder);
+    made_.assign(missing.begin(), missing.end());  // innermost first: the order they are removed in
+  }
+  MadeFolders(const MadeFolders&) = delete;
+  MadeFolders& operator=(const MadeFolders&) = delete;
+  void keep() { made_.clear(); }
+  ~MadeFolders() {
+    std::error_code ec;
+    for (const std::filesystem::path& p : made_) std::filesystem::remove(p, ec);  // an empty folder only
+  }
+
+ private:
+  std::vector<std::filesystem::path> made_;
+};
+
 // A whole CSV output: checks that an existing `path` holds this `header`'s schema (never replaces
 // another), then writes the header and the rows `write_rows` streams, atomically.
 inline void write_csv_file(const std::string& path, const std::vector<std::string>& header,

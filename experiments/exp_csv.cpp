@@ -123,9 +123,9 @@ MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string
   if (counts.added == 0) return counts;  // every input row is already there: the output stays as it is
   // The output was read above as a measurement file (of any generation) or is absent: replacing it
   // with the current schema loses nothing. Its folder is made now, once every input has been read.
-  const std::filesystem::path folder = std::filesystem::path(out_path).parent_path();
-  if (!folder.empty()) std::filesystem::create_directories(folder);
+  MadeFolders folder(std::filesystem::path(out_path).parent_path().string());  // removed again if the write fails
   write_file_atomically(out_path, csv_join(measurement_header()) + "\n" + rows.str());
+  folder.keep();
   return counts;
 }
 

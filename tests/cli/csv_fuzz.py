@@ -1,19 +1,28 @@
 #!/usr/bin/env python3
-"""Seeded CSV fuzz test of the `arlab` readers (issue 11), through the real binary.
+"""Seeded CSV fuzz test of the `arlab` readers (issues 11 and 22), through the real binary.
 
-Mutants of committed CSVs -- measurements (data/h200/seed.csv, read by `arlab validate` and, for
-some, `arlab fit`) and calibrations (data/calibration/*.csv, read by `arlab save-calibration
---calibration`) -- made by a seeded generator: truncations, byte flips and insertions (NUL and
-non-UTF-8 bytes too), duplicated / missing / swapped columns, huge cells, NaN / Inf / -0 / 1e308
-/ negative numbers, CRLF line ends, a byte-order mark, blank lines, stray and doubled quotes,
-repeated header lines, deleted and duplicated rows; one to three per mutant. For every mutant:
+Mutants of the three kinds of committed CSV arlab reads -- measurements (data/h200/seed.csv, read by
+`arlab validate` and, for some, `arlab fit`), calibrations (data/calibration/{default,h200_nvlink}.csv,
+read by `arlab save-calibration --calibration`) and microbenchmarks
+(data/calibration/h200_{emulated,nvlink}_microbench.csv, read by `arlab save-calibration
+--from-microbench`) -- made by a seeded generator: truncations, byte flips and insertions (NUL and
+non-UTF-8 bytes too), duplicated / missing / swapped columns, huge cells, NaN / Inf / -0 / 1e308 /
+subnormal / octal / hex / negative numbers, CRLF line ends, a byte-order mark, blank lines, stray and
+doubled quotes, repeated header lines, deleted and duplicated rows; one to three per mutant. For
+every mutant:
   * no crash (exit code 0 or 2, never a signal) and no hang (a per-case timeout);
-  * on an error, the message starts "arlab: error:" and names the mutant as file:line;
+  * on an error, the message starts "arlab: error:" and names the mutant as file:line (a
+    microbenchmark file from which no calibration can be derived, a row missing: as the file);
   * the mutant file is byte-for-byte unchanged, and no output was written next to it.
+And the neutral mutants (NEUTRAL_PER_BASE per committed file: its columns in another order, CRLF line
+ends, a byte-order mark, blank lines -- the same data, written otherwise) must be read as the file
+itself: exit 0 and the same output, file names and timings aside (no input silently reinterpreted).
 The same seed gives the same mutants. Usage: csv_fuzz.py ARLAB SOURCE_DIR [MUTANTS] [SEED]
 """
 import concurrent.futures
+import csv
 import hashlib
+import io
 import os
 import random
 import re
@@ -23,11 +32,13 @@ import tempfile
 import time
 
 CASE_TIMEOUT_S = 20  # one run takes milliseconds; a hang shows as this timeout
-DEFAULT_MUTANTS = 1200
+DEFAULT_MUTANTS = 1500
+NEUTRAL_PER_BASE = 12  # neutral mutants of each committed file (4 kinds x 3)
 DEFAULT_SEED = 11  # the issue number
 FIT_EVERY = 10  # every 10th measurement mutant is also fitted (fit reads the same rows, then solves)
 NUMBERS = ["nan", "NaN", "inf", "-inf", "-0", "1e308", "-1e308", "1e-320", "-1", "0", "4294967296",
-           "99999999999999999999", "0x10", "1,5", " 7 ", "", "1e", "--1", "2147483648", "-2147483649"]
+           "99999999999999999999", "0x10", "1,5", " 7 ", "", "1e", "--1", "2147483648", "-2147483649",
+           "010", "0128", "+5", "0x1p3", "1e-300", "4.9e-324", "-1e-310", "infinity"]
 
 
 def split_rows(text):
@@ -95,6 +106,72 @@ def mutate(text, rng):
     return "\n".join(lines)
 
 
+def neutral_mutant(text, rng, which):
+    """The same data written otherwise: 0 its columns in another order (RFC 4180, quoted cells kept),
+    1 CRLF line ends, 2 a byte-order mark, 3 blank lines between rows."""
+    if which == 0:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        order = list(range(len(rows[0])))
+        while order == sorted(order):
+            rng.shuffle(order)
+        out = io.StringIO(newline="")
+        csv.writer(out, lineterminator="\n").writerows([[r[i] for i in order] for r in rows])
+        return out.getvalue()
+    if which == 1:
+        return text.replace("\n", "\r\n")
+    if which == 2:
+        return "\ufeff" + text
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 4)):
+        lines.insert(rng.randrange(1, len(lines) + 1), rng.choice(["", "  ", "\t"]))
+    return "\n".join(lines)
+
+
+def argvs_for(arlab, kind, name, out_path, fit):
+    """The commands that read a mutant of `kind`."""
+    if kind == "measurement":
+        return [[arlab, "validate", name]] + ([[arlab, "fit", name, "--out", out_path]] if fit else [])
+    if kind == "calibration":
+        return [[arlab, "save-calibration", out_path, "--calibration", name]]
+    return [[arlab, "save-calibration", out_path, "--from-microbench", name]]
+
+
+def normalized(text, names):
+    """Output without what differs between reading two files of the same data: names, times."""
+    for n in sorted(names, key=len, reverse=True):  # a path holding a shorter name first
+        text = text.replace(n, "FILE")
+    return "\n".join(l for l in text.splitlines() if not re.search(r"\btime\b|\bms\b", l))
+
+
+def run_outputs(argvs, work, out_path, names):
+    """(exit codes, normalized stdout and output file) of the commands."""
+    codes, texts = [], []
+    for argv in argvs:
+        r = subprocess.run(argv, cwd=work, capture_output=True, timeout=CASE_TIMEOUT_S)
+        codes.append(r.returncode)
+        written = open(out_path, "rb").read().decode("utf-8", "replace") if os.path.exists(out_path) else ""
+        texts.append(normalized(r.stdout.decode("utf-8", "replace") + written, names))
+        if os.path.exists(out_path):
+            os.remove(out_path)
+    return codes, texts
+
+
+def run_neutral(arlab, work, index, kind, base_name, text, expected):
+    """A neutral mutant must read as its base: exit 0 and the base's output. Returns problems."""
+    name = "neutral_%04d_%s.csv" % (index, kind)
+    path = os.path.join(work, name)
+    with open(path, "w", newline="") as f:
+        f.write(text)
+    out_path = os.path.join(work, "neutral_out_%04d.csv" % index)
+    codes, texts = run_outputs(argvs_for(arlab, kind, name, out_path, False), work, out_path,
+                               [name, base_name, out_path, os.path.join(work, "base_out_" + base_name)])
+    if codes == [0] and texts == expected:
+        os.remove(path)
+        return []
+    return ["neutral mutant %d (%s of %s, kept as %s): exit %s, output %s the file's own" % (
+        index, kind, base_name, path, codes, "equal to" if texts == expected else "different from")]
+
+
 def run_case(arlab, work, index, kind, text, fit):
     """Writes mutant `index`, runs the reader on it; returns (problems (empty: passed), runs refused, runs)."""
     name = "mutant_%04d_%s.csv" % (index, kind)
@@ -104,12 +181,7 @@ def run_case(arlab, work, index, kind, text, fit):
         f.write(data)
     digest = hashlib.sha256(data).hexdigest()
     out_path = os.path.join(work, "out_%04d.csv" % index)
-    if kind == "measurement":
-        argvs = [[arlab, "validate", name]]
-        if fit:
-            argvs.append([arlab, "fit", name, "--out", out_path])
-    else:
-        argvs = [[arlab, "save-calibration", out_path, "--calibration", name]]
+    argvs = argvs_for(arlab, kind, name, out_path, fit)
     problems = []
     refused = 0
     for argv in argvs:
@@ -125,7 +197,9 @@ def run_case(arlab, work, index, kind, text, fit):
             refused += 1
             if not err.startswith("arlab: error:"):
                 problems.append("%s: message does not start 'arlab: error:': %r" % (argv[1], err[:200]))
-            if not re.search(re.escape(name) + r":\d+", err):
+            # A microbenchmark file from which no calibration can be derived (a row missing) is named whole.
+            whole_file = kind == "microbench" and re.search(re.escape(name) + r": no calibration can be derived", err)
+            if not re.search(re.escape(name) + r":\d+", err) and not whole_file:
                 problems.append("%s: message names no %s:LINE: %r" % (argv[1], name, err[:300]))
             if len(err) > 4000:
                 problems.append("%s: message of %d characters" % (argv[1], len(err)))
@@ -150,32 +224,54 @@ def main():
     mutants = int(sys.argv[3]) if len(sys.argv) > 3 else DEFAULT_MUTANTS
     seed = int(sys.argv[4]) if len(sys.argv) > 4 else DEFAULT_SEED
     bases = {
-        "measurement": [open(os.path.join(source, "data", "h200", "seed.csv"), newline="").read()],
-        "calibration": [open(os.path.join(source, "data", "calibration", n), newline="").read()
-                        for n in ("default.csv", "h200_nvlink.csv")],
+        "measurement": ["data/h200/seed.csv"],
+        "calibration": ["data/calibration/default.csv", "data/calibration/h200_nvlink.csv"],
+        "microbench": ["data/calibration/h200_emulated_microbench.csv", "data/calibration/h200_nvlink_microbench.csv"],
     }
+    texts = {k: [open(os.path.join(source, p), newline="").read() for p in v] for k, v in bases.items()}
     rng = random.Random(seed)
     plan = []
     for i in range(mutants):
-        kind = "measurement" if i % 3 else "calibration"  # two measurement mutants per calibration mutant
-        text = rng.choice(bases[kind])
+        # Half measurement mutants, a quarter each of calibration and microbenchmark mutants.
+        kind = ("calibration", "measurement", "microbench", "measurement")[i % 4]
+        text = rng.choice(texts[kind])
         for _ in range(rng.choice([1, 1, 1, 2, 3])):
             text = mutate(text, rng)
         plan.append((i, kind, text, kind == "measurement" and i % FIT_EVERY == 1))
     start = time.time()
     failures, refused, runs = [], 0, 0
     work = tempfile.mkdtemp(prefix="arlab_csv_fuzz_")
+    # The committed files as they are, and what reading them gives (the neutral mutants must give it too).
+    neutral_plan = []
+    for kind, paths in bases.items():
+        for b, text in enumerate(texts[kind]):
+            base_name = "base_%s_%d.csv" % (kind, b)
+            with open(os.path.join(work, base_name), "w", newline="") as f:
+                f.write(text)
+            out_path = os.path.join(work, "base_out_" + base_name)
+            codes, expected = run_outputs(argvs_for(arlab, kind, base_name, out_path, False), work, out_path,
+                                          [base_name, out_path])
+            if codes != [0] or len(expected[0]) < 200:  # the committed file reads, and says something
+                failures.append("committed file %s: exit %s, output %r" % (paths[b], codes, expected[0][:200]))
+            for j in range(NEUTRAL_PER_BASE):
+                neutral_plan.append((len(neutral_plan), kind, base_name,
+                                     neutral_mutant(text, rng, j % 4), expected))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         for failure, case_refused, case_runs in pool.map(lambda p: run_case(arlab, work, *p), plan):
             failures += failure
             refused += case_refused
             runs += case_runs
+        for failure in pool.map(lambda p: run_neutral(arlab, work, *p), neutral_plan):
+            failures += failure
+    for name in os.listdir(work):
+        if name.startswith("base_"):
+            os.remove(os.path.join(work, name))
     elapsed = time.time() - start
-    print("csv fuzz: %d mutants (seed %d; %d measurement, %d calibration, %d also fitted), %d runs (%d refused with "
-          "file:line, %d accepted), %d failed, %.1f s"
+    print("csv fuzz: %d mutants (seed %d; %d measurement, %d calibration, %d microbenchmark, %d also fitted), %d runs "
+          "(%d refused with file:line, %d accepted); %d neutral mutants read as their file; %d failed, %.1f s"
           % (mutants, seed, sum(1 for p in plan if p[1] == "measurement"),
-             sum(1 for p in plan if p[1] == "calibration"), sum(1 for p in plan if p[3]), runs, refused,
-             runs - refused, len(failures), elapsed))
+             sum(1 for p in plan if p[1] == "calibration"), sum(1 for p in plan if p[1] == "microbench"),
+             sum(1 for p in plan if p[3]), runs, refused, runs - refused, len(neutral_plan), len(failures), elapsed))
     for f in failures[:50]:
         print("FAIL " + f)
     if not failures and not os.listdir(work):

@@ -813,6 +813,9 @@ def issue22_cases(add, have_cuda, arlab, no_gpu):
     add("[damage] numerics --out NEW on a full disk: no file", ["numerics", "--tokens", "4", "--hidden", "64", "--ranks",
                                                                 "2", "--out", "n_new.csv"], 2,
         r"File too large; the file it had made was removed", fsize=200, absent=["n_new.csv"])
+    add("[damage] numerics --out in a new folder on a full disk: no file, no folder",
+        ["numerics", "--tokens", "4", "--hidden", "64", "--ranks", "2", "--out", "num_fs2/deeper/n.csv"], 2,
+        r"File too large; the file it had made was removed", fsize=200, absent=["num_fs2"])
     add("[damage] exp numerics on a full disk: no file, no folder", ["exp", "numerics", "--out-dir", "num_fs",
                                                                      "--no-plots"], 2, r"File too large",
         fsize=3000, absent=["num_fs"])

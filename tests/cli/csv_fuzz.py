@@ -14,15 +14,21 @@ every mutant:
   * on an error, the message starts "arlab: error:" and names the mutant as file:line (a
     microbenchmark file from which no calibration can be derived, a row missing: as the file);
   * the mutant file is byte-for-byte unchanged, and no output was written next to it.
-And the neutral mutants (NEUTRAL_PER_BASE per committed file: its columns in another order, CRLF line
-ends, a byte-order mark, blank lines -- the same data, written otherwise) must be read as the file
-itself: exit 0 and the same output, file names and timings aside (no input silently reinterpreted).
+No input silently reinterpreted: a mutant whose one change is a number no cell of its column may
+hold (never_a_number: an octal, hex or '+' integer, a hex, infinite, overflowing or subnormal real;
+BAD_NUMBER_CELLS_PER_KIND of each kind on purpose, and those the random mutations make) must be
+refused; an accepted mutant prints no figure of MAX_PRINTED_DIGITS digits or more; a refusal never
+calls a finite number "not a finite number" nor says CLI11's bare "Could not convert"; and the neutral
+mutants (NEUTRAL_PER_BASE per committed file: its columns in another order, CRLF line ends, a
+byte-order mark, blank lines -- the same data, written otherwise) must be read as the file itself:
+exit 0 and the same output, file names and timings aside.
 The same seed gives the same mutants. Usage: csv_fuzz.py ARLAB SOURCE_DIR [MUTANTS] [SEED]
 """
 import concurrent.futures
 import csv
 import hashlib
 import io
+import math
 import os
 import random
 import re
@@ -34,6 +40,9 @@ import time
 CASE_TIMEOUT_S = 20  # one run takes milliseconds; a hang shows as this timeout
 DEFAULT_MUTANTS = 1500
 NEUTRAL_PER_BASE = 12  # neutral mutants of each committed file (4 kinds x 3)
+BAD_NUMBER_CELLS_PER_KIND = 60  # mutants of each kind with one numeric cell no column may hold
+BAD_NUMBERS = ["010", "0128", "-010", "0x10", "+5", " 7", "7 ", "1e3", "1.5", "0x1p3", "1e-320", "4.9e-324",
+               "-1e-310", "1e999", "-1e999", "infinity", "inf", "-inf", "nan", "1,5", "--1", "1e", ""]
 DEFAULT_SEED = 11  # the issue number
 FIT_EVERY = 10  # every 10th measurement mutant is also fitted (fit reads the same rows, then solves)
 NUMBERS = ["nan", "NaN", "inf", "-inf", "-0", "1e308", "-1e308", "1e-320", "-1", "0", "4294967296",
@@ -45,8 +54,14 @@ def split_rows(text):
     return text.split("\n")
 
 
+# The cell the last mutate() set to one of NUMBERS: (column name, text), or None.
+LAST_NUMBER_CELL = None
+
+
 def mutate(text, rng):
     """One mutation of the CSV text, chosen by rng."""
+    global LAST_NUMBER_CELL
+    LAST_NUMBER_CELL = None
     lines = split_rows(text)
     kind = rng.randrange(14)
     if kind == 0:  # truncation at a random byte
@@ -78,6 +93,9 @@ def mutate(text, rng):
         cells = lines[i].split(",")
         j = rng.randrange(len(cells))
         cells[j] = rng.choice(NUMBERS) if kind == 5 else rng.choice("ax9.-\"") * rng.choice([100, 10000, 400000])
+        header = lines[0].lstrip("\ufeff").rstrip("\r").split(",")
+        if kind == 5 and j < len(header) and '"' not in lines[i]:  # cells aligned with the header
+            LAST_NUMBER_CELL = (header[j], cells[j])
         lines[i] = ",".join(cells)
         return "\n".join(lines)
     if kind == 7:  # CRLF line ends
@@ -104,6 +122,55 @@ def mutate(text, rng):
     i = rng.randrange(len(lines))  # kind 13: a row duplicated many times
     lines[i:i] = [lines[i]] * rng.randint(1, 50)
     return "\n".join(lines)
+
+
+def schema_types(source, header_file):
+    """{column: C++ cell type} of a schema's X-macro list (common/*_schema.h)."""
+    text = open(os.path.join(source, "common", header_file)).read()
+    return dict((name, kind) for kind, name in re.findall(r"X\(([\w:<>]+),\s*(\w+),", text))
+
+
+INTEGER_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
+REAL_TEXT = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+
+
+def never_a_number(kind, text):
+    """True when no cell of C++ type `kind` may hold `text` (common/number_text.h): an integer that is not
+    plain decimal (010, 0x10, +5, 1e3, spaces), a real that is not a plain decimal number a double holds
+    (hex, '+', spaces, infinity, a subnormal or an overflow), nan outside a DoubleOrNan column."""
+    if kind in ("int", "long long", "unsigned long long"):
+        return not INTEGER_TEXT.fullmatch(text) or text == "-0" or (kind.startswith("unsigned") and text[:1] == "-")
+    if kind in ("double", "DoubleOrNan", "std::optional<double>"):
+        if kind == "DoubleOrNan" and text.lower().lstrip("-") == "nan":
+            return False
+        if kind == "std::optional<double>" and text == "":
+            return False
+        if not REAL_TEXT.fullmatch(text):
+            return True
+        v = float(text)
+        return math.isinf(v) or (v != 0 and abs(v) < 2.2250738585072014e-308)
+    return False
+
+
+# The most digits a figure arlab prints may have: the longest legitimate ones are 64-bit seeds (20
+# digits) and integers of a cell quoted back (cut to 80 characters in messages, not printed on success).
+MAX_PRINTED_DIGITS = 25
+
+
+def message_problems(err):
+    """What is unclear in a refusal: a message that calls a finite number "not a finite number" (a
+    subnormal such as 1e-320 is finite: too close to 0), or CLI11's bare "Could not convert"."""
+    problems = []
+    for cell in re.findall(r"'([^']*)' is not a finite number", err):
+        try:
+            finite = math.isfinite(float(cell))
+        except ValueError:
+            finite = False
+        if finite:
+            problems.append("calls the finite %r 'not a finite number'" % cell)
+    if "Could not convert" in err:
+        problems.append("CLI11's bare 'Could not convert'")
+    return problems
 
 
 def neutral_mutant(text, rng, which):
@@ -172,7 +239,23 @@ def run_neutral(arlab, work, index, kind, base_name, text, expected):
         index, kind, base_name, path, codes, "equal to" if texts == expected else "different from")]
 
 
-def run_case(arlab, work, index, kind, text, fit):
+def bad_number_mutant(text, types, rng):
+    """`text` with one numeric cell (a random row, a random numeric column) set to a text no cell of that
+    column may hold; returns (mutant, (column, text))."""
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    numeric = [j for j, name in enumerate(rows[0]) if types.get(name, "std::string") != "std::string"]
+    while True:
+        i, j = rng.randrange(1, len(rows)), rng.choice(numeric)
+        value = rng.choice(BAD_NUMBERS)
+        if never_a_number(types[rows[0][j]], value):
+            break
+    rows[i][j] = value
+    out = io.StringIO(newline="")
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue(), (rows[0][j], value)
+
+
+def run_case(arlab, work, index, kind, text, fit, bad_number):
     """Writes mutant `index`, runs the reader on it; returns (problems (empty: passed), runs refused, runs)."""
     name = "mutant_%04d_%s.csv" % (index, kind)
     path = os.path.join(work, name)
@@ -203,6 +286,17 @@ def run_case(arlab, work, index, kind, text, fit):
                 problems.append("%s: message names no %s:LINE: %r" % (argv[1], name, err[:300]))
             if len(err) > 4000:
                 problems.append("%s: message of %d characters" % (argv[1], len(err)))
+            problems += ["%s: %s" % (argv[1], p) for p in message_problems(err)]
+        if r.returncode == 0:
+            # An accepted mutant is read as numbers a person could have meant: no printed figure of
+            # hundreds of digits (a kernel time of 1e-300 us once gave a 300-digit MAPE).
+            out = r.stdout.decode("utf-8", "replace")
+            huge = re.search(r"\d{%d,}" % MAX_PRINTED_DIGITS, out)
+            if huge:
+                problems.append("%s: accepted, and printed a figure of %d digits" % (argv[1], len(huge.group(0))))
+        if bad_number and r.returncode != 2:
+            problems.append("%s: accepted %s = %r, which no cell of that column may hold (read as what?)" % (
+                argv[1], bad_number[0], bad_number[1]))
         if r.returncode == 2 and os.path.exists(out_path):
             problems.append("%s: an output was written although the input was refused" % argv[1])
     with open(path, "rb") as f:
@@ -229,15 +323,26 @@ def main():
         "microbench": ["data/calibration/h200_emulated_microbench.csv", "data/calibration/h200_nvlink_microbench.csv"],
     }
     texts = {k: [open(os.path.join(source, p), newline="").read() for p in v] for k, v in bases.items()}
+    types = {"measurement": schema_types(source, "measurement_schema.h"),
+             "calibration": schema_types(source, "calibration_schema.h"),
+             "microbench": schema_types(source, "microbench_schema.h")}
     rng = random.Random(seed)
     plan = []
     for i in range(mutants):
         # Half measurement mutants, a quarter each of calibration and microbenchmark mutants.
         kind = ("calibration", "measurement", "microbench", "measurement")[i % 4]
         text = rng.choice(texts[kind])
-        for _ in range(rng.choice([1, 1, 1, 2, 3])):
+        count = rng.choice([1, 1, 1, 2, 3])
+        for _ in range(count):
             text = mutate(text, rng)
-        plan.append((i, kind, text, kind == "measurement" and i % FIT_EVERY == 1))
+        # A single mutation that wrote a number no cell of its column may hold: the run must refuse it.
+        cell = LAST_NUMBER_CELL if count == 1 else None
+        bad = cell if cell and never_a_number(types[kind].get(cell[0], ""), cell[1]) else None
+        plan.append((i, kind, text, kind == "measurement" and i % FIT_EVERY == 1, bad))
+    for kind in bases:
+        for _ in range(BAD_NUMBER_CELLS_PER_KIND):
+            text, bad = bad_number_mutant(rng.choice(texts[kind]), types[kind], rng)
+            plan.append((len(plan), kind, text, False, bad))
     start = time.time()
     failures, refused, runs = [], 0, 0
     work = tempfile.mkdtemp(prefix="arlab_csv_fuzz_")
@@ -268,10 +373,12 @@ def main():
             os.remove(os.path.join(work, name))
     elapsed = time.time() - start
     print("csv fuzz: %d mutants (seed %d; %d measurement, %d calibration, %d microbenchmark, %d also fitted), %d runs "
-          "(%d refused with file:line, %d accepted); %d neutral mutants read as their file; %d failed, %.1f s"
-          % (mutants, seed, sum(1 for p in plan if p[1] == "measurement"),
+          "(%d refused with file:line, %d accepted); %d single cells no column may hold, each refused; %d neutral "
+          "mutants read as their file; %d failed, %.1f s"
+          % (len(plan), seed, sum(1 for p in plan if p[1] == "measurement"),
              sum(1 for p in plan if p[1] == "calibration"), sum(1 for p in plan if p[1] == "microbench"),
-             sum(1 for p in plan if p[3]), runs, refused, runs - refused, len(neutral_plan), len(failures), elapsed))
+             sum(1 for p in plan if p[3]), runs, refused, runs - refused, sum(1 for p in plan if p[4]),
+             len(neutral_plan), len(failures), elapsed))
     for f in failures[:50]:
         print("FAIL " + f)
     if not failures and not os.listdir(work):

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -30,21 +32,29 @@ struct OutputTarget {
 constexpr int kMaxSymlinkHops = 40;
 
 // Follows `path` through its symbolic links; throws InvalidArgument for a loop, a link that cannot be
-// read, or a file that cannot be examined (e.g. a directory on the way without permission).
+// read, or a file that cannot be examined (e.g. a directory on the way without permission). What is
+// at the end is asked of the system (stat), which also follows the kernel's own links: /dev/stdout is
+// /proc/self/fd/1, a link to "pipe:[N]" or a terminal that no path names. A regular file at the end
+// is named by its real path (realpath), to be replaced there; anything else is written through the
+// path as given. Only a link to nothing yet is followed by reading its text, to the file to make.
 inline OutputTarget resolve_output_target(const std::string& path) {
   namespace fs = std::filesystem;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return OutputTarget{path, true, false};
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (real == nullptr) throw InvalidArgument("output " + path + ": cannot resolve its links: " + std::strerror(errno));
+    const std::string resolved(real);
+    std::free(real);
+    return OutputTarget{resolved, true, true};
+  }
+  if (errno == ELOOP)
+    throw InvalidArgument("output " + path + ": too many symbolic links in a chain (a loop?)");
+  if (errno != ENOENT) throw InvalidArgument("output " + path + ": cannot examine it: " + std::strerror(errno));
+  // Nothing there, or a link (chain) to a file that does not exist yet: the path to make.
   std::string p = path;
   for (int hop = 0; hop <= kMaxSymlinkHops; ++hop) {
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) {
-      if (errno == ENOENT) return OutputTarget{p, false, false};
-      throw InvalidArgument("output " + path + ": cannot examine " + p + ": " + std::strerror(errno));
-    }
-    if (!S_ISLNK(st.st_mode)) {
-      if (S_ISREG(st.st_mode)) return OutputTarget{p, true, true};
-      // A directory is refused by the callers' own checks; anything else is written through.
-      return OutputTarget{p, true, false};
-    }
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return OutputTarget{p, false, false};
     std::error_code ec;
     const fs::path next = fs::read_symlink(p, ec);
     if (ec) throw InvalidArgument("output " + path + ": cannot read the link " + p + ": " + ec.message());

@@ -741,6 +741,11 @@ def issue22_cases(add, have_cuda, arlab, no_gpu):
         add("[damage] %s into a FIFO" % argv[0], argv + ["fifo.csv"], 0, r"(wrote|to) fifo\.csv",
             fifo={"fifo.csv": lambda data, head=(VALIDATION if argv[0] == "validate" else CALIBRATION):
                   data.startswith(head.encode())})
+    add("[damage] save-calibration /dev/stdout (a link to the pipe arlab's output goes to) is written through",
+        ["save-calibration", "/dev/stdout"], 0, r"(?m)^" + re.escape(CALIBRATION) + r"\nlaunch_overhead_us,")
+    add("[damage] numerics --out /dev/stdout appends its rows to the pipe",
+        ["numerics", "--tokens", "4", "--hidden", "64", "--ranks", "2", "--out", "/dev/stdout"], 0,
+        r"(?m)^" + re.escape(NUMERICS) + r".*\n(numerics,.*\n){12}")
     add("[damage] predict --csv appends into a link to /dev/null", ["predict", "--no-terms", "--csv", "null_link.csv"],
         0, r"appended null_link\.csv")
     add("[damage] predict --csv appends into a FIFO", ["predict", "--no-terms", "--csv", "fifo.csv"], 0,

@@ -44,7 +44,7 @@ std::string column_at(const std::vector<std::string>& header, size_t index) {
 // (binary data: the parser names where it is): a device such as /dev/zero, or a binary file, is not
 // read whole into memory.
 std::string read_until_nul(std::istream& in) {
-  constexpr size_t kChunkBytes = 1 << 16;
+  constexpr size_t kChunkBytes = 1 << 16;  // 64 KiB per read: any size works; this is a few pages
   std::string data;
   std::string chunk(kChunkBytes, '\0');
   while (in) {

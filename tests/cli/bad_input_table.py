@@ -859,6 +859,10 @@ def issue22_cases(add, have_cuda, arlab, no_gpu):
                     re.escape(option) + r": '?1e999'? (is too large for a double|is outside)")
                 add("[message] %s %s abc (no 'Could not convert')" % (sub, option), [sub] + base + [option, "abc"],
                     105, re.escape(option) + r": 'abc' is not a number")
+    for argv in (["predict", "-t", "010"], ["predict", "-n", "010"], ["predict", "--hidden", "010000"],
+                 ["run", "-i", "010"], ["run", "-b", "010", "-e", "64"], ["calibrate", "-n", "02"]):
+        add("[reinterpret] %s (the issue's short options)" % " ".join(argv), argv, 105,
+            r"'0\d+' is not an integer: a leading zero is refused")
     for option in ("--eps", "--scale"):
         add("[reinterpret] predict %s 1e-50 (a float would hold 0)" % option, ["predict", option, "1e-50"], 105,
             re.escape(option) + r": '1e-50' is too close to 0 for a float")

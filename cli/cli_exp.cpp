@@ -58,7 +58,29 @@ struct ExpOptions {
   std::vector<std::string> merge;  // shard CSVs to join into OUT/NAME/NAME.csv
   RunOptions run;                  // timing, seed, distribution, timeout, device, calibration, ...
   std::string calibration = "auto";  // auto: the measured calibration of the node kind, when found
+  bool nranks_given = false;         // --nranks was on the command line
 };
+
+// The options each kind of `arlab exp` run uses (names as CLI11 gives them); every other option given
+// is refused (cli/cli_checks.h refuse_unused_options): an option is never silently ignored.
+const std::vector<std::string> kListOptions = {"--list"};
+// --calibration: the summary step over the merged rows takes it (speedup: the variant's predicted time).
+const std::vector<std::string> kMergeOptions = {"name", "--merge", "--out-dir", "--no-plots", "--calibration"};
+const std::vector<std::string> kCpuExperimentOptions = {"name", "--out-dir", "--no-plots"};
+
+// A GPU experiment uses every option but --list and --merge; --max-configs only where the
+// experiment's row takes it (config-space).
+std::vector<std::string> gpu_experiment_options(const CLI::App& sub, const exp::ExperimentRow& row) {
+  std::vector<std::string> used;
+  for (const CLI::Option* opt : sub.get_options({})) {
+    const std::string name = option_name(*opt);
+    if (name == "--help" || name == "--list" || name == "--merge" ||
+        (name == "--max-configs" && !row.takes_max_configs))
+      continue;
+    used.push_back(name);
+  }
+  return used;
+}
 
 // --calibration auto: the measured H200 calibration of the node the experiment runs on
 // (data/calibration/h200_nvlink.csv on a real node, h200_emulated.csv on the emulated one), looked for
@@ -122,23 +144,39 @@ void run_summary_step(const ExpOptions& o, const model::GpuSpec& rank_spec, cons
   std::printf("\n%s", row.summary_step(csv_path(o), rank_spec, cal).c_str());
 }
 
+// The numerics experiment on the CPU: one sweep, appended to OUT/numerics/numerics.csv. A re-run
+// resumes: rows already in the file (the same sweep point) are not appended again, and a sweep whose
+// rows are all there appends nothing and says so.
 void run_numerics_experiment(const ExpOptions& o) {
-  std::filesystem::create_directories(o.out_dir + "/" + o.name);
-  check_output_path(csv_path(o), {}, "--out-dir");
-  check_appendable(csv_path(o), numerics_header());
+  const std::string folder = o.out_dir + "/" + o.name;
+  if (std::filesystem::is_directory(folder)) {  // a folder still to be made holds nothing to clash with
+    check_output_path(csv_path(o), {}, "--out-dir");
+    check_appendable(csv_path(o), numerics_header());
+  }
   const numerics::SweepConfig c;
   const std::string date = utc_now_iso8601();
   std::printf("arlab exp numerics (git %s, %s): CPU sweep, tokens=%d hidden=%d -> %s\n", arlab::git_sha(),
               date.c_str(), c.tokens, c.hidden, csv_path(o).c_str());
   std::vector<NumericsRow> rows = numerics::run_sweep(c);
-  CsvAppender csv(csv_path(o), numerics_header());
   for (NumericsRow& r : rows) {
     r.experiment = "numerics/numerics";
     r.git_sha = arlab::git_sha();
     r.date_utc = date;
-    csv.append(to_cells(r));
   }
-  std::printf("  appended %zu rows to %s\n", rows.size(), csv_path(o).c_str());
+  const std::vector<NumericsRow> missing = exp::numerics_rows_missing(csv_path(o), rows);
+  if (missing.empty()) {
+    std::printf("  skipped: all %zu rows of the sweep are already in %s (resume; remove the file to run it "
+                "afresh)\n", rows.size(), csv_path(o).c_str());
+  } else {
+    MadeFolders made(folder);  // removed again (while empty) when an append fails
+    CsvAppender csv(csv_path(o), numerics_header());
+    for (const NumericsRow& r : missing) csv.append(to_cells(r));
+    made.keep();
+    std::printf("  appended %zu rows to %s%s\n", missing.size(), csv_path(o).c_str(),
+                missing.size() < rows.size()
+                    ? (" (" + std::to_string(rows.size() - missing.size()) + " already there: resumed)").c_str()
+                    : "");
+  }
   make_figures(o);
 }
 
@@ -149,17 +187,19 @@ std::string ratios_path(const ExpOptions& o) { return o.out_dir + "/" + o.name +
 // the cases would have left. The summary step gets the H200 preset's spec (its real-node link floor; the
 // committed measurements are H200's) and the calibration --calibration names (auto: the emulated one).
 void run_merge(const ExpOptions& o) {
-  std::filesystem::create_directories(o.out_dir + "/" + o.name);
-  const exp::MergeCounts n = exp::merge_csvs(o.merge, csv_path(o), o.name);
-  std::printf("arlab exp %s --merge: %lld row(s) kept from %s, %lld added from %zu file(s), %lld duplicate(s) dropped\n",
-              o.name.c_str(), n.kept, csv_path(o).c_str(), n.added, o.merge.size(), n.dropped);
+  const exp::MergeCounts n = exp::merge_csvs(o.merge, csv_path(o), o.name);  // makes the folder once it writes
+  std::printf("arlab exp %s --merge: %lld row(s) kept from %s, %lld added from %zu file(s), %lld duplicate(s) "
+              "dropped%s\n",
+              o.name.c_str(), n.kept, csv_path(o).c_str(), n.added, o.merge.size(), n.dropped,
+              n.added == 0 ? " (nothing new: the file is unchanged)" : "");
   std::vector<std::string> ratio_inputs;
   for (const std::string& in : o.merge)
     if (std::filesystem::exists(exp::ratios_path_of(in))) ratio_inputs.push_back(exp::ratios_path_of(in));
   if (!ratio_inputs.empty()) {
     const exp::MergeCounts r = exp::merge_ratio_csvs(ratio_inputs, ratios_path(o), o.name);
-    std::printf("  ratios: %lld row(s) kept from %s, %lld added from %zu file(s), %lld duplicate(s) dropped\n", r.kept,
-                ratios_path(o).c_str(), r.added, ratio_inputs.size(), r.dropped);
+    std::printf("  ratios: %lld row(s) kept from %s, %lld added from %zu file(s), %lld duplicate(s) dropped%s\n",
+                r.kept, ratios_path(o).c_str(), r.added, ratio_inputs.size(), r.dropped,
+                r.added == 0 ? " (nothing new: the file is unchanged)" : "");
   }
   const std::string cal_path = resolve_calibration(o.calibration, false);
   const model::Calibration cal = cal_path.empty() ? model::default_calibration() : model::load_calibration(cal_path);
@@ -183,6 +223,9 @@ void run_gpu_experiment(const ExpOptions& given) {
   for (int n : o.nranks)
     if (!is_supported_nranks(n) || n > 8)
       throw InvalidArgument("--nranks " + std::to_string(n) + ": the emulated node runs 2, 4 or 8 ranks");
+  if (harness::is_multi_process(launch) && o.nranks != std::vector<int>{launch.world_size} && o.nranks_given)
+    throw InvalidArgument("--nranks given, but " + launch.launcher + " started " + std::to_string(launch.world_size) +
+                          " processes, and under it the node has one rank per process: leave --nranks out");
   req.nranks = o.nranks;
   req.quick = o.quick;
   req.max_configs = o.max_configs;
@@ -208,22 +251,35 @@ void run_gpu_experiment(const ExpOptions& given) {
     throw std::runtime_error("correctness gate FAILED in " + std::to_string(out.gate_failures) + " case(s)");
 }
 
-void run_exp(ExpOptions& o) {
-  if (o.list || o.name.empty()) {
+void run_exp(ExpOptions& o, const CLI::App& sub) {
+  if (o.list) {
+    refuse_unused_options(sub, kListOptions, "`arlab exp --list` lists the experiments and exits");
     std::printf("experiments (arlab exp NAME):\n");
     for (const exp::ExperimentRow& e : exp::experiments())
       std::printf("  %-15s %s\n", e.name.c_str(), e.summary.c_str());
-    if (!o.list) throw InvalidArgument("arlab exp: name an experiment (above)");
     return;
   }
+  if (o.name.empty()) {
+    std::printf("experiments (arlab exp NAME):\n");
+    for (const exp::ExperimentRow& e : exp::experiments())
+      std::printf("  %-15s %s\n", e.name.c_str(), e.summary.c_str());
+    throw InvalidArgument("arlab exp: name an experiment (above)");
+  }
   const exp::ExperimentRow& row = exp::experiment(o.name);  // throws, listing the known names
-  if (o.max_configs < 0) throw InvalidArgument("--max-configs = " + std::to_string(o.max_configs) + " must be >= 0");
   if (!o.merge.empty()) {
-    if (o.shard != ExpOptions{}.shard)
-      throw InvalidArgument("--merge joins shard CSVs into one: --shard " + o.shard + " does not apply to it");
+    if (!row.needs_gpu)
+      throw InvalidArgument("--merge joins the shard CSVs of a measured experiment; `arlab exp " + o.name +
+                            "` runs whole on the CPU (no shards): run it again instead (it resumes)");
+    refuse_unused_options(sub, kMergeOptions, "`arlab exp " + o.name + " --merge` joins shard CSVs");
     return run_merge(o);
   }
-  if (!row.needs_gpu) return run_numerics_experiment(o);
+  if (!row.needs_gpu) {
+    refuse_unused_options(sub, kCpuExperimentOptions,
+                          "`arlab exp " + o.name + "` runs on the CPU with its own fixed sweep");
+    return run_numerics_experiment(o);
+  }
+  refuse_unused_options(sub, gpu_experiment_options(sub, row), "`arlab exp " + o.name + "` (a measured experiment)");
+  if (o.max_configs < 0) throw InvalidArgument("--max-configs = " + std::to_string(o.max_configs) + " must be >= 0");
   exp::parse_shard(o.shard);  // checked in every build, before anything else
   run_gpu_experiment(o);
 }
@@ -237,31 +293,42 @@ void add_exp_command(CLI::App& app) {
              "OUT/NAME/; resumable, shardable");
   sub->add_option("name", o->name, "the experiment (--list shows them)");
   sub->add_flag("--list", o->list, "list the experiments and exit");
-  sub->add_option("--out-dir", o->out_dir, "results go to OUT/NAME/NAME.csv (+ .png/.pdf)")->capture_default_str();
+  sub->add_option("--out-dir", o->out_dir, "results go to OUT/NAME/NAME.csv (+ .png/.pdf)")
+      ->capture_default_str()
+      ->check(non_empty_path());
   sub->add_option("--shard", o->shard, "run only the cases i, i+n, i+2n, ... (i/n, e.g. 0/4 for a Slurm array)")
       ->capture_default_str();
   sub->add_option("--merge", o->merge, "join these shard CSVs into OUT/NAME/NAME.csv (duplicates dropped) and plot")
       ->delimiter(',');
-  sub->add_option("--nranks", o->nranks, "emulated node: the rank counts to run (2, 4, 8); under mpirun: the world")
-      ->delimiter(',')
-      ->capture_default_str();
+  CLI::Option* nranks =
+      sub->add_option("--nranks", o->nranks, "emulated node: the rank counts to run (2, 4, 8); under mpirun: the world")
+          ->delimiter(',')
+          ->capture_default_str()
+          ->check(integer_in(2, 16));  // the rank counts a node of arlab may have (common/problem.h)
   sub->add_flag("--quick", o->quick, "a reduced sweep (a smoke run of the whole path)");
   sub->add_option("--max-configs", o->max_configs,
                   "config-space: at most this many candidates per problem, evenly spaced (0: every legal one)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(int_at_least(0));
   sub->add_flag("--no-plots", o->no_plots, "write the CSV and summary only");
   RunOptions& r = o->run;
   add_timing_options(sub, r.timing);
   sub->add_option("--seed", r.seed, "input seed")->capture_default_str()->check(unsigned_64());
   sub->add_option("--distribution", r.distribution, "normal, uniform or heavy_tailed")->capture_default_str();
-  sub->add_option("--timeout-ms", r.timeout_ms, "bound of every device spin-wait (ms)")->capture_default_str();
-  sub->add_option("--device", r.device, "GPU of the emulated node")->capture_default_str();
+  // 1e9 ms (~11 days): as `arlab run --timeout-ms`.
+  sub->add_option("--timeout-ms", r.timeout_ms, "bound of every device spin-wait (ms)")
+      ->capture_default_str()
+      ->check(finite_in(0, 1e9, /*lo_open=*/true));
+  sub->add_option("--device", r.device, "GPU of the emulated node")->capture_default_str()->check(int_at_least(0));
   sub->add_option("--calibration", o->calibration,
                   "model calibration CSV for the model policy and predicted_us; auto: the measured H200 calibration "
                   "of the node kind (data/calibration/h200_{emulated,nvlink}.csv), else the built-in priors")
       ->capture_default_str();
   sub->add_flag("--no-cupti", r.no_cupti, "time with CUDA events only");
-  sub->callback([o] { run_exp(*o); });
+  sub->callback([o, sub, nranks] {
+    o->nranks_given = nranks->count() > 0;
+    run_exp(*o, *sub);
+  });
 }
 
 }  // namespace arlab::cli

@@ -21,6 +21,7 @@
 #include "common/build_info.h"
 #include "common/calibration_schema.h"
 #include "common/csv.h"
+#include "common/csv_table.h"
 #include "common/fmt.h"
 #include "common/measurement_schema.h"
 #include "common/output_file.h"
@@ -154,33 +155,66 @@ struct SaveCalibrationCliOptions {
 // against one rank's partition of it.
 void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   check_output_path(o.out, {o.from_microbench}, "save-calibration FILE");
-  const std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench);
-  model::GpuSpec spec = model::gpu_preset(o.gpu);
-  const bool local = rows.front().link == "local";
-  if (local) spec = model::sm_partition(spec, rows.front().nranks);
-  if (rows.front().sm_per_rank != spec.sm_count)
-    throw InvalidArgument(o.from_microbench + ": sm_per_rank " + std::to_string(rows.front().sm_per_rank) +
-                          " differs from the " + std::to_string(spec.sm_count) + " SMs per rank of --gpu " + o.gpu +
-                          (local ? " split into " + std::to_string(rows.front().nranks) + " partitions" : ""));
+  std::vector<int> lines;
+  const std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench, &lines);
+  const MicrobenchRow& first = rows.front();  // every row holds the same provenance (load_microbench)
+  const model::GpuSpec whole = model::gpu_preset(o.gpu);
+  const bool local = first.link == "local";
+  model::GpuSpec spec = whole;
+  if (local) {
+    try {
+      spec = model::sm_partition(whole, first.nranks);
+    } catch (const InvalidArgument& e) {
+      throw CsvError(o.from_microbench, lines.front(), "nranks", e.what());
+    }
+  }
+  if (first.sm_per_rank != spec.sm_count)
+    throw CsvError(o.from_microbench, lines.front(), "sm_per_rank",
+                   "sm_per_rank = " + std::to_string(first.sm_per_rank) + " does not fit --gpu " + o.gpu + " (" +
+                       std::to_string(whole.sm_count) + " SMs) with link " + first.link +
+                       (local ? ": on the emulated node each of the " + std::to_string(first.nranks) +
+                                    " ranks owns a partition of " + std::to_string(spec.sm_count) + " SMs"
+                              : ": a rank owns the whole GPU") +
+                       "; pass the --gpu these rows were measured on (their gpu cell: '" + cut_for_message(first.gpu) +
+                       "')");
   std::printf("arlab save-calibration %s: deriving the model's constants from %s (%zu microbenchmark rows; %s, %s, "
               "%s; --gpu %s)\n",
-              arlab::git_sha(), o.from_microbench.c_str(), rows.size(), rows.front().gpu.c_str(),
-              rows.front().topology.c_str(), rows.front().link.c_str(), o.gpu.c_str());
-  const model::DerivedCalibration d = model::derive_calibration(rows, spec);
+              arlab::git_sha(), o.from_microbench.c_str(), rows.size(), first.gpu.c_str(), first.topology.c_str(),
+              first.link.c_str(), o.gpu.c_str());
+  model::DerivedCalibration d;
+  try {
+    d = model::derive_calibration(rows, spec);
+  } catch (const model::DeriveError& e) {
+    // Named at the first row the constant comes from, where one exists.
+    const model::MicrobenchQuery& q = e.rows;
+    const bool prefix = !q.variant.empty() && q.variant.back() == '*';
+    const std::string stem = prefix ? q.variant.substr(0, q.variant.size() - 1) : q.variant;
+    for (size_t i = 0; e.rows_exist && i < rows.size(); ++i)
+      if (rows[i].bench == q.bench && rows[i].metric == q.metric &&
+          (prefix ? rows[i].variant.rfind(stem, 0) == 0 : rows[i].variant == q.variant))
+        throw CsvError(o.from_microbench, lines[i], "value",
+                       std::string(e.what()) + " (the first row of bench " + q.bench + ", variant " + q.variant +
+                           ", metric " + q.metric + ")");
+    throw CsvError(o.from_microbench, 0, "",
+                   std::string("no calibration can be derived from these rows: ") + e.what() +
+                       " (arlab calibrate writes it: was the row deleted, or its bench, variant or metric cell "
+                       "changed?)");
+  }
   for (const std::string& note : d.notes) std::printf("  %s\n", note.c_str());
   model::save_calibration(d.calibration, o.out,
-                          "arlab calibrate: " + o.from_microbench + " (" + rows.front().gpu + ", " +
-                              rows.front().topology + ", link " + rows.front().link + ", git " +
-                              rows.front().git_sha + ", " + rows.front().date_utc + ")");
+                          "arlab calibrate: " + o.from_microbench + " (" + first.gpu + ", " + first.topology +
+                              ", link " + first.link + ", git " + first.git_sha + ", " + first.date_utc + ")");
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
-void run_save_calibration(const SaveCalibrationCliOptions& o) {
+void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& sub) {
   if (!o.from_microbench.empty()) {
     if (!o.calibration.empty()) throw InvalidArgument("--from-microbench and --calibration exclude each other");
     run_derive_calibration(o);
     return;
   }
+  refuse_unused_options(sub, {"file", "--calibration"},
+                        "save-calibration without --from-microbench copies the calibration in use");
   check_output_path(o.out, {o.calibration}, "save-calibration FILE");
   model::save_calibration(load_cal(o.calibration), o.out,
                           o.calibration.empty() ? "default prior (model/calibration.h)" : "copy of " + o.calibration);
@@ -525,7 +559,7 @@ void add_save_calibration_command(CLI::App& app) {
                   "derive the constants from an `arlab calibrate` microbench.csv instead (model/calibration_derive.h)")
       ->check(CLI::ExistingFile);
   sub->add_option("--gpu", o->gpu, "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs)");
-  sub->callback([o] { run_save_calibration(*o); });
+  sub->callback([o, sub] { run_save_calibration(*o, *sub); });
 }
 
 void add_validate_command(CLI::App& app) {

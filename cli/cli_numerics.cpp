@@ -74,10 +74,11 @@ void print_table(const std::vector<NumericsRow>& rows) {
 
 void run_numerics(const NumericsOptions& o) {
   const numerics::SweepConfig c = to_config(o);  // every bad option fails here, before any work
-  // The output's directory is made (out/ by default) and its header checked before the sweep.
+  // The output is checked before the sweep (a folder still to be made holds nothing to clash with);
+  // its folder (out/ by default) is made once there are rows to append, so a refusal leaves nothing.
   const std::filesystem::path out_path(o.out);
-  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
-  check_output_path(o.out, {}, "--out");
+  const bool folder_exists = !out_path.has_parent_path() || std::filesystem::is_directory(out_path.parent_path());
+  if (folder_exists) check_output_path(o.out, {}, "--out");
   check_appendable(o.out, numerics_header());
   const std::string date = utc_now_iso8601();
   std::printf(
@@ -97,8 +98,10 @@ void run_numerics(const NumericsOptions& o) {
   }
   print_table(rows);
 
+  MadeFolders folder(folder_exists ? std::string() : out_path.parent_path().string());
   CsvAppender csv(o.out, numerics_header());
   for (const NumericsRow& r : rows) csv.append(to_cells(r));
+  folder.keep();
   std::printf("appended %zu rows to %s\n", rows.size(), o.out.c_str());
 }
 
@@ -116,7 +119,7 @@ void add_numerics_command(CLI::App& app) {
   cmd->add_option("--tokens", opts->tokens, "tokens per call")->capture_default_str()->check(int_at_least(1));
   cmd->add_option("--hidden", opts->hidden, "hidden size H")->capture_default_str()->check(int_at_least(1));
   // FLT_MAX: eps is a float; a larger number would become infinity.
-  cmd->add_option("--eps", opts->eps, "RMSNorm epsilon")->capture_default_str()->check(finite_in(0, FLT_MAX));
+  cmd->add_option("--eps", opts->eps, "RMSNorm epsilon")->capture_default_str()->check(float_in(0, FLT_MAX));
   cmd->add_option("--ranks", opts->ranks, "comma-separated rank counts from {2,4,8,16}")
       ->delimiter(',')
       ->default_str("2,4,8,16")

@@ -38,10 +38,10 @@ inline void add_problem_options(CLI::App* app, ProblemOptions& o) {
   app->add_option("--sf-layout", o.sf_layout, "NVFP4 scale-factor layout: linear or swizzled_128x4")
       ->capture_default_str();
   // FLT_MAX: both are floats; a larger number would become infinity.
-  app->add_option("--eps", o.eps, "RMSNorm epsilon")->capture_default_str()->check(finite_in(0, FLT_MAX));
+  app->add_option("--eps", o.eps, "RMSNorm epsilon")->capture_default_str()->check(float_in(0, FLT_MAX));
   app->add_option("--scale", o.scale, "FP8 dequant scale / NVFP4 global scale")
       ->capture_default_str()
-      ->check(finite_in(0, FLT_MAX, /*lo_open=*/true));
+      ->check(float_in(0, FLT_MAX, /*lo_open=*/true));
 }
 
 // Throws InvalidArgument naming the value (common/problem.h validate(); --scale must be finite and

@@ -243,7 +243,23 @@ void print_plan(const RunOptions& o, const session::RunPlan& plan) {
 
 namespace {
 
-void run_main(const RunOptions& o) {
+// Every given option is used (cli/cli_checks.h refuse_unused_options): --registers prints a table
+// and runs nothing; a size sweep replaces --tokens; --no-timing leaves the timing options unused.
+void refuse_unused(const RunOptions& o, const CLI::App& run) {
+  if (o.registers)
+    refuse_unused_options(run, {"--registers"}, "`arlab run --registers` prints every kernel's registers and exits");
+  if (o.sweep_begin > 0 || o.sweep_end > 0)
+    refuse_unused_options(run, options_except(run, {"--tokens"}),
+                          "a size sweep (-b/-e) runs the tokens it lists in place of --tokens");
+  if (o.timing.no_timing) {
+    std::vector<std::string> timing = timing_option_names();
+    timing.erase(std::find(timing.begin(), timing.end(), "--no-timing"));
+    refuse_unused_options(run, options_except(run, timing), "--no-timing checks the outputs without timing them");
+  }
+}
+
+void run_main(const RunOptions& o, const CLI::App& run) {
+  refuse_unused(o, run);
   if (o.registers) {
     session::print_kernel_registers();
     return;
@@ -261,7 +277,7 @@ void add_run_command(CLI::App& app) {
       "run", "run one fused all-reduce problem under one or several configurations (emulated node on one GPU, or one "
       "rank per process under mpirun/srun): check every output, time them interleaved, append CSV rows");
   add_options(run, *opts);
-  run->callback([opts]() { run_main(*opts); });
+  run->callback([opts, run]() { run_main(*opts, *run); });
 }
 
 }  // namespace arlab::cli

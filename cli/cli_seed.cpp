@@ -8,6 +8,8 @@
 // Either way the model then predicts every measured row (model/validate.h) and the rows with their
 // predictions go to OUT/validation.csv (common/validation_schema.h), read by plots/plot_seed.py.
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include "cli/commands.h"
 #include "common/csv_table.h"
 #include "common/output_file.h"
+#include "common/output_target.h"
 #include "common/ratio_schema.h"
 #include "experiments/seed_cases.h"
 #include "model/calibration.h"
@@ -56,6 +59,9 @@ struct SeedOptions {
   // explicitly must exist and hold a valid calibration, checked before any work.
   std::string calibration_nvlink = kDefaultNvlinkCalibration;
   std::string calibration_emulated = kMeasuredEmulatedCalibration;
+  // Which of the file options were on the command line (CLI11 count() > 0): a file given explicitly
+  // must exist; a default that is not found is skipped with a note.
+  bool nvlink_given = false, emulated_given = false, ratios_given = false;
   int device = 0;
   unsigned long long input_seed = 1;
   double timeout_ms = 2000;
@@ -76,9 +82,10 @@ std::vector<NodeCalibration> node_calibrations(const SeedOptions& o) {
       {"real TP2 (2 x H200, NVLink)", o.calibration_nvlink, h200, std::nullopt},
       {"emulated TP2 (64-SM partitions of one H200)", o.calibration_emulated, model::sm_partition(h200, 2),
        std::nullopt}};
-  for (NodeCalibration& n : nodes) {
-    const bool is_default = n.path == kDefaultNvlinkCalibration || n.path == kMeasuredEmulatedCalibration;
-    if (n.path.empty() || (is_default && !std::filesystem::exists(n.path))) continue;
+  const bool given[2] = {o.nvlink_given, o.emulated_given};
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeCalibration& n = nodes[i];
+    if (n.path.empty() || (!given[i] && !std::filesystem::exists(n.path))) continue;
     n.cal = model::load_calibration(n.path);  // throws naming file and line, or that it does not exist
   }
   return nodes;
@@ -120,14 +127,31 @@ void print_term_difference(const std::vector<NodeCalibration>& nodes) {
   }
 }
 
-// The in-process ratios at the seed token count (ratios.csv, common/ratio_schema.h): the
-// legacy / trtllm headline ratio with its bootstrap CI, per hidden size.
-void print_seed_ratios(const std::string& path) {
-  if (!std::filesystem::exists(path)) {
-    std::printf("  (no ratio file %s: ratios above are of medians measured in separate groups)\n", path.c_str());
+// The in-process ratios (ratios.csv, common/ratio_schema.h), read before anything is written: "" gives
+// none; a file given explicitly must exist; the default, when not found, gives none (a note says so).
+struct SeedRatios {
+  std::string path;
+  bool found = false;
+  std::vector<RatioRow> rows;
+};
+
+SeedRatios read_seed_ratios(const std::string& path, bool given) {
+  SeedRatios r;
+  r.path = path;
+  if (path.empty() || (!given && !std::filesystem::exists(path))) return r;
+  r.rows = read_rows<RatioRow>(path).rows;  // throws naming the file (and line) when it is missing or bad
+  r.found = true;
+  return r;
+}
+
+// The legacy / trtllm headline ratio at the seed token count with its bootstrap CI, per hidden size.
+void print_seed_ratios(const SeedRatios& ratios) {
+  if (!ratios.found) {
+    std::printf("  (no ratio file%s%s: ratios above are of medians measured in separate groups)\n",
+                ratios.path.empty() ? "" : " ", ratios.path.c_str());
     return;
   }
-  for (const RatioRow& r : read_rows<RatioRow>(path).rows) {
+  for (const RatioRow& r : ratios.rows) {
     if (r.tokens != 128 || r.numerator != "legacy") continue;
     std::printf("  seed H %d, 128 tokens, in one process interleaved: legacy / %s = %.3f [%.3f, %.3f] "
                 "(95 %% CI, %d paired rounds)\n",
@@ -135,14 +159,42 @@ void print_seed_ratios(const std::string& path) {
   }
 }
 
-// Keeps an earlier run's file: renames it with its modification time (nothing is lost).
+// Keeps an earlier run's file before it is written again: a regular file at `p` is renamed to
+// NAME.<modification time, UTC>.EXT, or NAME.<time>.<k>.EXT when that name is taken (two runs in the
+// same second): nothing is ever renamed over. A symbolic link stays (its target's bytes are copied
+// aside; the new file replaces the target through it); a device or FIFO holds nothing to keep.
 void move_aside(const std::filesystem::path& p) {
-  if (!std::filesystem::exists(p)) return;
-  const auto stamp = std::to_string(std::filesystem::last_write_time(p).time_since_epoch().count());
-  std::filesystem::path aside = p;
-  aside.replace_extension("." + stamp + p.extension().string());
-  std::filesystem::rename(p, aside);
-  std::printf("  kept the previous %s as %s\n", p.string().c_str(), aside.string().c_str());
+  namespace fs = std::filesystem;
+  const OutputTarget target = resolve_output_target(p.string());
+  if (!target.exists || !target.regular) return;
+  const bool link = fs::is_symlink(p);
+  struct stat st {};
+  ::stat(target.path.c_str(), &st);
+  char stamp[32] = "unknown-time";  // its modification time, UTC, to the second: 20260112T093015Z
+  std::tm utc{};
+  if (::gmtime_r(&st.st_mtime, &utc) != nullptr) std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  for (int k = 0;; ++k) {
+    fs::path aside = p;
+    aside.replace_extension("." + std::string(stamp) + (k > 0 ? "." + std::to_string(k) : "") +
+                            p.extension().string());
+    std::error_code ec;
+    if (link) {
+      if (!fs::copy_file(target.path, aside, fs::copy_options::none, ec)) {
+        if (ec == std::errc::file_exists) continue;
+        throw InvalidArgument("cannot keep the previous " + p.string() + " as " + aside.string() + ": " + ec.message());
+      }
+    } else if (::link(p.c_str(), aside.c_str()) == 0) {  // fails, never replaces, when `aside` exists
+      ::unlink(p.c_str());
+    } else if (errno == EEXIST) {
+      continue;
+    } else if (!fs::exists(aside)) {  // a file system without hard links
+      fs::rename(p, aside);
+    } else {
+      continue;
+    }
+    std::printf("  kept the previous %s as %s\n", p.string().c_str(), aside.string().c_str());
+    return;
+  }
 }
 
 void print_seed_table(const std::vector<model::MeasuredRow>& rows, const model::ValidationReport& rep) {
@@ -169,14 +221,28 @@ void print_seed_table(const std::vector<model::MeasuredRow>& rows, const model::
   }
 }
 
-void run_seed(const SeedOptions& o) {
-  const harness::TimingOptions timing = timing_options(o.timing);  // checked in every mode, used in measure
+// The options only measuring uses, and those only the predict mode uses: a run of one mode refuses
+// the other's (cli/cli_checks.h refuse_unused_options).
+std::vector<std::string> measure_only_options() {
+  std::vector<std::string> names = timing_option_names();
+  for (const char* n : {"--device", "--seed", "--timeout-ms"}) names.emplace_back(n);
+  return names;
+}
+const std::vector<std::string> kPredictOnlyOptions = {"--data", "--ratios"};
+
+void run_seed(const SeedOptions& o, const CLI::App& sub) {
   if (o.mode != "auto" && o.mode != "measure" && o.mode != "predict")
     throw InvalidArgument("--mode '" + o.mode + "' (expected auto, measure or predict)");
   const bool gpu = session::gpu_visible();
   if (o.mode == "measure" && !gpu)
     throw std::runtime_error("--mode measure needs a GPU and a build with CUDA; none is available here");
   const bool measure = o.mode == "measure" || (o.mode == "auto" && gpu);
+  const std::string mode_text =
+      measure ? "`arlab seed` measures (--mode " + o.mode + (o.mode == "auto" ? ": a GPU is visible" : "") + ")"
+              : "`arlab seed` predicts beside measured rows (--mode " + o.mode +
+                    (o.mode == "auto" ? ": no GPU is visible" : "") + ")";
+  refuse_unused_options(sub, options_except(sub, measure ? kPredictOnlyOptions : measure_only_options()), mode_text);
+  const harness::TimingOptions timing = timing_options(o.timing);  // used in measure mode (predict: the defaults)
   const std::string measured_csv = (std::filesystem::path(o.out_dir) / "measured.csv").string();
   const std::string validation_csv = (std::filesystem::path(o.out_dir) / "validation.csv").string();
   const std::string ratios_csv = (std::filesystem::path(o.out_dir) / "ratios.csv").string();
@@ -205,13 +271,17 @@ void run_seed(const SeedOptions& o) {
                        : "",
               o.out_dir.c_str());
 
-  // The inputs are read and checked before the output folder is made: a bad --data or
-  // --calibration leaves nothing behind.
+  // Every input is read and checked, and the rows judged, before the output folder is made: a bad
+  // --data, --ratios or --calibration, or rows the model cannot use, leave nothing behind.
   const model::Calibration cal = cal_path.empty() ? model::default_calibration() : model::load_calibration(cal_path);
   const std::vector<NodeCalibration> term_cals = node_calibrations(o);
+  const std::vector<std::string> inputs = {o.data, cal_path, o.ratios, o.calibration_nvlink, o.calibration_emulated};
+  if (std::filesystem::is_directory(o.out_dir))  // a folder still to be made holds no file to clash with
+    check_output_path(validation_csv, inputs, "seed output");
   std::string source = o.data;
-  std::string ratio_source = o.ratios;
+  SeedRatios ratios;
   std::vector<model::MeasuredRow> rows;
+  std::vector<std::string> failed;
   if (!measure) {
     std::printf("  measurements: %s (see data/h200/README.md for their provenance)\n", source.c_str());
     rows = model::read_measurements(source);
@@ -220,18 +290,14 @@ void run_seed(const SeedOptions& o) {
       if (!mismatch.empty())
         throw CsvError(source, r.line, "", "not a row of the seed problem: " + mismatch);
     }
-  }
-  std::filesystem::create_directories(o.out_dir);
-  check_output_path(validation_csv, {o.data, cal_path, o.ratios, o.calibration_nvlink, o.calibration_emulated},
-                    "seed output");
-
-  std::vector<std::string> failed;
-  if (measure) {
+    ratios = read_seed_ratios(o.ratios, o.ratios_given);
+  } else {
     std::printf("  measuring: `arlab exp seed`'s cases; %s; seed %llu, device %d\n", describe(o.timing).c_str(),
                 o.input_seed, o.device);
     move_aside(measured_csv);
     move_aside(ratios_csv);
     session::ExpRequest req;
+    req.output_dir = o.out_dir;  // made by the session once the GPU is found
     req.name = "seed";
     req.csv_path = measured_csv;
     req.ratios_path = ratios_csv;
@@ -244,7 +310,7 @@ void run_seed(const SeedOptions& o) {
     req.base.calibration_source = cal_path.empty() ? "built-in priors" : cal_path;
     session::run_experiment(req);
     source = measured_csv;
-    ratio_source = ratios_csv;
+    ratios = read_seed_ratios(ratios_csv, false);
     rows = model::read_measurements(source);
     for (const model::MeasuredRow& r : rows)
       if (!r.check_passed)
@@ -256,10 +322,12 @@ void run_seed(const SeedOptions& o) {
   vo.source = source;
   const model::ValidationReport rep = model::validate_measurements(rows, cal, vo);
   model::require_usable_rows(rows, rep, source);
+  MadeFolders folder(o.out_dir);  // removed again (while empty) when the write fails
   move_aside(validation_csv);
   model::write_validation_csv(rows, rep, validation_csv);
+  folder.keep();
   print_seed_table(rows, rep);
-  print_seed_ratios(ratio_source);
+  print_seed_ratios(ratios);
   std::printf("\n  model vs measurement over %d rows (%d problems): MAPE %.1f%%, median APE %.1f%%, Spearman %.3f\n",
               rep.rows_used, rep.problems, 100.0 * rep.mape, 100.0 * rep.median_ape, rep.spearman_all);
   if (rep.rows_with_skewfree > 0)
@@ -296,24 +364,33 @@ void add_seed_command(CLI::App& app) {
                   "model calibration CSV for the predictions ('' = the built-in priors; auto = the emulated "
                   "node's measured data/calibration/h200_emulated.csv when found, else the priors)")
       ->capture_default_str();
-  sub->add_option("--calibration-nvlink", o->calibration_nvlink,
+  CLI::Option* nvlink = sub->add_option("--calibration-nvlink", o->calibration_nvlink,
                   "measured calibration of the real node, for the term-by-term seed explanation ('' skips it; the "
                   "default is skipped when not found from this directory, an explicit file must load)")
       ->capture_default_str();
-  sub->add_option("--calibration-emulated", o->calibration_emulated,
+  CLI::Option* emulated = sub->add_option("--calibration-emulated", o->calibration_emulated,
                   "measured calibration of the emulated node, for the same (as --calibration-nvlink)")
       ->capture_default_str();
   sub->add_option("--device", o->device, "CUDA device (measure mode)")
       ->capture_default_str()
       ->check(int_at_least(0));
-  sub->add_option("--ratios", o->ratios, "committed in-process ratios shown in predict mode")->capture_default_str();
+  CLI::Option* ratios =
+      sub->add_option("--ratios", o->ratios,
+                      "committed in-process ratios shown in predict mode ('' : none; the default is skipped with a "
+                      "note when not found from this directory, an explicit file must load)")
+          ->capture_default_str();
   add_timing_options(sub, o->timing);
   sub->add_option("--seed", o->input_seed, "input seed")->capture_default_str()->check(unsigned_64());
   // 1e9 ms (~11 days): as `arlab run --timeout-ms`.
   sub->add_option("--timeout-ms", o->timeout_ms, "bound of every device spin-wait")
       ->capture_default_str()
       ->check(finite_in(0, 1e9, /*lo_open=*/true));
-  sub->callback([o] { run_seed(*o); });
+  sub->callback([o, sub, nvlink, emulated, ratios] {
+    o->nvlink_given = nvlink->count() > 0;
+    o->emulated_given = emulated->count() > 0;
+    o->ratios_given = ratios->count() > 0;
+    run_seed(*o, *sub);
+  });
 }
 
 }  // namespace arlab::cli

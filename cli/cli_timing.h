@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/cli_checks.h"
 #include "common/problem.h"
@@ -28,7 +29,8 @@ inline void add_timing_options(CLI::App* app, TimingCliOptions& o) {
   harness::TimingOptions& t = o.timing;
   app->add_option("--max-noise", o.max_noise_pct,
                   "stop once the 95 % CI of the headline median is within +- this percent of it")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_in(0, 100, /*lo_open=*/true));  // a percentage (100 itself is refused by timing_options)
   app->add_option("--min-iters", t.stop.min_iters, "timed iterations per configuration before the noise test")
       ->capture_default_str()->check(any_int());
   app->add_option("--min-rounds", t.stop.min_rounds,
@@ -36,10 +38,13 @@ inline void add_timing_options(CLI::App* app, TimingCliOptions& o) {
       ->capture_default_str()->check(any_int());
   app->add_option("--max-iters", t.stop.max_iters, "stop after this many timed iterations per configuration")
       ->capture_default_str()->check(any_int());
+  // 1e6 s and 1e9 ms (~11 days): as --timeout-ms, far beyond any run.
   app->add_option("--max-time", t.stop.max_time_s, "stop after this many seconds of timed rounds per configuration")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_in(0, 1e6, /*lo_open=*/true));
   app->add_option("--warmup-ms", t.warmup_ms, "untimed calls of every configuration first, for this long (ms)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_in(0, 1e9));
   app->add_option("--batch", t.batch, "gated iterations per configuration per round, queued before the first starts")
       ->capture_default_str()->check(any_int());
   app->add_option("-i,--iters", t.fixed_iters, "exactly this many timed iterations (0: noise-based stopping)")
@@ -51,6 +56,12 @@ inline void add_timing_options(CLI::App* app, TimingCliOptions& o) {
   app->add_option("--graph-calls", t.graph_calls, "calls per captured CUDA graph (0: no graph timing)")
       ->capture_default_str()->check(any_int());
   app->add_option("--graph-reps", t.graph_reps, "timed graph replays")->capture_default_str()->check(any_int());
+}
+
+// The names of the options add_timing_options adds (a run that does not time refuses them).
+inline std::vector<std::string> timing_option_names() {
+  return {"--max-noise", "--min-iters", "--min-rounds", "--max-iters", "--max-time", "--warmup-ms", "--batch",
+          "--iters",     "--no-timing", "--no-host-hold", "--graph-calls", "--graph-reps"};
 }
 
 // The options as the timing procedure takes them; throws InvalidArgument naming a bad value.

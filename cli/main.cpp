@@ -1,6 +1,7 @@
 // The `arlab` binary: one CLI11 app, one subcommand per capability (see cli/commands.h).
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -8,6 +9,7 @@
 
 #include "common/build_info.h"
 #include "common/csv.h"
+#include "cli/cli_checks.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -25,6 +27,12 @@ int main(int argc, char** argv) {
   arlab::cli::add_soak_command(app);
   arlab::cli::add_calibrate_command(app);
   arlab::cli::add_exp_command(app);
+  // Every number option of every subcommand in decimal: no "010" read as octal 8 (cli/cli_checks.h).
+  arlab::cli::require_decimal_numbers(app);
+  // A write beyond a file size limit (ulimit -f) fails with EFBIG, which the writers handle (the file
+  // is left as it was: common/output_file.h, common/csv.h CsvAppender), instead of SIGXFSZ killing the
+  // process half-way through a row.
+  std::signal(SIGXFSZ, SIG_IGN);
   // Exit code of every refused input and failed command (CLI11's own parse errors keep theirs).
   constexpr int kErrorExitCode = 2;
   // A first argument that is no option and no subcommand is named as such (CLI11 would only say

@@ -4,15 +4,22 @@
 // (common/csv_table.h read_rows) reads it by; plots/ read columns by name.
 #pragma once
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "common/output_target.h"
 
 namespace arlab {
 
@@ -82,9 +89,12 @@ inline std::string header_difference(const std::vector<std::string>& found, cons
 // What an existing text file looks like to a writer that appends to it or replaces it: its first
 // non-blank line without a UTF-8 byte-order mark or CR (the header: the readers skip blank lines),
 // whether it holds anything but blank lines, whether its lines end in CRLF, and whether its last
-// byte is a newline.
+// byte is a newline. A path that leads (through links) to something other than a regular file -- a
+// device such as /dev/null, a FIFO -- is not read (reading /dev/zero would never end, a FIFO would
+// wait for a writer): it holds no rows to keep, and is written through (common/output_target.h).
 struct CsvFileStart {
   bool exists = false;
+  bool regular = true;             // false: a device, FIFO or socket (blank, not read)
   bool blank = true;               // empty, or only whitespace and line breaks
   std::string first_line;          // the first non-blank line, BOM and trailing CR removed
   bool crlf = false;               // the first line ends in CR LF
@@ -93,6 +103,12 @@ struct CsvFileStart {
 
 inline CsvFileStart inspect_csv_file(const std::string& path) {
   CsvFileStart s;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    s.exists = true;
+    s.regular = false;
+    return s;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return s;
   s.exists = true;
@@ -139,32 +155,106 @@ inline CsvFileStart check_appendable(const std::string& path, const std::vector<
 // Appends rows to a CSV file (check_appendable first): rows of two schemas never mix, nothing is
 // overwritten. A new, empty or blank file gets the header. A last line without its newline is
 // terminated first (the first new row would otherwise continue it); rows take the file's line
-// ends (CRLF when its header has them).
+// ends (CRLF when its header has them). Nothing is written before the first row: a command that
+// fails before it leaves the file as it was (a new file is not even made). Each row is written with
+// one write(2); when a write fails (a full disk, a file size limit), the file is restored to what it
+// was before this appender's first row -- truncated to its old size, a blank file given back its
+// bytes, a file it made removed -- and the error says so. A path that leads to a device or FIFO is
+// written through (nothing to restore there); a symbolic link is followed (common/output_target.h).
 class CsvAppender {
  public:
   CsvAppender(const std::string& path, const std::vector<std::string>& header) : path_(path) {
     const CsvFileStart start = check_appendable(path, header);
+    target_ = resolve_output_target(path);
     eol_ = start.crlf ? "\r\n" : "\n";
     // A blank file holds no row: it is started afresh with the header.
-    const bool fresh = !start.exists || start.blank;
-    out_.open(path, fresh ? std::ios::trunc | std::ios::binary : std::ios::app | std::ios::binary);
-    if (!out_) throw std::runtime_error("cannot open CSV file " + path + " for appending: " + std::strerror(errno));
-    if (fresh) out_ << csv_join(header) << eol_;
-    else if (!start.ends_with_newline) out_ << eol_;
+    blank_ = start.exists && start.blank && target_.regular;
+    if (!start.exists || start.blank) pending_ = csv_join(header) + eol_;
+    else if (!start.ends_with_newline) pending_ = eol_;
     ncols_ = header.size();
   }
+  CsvAppender(const CsvAppender&) = delete;
+  CsvAppender& operator=(const CsvAppender&) = delete;
+  ~CsvAppender() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
   void append(const std::vector<std::string>& cells) {
     if (cells.size() != ncols_)
       throw std::logic_error("CSV row for " + path_ + " has " + std::to_string(cells.size()) + " cells, header has " +
                              std::to_string(ncols_));
-    out_ << csv_join(cells) << eol_;
-    out_.flush();
-    if (!out_) throw std::runtime_error("write to CSV file " + path_ + " failed: " + std::strerror(errno));
+    if (fd_ < 0) open_target();
+    const std::string text = pending_ + csv_join(cells) + eol_;
+    const int err = write_all(text);
+    if (err != 0) {
+      const std::string restored = restore();
+      throw std::runtime_error("write to CSV file " + path_ + " failed: " + std::strerror(err) + "; " + restored);
+    }
+    pending_.clear();
   }
 
  private:
+  void open_target() {
+    const std::string& p = target_.path;
+    if (target_.special()) {
+      fd_ = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+    } else if (target_.exists) {
+      if (blank_) {  // kept, to be given back if a write fails
+        std::ifstream in(p, std::ios::binary);
+        blank_bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      fd_ = ::open(p.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+      struct stat st {};
+      if (fd_ >= 0 && ::fstat(fd_, &st) == 0) size_before_ = st.st_size;
+      if (fd_ >= 0 && blank_ && ::ftruncate(fd_, 0) != 0) {
+        const int err = errno;
+        ::close(fd_);
+        fd_ = -1;
+        throw std::runtime_error("cannot start CSV file " + path_ + " afresh: " + std::strerror(err));
+      }
+    } else {
+      fd_ = ::open(p.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      created_ = fd_ >= 0;
+    }
+    if (fd_ < 0) throw std::runtime_error("cannot open CSV file " + path_ + " for appending: " + std::strerror(errno));
+  }
+
+  // 0, or the errno of the write that failed.
+  int write_all(const std::string& text) {
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return errno;
+      done += static_cast<size_t>(n);
+    }
+    return 0;
+  }
+
+  // Gives the file back what it held before this appender's first row; says what was done.
+  std::string restore() {
+    const std::string& p = target_.path;
+    if (target_.special()) return "it is no regular file, so nothing could be taken back";
+    if (created_) {
+      ::close(fd_);
+      fd_ = -1;
+      ::unlink(p.c_str());
+      return "the file it had made was removed";
+    }
+    if (::ftruncate(fd_, blank_ ? 0 : size_before_) != 0)
+      return std::string("and restoring its old size failed too: ") + std::strerror(errno);
+    if (blank_ && !blank_bytes_.empty() && ::pwrite(fd_, blank_bytes_.data(), blank_bytes_.size(), 0) < 0)
+      return std::string("and giving back its blank lines failed: ") + std::strerror(errno);
+    return "the file was restored to what it held before (" + std::to_string(size_before_) + " bytes)";
+  }
+
   std::string path_;
-  std::ofstream out_;
+  OutputTarget target_;
+  int fd_ = -1;
+  bool created_ = false;  // this appender made the file
+  bool blank_ = false;    // the file existed and held only blank lines (it is started afresh)
+  std::string blank_bytes_;
+  off_t size_before_ = 0;
+  std::string pending_;   // header and/or line end written before the first row
   std::string eol_ = "\n";
   size_t ncols_ = 0;
 };

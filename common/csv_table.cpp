@@ -3,6 +3,8 @@
 // parsers of the cell types (common/csv.h parse_csv_cell).
 #include "common/csv_table.h"
 
+#include "common/number_text.h"
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -38,6 +40,22 @@ std::string column_at(const std::vector<std::string>& header, size_t index) {
   return index < header.size() ? header[index] : "#" + std::to_string(index + 1);
 }
 
+// The bytes of `in`, read in chunks up to the end or through the chunk holding the first NUL byte
+// (binary data: the parser names where it is): a device such as /dev/zero, or a binary file, is not
+// read whole into memory.
+std::string read_until_nul(std::istream& in) {
+  constexpr size_t kChunkBytes = 1 << 16;  // 64 KiB per read: any size works; this is a few pages
+  std::string data;
+  std::string chunk(kChunkBytes, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const size_t got = static_cast<size_t>(in.gcount());
+    data.append(chunk, 0, got);
+    if (std::memchr(chunk.data(), '\0', got) != nullptr) break;
+  }
+  return data;
+}
+
 }  // namespace
 
 CsvError::CsvError(const std::string& f, int l, const std::string& c, const std::string& what)
@@ -50,9 +68,7 @@ CsvText split_csv_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) throw CsvError(path, 0, "", "cannot open: it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CsvError(path, 0, "", std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  std::string data = buffer.str();
+  const std::string data = read_until_nul(in);
   static constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
   size_t i = data.compare(0, 3, kUtf8Bom) == 0 ? 3 : 0;
 
@@ -91,6 +107,9 @@ CsvText split_csv_file(const std::string& path) {
 
   for (; i < data.size(); ++i) {
     const char c = data[i];
+    if (c == '\0')
+      fail("a NUL byte (binary data, byte " + std::to_string(i + 1) +
+           " of the file): this is no text CSV file (a binary file, or one damaged on disk?)");
     if (quoted) {
       if (c == '"' && i + 1 < data.size() && data[i + 1] == '"') {
         cell += '"';
@@ -207,21 +226,13 @@ namespace {
   throw CsvError(at.file, at.line, at.column, what);
 }
 
-// An integer as std::to_string writes it: an optional '-' (when allowed), then decimal digits
-// without a leading zero.
+// An integer as std::to_string writes it (common/number_text.h: decimal, no leading zero).
 template <class T>
 T parse_integer(const std::string& text, const CsvPlace& at) {
   constexpr bool is_signed = std::numeric_limits<T>::is_signed;
   if (text.empty()) bad_cell(at, "empty cell where an integer is required");
-  const size_t digits = is_signed && text[0] == '-' ? 1 : 0;
-  const bool all_digits = digits < text.size() &&
-                          text.find_first_not_of("0123456789", digits) == std::string::npos;
-  const std::string quoted = "'" + cut_for_message(text) + "'";
-  const std::string form = is_signed ? "decimal digits with an optional '-'" : "decimal digits";
-  if (!all_digits) bad_cell(at, quoted + " is not an integer (" + form + ", as arlab writes them)");
-  if (text[digits] == '0' && text.size() > digits + 1)
-    bad_cell(at, quoted + " is not an integer: a leading zero is refused (is it octal?); write it without one");
-  if (text == "-0") bad_cell(at, "'-0' is not an integer as arlab writes them; write 0");
+  const std::string problem = integer_text_problem(text, is_signed);
+  if (!problem.empty()) bad_cell(at, "'" + cut_for_message(text) + "' " + problem);
   T value{};
   const auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (err == std::errc::result_out_of_range || end != text.data() + text.size())
@@ -230,19 +241,18 @@ T parse_integer(const std::string& text, const CsvPlace& at) {
   return value;
 }
 
-// A number as std::from_chars reads it (general format), the whole cell; NaN only when allowed.
+// A number as std::from_chars reads it (general format), the whole cell (common/number_text.h); NaN
+// only when allowed.
 double parse_number(const std::string& text, const CsvPlace& at, bool nan_allowed) {
   if (text.empty())
     bad_cell(at, std::string("empty cell where a number is required") + (nan_allowed ? " (write nan for none)" : ""));
   const std::string quoted = "'" + cut_for_message(text) + "'";
   double value = 0;
   const auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (err == std::errc::invalid_argument || end != text.data() + text.size())
-    bad_cell(at, quoted + " is not a number");
-  if (err == std::errc::result_out_of_range) bad_cell(at, quoted + " is not a finite number (out of range)");
-  if (std::isnan(value) && nan_allowed) return value;
-  if (!std::isfinite(value))
-    bad_cell(at, quoted + " is not a finite number" + (nan_allowed ? " (nan is allowed in this column)" : ""));
+  if (err == std::errc{} && end == text.data() + text.size() && std::isnan(value) && nan_allowed) return value;
+  const std::string problem = real_text_problem(text);
+  if (!problem.empty())
+    bad_cell(at, quoted + " " + problem + (nan_allowed ? " (this column allows nan where no figure exists)" : ""));
   return value;
 }
 

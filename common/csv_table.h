@@ -4,7 +4,8 @@
 //
 // The file: a UTF-8 byte-order mark, CRLF line ends and blank lines (empty or only spaces and tabs)
 // are tolerated, as the appender (common/csv.h CsvAppender) tolerates them; CR-only line ends are
-// refused as such. Cells follow RFC 4180 (double quotes around a cell, "" inside one; a quoted cell
+// refused as such, and so is a NUL byte (binary data; the file is read only up to the first one, so
+// /dev/zero is refused at once). Cells follow RFC 4180 (double quotes around a cell, "" inside one; a quoted cell
 // may hold commas and line breaks); cells are not trimmed. A line that repeats the header (two files
 // concatenated) is refused.
 //
@@ -19,7 +20,9 @@
 //                                        no '+', no spaces, no exponent, within the type's range;
 //   double                               a finite number as std::from_chars reads it (no leading
 //                                        '+', no spaces, no hex, nothing after it); "nan" and "inf"
-//                                        are refused;
+//                                        are refused, and so is a value a double cannot hold (over
+//                                        1.8e308, or nonzero below 2.2e-308: subnormal);
+// (the rules of common/number_text.h, which the command line follows too)
 //   DoubleOrNan                          the same, or nan (any case, with or without '-': what
 //                                        std::to_chars and Python write for an undefined figure);
 //   std::optional<double>                empty (none), or a finite number as for double;

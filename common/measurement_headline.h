@@ -24,6 +24,23 @@ namespace arlab {
 constexpr const char* kHeadlineSkewFree = "skew_free";
 constexpr const char* kHeadlineMaxOverRanks = "max_over_ranks";
 
+// The physical range of a measured kernel time (kernel_us_median, skewfree_us_median), in us: from one
+// step of the GPU's global timer on an H200 (`%globaltimer` advances in 32 ns steps: docs/measurement.md,
+// "Resolution"; no median can be shorter, and the committed rows start at 4 us) to 10 s, far beyond
+// any fused all-reduce (the committed rows reach 2 ms; every device wait times out at --timeout-ms,
+// 2 s by default). A value outside it is a corrupt cell, and a relative error against it would print
+// as hundreds of digits.
+constexpr double kMinKernelUs = 0.032;
+constexpr double kMaxKernelUs = 1e7;
+
+// What is wrong with a kernel time of `us` microseconds ("" when it is in its physical range; nan is
+// the caller's: an untimed row holds nan).
+inline std::string kernel_time_problem(double us) {
+  if (us >= kMinKernelUs && us <= kMaxKernelUs) return "";
+  return "kernel time " + csv_num(us) + " us is outside its physical range [" + csv_num(kMinKernelUs) + ", " +
+         csv_num(kMaxKernelUs) + "] us (one 32 ns step of the GPU timer to 10 s; common/measurement_headline.h)";
+}
+
 // The row's headline time in microseconds (nan when the row was not timed). Throws CsvCellError
 // (column headline) for a cell that is none of the above; at_row adds the file and line.
 inline double headline_us(const MeasurementRow& row) {

@@ -2,6 +2,7 @@
 // (experiments/exp_csv.h), every row read by common/csv_table.h.
 #include "experiments/exp_csv.h"
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -54,7 +55,9 @@ void check_output_is_no_input(const std::vector<std::string>& inputs, const std:
       throw InvalidArgument("merge: the output " + out_path + " is the input " + in +
                             ": refusing to overwrite an input; choose another output path");
   }
-  check_output_path(out_path, inputs, "merge output");  // same device and inode
+  // Same device and inode; an output folder that does not exist yet holds no input.
+  if (fs::is_directory(fs::path(out_path).parent_path(), ec) || fs::path(out_path).parent_path().empty())
+    check_output_path(out_path, inputs, "merge output");
 }
 
 }  // namespace
@@ -91,6 +94,10 @@ MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string
         throw CsvError(path, table.lines[i], "experiment",
                        "'" + cut_for_message(r.experiment) + "' is no case of experiment " + name + " (expected " +
                            name + "/KEY): refusing to merge rows of another experiment");
+      for (const auto& [column, us] : {std::pair<const char*, double>{"kernel_us_median", r.kernel_us_median},
+                                       {"skewfree_us_median", r.skewfree_us_median}})
+        if (!std::isnan(us) && !kernel_time_problem(us).empty())  // nan: an untimed row, or no skew-free figure
+          throw CsvError(path, table.lines[i], column, kernel_time_problem(us));
       if (!seen.insert(duplicate_key(r)).second) {
         ++counts.dropped;
         continue;
@@ -101,13 +108,25 @@ MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string
   };
   std::error_code ec;
   if (std::filesystem::exists(out_path, ec)) take(out_path, counts.kept);
+  long long input_rows = 0;
   for (const std::string& in : inputs) {
     if (!std::filesystem::exists(in, ec)) throw InvalidArgument("merge: cannot read input " + in + ": no such file");
+    if (std::filesystem::is_directory(in, ec))
+      throw InvalidArgument("merge: input " + in + " is a directory; name its shard CSV files (e.g. " + in + "/" +
+                            name + ".csv)");
+    const long long dropped_before = counts.dropped, added_before = counts.added;
     take(in, counts.added);
+    input_rows += (counts.added - added_before) + (counts.dropped - dropped_before);
   }
+  if (input_rows == 0)
+    throw InvalidArgument("merge: the input file(s) hold no rows of experiment " + name +
+                          " (only a header, or nothing): nothing to merge");
+  if (counts.added == 0) return counts;  // every input row is already there: the output stays as it is
   // The output was read above as a measurement file (of any generation) or is absent: replacing it
-  // with the current schema loses nothing.
+  // with the current schema loses nothing. Its folder is made now, once every input has been read.
+  MadeFolders folder(std::filesystem::path(out_path).parent_path().string());  // removed again if the write fails
   write_file_atomically(out_path, csv_join(measurement_header()) + "\n" + rows.str());
+  folder.keep();
   return counts;
 }
 
@@ -147,10 +166,34 @@ MergeCounts merge_ratio_csvs(const std::vector<std::string>& inputs, const std::
   if (std::filesystem::exists(out_path, ec)) take(out_path, counts.kept);
   for (const std::string& in : inputs) {
     if (!std::filesystem::exists(in, ec)) throw InvalidArgument("merge: cannot read input " + in + ": no such file");
+    if (std::filesystem::is_directory(in, ec)) throw InvalidArgument("merge: input " + in + " is a directory");
     take(in, counts.added);
   }
+  if (counts.added == 0) return counts;  // nothing new (or inputs without rows): the output stays as it is
+  MadeFolders folder(std::filesystem::path(out_path).parent_path().string());  // removed again if the write fails
   write_file_atomically(out_path, csv_join(ratio_header()) + "\n" + rows.str());
+  folder.keep();
   return counts;
+}
+
+std::vector<NumericsRow> numerics_rows_missing(const std::string& csv_path, const std::vector<NumericsRow>& rows) {
+  const auto key = [](const NumericsRow& r) {
+    return std::vector<std::string>{r.experiment, std::to_string(r.seed), r.distribution, std::to_string(r.tokens),
+                                    std::to_string(r.hidden), csv_num(r.eps), std::to_string(r.nranks), r.dtype,
+                                    r.acc, r.output};
+  };
+  std::set<std::vector<std::string>> there;
+  std::error_code ec;
+  if (std::filesystem::exists(csv_path, ec)) {
+    CsvReadOptions options;
+    options.allow_empty_file = true;
+    options.skip_cut_rows = true;  // a killed run's last row: measured again
+    for (const NumericsRow& r : read_rows<NumericsRow>(csv_path, options).rows) there.insert(key(r));
+  }
+  std::vector<NumericsRow> missing;
+  for (const NumericsRow& r : rows)
+    if (!there.count(key(r))) missing.push_back(r);
+  return missing;
 }
 
 std::string exp_case_summary(const std::string& csv_path, const std::string& name,

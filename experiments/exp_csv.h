@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/numerics_schema.h"
+
 namespace arlab::exp {
 
 // The case keys already in a measurement CSV for experiment `name` (rows whose `experiment` cell is
@@ -30,27 +32,35 @@ struct MergeCounts {
 };
 
 // The union of the rows of experiment `name` in `out_path` (when it exists) and in `inputs` (shard
-// CSVs), written to `out_path` in the current schema (optional columns an older file lacks get
+// CSVs), written to `out_path` in the current schema (its folder made then, when missing) (optional columns an older file lacks get
 // their defaults): the rows already in `out_path` first, then each input's in order, keeping the
 // first row of each (experiment, policy, tpb, cluster, grid, vecs_per_thread, algo, tokens, hidden,
 // nranks, dtype, pattern, acc, implementation, kernel_variant) -- a baseline row and a lean row
 // are no duplicates of the reference row at the same configuration. Every file is read strictly
 // (CsvError naming file, line and column: a row cut short, a bad cell, another schema), and every row
 // must belong to `name`: a row whose experiment cell is not "NAME/KEY" is refused, naming file and
-// line. An empty or blank input holds no rows. Refuses (InvalidArgument) an empty input list and an
-// output that is one of the inputs however spelled or linked; the output is written atomically
-// (common/output_file.h) and is left as it was on any error.
+// line. An empty or blank input holds no rows. Refuses (InvalidArgument) an empty input list, an
+// input that is a directory, an output that is one of the inputs however spelled or linked, and a
+// merge whose inputs hold no row at all (nothing to merge: no header-only file is made). The output
+// is written atomically (common/output_file.h), only when rows were added (a merge of duplicates
+// leaves it untouched), and is left as it was -- or not made, nor its folder -- on any error.
 MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path, const std::string& name);
 
 // The same union for the ratio CSVs (common/ratio_schema.h) beside those shards: `out_path`'s rows
 // first, then each input's, keeping the first row of each (experiment, group_id, numerator,
 // numerator_cfg, denominator, denominator_cfg) -- a ratio belongs to the group that measured it, so it
 // stays paired with that group's measurement rows whichever shard's rows of a case merge_csvs kept.
-// The same refusals (another experiment's row, a bad cell, the output one of the inputs, no input);
-// written atomically.
+// The same refusals (another experiment's row, a bad cell, a directory, the output one of the inputs,
+// no input); written atomically, only when rows were added.
 MergeCounts merge_ratio_csvs(const std::vector<std::string>& inputs, const std::string& out_path,
                              const std::string& name);
 
+// Resume of `arlab exp numerics` (a CPU sweep, one case): the rows of `rows` that `csv_path` (a
+// numerics CSV, common/numerics_schema.h) does not hold yet, in order -- a row is there when one of
+// the file's rows has the same experiment, seed, distribution, tokens, hidden, eps, nranks, dtype,
+// acc and output. A missing, empty or blank file holds none; rows cut short (a killed run's) do not
+// count; a bad row is refused (CsvError naming file, line and column).
+std::vector<NumericsRow> numerics_rows_missing(const std::string& csv_path, const std::vector<NumericsRow>& rows);
 
 
 // The summary printed after `arlab exp NAME`: a title line, then one line per case of `case_keys`

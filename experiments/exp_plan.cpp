@@ -387,7 +387,7 @@ const std::vector<ExperimentRow>& experiments() {
        "pick",
        tokens_experiment, "plot_tokens.py"},
       {"config-space", "every legal configuration of the model's search space at 3 problems, beside trtllm",
-       config_space_experiment, "plot_config_space.py"},
+       config_space_experiment, "plot_config_space.py", nullptr, true, /*takes_max_configs=*/true},
       {"crossover", "fused one-shot vs two-shot vs unfused (and NCCL on a real node), tokens 1-4096, H 4096/8192",
        crossover_experiment, "plot_crossover.py"},
       {"fusion", "fused trtllm and the model's pick vs all-reduce + separate norm kernel, tokens 1-4096",

@@ -56,6 +56,7 @@ struct ExperimentRow {
   std::string (*summary_step)(const std::string& csv_path, const model::GpuSpec& rank_spec,
                               const model::Calibration& cal) = nullptr;
   bool needs_gpu = true;                               // false: runs on the CPU (numerics)
+  bool takes_max_configs = false;                      // --max-configs thins its cases (config-space)
 };
 
 // The experiments `arlab exp` knows, in the order `arlab exp --list` prints them.

@@ -8,8 +8,11 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <tuple>
+#include <utility>
 
 #include "common/csv_table.h"
+#include "common/csv.h"
 #include "common/fmt.h"
 #include "common/problem.h"
 #include "model/model_terms.h"
@@ -45,8 +48,9 @@ std::vector<const MicrobenchRow*> need(const std::vector<MicrobenchRow>& rows, c
                                        const std::string& which = "") {
   auto got = pick(rows, bench, variant, metric, keep);
   if (got.empty())
-    throw InvalidArgument("derive_calibration: no microbenchmark row for " + what(bench, variant, metric) +
-                          (which.empty() ? "" : " (" + which + ")"));
+    throw DeriveError("derive_calibration: no microbenchmark row for " + what(bench, variant, metric) +
+                          (which.empty() ? "" : " (" + which + ")"),
+                      {bench, variant, metric}, false);
   return got;
 }
 
@@ -97,13 +101,39 @@ class Deriver {
   }
 
  private:
+  // Every query of the rows is recorded: a constant that cannot be derived, or leaves its physical
+  // range, is reported with the bench, variant and metric it came from (DeriveError).
+  std::vector<const MicrobenchRow*> pick_rows(const std::string& bench, const std::string& variant,
+                                              const std::string& metric, const Pred& keep = {}) {
+    last_ = {bench, variant, metric};
+    return pick(rows_, bench, variant, metric, keep);
+  }
+  std::vector<const MicrobenchRow*> need_rows(const std::string& bench, const std::string& variant,
+                                              const std::string& metric, const Pred& keep = {},
+                                              const std::string& which = "") {
+    last_ = {bench, variant, metric};
+    return need(rows_, bench, variant, metric, keep, which);
+  }
+  [[noreturn]] void fail(const std::string& what) const { throw DeriveError("derive_calibration: " + what, last_, true); }
+  Line line_of(const std::vector<std::pair<double, double>>& xy, const std::string& of) const {
+    try {
+      return fit_line(xy, of);
+    } catch (const InvalidArgument& e) {
+      throw DeriveError(e.what(), last_, true);
+    }
+  }
+
   void set(const std::string& name, double value, const std::string& how) {
+    for (const CalibrationConstantInfo& info : calibration_constants()) {
+      const std::string bad = info.name == name ? range_violation(info, value) : "";
+      if (!bad.empty()) fail(bad + ", derived as: " + how);
+    }
     set_constant(out_.calibration, name, value);
     out_.notes.push_back(name + " = " + fmt("%.4g", value) + ": " + how);
   }
 
   void launch() {
-    const auto one = need(rows_, "launch", "plain", "duration_us",
+    const auto one = need_rows("launch", "plain", "duration_us",
                           [](const MicrobenchRow& r) { return r.cluster <= 1 && r.size == 1; }, "grid 1");
     std::vector<double> v;
     for (const auto* r : one) v.push_back(r->value);
@@ -111,22 +141,22 @@ class Deriver {
                                                  one.size()));
     const int sms = max_sms();
     std::vector<std::pair<double, double>> xy;
-    for (const auto* r : need(rows_, "launch", "plain", "duration_us",
+    for (const auto* r : need_rows("launch", "plain", "duration_us",
                               [sms](const MicrobenchRow& r) { return r.tpb == 1024 && r.size <= sms; }))
       xy.emplace_back(r->size, r->value * 1e3);
-    const Line l = fit_line(xy, "launch per block");
+    const Line l = line_of(xy, "launch per block");
     set("launch_per_block_ns", std::max(0.0, l.slope),
         fmt("slope of the empty kernel's duration over grid <= %d SMs at tpb 1024 (%zu points)", sms, xy.size()));
     // cluster launch: cluster rows minus the plain row of the same grid and tpb
     std::map<std::pair<int, int>, double> plain;
-    for (const auto* r : pick(rows_, "launch", "plain", "duration_us"))
+    for (const auto* r : pick_rows("launch", "plain", "duration_us"))
       plain[{static_cast<int>(r->size), r->tpb}] = r->value;
     std::vector<double> extra;
-    for (const auto* r : pick(rows_, "launch", "cluster", "duration_us")) {
+    for (const auto* r : pick_rows("launch", "cluster", "duration_us")) {
       auto it = plain.find({static_cast<int>(r->size), r->tpb});
       if (it != plain.end()) extra.push_back(r->value - it->second);
     }
-    if (extra.empty()) throw InvalidArgument("derive_calibration: no launch cluster row matches a plain row's grid");
+    if (extra.empty()) fail("no launch cluster row matches a plain row's grid");
     set("cluster_launch_us", std::max(0.0, median_of(extra)),
         fmt("median of (cluster - plain) empty-kernel duration at equal grid and tpb (%zu pairs)", extra.size()));
   }
@@ -139,13 +169,14 @@ class Deriver {
     // The Lamport poll's store-to-seen time, where the stores' own transfer is short (<= 8192
     // spinning threads: <= 128 KiB, well under 1 us of link time): the one-shot first poll.
     std::vector<double> seen;
+    last_ = {"poll", "lamport*", "latency_ns"};
     for (const MicrobenchRow& r : rows_)
       if (r.bench == "poll" && r.variant.rfind("lamport", 0) == 0 && r.metric == "latency_ns" &&
           r.size <= kPollMaxThreads && std::isfinite(r.value))
         seen.push_back(r.value);
     if (seen.empty())
-      throw InvalidArgument("derive_calibration: no microbenchmark row for bench poll, variant lamport*, metric "
-                            "latency_ns with <= 8192 spinning threads");
+      throw DeriveError("derive_calibration: no microbenchmark row for bench poll, variant lamport*, metric "
+                        "latency_ns with <= 8192 spinning threads", last_, false);
     set("peer_visibility_ns", median_of(seen),
         fmt("median Lamport poll store-to-seen time over %zu spinner counts <= 8192 (poll; ", seen.size()) +
             (emulated_ ? "two partitions of one GPU)" : "two GPUs)"));
@@ -154,7 +185,7 @@ class Deriver {
   // round_load is new in the bench set: a microbench.csv of an older arlab has no rows for it.
   void round_load() {
     std::vector<std::pair<double, double>> xy;
-    for (const auto* r : pick(rows_, "round_load", "dram_barrier", "ns_per_step"))
+    for (const auto* r : pick_rows("round_load", "dram_barrier", "ns_per_step"))
       xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
     if (xy.size() < 2) {
       for (const char* name : {"dram_round_latency_ns", "dram_round_ns_per_warp"})
@@ -165,7 +196,7 @@ class Deriver {
     // The push step at the smallest block: larger blocks move more bytes per step, and their extra
     // time is bandwidth, which the model bounds separately (sm_port, HBM, link).
     const MicrobenchRow* push = nullptr;
-    for (const auto* r : pick(rows_, "round_load", "push_store", "ns_per_step"))
+    for (const auto* r : pick_rows("round_load", "push_store", "ns_per_step"))
       if (!push || r->tpb < push->tpb) push = r;
     if (push) {
       set("push_step_ns", push->value, fmt("round_load push_store at %d threads per block (a coalesced DRAM load + "
@@ -174,7 +205,7 @@ class Deriver {
       out_.notes.push_back(fmt("push_step_ns = %.4g", out_.calibration.push_step_ns) +
                            ": prior kept (no round_load push_store rows: microbenchmarks of an arlab before the bench)");
     }
-    const Line l = fit_line(xy, "round_load over warps");
+    const Line l = line_of(xy, "round_load over warps");
     set("dram_round_latency_ns", std::max(0.0, l.intercept),
         fmt("intercept over warps of a coalesced DRAM load + __syncthreads per step, one block per SM (%zu block "
             "sizes)", xy.size()));
@@ -189,7 +220,7 @@ class Deriver {
     set("bytes_in_flight_per_sm", std::clamp(read1 * dram, 128.0, 1048576.0),
         fmt("Little's law: read bandwidth of 1 SM (tpb 1024) %.3g GB/s x DRAM latency", read1) +
             fmt(" %.0f ns", dram));
-    const auto clears = need(rows_, "clear", "neg_zero", "gbps", [](const MicrobenchRow& r) { return r.sms == 1; });
+    const auto clears = need_rows("clear", "neg_zero", "gbps", [](const MicrobenchRow& r) { return r.sms == 1; });
     double clear1 = 0;
     for (const auto* r : clears) clear1 = std::max(clear1, r->value);
     set("sm_l2_bytes_per_cycle", clear1 / spec_.sm_clock_ghz,
@@ -220,7 +251,7 @@ class Deriver {
       out_.notes.push_back("link_efficiency = " + fmt("%.3g", out_.calibration.link_efficiency) +
                            ": prior kept, unused on a local link (the emulated node's peer traffic is HBM traffic)");
     } else {
-      const auto both = need(rows_, "peer_store", "both_ways_polling", "gbps");
+      const auto both = need_rows("peer_store", "both_ways_polling", "gbps");
       int top = 0;
       for (const auto* r : both) top = std::max(top, r->sms);
       std::vector<double> v;
@@ -235,33 +266,33 @@ class Deriver {
 
   void reductions() {
     std::vector<std::pair<double, double>> xy;
-    for (const auto* r : need(rows_, "block_reduce", "sum_sq", "ns_per_op"))
+    for (const auto* r : need_rows("block_reduce", "sum_sq", "ns_per_op"))
       xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
-    const Line b = fit_line(xy, "block_reduce over warps");
+    const Line b = line_of(xy, "block_reduce over warps");
     set("block_reduce_fixed_ns", std::max(0.0, b.intercept), fmt("intercept over %zu block sizes", xy.size()));
     set("block_reduce_ns_per_warp", std::max(0.0, b.slope), "slope per warp of the same line");
     std::map<int, double> base;  // tpb -> cluster-1 time
-    for (const auto* r : need(rows_, "cluster_sync", "sync_dsmem", "ns_per_op",
+    for (const auto* r : need_rows("cluster_sync", "sync_dsmem", "ns_per_op",
                               [](const MicrobenchRow& r) { return r.cluster == 1; }, "cluster 1"))
       base[r->tpb] = r->value;
     std::vector<std::pair<double, double>> cs;  // (cluster x warps, extra over cluster 1)
-    for (const auto* r : need(rows_, "cluster_sync", "sync_dsmem", "ns_per_op",
+    for (const auto* r : need_rows("cluster_sync", "sync_dsmem", "ns_per_op",
                               [](const MicrobenchRow& r) { return r.cluster > 1; }, "cluster > 1")) {
       auto it = base.find(r->tpb);
       if (it != base.end()) cs.emplace_back(r->cluster * std::ceil(r->tpb / 32.0), r->value - it->second);
     }
-    const Line c = fit_line(cs, "cluster_sync over cluster x warps");
+    const Line c = line_of(cs, "cluster_sync over cluster x warps");
     set("cluster_sync_ns", std::max(0.0, c.intercept),
         fmt("intercept of (cluster-cs - cluster-1 reduction) over cluster size x warps (%zu points)", cs.size()));
     set("dsmem_access_ns", std::max(0.0, c.slope), "slope per block-warp of the same line");
     std::map<int, double> empty;
-    for (const auto* r : need(rows_, "atomic", "empty", "duration_us")) empty[r->sms] = r->value;
+    for (const auto* r : need_rows("atomic", "empty", "duration_us")) empty[r->sms] = r->value;
     std::vector<std::pair<double, double>> at;
-    for (const auto* r : need(rows_, "atomic", "one_counter_fenced", "duration_us")) {
+    for (const auto* r : need_rows("atomic", "one_counter_fenced", "duration_us")) {
       auto it = empty.find(r->sms);
       if (it != empty.end()) at.emplace_back(r->sms, (r->value - it->second) * 1e3);
     }
-    const Line a = fit_line(at, "atomic over blocks");
+    const Line a = line_of(at, "atomic over blocks");
     set("arrival_atomic_ns", std::max(0.0, a.slope),
         fmt("slope over blocks of (fenced atomic - empty) kernel duration (%zu grids)", at.size()));
     set("arrival_fixed_ns", std::max(0.0, a.intercept), "intercept of the same line");
@@ -272,7 +303,7 @@ class Deriver {
         "SM-wide time of one thread's epilogue vector op / 7 ops (epilogue_math, ns_per_op)");
     set("vector_op_latency_ns", value_of("epilogue_math", "bf16_res_rms", "ns_per_vector") / kEpilogueBenchOps,
         "one thread's dependent epilogue vector op / 7 ops (epilogue_math, ns_per_vector)");
-    const auto skew = pick(rows_, "start_skew", "gated", "skew_us");
+    const auto skew = pick_rows("start_skew", "gated", "skew_us");
     if (skew.empty()) {
       out_.notes.push_back("rank_skew_us = " + fmt("%.3g", out_.calibration.rank_skew_us) +
                            ": prior kept (no start_skew row); it does not enter the skew-free prediction");
@@ -288,8 +319,8 @@ class Deriver {
   // bench's configurations. Needs the other constants, so it comes last.
   void round_overhead() {
     // On the emulated node both partitions run their rounds at once: the _busy variant measures that.
-    auto got = pick(rows_, "epilogue_round", emulated_ ? "bf16_ar_res_rms_busy" : "bf16_ar_res_rms", "ns_per_round");
-    if (got.empty()) got = pick(rows_, "epilogue_round", "bf16_ar_res_rms", "ns_per_round");
+    auto got = pick_rows("epilogue_round", emulated_ ? "bf16_ar_res_rms_busy" : "bf16_ar_res_rms", "ns_per_round");
+    if (got.empty()) got = pick_rows("epilogue_round", "bf16_ar_res_rms", "ns_per_round");
     if (got.empty()) {
       for (const char* name : {"round_overhead_ns", "round_overhead_ns_per_warp"})
         out_.notes.push_back(std::string(name) + " = 0: no epilogue_round rows (microbenchmarks of an arlab before "
@@ -319,8 +350,8 @@ class Deriver {
       diff.emplace_back(std::ceil(r->tpb / 32.0), r->value - parts);
       per += fmt(" %d/", r->tpb) + fmt("%d:", c.cluster) + fmt(" %.0f", r->value) + fmt(" - %.0f;", parts);
     }
-    if (diff.empty()) throw InvalidArgument("derive_calibration: no epilogue_round row has a launchable shape");
-    const Line l = fit_line(diff, "epilogue_round over warps");
+    if (diff.empty()) fail("no epilogue_round row has a launchable shape");
+    const Line l = line_of(diff, "epilogue_round over warps");
     set("round_overhead_ns", std::max(0.0, l.intercept),
         "intercept over warps of the measured round minus its modelled parts (tpb/cluster: measured - parts "
         "ns):" + per);
@@ -329,7 +360,7 @@ class Deriver {
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,
                   const Pred& keep = {}) {
-    const auto got = need(rows_, bench, variant, metric, keep);
+    const auto got = need_rows(bench, variant, metric, keep);
     std::vector<double> v;
     for (const auto* r : got) v.push_back(r->value);
     return median_of(v);
@@ -344,27 +375,110 @@ class Deriver {
 
   const std::vector<MicrobenchRow>& rows_;
   const GpuSpec& spec_;
+  MicrobenchQuery last_;  // the rows the constant being derived comes from
   bool emulated_ = false;
   DerivedCalibration out_;
 };
 
 }  // namespace
 
-std::vector<MicrobenchRow> load_microbench(const std::string& path) {
-  const CsvRows<MicrobenchRow> table = read_rows<MicrobenchRow>(path);
-  if (table.rows.empty()) throw CsvError(path, table.header_line, "bench", "no microbenchmark rows");
-  const std::vector<std::string> known = microbench_names();
-  for (size_t i = 0; i < table.rows.size(); ++i) {
-    const MicrobenchRow& r = table.rows[i];
-    if (std::find(known.begin(), known.end(), r.bench) == known.end()) {
-      std::string names;
-      for (const std::string& n : known) names += (names.empty() ? "" : ", ") + n;
-      throw CsvError(path, table.lines[i], "bench",
-                     "unknown bench '" + cut_for_message(r.bench) + "' (arlab calibrate runs " + names + ")");
-    }
-    if (!std::isfinite(r.value) || r.value < 0)
-      throw CsvError(path, table.lines[i], "value", "value must be a finite number >= 0");
+namespace {
+
+// The topology and link cells `arlab calibrate` writes (harness/node.h topology(), harness/nvml.h).
+const std::vector<std::string> kMicrobenchTopologies = {"emulated", "mpi", "mpi-shared-gpu"};
+const std::vector<std::string> kMicrobenchLinks = {"local", "nvlink", "pcie", "unknown"};
+// The rank counts of a node `arlab calibrate` runs on (calibrate/calibrate_core.h kMinRanks, kMaxRanks:
+// the cross-rank benches need two ranks; 16 partitions of 8 SMs fit a 132-SM GPU).
+constexpr int kMicrobenchMinRanks = 2;
+constexpr int kMicrobenchMaxRanks = 16;
+// The largest block and cluster a bench launches (CUDA: 1024 threads per block; 16 blocks per cluster
+// with the non-portable size, sm_90).
+constexpr int kMicrobenchMaxTpb = 1024;
+constexpr int kMicrobenchMaxCluster = 16;
+
+std::string listed(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// The provenance cells of a row: one run of `arlab calibrate` writes the same in every row.
+std::vector<std::pair<const char*, std::string>> provenance_cells(const MicrobenchRow& r) {
+  return {{"git_sha", r.git_sha}, {"date_utc", r.date_utc}, {"gpu", r.gpu}, {"topology", r.topology},
+          {"link", r.link}, {"nranks", std::to_string(r.nranks)}, {"sm_per_rank", std::to_string(r.sm_per_rank)}};
+}
+
+// Per provenance column, the cell most rows hold, and how many do (the odd row out is the bad one).
+std::vector<std::pair<std::string, int>> common_provenance(const std::vector<MicrobenchRow>& rows) {
+  std::vector<std::map<std::string, int>> counts(provenance_cells(rows.front()).size());
+  for (const MicrobenchRow& r : rows) {
+    const auto cells = provenance_cells(r);
+    for (size_t c = 0; c < cells.size(); ++c) ++counts[c][cells[c].second];
   }
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& m : counts)
+    out.push_back(*std::max_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.second < b.second; }));
+  return out;
+}
+
+// What is wrong with one microbenchmark row, beside the cells most rows share: (column, what), or an
+// empty column.
+std::pair<std::string, std::string> microbench_row_problem(const MicrobenchRow& r,
+                                                           const std::vector<std::pair<std::string, int>>& common) {
+  const std::vector<std::string> known = microbench_names();
+  if (std::find(known.begin(), known.end(), r.bench) == known.end())
+    return {"bench", "unknown bench '" + cut_for_message(r.bench) + "' (arlab calibrate runs " + listed(known) + ")"};
+  const auto cells = provenance_cells(r);
+  for (size_t c = 0; c < cells.size(); ++c)
+    if (cells[c].second != common[c].first)
+      return {cells[c].first, "'" + cut_for_message(cells[c].second) + "' differs from the '" +
+                                  cut_for_message(common[c].first) + "' of " + std::to_string(common[c].second) +
+                                  " other row(s): a microbench.csv holds one run of `arlab calibrate`"};
+  if (std::find(kMicrobenchTopologies.begin(), kMicrobenchTopologies.end(), r.topology) == kMicrobenchTopologies.end())
+    return {"topology", "unknown topology '" + cut_for_message(r.topology) + "' (expected " +
+                            listed(kMicrobenchTopologies) + ")"};
+  if (std::find(kMicrobenchLinks.begin(), kMicrobenchLinks.end(), r.link) == kMicrobenchLinks.end())
+    return {"link", "unknown link '" + cut_for_message(r.link) + "' (expected " + listed(kMicrobenchLinks) + ")"};
+  if ((r.link == "local") != (r.topology == "emulated"))
+    return {"link", "link '" + r.link + "' with topology '" + r.topology +
+                        "': the emulated node's peers are local, and only its are (link local <=> topology emulated)"};
+  if (r.nranks < kMicrobenchMinRanks || r.nranks > kMicrobenchMaxRanks)
+    return {"nranks", "nranks = " + std::to_string(r.nranks) + " is outside [" + std::to_string(kMicrobenchMinRanks) +
+                          ", " + std::to_string(kMicrobenchMaxRanks) + "] (the nodes arlab calibrate runs on)"};
+  if (r.sm_per_rank < 1) return {"sm_per_rank", "sm_per_rank = " + std::to_string(r.sm_per_rank) + " must be >= 1"};
+  if (r.rank < -1 || r.rank >= r.nranks)
+    return {"rank", "rank = " + std::to_string(r.rank) + " is outside [-1, " + std::to_string(r.nranks - 1) +
+                        "] (-1: a node-wide figure)"};
+  if (r.sms < 0) return {"sms", "sms = " + std::to_string(r.sms) + " must be >= 0"};
+  if (r.tpb < 0 || r.tpb > kMicrobenchMaxTpb)
+    return {"tpb", "tpb = " + std::to_string(r.tpb) + " is outside [0, " + std::to_string(kMicrobenchMaxTpb) + "]"};
+  if (r.cluster < 0 || r.cluster > kMicrobenchMaxCluster)
+    return {"cluster",
+            "cluster = " + std::to_string(r.cluster) + " is outside [0, " + std::to_string(kMicrobenchMaxCluster) + "]"};
+  if (r.size < 0) return {"size", "size = " + csv_num(r.size) + " must be >= 0"};
+  if (r.reps < 1) return {"reps", "reps = " + std::to_string(r.reps) + " must be >= 1"};
+  for (const auto& [column, v] : {std::pair<const char*, double>{"value", r.value}, {"p10", r.p10}, {"p90", r.p90}})
+    if (v < 0 || (v != 0 && (v < kMicrobenchMinValue || v > kMicrobenchMaxValue)))
+      return {column, std::string(column) + " = " + csv_num(v) + " " + r.metric + " is outside 0 or [" +
+                          csv_num(kMicrobenchMinValue) + ", " + csv_num(kMicrobenchMaxValue) +
+                          "] (model/calibration_derive.h kMicrobenchMinValue: a measured figure is never so small "
+                          "or so large)"};
+  return {"", ""};
+}
+
+}  // namespace
+
+std::vector<MicrobenchRow> load_microbench(const std::string& path, std::vector<int>* lines) {
+  const CsvRows<MicrobenchRow> table = read_rows<MicrobenchRow>(path);
+  if (table.rows.empty())
+    throw CsvError(path, table.header_line, "bench",
+                   "no microbenchmark rows (only the header): `arlab calibrate` writes one per measured point");
+  const auto common = common_provenance(table.rows);
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const auto [column, what] = microbench_row_problem(table.rows[i], common);
+    if (!column.empty()) throw CsvError(path, table.lines[i], column, what);
+  }
+  if (lines) *lines = table.lines;
   return table.rows;
 }
 

@@ -22,10 +22,6 @@ namespace arlab::model {
 namespace {
 // Registers per thread CUDA allows a kernel (the ISA's register file per thread, every arch since sm_35).
 constexpr int kMaxRegistersPerThread = 255;
-// The longest kernel time a row may record: 10 s, far beyond any fused all-reduce (the committed
-// H200 rows reach 2 ms; every device wait times out at --timeout-ms, 2 s by default). Larger
-// values are corrupt cells, and would print as hundreds of digits.
-constexpr double kMaxKernelUs = 1e7;
 
 // Parses a label cell with the shared parse_* function (which lists the valid labels); throws
 // CsvCellError naming the column. A cell too long to be any label is refused without being echoed whole.
@@ -66,11 +62,11 @@ PolicyLabel parse_policy_label(const std::string& text) {
   return label;
 }
 
-// A kernel time: a finite number in (0, kMaxKernelUs].
+// A kernel time: a number in its physical range (common/measurement_headline.h kernel_time_problem).
 double kernel_time(const char* column, double us) {
   if (std::isnan(us)) throw CsvCellError(column, "'" + csv_num(us) + "' is not a finite number: the row holds no time");
-  if (!(us > 0) || us > kMaxKernelUs)
-    throw CsvCellError(column, "kernel time " + csv_num(us) + " us is outside (0, " + fmt("%g", kMaxKernelUs) + "] us");
+  const std::string problem = kernel_time_problem(us);
+  if (!problem.empty()) throw CsvCellError(column, problem);
   return us;
 }
 

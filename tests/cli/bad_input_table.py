@@ -9,7 +9,13 @@ Every case runs the real binary in a scratch directory holding copies of committ
     (inputs, and files of other schemas that an output must not replace), and that no temporary
     file of an atomic write is left behind.
 A few cases are appends that must succeed; they name their output and a check of its content.
-The issue's 12 reproductions are the cases tagged "issue N".
+The issue's 12 reproductions are the cases tagged "issue N"; issue 22's (no file damaged, no input
+silently reinterpreted, no option silently ignored, every message naming file:line:column or option
+and value) are tagged "[damage]", "[reinterpret]", "[ignored]" and "[message]", and every case also
+asserts that a refused command (exit code not 0) leaves no new file or folder behind. Cases can run
+under a file size limit (a full disk as the writer sees it: RLIMIT_FSIZE, SIGXFSZ ignored), with a
+reader on a FIFO, or compare their output with another command's (a file that says the same in
+another column order must read the same).
 
 Usage: bad_input_table.py ARLAB SOURCE_DIR HAVE_CUDA(ON|OFF)
 """
@@ -17,23 +23,41 @@ import csv
 import hashlib
 import os
 import re
+import resource
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 CASE_TIMEOUT_S = 60  # one case; every case here takes well under a second
 
 
 def digest_tree(root):
-    """{relative path: sha256} of every regular file under root (the files a case must not change)."""
+    """{relative path: what it is} of everything under root: a regular file's sha256, a symbolic link's
+    target, a device's numbers, "fifo", "dir" -- so a device or link replaced by a file shows as a change,
+    and a folder a refused command made shows as new. FIFOs and devices are never opened."""
     out = {}
-    for dirpath, _, files in os.walk(root):
-        for name in files:
+    for dirpath, dirs, files in os.walk(root):
+        for name in dirs + files:
             path = os.path.join(dirpath, name)
-            with open(path, "rb") as f:
-                out[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                out[os.path.relpath(path, root)] = "link:" + os.readlink(path)
+            elif stat.S_ISREG(st.st_mode):
+                with open(path, "rb") as f:
+                    out[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
+            elif stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+                out[os.path.relpath(path, root)] = "dev:%d,%d" % (os.major(st.st_rdev), os.minor(st.st_rdev))
+            elif stat.S_ISFIFO(st.st_mode):
+                out[os.path.relpath(path, root)] = "fifo"
+            elif stat.S_ISDIR(st.st_mode):
+                out[os.path.relpath(path, root)] = "dir"
+            else:
+                out[os.path.relpath(path, root)] = "other"
     return out
 
 
@@ -140,6 +164,114 @@ def make_files(work, source, arlab):
     os.link(os.path.join(work, "m.csv"), os.path.join(work, "m_hardlink.csv"))
     os.symlink("m.csv", os.path.join(work, "m_symlink.csv"))
     os.mkdir(os.path.join(work, "adir"))
+    make_issue22_files(work, source, arlab, header, data)
+
+
+def swap_columns(header, rows, a, b):
+    """header and rows with columns a and b swapped, names and cells alike (the same data, reordered)."""
+    i, j = header.index(a), header.index(b)
+    out = []
+    for r in [header] + rows:
+        r = list(r)
+        r[i], r[j] = r[j], r[i]
+        out.append(r)
+    return out[0], out[1:]
+
+
+def make_issue22_files(work, source, arlab, header, data):
+    """Issue 22's files: outputs that are no regular file, shard CSVs of the seed experiment, a folder of
+    earlier seed outputs, mutants of the three CSV kinds (measurement, calibration, microbenchmark)."""
+    def path(name):
+        return os.path.join(work, name)
+    # Outputs that are not regular files: a link to /dev/null (as /dev/stdout is a link), a copy of
+    # /dev/null made with mknod where this runs as root, a FIFO, links to a file and to no file yet.
+    os.symlink("/dev/null", path("null_link.csv"))
+    if os.geteuid() == 0:
+        os.mknod(path("devnull"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    os.mkfifo(path("fifo.csv"))
+    os.symlink("v.csv", path("v_link.csv"))
+    os.symlink("p.csv", path("p_link.csv"))
+    os.symlink("dangling_target.csv", path("dangling.csv"))
+    with open(path("ws.csv"), "w") as f:
+        f.write("   \n \t\n")
+    # Shard CSVs of `arlab exp seed` (experiment cells "seed/KEY"): two disjoint halves, one already
+    # merged into mergeout/seed/seed.csv; a folder holding a shard; shards with bad content.
+    col = header.index("experiment")
+    exp_rows = []
+    for i, r in enumerate(data):
+        r = list(r)
+        r[col] = "seed/row %d" % i
+        exp_rows.append(r)
+    write_csv(path("s1.csv"), header, exp_rows[:10])
+    write_csv(path("s2.csv"), header, exp_rows[10:20])
+    write_csv(path("s3.csv"), header, exp_rows[20:30])
+    os.makedirs(path("mergeout/seed"))
+    shutil.copy(path("s2.csv"), path("mergeout/seed/seed.csv"))
+    os.mkdir(path("shards"))
+    shutil.copy(path("s1.csv"), path("shards/seed.csv"))
+    write_csv(path("exp_header_only.csv"), header, [])
+    garbage = [list(r) for r in exp_rows[:3]]
+    for r in garbage:
+        for j, h in enumerate(header):
+            if h in ("tokens", "tpb", "kernel_us_median", "skewfree_us_median"):
+                r[j] = "garbage"
+    write_csv(path("exp_garbage.csv"), header, garbage)
+    write_csv(path("exp_tiny.csv"), header, set_cell(exp_rows[:3], header, "kernel_us_median", "1e-300", 1))
+    # A folder of an earlier `arlab seed`: validation.csv last written 2020-01-01 00:00:00 UTC, and the
+    # copy an earlier run set aside from that same second.
+    os.mkdir(path("seedkeep"))
+    shutil.copy(path("v.csv"), path("seedkeep/validation.csv"))
+    os.utime(path("seedkeep/validation.csv"), (1577836800, 1577836800))
+    with open(path("seedkeep/validation.20200101T000000Z.csv"), "w") as f:
+        f.write("an earlier run's set-aside copy: must survive\n")
+    # A numerics file to append to, and an `arlab exp numerics` folder that holds its whole sweep.
+    subprocess.run([arlab, "numerics", "--tokens", "4", "--hidden", "64", "--ranks", "2", "--out", path("n_small.csv")],
+                   check=True, capture_output=True)
+    subprocess.run([arlab, "exp", "numerics", "--out-dir", path("numout"), "--no-plots"], check=True,
+                   capture_output=True)
+    # Measurement mutants: the same data in another column order; binary, CR-only, tiny and subnormal cells.
+    for name, a, b in [("sw_tpb_grid", "tpb", "grid"), ("sw_regs_ulp", "regs", "norm_max_ulp")]:
+        h, rows = swap_columns(header, data, a, b)
+        write_csv(path(name + ".csv"), h, rows)
+    text = open(path("m.csv"), newline="").read()
+    lines = text.split("\n")
+    lines[2] = lines[2].replace(",", ",\0", 1)
+    open(path("m_nul.csv"), "w", newline="").write("\n".join(lines))
+    open(path("m_cr.csv"), "w", newline="").write(text.replace("\r\n", "\n").replace("\n", "\r"))
+    write_csv(path("k_subnormal.csv"), header, set_cell(data[:5], header, "kernel_us_median", "1e-320", 2))
+    write_csv(path("k_tiny.csv"), header, set_cell(data[:5], header, "kernel_us_median", "1e-300", 2))
+    write_csv(path("skew_tiny.csv"), header, set_cell(data[:5], header, "skewfree_us_median", "0.001", 2))
+    write_csv(path("tokens_octal.csv"), header, set_cell(data[:5], header, "tokens", "0128", 2))
+    # Calibration mutants: another column order (the same constants), and a header line alone.
+    with open(path("cal.csv"), newline="") as f:
+        cal_rows = list(csv.reader(f))
+    h, rows = swap_columns(cal_rows[0], cal_rows[1:], "name", "source")
+    write_csv(path("cal_swapped.csv"), h, rows)
+    # Microbenchmark rows of `arlab calibrate` (the emulated node's) and their mutants.
+    mb_src = os.path.join(source, "data", "calibration", "h200_emulated_microbench.csv")
+    shutil.copy(mb_src, path("mb.csv"))
+    with open(mb_src, newline="") as f:
+        mb = list(csv.reader(f))
+    mh, md = mb[0], mb[1:]
+
+    def mb_set(rows, column, value, pred=lambda r: True):
+        out = [list(r) for r in rows]
+        for r in out:
+            if pred(r):
+                r[mh.index(column)] = value
+        return out
+    chase_hbm = lambda r: r[mh.index("bench")] == "chase" and r[mh.index("variant")] == "hbm"
+    write_csv(path("mb_garbage_bench.csv"), mh, set_cell(md, mh, "bench", "garbage", 4))
+    write_csv(path("mb_link.csv"), mh, set_cell(md, mh, "link", "nvlink", 0))
+    write_csv(path("mb_topology.csv"), mh, mb_set(md, "link", "nvlink"))
+    write_csv(path("mb_nranks0.csv"), mh, mb_set(md, "nranks", "0"))
+    write_csv(path("mb_rank9.csv"), mh, set_cell(md, mh, "rank", "9", 3))
+    write_csv(path("mb_tiny.csv"), mh, mb_set(md, "value", "1e-300", chase_hbm))
+    write_csv(path("mb_derived.csv"), mh, mb_set(md, "value", "9e5", chase_hbm))
+    write_csv(path("mb_no_chase.csv"), mh, [r for r in md if r[mh.index("bench")] != "chase"])
+    write_csv(path("mb_header_only.csv"), mh, [])
+    h, rows = swap_columns(mh, md, "sms", "tpb")
+    write_csv(path("mb_swapped.csv"), h, rows)
 
 
 def cells_consistent(path):
@@ -149,14 +281,26 @@ def cells_consistent(path):
     return len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows) and rows.count(rows[0]) == 1
 
 
-def cases(have_cuda):
-    """(tag, argv, exit code, message regex, {file changed on purpose: check}, [paths that must not exist
-    afterwards]) per case."""
+class Case:
+    """One hostile command: argv, the exit code and message regex it must give, the files it may change
+    ({path: check of the new content}), paths that must not exist afterwards, new files it must make
+    ({path: check}), a file size limit to run under, FIFOs to read while it runs ({path: check of what
+    was read}), and a command whose output (file names and timings aside) it must repeat."""
+
+    def __init__(self, tag, argv, code, pattern, changes=None, absent=None, made=None, fsize=None, fifo=None,
+                 same_as=None):
+        self.tag, self.argv, self.code, self.pattern = tag, argv, code, pattern
+        self.changes, self.absent, self.made = changes or {}, absent or [], made or {}
+        self.fsize, self.fifo, self.same_as = fsize, fifo or {}, same_as
+
+
+def cases(have_cuda, arlab):
+    """The table: a list of Case."""
     no_gpu = "no CUDA GPU is visible" if have_cuda else "built without CUDA"
     t = []
 
-    def add(tag, argv, code, pattern, changes=None, absent=None):
-        t.append((tag, argv, code, pattern, changes or {}, absent or []))
+    def add(tag, argv, code, pattern, changes=None, absent=None, **more):
+        t.append(Case(tag, argv, code, pattern, changes, absent, **more))
 
     # --- issue reproductions 1-12 -----------------------------------------------------------
     add("issue 1: synthetic never replaces measured rows", ["synthetic", "--rows", "5", "--out", "m.csv"], 2,
@@ -223,7 +367,7 @@ def cases(have_cuda):
     add("issue 8: run without a GPU says so after its configuration", ["run"], 2, r"(?s)arlab run: oneshot.*" + no_gpu)
     for argv, pattern, code in [(["--tpb", "0"], r"--tpb: 0 is outside \[1, 1024\]", 105),
                                 (["--iters", "-5"], r"fixed iterations = -5 must be >= 0", 2),
-                                (["--warmup-ms", "-1"], r"warm-up = -1 ms must be finite and >= 0", 2),
+                                (["--warmup-ms", "-1"], r"--warmup-ms: -1 is outside \[0, 1e\+09\]", 105),
                                 (["--sets", "1000000000"], r"--sets: 1000000000 is outside \[0, 16\]", 105),
                                 (["--distribution", "cauchy"], r"unknown distribution 'cauchy'", 2),
                                 (["--calibration", "/nonexistent.csv"], r"/nonexistent\.csv: cannot open", 2),
@@ -232,8 +376,9 @@ def cases(have_cuda):
                                 (["--sms-per-rank", "-5"], r"--sms-per-rank: -5 is outside \[0, ", 105),
                                 (["--timeout-ms", "0"], r"--timeout-ms: 0 is outside \(0, 1e\+09\]", 105),
                                 (["--timeout-ms", "nan"], r"--timeout-ms: nan is outside", 105),
-                                (["--max-noise", "0"], r"--max-noise = 0 must be in \(0, 100\) percent", 2),
-                                (["--max-noise", "nan"], r"--max-noise = nan must be in", 2),
+                                (["--max-noise", "0"], r"--max-noise: 0 is outside \(0, 100\]", 105),
+                                (["--max-noise", "100"], r"--max-noise = 100 must be in \(0, 100\) percent", 2),
+                                (["--max-noise", "nan"], r"--max-noise: nan is outside", 105),
                                 (["--batch", "0"], r"batch = 0 must be in \[1, ", 2),
                                 (["--batch", "99999999999"], r"--batch: 99999999999 is outside", 105),
                                 (["--calibration", "cal_hbm0.csv"], r"hbm_efficiency = 0 fraction is outside", 2),
@@ -245,7 +390,7 @@ def cases(have_cuda):
                                 (["--policy", "trtllm", "--tpb", "256"], r"need --policy explicit", 2),
                                 (["--policy", "fastest"], r"unknown policy 'fastest'", 2),
                                 (["--config", "256/3"], r"has 2 fields", 2),
-                                (["--seed", "-1"], r"--seed: '-1' is not a whole number", 105),
+                                (["--seed", "-1"], r"--seed: '-1' is not an integer \(decimal digits: it cannot be negative", 105),
                                 (["--inject-fault", "bogus"], r"--inject-fault 'bogus' is not a known fault", 2),
                                 (["--inject-fault", "skip-kernel-rank=2"], r"is not a rank of this node", 2),
                                 (["-n", "3"], r"nranks = 3 is not supported", 2),
@@ -256,7 +401,7 @@ def cases(have_cuda):
         add("issue 8: run " + " ".join(argv), ["run"] + argv, code, pattern)
     for argv, pattern in [(["--calls", "0"], r"--calls: 0 is outside \[1, "),
                           (["--sets", "99"], r"--sets: 99 is outside \[1, 16\]"),
-                          (["--seed", "-1"], r"--seed: '-1' is not a whole number"),
+                          (["--seed", "-1"], r"--seed: '-1' is not an integer"),
                           (["--timeout-ms", "nan"], r"--timeout-ms: nan is outside"),
                           (["--csv", ""], r"--csv: empty path")]:
         add("issue 11: soak " + " ".join(argv), ["soak"] + argv, 105, pattern)
@@ -273,7 +418,7 @@ def cases(have_cuda):
     add("issue 9: predict --smem above the GPU's", ["predict", "--smem", "10000000"], 2,
         r"--smem = 10000000 bytes exceeds the 232448 bytes")
     add("issue 9: synthetic --seed -1", ["synthetic", "--rows", "5", "--out", "s.csv", "--seed", "-1"], 105,
-        r"--seed: '-1' is not a whole number in \[0, 18446744073709551615\]")
+        r"--seed: '-1' is not an integer .*\(expected one in \[0, 18446744073709551615\]\)")
     add("issue 9: numerics --seed -1", ["numerics", "--seed", "-1", "--out", "n.csv"], 105, r"--seed: '-1'")
     add("issue 9: predict explicit illegal grid", ["predict", "--policy", "explicit", "--tpb", "256", "--grid",
                                                    "3", "--cluster", "2"], 2, r"grid = 3 must be a positive multiple")
@@ -288,7 +433,8 @@ def cases(have_cuda):
     add("issue 10: a 1 MB cell is cut", ["validate", "huge_cell.csv"], 2,
         r"(?s)^(?!.{2000}).*huge_cell\.csv:4: column 'gpu': 'A{80}\.\.\. \(1000000 characters\)'")
     add("issue 10: kernel_us_median 1e308", ["validate", "k1e308.csv"], 2,
-        r"k1e308\.csv:4: column 'kernel_us_median': kernel time 1e\+308 us is outside \(0, 1e\+07\] us")
+        r"k1e308\.csv:4: column 'kernel_us_median': kernel time 1e\+308 us is outside its physical range "
+        r"\[0\.032, 1e\+07\] us")
     add("issue 10: policy fastest", ["validate", "policy_fastest.csv"], 2, r"column 'policy': unknown policy 'fastest'")
     add("issue 10: check maybe", ["validate", "check_maybe.csv"], 2, r"column 'check': unknown check 'maybe'")
     add("issue 10: seed --data of another problem", ["seed", "--mode", "predict", "--data", "n8_twoshot.csv",
@@ -361,12 +507,13 @@ def cases(have_cuda):
     for shard in ["2/2", "1/0", "a/b", "-1/3"]:
         add("exp: --shard " + shard, ["exp", "fusion", "--shard", shard, "--out-dir", "exp_out"], 2, r"--shard",
             absent=["exp_out"])
-    add("exp: --max-configs below 0", ["exp", "config-space", "--max-configs", "-1", "--out-dir", "exp_out"], 2,
-        r"--max-configs = -1 must be >= 0", absent=["exp_out"])
+    add("exp: --max-configs below 0", ["exp", "config-space", "--max-configs", "-1", "--out-dir", "exp_out"], 105,
+        r"--max-configs: -1 is outside \[0, ", absent=["exp_out"])
     add("exp: --merge of a missing shard CSV", ["exp", "fusion", "--merge", "missing_shard.csv", "--out-dir", "exp_out"],
         2, r"missing_shard\.csv")
     add("exp: --merge takes no --shard", ["exp", "fusion", "--merge", "m.csv", "--shard", "0/2", "--out-dir",
-                                         "exp_out"], 2, r"--shard 0/2 does not apply")
+                                         "exp_out"], 2,
+        r"--shard '0/2': `arlab exp fusion --merge` joins shard CSVs, which does not use this option", absent=["exp_out"])
     add("exp: --merge of another schema", ["exp", "fusion", "--merge", "other_schema.csv", "--out-dir", "exp_out"], 2,
         r"other_schema\.csv")
 
@@ -460,7 +607,7 @@ def cases(have_cuda):
                                 (["-n", "3"], r"nranks = 3 is not supported", 2),
                                 (["-n", "32"], r"--ranks: 32 is outside \[2, 16\]", 105),
                                 (["--tokens", "0"], r"--tokens: 0 is outside \[1, 2147483647\]", 105),
-                                (["--tokens", "ten"], r"--tokens: 'ten' is not a whole number", 105),
+                                (["--tokens", "ten"], r"--tokens: 'ten' is not an integer", 105),
                                 (["--eps", "nan"], r"--eps: nan is outside \[0, ", 105),
                                 (["--eps", "-1"], r"--eps: -1 is outside", 105),
                                 (["--scale", "0"], r"--scale: 0 is outside \(0, ", 105),
@@ -522,52 +669,484 @@ def cases(have_cuda):
                                                                                      r"another schema")
     add("save-calibration: into a missing directory", ["save-calibration", "nodir/c.csv"], 2,
         r"directory 'nodir' does not exist")
+    issue22_cases(add, have_cuda, arlab, no_gpu)
     return t
+
+
+def starts_with(prefix):
+    """A check: the file starts with `prefix` (the header of the schema it must hold)."""
+    def check(path):
+        with open(path, "rb") as f:
+            return f.read(len(prefix)) == prefix.encode()
+    return check
+
+
+def csv_rows(path):
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return [r for r in csv.reader(f) if r and any(c.strip() for c in r)]
+
+
+def has_rows(n, experiment_prefix=None):
+    """A check: a CSV of one header and n rows (each an experiment cell starting with the prefix)."""
+    def check(path):
+        rows = csv_rows(path)
+        ok = len(rows) == n + 1 and rows.count(rows[0]) == 1
+        if ok and experiment_prefix:
+            col = rows[0].index("experiment")
+            ok = all(r[col].startswith(experiment_prefix) for r in rows[1:])
+        return ok
+    return check
+
+
+VALIDATION = "line,problem_id,gpu,"
+CALIBRATION = "name,value,unit,source,meaning"
+PREDICTION = "gpu,link,sm_per_rank,"
+NUMERICS = "experiment,git_sha,date_utc,seed,"
+
+
+def help_options(arlab, sub):
+    """(name, CLI11 type) of every option `arlab SUB --help` lists with a value."""
+    out = subprocess.run([arlab, sub, "--help"], capture_output=True, text=True).stdout
+    return re.findall(r"^\s+(?:-\w,)?(--[\w-]+) (INT|UINT|FLOAT|TEXT)\b", out, re.M) + \
+        [(f, "FLAG") for f in re.findall(r"^\s+(?:-\w,)?(--[\w-]+)(?: {2,}|$)", out, re.M) if f != "--help"]
+
+
+# The arguments each subcommand needs besides the option a case is about.
+REQUIRED_ARGS = {"validate": ["m.csv"], "fit": ["m.csv", "--out", "new_cal.csv"], "save-calibration": ["new_cal.csv"],
+                 "synthetic": ["--rows", "5", "--out", "s.csv"], "exp": ["seed", "--out-dir", "exp_out"],
+                 "numerics": ["--tokens", "4", "--hidden", "64", "--out", "n.csv"],
+                 "seed": ["--mode", "predict", "--out-dir", "seed_out"]}
+SUBCOMMANDS = ["run", "seed", "exp", "predict", "validate", "fit", "calibrate", "save-calibration", "numerics",
+               "synthetic", "soak"]
+
+
+def required_args(sub, option):
+    args = list(REQUIRED_ARGS.get(sub, []))
+    if option in args:  # the option itself is one of them: its text replaces the default
+        i = args.index(option)
+        del args[i:i + 2]
+    return args
+
+
+def issue22_cases(add, have_cuda, arlab, no_gpu):
+    """Issue 22: no file damaged, no input silently reinterpreted, no option silently ignored, and every
+    message naming where and what."""
+    root = os.geteuid() == 0
+
+    # --- [damage] outputs that are not regular files: written through, never replaced ---------------
+    for argv in (["validate", "m.csv", "--out"], ["fit", "m.csv", "--out"], ["save-calibration"]):
+        add("[damage] %s into a link to /dev/null" % argv[0], argv + ["null_link.csv"], 0, r"(wrote|to) null_link\.csv")
+        if root:  # a copy of /dev/null, as root: replacing it would replace a device node
+            add("[damage] %s into a character device (mknod)" % argv[0], argv + ["devnull"], 0, r"(wrote|to) devnull")
+        add("[damage] %s into a FIFO" % argv[0], argv + ["fifo.csv"], 0, r"(wrote|to) fifo\.csv",
+            fifo={"fifo.csv": lambda data, head=(VALIDATION if argv[0] == "validate" else CALIBRATION):
+                  data.startswith(head.encode())})
+    add("[damage] save-calibration /dev/stdout (a link to the pipe arlab's output goes to) is written through",
+        ["save-calibration", "/dev/stdout"], 0, r"(?m)^" + re.escape(CALIBRATION) + r"\nlaunch_overhead_us,")
+    add("[damage] numerics --out /dev/stdout appends its rows to the pipe",
+        ["numerics", "--tokens", "4", "--hidden", "64", "--ranks", "2", "--out", "/dev/stdout"], 0,
+        r"(?m)^" + re.escape(NUMERICS) + r".*\n(numerics,.*\n){12}")
+    add("[damage] predict --csv appends into a link to /dev/null", ["predict", "--no-terms", "--csv", "null_link.csv"],
+        0, r"appended null_link\.csv")
+    add("[damage] predict --csv appends into a FIFO", ["predict", "--no-terms", "--csv", "fifo.csv"], 0,
+        r"appended fifo\.csv", fifo={"fifo.csv": lambda data: data.startswith(PREDICTION.encode())})
+    add("[damage] numerics --out into a FIFO", ["numerics", "--tokens", "4", "--hidden", "64", "--ranks", "2", "--out",
+                                                "fifo.csv"], 0, r"appended 12 rows",
+        fifo={"fifo.csv": lambda data: data.startswith(NUMERICS.encode()) and data.count(b"\n") == 13})
+    add("[damage] validate --out a link to a file: the target replaced, the link kept",
+        ["validate", "m.csv", "--out", "v_link.csv"], 0, r"wrote v_link\.csv", changes={"v.csv": starts_with(VALIDATION)})
+    add("[damage] predict --csv a link to a file: appended through the link",
+        ["predict", "--no-terms", "--csv", "p_link.csv"], 0, r"appended", changes={"p.csv": cells_consistent})
+    add("[damage] save-calibration into a link to no file yet: the target made, the link kept",
+        ["save-calibration", "dangling.csv"], 0, r"wrote", made={"dangling_target.csv": starts_with(CALIBRATION)})
+
+    # --- [damage] merge is a union; a refused merge leaves nothing --------------------------------------
+    add("[damage] exp seed --merge keeps the rows already there (a union)",
+        ["exp", "seed", "--merge", "s1.csv", "--out-dir", "mergeout", "--no-plots"], 0,
+        r"10 row\(s\) kept from mergeout/seed/seed\.csv, 10 added",
+        changes={"mergeout/seed/seed.csv": has_rows(20, "seed/")})
+    add("[damage] exp seed --merge of rows already there changes nothing",
+        ["exp", "seed", "--merge", "s2.csv", "--out-dir", "mergeout", "--no-plots"], 0,
+        r"0 added .*nothing new: the file is unchanged")
+    add("[damage] exp seed --merge of a folder is refused, no header-only file",
+        ["exp", "seed", "--merge", "shards", "--out-dir", "mergenew", "--no-plots"], 2,
+        r"merge: input shards is a directory; name its shard CSV files", absent=["mergenew"])
+    add("[damage] exp seed --merge of a header alone is refused", ["exp", "seed", "--merge", "exp_header_only.csv",
+                                                                 "--out-dir", "mergenew", "--no-plots"], 2,
+        r"hold no rows of experiment seed .*nothing to merge", absent=["mergenew"])
+    add("[damage] exp tokens --merge refuses the seed experiment's rows",
+        ["exp", "tokens", "--merge", "s1.csv", "--out-dir", "mergenew", "--no-plots"], 2,
+        r"s1\.csv:2: column 'experiment': 'seed/row 0' is no case of experiment tokens", absent=["mergenew"])
+    add("[damage] exp seed --merge refuses a shard of garbage cells",
+        ["exp", "seed", "--merge", "exp_garbage.csv", "--out-dir", "mergenew", "--no-plots"], 2,
+        r"exp_garbage\.csv:2: column 'tokens': 'garbage' is not an integer", absent=["mergenew"])
+    add("[damage] exp seed --merge refuses a kernel time below the timer's step",
+        ["exp", "seed", "--merge", "exp_tiny.csv", "--out-dir", "mergenew", "--no-plots"], 2,
+        r"exp_tiny\.csv:3: column 'kernel_us_median': kernel time 1e-300 us is outside its physical range",
+        absent=["mergenew"])
+    add("[damage] exp seed --merge on a full disk leaves the merged file as it was",
+        ["exp", "seed", "--merge", "s3.csv", "--out-dir", "mergeout", "--no-plots"], 2, r"File too large",
+        fsize=4000)
+    add("[damage] exp --out-dir '' is refused (it would write to /NAME/)", ["exp", "numerics", "--out-dir", ""], 105,
+        r"--out-dir: empty path")
+
+    # --- [damage] set-aside copies never overwrite; refusals leave nothing ------------------------------
+    add("[damage] seed keeps an earlier set-aside copy of the same second",
+        ["seed", "--mode", "predict", "--data", "m.csv", "--out-dir", "seedkeep"], 0,
+        r"kept the previous seedkeep/validation\.csv as seedkeep/validation\.20200101T000000Z\.1\.csv",
+        changes={"seedkeep/validation.csv": starts_with(VALIDATION)},
+        made={"seedkeep/validation.20200101T000000Z.1.csv": starts_with(VALIDATION)})
+    add("[damage] soak --csv of a whitespace-only file leaves it as it was", ["soak", "--csv", "ws.csv"], 2, no_gpu)
+    add("[damage] soak --csv NEW makes no header-only file", ["soak", "--csv", "soak_new.csv"], 2, no_gpu,
+        absent=["soak_new.csv"])
+    add("[damage] calibrate makes no output folder without a GPU", ["calibrate", "--out-dir", "cal_out"], 2, no_gpu,
+        absent=["cal_out"])
+    add("[damage] exp seed makes no output folder without a GPU", ["exp", "seed", "--out-dir", "exp_out"], 2, no_gpu,
+        absent=["exp_out"])
+    add("[damage] seed --mode predict on rows that all failed makes no folder",
+        ["seed", "--mode", "predict", "--data", "all_failed.csv", "--out-dir", "seed_new/deeper"], 2,
+        r"no usable rows", absent=["seed_new"])
+    add("[damage] numerics --out in a new folder: a refusal makes no folder",
+        ["numerics", "--tokens", "4", "--hidden", "64", "--ranks", "3", "--out", "num_new/n.csv"], 2,
+        r"nranks = 3 is not supported", absent=["num_new"])
+
+    # --- [damage] a full disk (RLIMIT_FSIZE): every writer leaves the old file, or none -----------------
+    n_small = 6 * 2  # rows of one numerics run at --ranks 2 (3 outputs x 2 dtypes x 2 accumulations)
+    add("[damage] numerics --out appends on a full disk: the file as it was",
+        ["numerics", "--tokens", "4", "--hidden", "64", "--ranks", "2", "--out", "n_small.csv"], 2,
+        r"write to CSV file n_small\.csv failed: File too large; the file was restored", fsize="n_small.csv+300")
+    add("[damage] numerics --out NEW on a full disk: no file", ["numerics", "--tokens", "4", "--hidden", "64", "--ranks",
+                                                                "2", "--out", "n_new.csv"], 2,
+        r"File too large; the file it had made was removed", fsize=200, absent=["n_new.csv"])
+    add("[damage] numerics --out in a new folder on a full disk: no file, no folder",
+        ["numerics", "--tokens", "4", "--hidden", "64", "--ranks", "2", "--out", "num_fs2/deeper/n.csv"], 2,
+        r"File too large; the file it had made was removed", fsize=200, absent=["num_fs2"])
+    add("[damage] exp numerics on a full disk: no file, no folder", ["exp", "numerics", "--out-dir", "num_fs",
+                                                                     "--no-plots"], 2, r"File too large",
+        fsize=3000, absent=["num_fs"])
+    add("[damage] predict --csv on a full disk: the file as it was", ["predict", "--no-terms", "--csv", "p.csv"], 2,
+        r"File too large; the file was restored", fsize="p.csv+100")
+    add("[damage] validate --out on a full disk: the old file, no temporary file",
+        ["validate", "m.csv", "--out", "v.csv"], 2, r"cannot write v\.csv: writing through .*File too large",
+        fsize=2000)
+    add("[damage] save-calibration NEW on a full disk: no file", ["save-calibration", "cal_fs.csv"], 2,
+        r"File too large", fsize=500, absent=["cal_fs.csv"])
+    add("[damage] synthetic --out NEW on a full disk: no file", ["synthetic", "--rows", "5", "--out", "syn_fs.csv"], 2,
+        r"File too large", fsize=1000, absent=["syn_fs.csv"])
+    add("[damage] seed --mode predict on a full disk: no folder",
+        ["seed", "--mode", "predict", "--data", "m.csv", "--out-dir", "seed_fs/x"], 2, r"File too large",
+        fsize=3000, absent=["seed_fs"])
+    del n_small
+
+    # --- [reinterpret] every number option of every subcommand: decimal or refused --------------------
+    for sub in SUBCOMMANDS:
+        for option, kind in help_options(arlab, sub):
+            base = ["--mode", "predict", "--out-dir", "seed_out"] if sub == "seed" else required_args(sub, option)
+            if kind in ("INT", "UINT"):
+                add("[reinterpret] %s %s 010 (octal?)" % (sub, option), [sub] + base + [option, "010"], 105,
+                    re.escape(option) + r": '010' is not an integer: a leading zero is refused \(is it octal\?")
+                add("[reinterpret] %s %s 0x10" % (sub, option), [sub] + base + [option, "0x10"], 105,
+                    re.escape(option) + r": '0x10' is not an integer")
+                add("[reinterpret] %s %s +5" % (sub, option), [sub] + base + [option, "+5"], 105,
+                    re.escape(option) + r": '\+5' is not an integer")
+            if kind == "UINT":
+                add("[reinterpret] %s %s -1 (no wrap-around)" % (sub, option), [sub] + base + [option, "-1"], 105,
+                    re.escape(option) + r": '-1' is not an integer \(decimal digits: it cannot be negative")
+            if kind == "FLOAT":
+                add("[reinterpret] %s %s 0x1p3 (hex float)" % (sub, option), [sub] + base + [option, "0x1p3"], 105,
+                    re.escape(option) + r": '0x1p3' is not a number")
+                add("[reinterpret] %s %s 1e999" % (sub, option), [sub] + base + [option, "1e999"], 105,
+                    re.escape(option) + r": '?1e999'? (is too large for a double|is outside)")
+                add("[message] %s %s abc (no 'Could not convert')" % (sub, option), [sub] + base + [option, "abc"],
+                    105, re.escape(option) + r": 'abc' is not a number")
+    for argv in (["predict", "-t", "010"], ["predict", "-n", "010"], ["predict", "--hidden", "010000"],
+                 ["run", "-i", "010"], ["run", "-b", "010", "-e", "64"], ["calibrate", "-n", "02"]):
+        add("[reinterpret] %s (the issue's short options)" % " ".join(argv), argv, 105,
+            r"'0\d+' is not an integer: a leading zero is refused")
+    for option in ("--eps", "--scale"):
+        add("[reinterpret] predict %s 1e-50 (a float would hold 0)" % option, ["predict", option, "1e-50"], 105,
+            re.escape(option) + r": '1e-50' is too close to 0 for a float")
+    add("[reinterpret] predict --eps 1e-320 (subnormal)", ["predict", "--eps", "1e-320"], 105,
+        r"--eps: '1e-320' is too close to 0 for a double")
+
+    # --- [reinterpret] a calibration without rows, or with CR-only line ends: never the priors ---------
+    for cal, pattern in [("cal_header_only", r"cal_header_only\.csv:1: column 'name': no rows"),
+                         ("cal_cr_only", r"cal_cr_only\.csv:1: CR-only line ends")]:
+        for argv in (["predict", "--no-terms"], ["validate", "m.csv"], ["synthetic", "--rows", "5", "--out", "s.csv"],
+                     ["seed", "--mode", "predict", "--out-dir", "seed_out"], ["save-calibration", "new_cal.csv"],
+                     ["fit", "m.csv", "--out", "new_cal.csv"], ["exp", "seed", "--out-dir", "exp_out"], ["run"]):
+            add("[reinterpret] %s --calibration %s" % (argv[0], cal), argv + ["--calibration", cal + ".csv"], 2,
+                pattern, absent=["seed_out", "exp_out", "new_cal.csv", "s.csv"])
+        for option in ("--calibration-nvlink", "--calibration-emulated"):
+            add("[reinterpret] seed %s %s" % (option, cal), ["seed", "--mode", "predict", "--out-dir", "seed_out",
+                                                             option, cal + ".csv"], 2, pattern, absent=["seed_out"])
+
+    # --- [reinterpret] columns are read by name: another order reads the same --------------------------
+    add("[reinterpret] validate: tpb and grid in each other's place read the same",
+        ["validate", "sw_tpb_grid.csv"], 0, r"MAPE", same_as=["validate", "m.csv"])
+    add("[reinterpret] validate: regs and norm_max_ulp in each other's place read the same",
+        ["validate", "sw_regs_ulp.csv"], 0, r"MAPE", same_as=["validate", "m.csv"])
+    add("[reinterpret] predict: a calibration with name and source in each other's place reads the same",
+        ["predict", "--calibration", "cal_swapped.csv"], 0, r"predicted_us",
+        same_as=["predict", "--calibration", "cal.csv"])
+    add("[reinterpret] save-calibration --from-microbench: sms and tpb in each other's place read the same",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb_swapped.csv"], 0, r"wrote new_cal\.csv",
+        same_as=["save-calibration", "new_cal.csv", "--from-microbench", "mb.csv"])
+    add("[reinterpret] a measurement cell with a leading zero", ["validate", "tokens_octal.csv"], 2,
+        r"tokens_octal\.csv:4: column 'tokens': '0128' is not an integer: a leading zero is refused")
+    add("[reinterpret] a kernel time of 1e-300 us (a 300-digit MAPE before)", ["validate", "k_tiny.csv"], 2,
+        r"k_tiny\.csv:4: column 'kernel_us_median': kernel time 1e-300 us is outside its physical range \[0\.032, "
+        r"1e\+07\] us \(one 32 ns step of the GPU timer")
+    add("[reinterpret] a skew-free time below the timer's step", ["validate", "skew_tiny.csv"], 2,
+        r"skew_tiny\.csv:4: column 'skewfree_us_median': kernel time 0\.001 us is outside its physical range")
+    add("[reinterpret] seed --mode predict on a kernel time of 1e-300 us",
+        ["seed", "--mode", "predict", "--data", "k_tiny.csv", "--out-dir", "seed_out"], 2,
+        r"k_tiny\.csv:4: column 'kernel_us_median'", absent=["seed_out"])
+    add("[reinterpret] a microbenchmark row with an unknown bench", ["save-calibration", "new_cal.csv",
+                                                                      "--from-microbench", "mb_garbage_bench.csv"], 2,
+        r"mb_garbage_bench\.csv:6: column 'bench': unknown bench 'garbage'", absent=["new_cal.csv"])
+    add("[reinterpret] a microbenchmark file of a header alone", ["save-calibration", "new_cal.csv",
+                                                                   "--from-microbench", "mb_header_only.csv"], 2,
+        r"mb_header_only\.csv:1: column 'bench': no microbenchmark rows", absent=["new_cal.csv"])
+    add("[reinterpret] a microbenchmark value of 1e-300", ["save-calibration", "new_cal.csv", "--from-microbench",
+                                                            "mb_tiny.csv"], 2,
+        r"mb_tiny\.csv:\d+: column 'value': value = 1e-300 latency_ns is outside 0 or \[1e-08, 1e\+10\]",
+        absent=["new_cal.csv"])
+
+    # --- [ignored] every accepted option is used or refused -----------------------------------------------
+    gpu_values = {"INT": "2", "UINT": "5", "FLOAT": "5", "--shard": "0/1", "--distribution": "normal",
+                  "--calibration": "cal.csv", "FLAG": None}
+    for option, kind in help_options(arlab, "exp"):
+        if option in ("--out-dir", "--no-plots", "--list", "--merge"):
+            continue
+        value = gpu_values.get(option, gpu_values.get(kind))
+        argv = [option] + ([value] if value is not None else [])
+        add("[ignored] exp numerics %s" % " ".join(argv), ["exp", "numerics", "--out-dir", "exp_out"] + argv, 2,
+            re.escape(option) + r".*: `arlab exp numerics` runs on the CPU with its own fixed sweep, which does not "
+            r"use this option \(it takes name, --out-dir, --no-plots\); drop it", absent=["exp_out"])
+        if option not in ("--shard", "--calibration"):  # --calibration: the merge's summary step uses it
+            add("[ignored] exp seed --merge %s" % " ".join(argv),
+                ["exp", "seed", "--merge", "s1.csv", "--out-dir", "exp_out"] + argv, 2,
+                re.escape(option) + r".*: `arlab exp seed --merge` joins shard CSVs, which does not use this option",
+                absent=["exp_out"])
+    for argv, pattern in [(["--timeout-ms", "-5"], r"--timeout-ms: -5 is outside \(0, 1e\+09\]"),
+                          (["--device", "-1"], r"--device: -1 is outside \[0, "),
+                          (["--max-noise", "0"], r"--max-noise: 0 is outside \(0, 100\]"),
+                          (["--nranks", "1"], r"--nranks: 1 is outside \[2, 16\]")]:
+        add("[ignored] exp numerics %s (refused, not ignored)" % " ".join(argv),
+            ["exp", "numerics", "--out-dir", "exp_out"] + argv, 105, pattern, absent=["exp_out"])
+    add("[ignored] exp numerics --calibration /nonexistent.csv", ["exp", "numerics", "--out-dir", "exp_out",
+                                                                  "--calibration", "/nonexistent.csv"], 2,
+        r"--calibration '/nonexistent\.csv': `arlab exp numerics` runs on the CPU", absent=["exp_out"])
+    add("[ignored] exp numerics --merge", ["exp", "numerics", "--merge", "s1.csv", "--out-dir", "exp_out"], 2,
+        r"--merge joins the shard CSVs of a measured experiment; `arlab exp numerics` runs whole on the CPU",
+        absent=["exp_out"])
+    add("[ignored] exp numerics re-run resumes: nothing appended twice", ["exp", "numerics", "--out-dir", "numout",
+                                                                         "--no-plots"], 0,
+        r"skipped: all 48 rows of the sweep are already in numout/numerics/numerics\.csv \(resume")
+    add("[ignored] exp --list with another option", ["exp", "--list", "--nranks", "4"], 2,
+        r"--nranks '4': `arlab exp --list` lists the experiments and exits, which does not use this option")
+    add("[ignored] exp tokens --max-configs (config-space only)", ["exp", "tokens", "--max-configs", "4", "--out-dir",
+                                                                   "exp_out"], 2,
+        r"--max-configs '4': `arlab exp tokens` \(a measured experiment\), which does not use this option",
+        absent=["exp_out"])
+    add("[ignored] seed --ratios given and missing is an error", ["seed", "--mode", "predict", "--data", "m.csv",
+                                                                  "--ratios", "/nonexistent.csv", "--out-dir",
+                                                                  "seed_out"], 2,
+        r"/nonexistent\.csv: cannot open", absent=["seed_out"])
+    add("[ignored] seed --calibration-nvlink given as the default path, missing, is an error",
+        ["seed", "--mode", "predict", "--data", "m.csv", "--calibration-nvlink", "data/calibration/h200_nvlink.csv",
+         "--out-dir", "seed_out"], 2, r"data/calibration/h200_nvlink\.csv: cannot open", absent=["seed_out"])
+    seed_modes = {"--mode", "--data", "--out-dir", "--calibration", "--calibration-nvlink", "--calibration-emulated",
+                  "--ratios"}
+    for option, kind in help_options(arlab, "seed"):
+        if option in seed_modes:
+            continue
+        value = gpu_values.get(option, gpu_values.get(kind))
+        argv = [option] + ([value] if value is not None else [])
+        add("[ignored] seed --mode predict %s (a measuring option)" % " ".join(argv),
+            ["seed", "--mode", "predict", "--out-dir", "seed_out"] + argv, 2,
+            re.escape(option) + r".*: `arlab seed` predicts beside measured rows \(--mode predict\), which does not use "
+            r"this option", absent=["seed_out"])
+    add("[ignored] seed without a GPU: --device", ["seed", "--out-dir", "seed_out", "--device", "0"], 2,
+        r"--mode auto: no GPU is visible" if not have_cuda else r"--device", absent=["seed_out"])
+    add("[ignored] save-calibration --gpu without --from-microbench", ["save-calibration", "new_cal.csv", "--gpu",
+                                                                       "b200"], 2,
+        r"--gpu 'b200': save-calibration without --from-microbench copies the calibration in use, which does not use "
+        r"this option", absent=["new_cal.csv"])
+    add("[ignored] run --registers with a problem", ["run", "--registers", "-t", "5"], 2,
+        r"--tokens '5': `arlab run --registers` prints every kernel's registers and exits")
+    add("[ignored] run -b/-e with --tokens", ["run", "-b", "1", "-e", "8", "-t", "5"], 2,
+        r"--tokens '5': a size sweep \(-b/-e\) runs the tokens it lists in place of --tokens")
+    add("[ignored] run --no-timing with a timing option", ["run", "--no-timing", "--batch", "4"], 2,
+        r"--batch '4': --no-timing checks the outputs without timing them, which does not use this option")
+
+    # --- [message] where and what ------------------------------------------------------------------------
+    add("[message] a NUL byte is binary data at file:line:column", ["validate", "m_nul.csv"], 2,
+        r"m_nul\.csv:3: column 'git_sha': a NUL byte \(binary data, byte \d+ of the file\)")
+    add("[message] CR-only line ends are said as such (not 'no data rows')", ["validate", "m_cr.csv"], 2,
+        r"m_cr\.csv:1: CR-only line ends")
+    add("[message] a subnormal cell is finite but too close to 0 (not 'not a finite number')",
+        ["validate", "k_subnormal.csv"], 2,
+        r"k_subnormal\.csv:4: column 'kernel_us_median': '1e-320' is too close to 0 for a double")
+    add("[message] a microbenchmark row of another link names the link cell", ["save-calibration", "new_cal.csv",
+                                                                               "--from-microbench", "mb_link.csv"], 2,
+        r"mb_link\.csv:2: column 'link': 'nvlink' differs from the 'local' of 195 other row\(s\)",
+        absent=["new_cal.csv"])
+    add("[message] a microbenchmark link that does not fit its topology", ["save-calibration", "new_cal.csv",
+                                                                           "--from-microbench", "mb_topology.csv"], 2,
+        r"mb_topology\.csv:2: column 'link': link 'nvlink' with topology 'emulated'", absent=["new_cal.csv"])
+    add("[message] microbenchmark nranks = 0 names file, line and column (not 'sm_partition: nranks = 0')",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb_nranks0.csv"], 2,
+        r"mb_nranks0\.csv:2: column 'nranks': nranks = 0 is outside \[2, 16\]", absent=["new_cal.csv"])
+    add("[message] a microbenchmark rank beyond the node", ["save-calibration", "new_cal.csv", "--from-microbench",
+                                                             "mb_rank9.csv"], 2,
+        r"mb_rank9\.csv:5: column 'rank': rank = 9 is outside \[-1, 1\]", absent=["new_cal.csv"])
+    add("[message] a derived constant out of range names the bench's row", ["save-calibration", "new_cal.csv",
+                                                                            "--from-microbench", "mb_derived.csv"], 2,
+        r"mb_derived\.csv:\d+: column 'value': derive_calibration: dram_latency_ns = 9e\+05 ns is outside its physical "
+        r"range .*bench chase, variant hbm, metric latency_ns", absent=["new_cal.csv"])
+    add("[message] a bench missing from the file names it", ["save-calibration", "new_cal.csv", "--from-microbench",
+                                                              "mb_no_chase.csv"], 2,
+        r"mb_no_chase\.csv: no calibration can be derived from these rows: .*bench chase, variant hbm",
+        absent=["new_cal.csv"])
+    add("[message] microbenchmarks of another GPU: sm_per_rank named with the link", ["save-calibration",
+                                                                                      "new_cal.csv", "--gpu", "b200",
+                                                                                      "--from-microbench", "mb.csv"],
+        2, r"mb\.csv:2: column 'sm_per_rank': sm_per_rank = 64 does not fit --gpu b200 .* with link local",
+        absent=["new_cal.csv"])
+
+
+def normalized(output, names):
+    """A command's output without what legitimately differs between two runs of it: file names, times,
+    the build's sha."""
+    for n in names:
+        output = output.replace(n, "FILE")
+    lines = [l for l in output.splitlines() if not re.search(r"\btime\b|\bms\b|chosen in", l)]
+    return "\n".join(lines)
+
+
+class FifoReader:
+    """Reads a FIFO while a command writes it (opened without waiting for a writer, so a command that
+    never opens it cannot hang the test); .data holds what was read."""
+
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.data = b""
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run)
+        self.thread.start()
+
+    def run(self):
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                self.data += chunk
+            elif self.done.is_set():
+                return
+            else:
+                time.sleep(0.005)
+
+    def finish(self):
+        self.done.set()
+        self.thread.join()
+        os.close(self.fd)
+        return self.data
+
+
+def file_size_limit(work, fsize):
+    """preexec_fn for a file size limit: writes beyond it fail with EFBIG (SIGXFSZ ignored, as a full disk
+    fails them with ENOSPC). `fsize` is a byte count, or "FILE+N": N bytes more than FILE holds now."""
+    if fsize is None:
+        return None
+    if isinstance(fsize, str):
+        name, extra = fsize.split("+")
+        fsize = os.path.getsize(os.path.join(work, name)) + int(extra)
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    return limit
 
 
 def main():
     arlab, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     have_cuda = sys.argv[3].upper() in ("ON", "1", "TRUE", "YES")
-    table = cases(have_cuda)
+    table = cases(have_cuda, arlab)
     failures = []
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="arlab_bad_input_") as work:
         make_files(work, source, arlab)
         env = dict(os.environ, CUDA_VISIBLE_DEVICES="")  # `arlab run` must refuse without touching a GPU
-        for tag, argv, want_code, pattern, changes, absent in table:
-            before = digest_tree(work)
+
+        def run(argv, case):
+            readers = {p: FifoReader(os.path.join(work, p)) for p in case.fifo}
             try:
                 r = subprocess.run([arlab] + argv, cwd=work, env=env, capture_output=True, text=True,
-                                   errors="replace", timeout=CASE_TIMEOUT_S)
+                                   errors="replace", timeout=CASE_TIMEOUT_S,
+                                   preexec_fn=file_size_limit(work, case.fsize))
                 code, output = r.returncode, r.stdout + r.stderr
             except subprocess.TimeoutExpired:
                 code, output = "timeout", ""
+            return code, output, {p: reader.finish() for p, reader in readers.items()}
+
+        for case in table:
+            before = digest_tree(work)
+            code, output, read = run(case.argv, case)
             after = digest_tree(work)
             problems = []
-            if code != want_code:
-                problems.append("exit code %s, expected %s" % (code, want_code))
-            if not re.search(pattern, output):
-                problems.append("no match for /%s/" % pattern)
+            if code != case.code:
+                problems.append("exit code %s, expected %s" % (code, case.code))
+            if not re.search(case.pattern, output):
+                problems.append("no match for /%s/" % case.pattern)
             for path, digest in before.items():
-                if path in changes:
-                    if not changes[path](os.path.join(work, path)):
-                        problems.append("%s: appended content is inconsistent" % path)
+                if path in case.changes:
+                    if not case.changes[path](os.path.join(work, path)):
+                        problems.append("%s: its new content is wrong" % path)
                 elif after.get(path) != digest:
                     problems.append("%s changed" % path)
-            problems += ["%s exists" % p for p in absent if os.path.exists(os.path.join(work, p))]
+            problems += ["%s exists" % p for p in case.absent if os.path.exists(os.path.join(work, p))]
+            for path, check in case.made.items():
+                if path in before or path not in after or not check(os.path.join(work, path)):
+                    problems.append("%s was not made as it should be" % path)
+            for path, check in case.fifo.items():
+                if not check(read[path]):
+                    problems.append("%s: read %r" % (path, read[path][:120]))
+            new = sorted(p for p in after if p not in before)
+            if code != 0 and new:  # a refused command leaves nothing behind
+                problems.append("left behind: %s" % new)
             leftovers = [p for p in after if ".tmp." in p]
             if leftovers:
                 problems.append("temporary files left: %s" % leftovers)
-            for path in after:  # outputs a failed case made are removed, so the next case starts clean
+            if case.same_as:
+                files = [a for a in case.argv + case.same_as if a.endswith(".csv")]
+                code2, output2, _ = run(case.same_as, Case("", [], 0, ""))
+                if code2 != code or normalized(output, files) != normalized(output2, files):
+                    problems.append("output differs from `arlab %s`" % " ".join(case.same_as))
+            for path in sorted(digest_tree(work), reverse=True):  # outputs a case made are removed
                 if path not in before:
-                    os.remove(os.path.join(work, path))
+                    full = os.path.join(work, path)
+                    if os.path.isdir(full) and not os.path.islink(full):
+                        shutil.rmtree(full, ignore_errors=True)
+                    elif os.path.lexists(full):
+                        os.remove(full)
             shutil.rmtree(os.path.join(work, "seed_out"), ignore_errors=True)
             if problems:
                 failures.append("%s\n    arlab %s\n    %s\n    output: %s" % (
-                    tag, " ".join(repr(a) if a == "" or " " in a else a for a in argv), "; ".join(problems),
+                    case.tag, " ".join(repr(a) if a == "" or " " in a else a for a in case.argv), "; ".join(problems),
                     output[-600:].replace("\n", "\n            ")))
+        if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+            failures.append("/dev/null is no longer a character device")
     elapsed = time.time() - start
     print("bad-input table: %d cases, %d failed, %.1f s" % (len(table), len(failures), elapsed))
+    kinds = {}
+    for case in table:
+        m = re.match(r"\[(\w+)\]", case.tag)
+        kinds[m.group(1) if m else "earlier issues"] = kinds.get(m.group(1) if m else "earlier issues", 0) + 1
+    print("  cases per class: " + ", ".join("%s %d" % kv for kv in sorted(kinds.items())))
     for f in failures:
         print("FAIL " + f)
     return 1 if failures else 0

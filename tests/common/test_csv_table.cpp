@@ -214,10 +214,13 @@ TEST_CASE("csv table: integers are decimal digits with an optional '-', nothing 
 TEST_CASE("csv table: doubles are finite numbers; nan only where the schema allows it") {
   CHECK_THAT(cell_error("value", "nan"), Catch::Contains("'nan' is not a finite number"));
   CHECK_THAT(cell_error("value", "inf"), Catch::Contains("'inf' is not a finite number"));
-  CHECK_THAT(cell_error("maybe", "inf"), Catch::Contains("'inf' is not a finite number (nan is allowed"));
+  CHECK_THAT(cell_error("maybe", "inf"), Catch::Contains("'inf' is not a finite number (this column allows nan"));
   CHECK_THAT(cell_error("value", ""), Catch::Contains("empty cell where a number is required"));
   CHECK_THAT(cell_error("maybe", ""), Catch::Contains("empty cell where a number is required"));
-  CHECK_THAT(cell_error("value", "1e400"), Catch::Contains("not a finite number"));
+  CHECK_THAT(cell_error("value", "1e400"), Catch::Contains("'1e400' is too large for a double"));
+  // Finite, but below the smallest normal double: said as such (issue 22), not "not a finite number".
+  CHECK_THAT(cell_error("value", "1e-320"), Catch::Contains("'1e-320' is too close to 0 for a double"));
+  CHECK_THAT(cell_error("maybe", "-4.9e-324"), Catch::Contains("is too close to 0 for a double"));
   for (const char* bad : {"1.5x", "0x10", "+1", " 1", "1 ", "1e", "1,5", "--1"}) {
     INFO("'" << bad << "'");
     CHECK_THAT(cell_error("value", bad), Catch::Contains("is not a number"));
@@ -230,6 +233,22 @@ TEST_CASE("csv table: doubles are finite numbers; nan only where the schema allo
   CHECK(std::isnan(t.rows[0].maybe));
   CHECK(t.rows[0].opt == 2.5e-3);
   CHECK(std::isnan(t.rows[1].maybe));
+}
+
+TEST_CASE("csv table: a NUL byte is binary data, named where it is") {
+  const std::string row = "a,1,1,1,1,,x,0\n";
+  {
+    const TempCsv f(kHeader + row + std::string("a,1,1,\0,1,,x,0\n", 15));
+    CHECK_THAT(expect_error([&] { read_rows<TestRow>(f.path); }, 3, "value"),
+               Catch::Contains("a NUL byte (binary data, byte") && Catch::Contains("no text CSV file"));
+  }
+  {
+    const TempCsv f(kHeader + std::string("a,\"1\0\",1,1,1,,x,0\n", 18));  // inside a quoted cell too
+    CHECK_THAT(expect_error([&] { read_rows<TestRow>(f.path); }, 2, "count"), Catch::Contains("a NUL byte"));
+  }
+  // A file of NULs only (as /dev/zero gives): refused at the first byte, not read whole.
+  const TempCsv zeros(std::string(1 << 20, '\0'));
+  CHECK_THAT(expect_error([&] { read_rows<TestRow>(zeros.path); }, 1, ""), Catch::Contains("byte 1 of the file"));
 }
 
 TEST_CASE("csv table: BOM, CRLF and blank lines are tolerated; CR-only line ends are refused") {

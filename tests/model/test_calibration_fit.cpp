@@ -416,7 +416,9 @@ TEST_CASE("measurements: labels, ranges and problem errors name the right column
       {"nranks", "3", "nranks = 3"},         {"hidden", "4097", "hidden = 4097"},
       {"policy", "fastest", "fastest"},      {"check", "maybe", "expected pass, fail or skipped"},
       {"link", "fiber", "fiber"},            {"pdl", "2", "expected 0 or 1"},
-      {"regs", "300", "[0, 255]"},           {"kernel_us_median", "1e308", "outside (0, 1e+07] us"},
+      {"regs", "300", "[0, 255]"},           {"kernel_us_median", "1e308", "outside its physical range [0.032, 1e+07] us"},
+      {"kernel_us_median", "1e-300", "outside its physical range [0.032, 1e+07] us"},
+      {"skewfree_us_median", "0.01", "one 32 ns step of the GPU timer"},
       {"kernel_us_median", "0", "outside"},  {"tokens", "0", "tokens = 0"},
       {"dtype", std::string(200000, 'q'), "(200000 characters)"},
   };

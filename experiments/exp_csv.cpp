@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <system_error>
@@ -75,10 +76,29 @@ std::set<std::string> done_case_keys(const std::string& csv_path, const std::str
   return keys;
 }
 
-MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path, const std::string& name) {
-  if (inputs.empty()) throw InvalidArgument("merge: no input CSV given");
-  check_output_is_no_input(inputs, out_path);
+namespace {
 
+// What differs between the merges of measurement rows and of ratio rows: the row type's header, the
+// cells a duplicate shares, a check of each row beyond its experiment, and whether inputs without
+// any row are an error (a measurement merge with nothing to merge is; a shard may have no ratios).
+template <class Row>
+struct MergeRules {
+  const char* rows_name;   // "rows", "ratios": in messages
+  const char* input_kind;  // "CSV", "ratio CSV": in messages
+  std::vector<std::string> header;
+  std::function<std::vector<std::string>(const Row&)> duplicate_key;
+  std::function<void(const std::string& path, int line, const Row&)> check_row;  // may be empty
+  bool inputs_need_rows;
+};
+
+// The union of `out_path`'s rows (when it exists) and the inputs', in that order, the first of each
+// duplicate kept; every row must be a case of experiment `name`. Written atomically in the current
+// schema, and only when rows were added; its folder made only then (removed again if the write fails).
+template <class Row>
+MergeCounts merge_union(const std::vector<std::string>& inputs, const std::string& out_path, const std::string& name,
+                        const MergeRules<Row>& rules) {
+  if (inputs.empty()) throw InvalidArgument(std::string("merge: no input ") + rules.input_kind + " given");
+  check_output_is_no_input(inputs, out_path);
   CsvReadOptions options;
   options.allow_empty_file = true;  // an empty shard CSV holds no rows
   std::set<std::vector<std::string>> seen;
@@ -86,19 +106,16 @@ MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string
   MergeCounts counts;
   // Adds the rows of one file; `count` is the counter of the rows it contributes.
   const auto take = [&](const std::string& path, long long& count) {
-    const CsvRows<MeasurementRow> table = read_rows<MeasurementRow>(path, options);
+    const CsvRows<Row> table = read_rows<Row>(path, options);
     std::string key;
     for (size_t i = 0; i < table.rows.size(); ++i) {
-      const MeasurementRow& r = table.rows[i];
+      const Row& r = table.rows[i];
       if (!case_key_of(r.experiment, name, key))
         throw CsvError(path, table.lines[i], "experiment",
                        "'" + cut_for_message(r.experiment) + "' is no case of experiment " + name + " (expected " +
-                           name + "/KEY): refusing to merge rows of another experiment");
-      for (const auto& [column, us] : {std::pair<const char*, double>{"kernel_us_median", r.kernel_us_median},
-                                       {"skewfree_us_median", r.skewfree_us_median}})
-        if (!std::isnan(us) && !kernel_time_problem(us).empty())  // nan: an untimed row, or no skew-free figure
-          throw CsvError(path, table.lines[i], column, kernel_time_problem(us));
-      if (!seen.insert(duplicate_key(r)).second) {
+                           name + "/KEY): refusing to merge " + rules.rows_name + " of another experiment");
+      if (rules.check_row) rules.check_row(path, table.lines[i], r);
+      if (!seen.insert(rules.duplicate_key(r)).second) {
         ++counts.dropped;
         continue;
       }
@@ -118,16 +135,34 @@ MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string
     take(in, counts.added);
     input_rows += (counts.added - added_before) + (counts.dropped - dropped_before);
   }
-  if (input_rows == 0)
+  if (input_rows == 0 && rules.inputs_need_rows)
     throw InvalidArgument("merge: the input file(s) hold no rows of experiment " + name +
                           " (only a header, or nothing): nothing to merge");
   if (counts.added == 0) return counts;  // every input row is already there: the output stays as it is
-  // The output was read above as a measurement file (of any generation) or is absent: replacing it
+  // The output was read above (a file of any generation of the schema) or is absent: replacing it
   // with the current schema loses nothing. Its folder is made now, once every input has been read.
   MadeFolders folder(std::filesystem::path(out_path).parent_path().string());  // removed again if the write fails
-  write_file_atomically(out_path, csv_join(measurement_header()) + "\n" + rows.str());
+  write_file_atomically(out_path, csv_join(rules.header) + "\n" + rows.str());
   folder.keep();
   return counts;
+}
+
+}  // namespace
+
+MergeCounts merge_csvs(const std::vector<std::string>& inputs, const std::string& out_path, const std::string& name) {
+  MergeRules<MeasurementRow> rules;
+  rules.rows_name = "rows";
+  rules.input_kind = "CSV";
+  rules.header = measurement_header();
+  rules.duplicate_key = duplicate_key;
+  rules.check_row = [](const std::string& path, int line, const MeasurementRow& r) {
+    for (const auto& [column, us] : {std::pair<const char*, double>{"kernel_us_median", r.kernel_us_median},
+                                     {"skewfree_us_median", r.skewfree_us_median}})
+      if (!std::isnan(us) && !kernel_time_problem(us).empty())  // nan: an untimed row, or no skew-free figure
+        throw CsvError(path, line, column, kernel_time_problem(us));
+  };
+  rules.inputs_need_rows = true;
+  return merge_union(inputs, out_path, name, rules);
 }
 
 std::string ratios_path_of(const std::string& measurement_csv) {
@@ -137,43 +172,17 @@ std::string ratios_path_of(const std::string& measurement_csv) {
 
 MergeCounts merge_ratio_csvs(const std::vector<std::string>& inputs, const std::string& out_path,
                              const std::string& name) {
-  if (inputs.empty()) throw InvalidArgument("merge: no input ratio CSV given");
-  check_output_is_no_input(inputs, out_path);
-  CsvReadOptions options;
-  options.allow_empty_file = true;
-  std::set<std::vector<std::string>> seen;
-  std::ostringstream rows;
-  MergeCounts counts;
-  const auto take = [&](const std::string& path, long long& count) {
-    const CsvRows<RatioRow> table = read_rows<RatioRow>(path, options);
-    std::string key;
-    for (size_t i = 0; i < table.rows.size(); ++i) {
-      const RatioRow& r = table.rows[i];
-      if (!case_key_of(r.experiment, name, key))
-        throw CsvError(path, table.lines[i], "experiment",
-                       "'" + cut_for_message(r.experiment) + "' is no case of experiment " + name + " (expected " +
-                           name + "/KEY): refusing to merge ratios of another experiment");
-      if (!seen.insert({r.experiment, r.group_id, r.numerator, r.numerator_cfg, r.denominator, r.denominator_cfg})
-               .second) {
-        ++counts.dropped;
-        continue;
-      }
-      rows << csv_join(to_cells(r)) << '\n';
-      ++count;
-    }
+  MergeRules<RatioRow> rules;
+  rules.rows_name = "ratios";
+  rules.input_kind = "ratio CSV";
+  rules.header = ratio_header();
+  // A ratio belongs to the group that measured it.
+  rules.duplicate_key = [](const RatioRow& r) {
+    return std::vector<std::string>{r.experiment,  r.group_id,    r.numerator,
+                                    r.numerator_cfg, r.denominator, r.denominator_cfg};
   };
-  std::error_code ec;
-  if (std::filesystem::exists(out_path, ec)) take(out_path, counts.kept);
-  for (const std::string& in : inputs) {
-    if (!std::filesystem::exists(in, ec)) throw InvalidArgument("merge: cannot read input " + in + ": no such file");
-    if (std::filesystem::is_directory(in, ec)) throw InvalidArgument("merge: input " + in + " is a directory");
-    take(in, counts.added);
-  }
-  if (counts.added == 0) return counts;  // nothing new (or inputs without rows): the output stays as it is
-  MadeFolders folder(std::filesystem::path(out_path).parent_path().string());  // removed again if the write fails
-  write_file_atomically(out_path, csv_join(ratio_header()) + "\n" + rows.str());
-  folder.keep();
-  return counts;
+  rules.inputs_need_rows = false;
+  return merge_union(inputs, out_path, name, rules);
 }
 
 std::vector<NumericsRow> numerics_rows_missing(const std::string& csv_path, const std::vector<NumericsRow>& rows) {

@@ -151,30 +151,35 @@ RatioCI ratio_of_medians(const RoundSamples& a, const RoundSamples& b, double co
 void validate(const StopRule& rule) {
   if (!(rule.max_noise > 0.0 && rule.max_noise < 1.0))
     throw InvalidArgument("max noise = " + csv_num(rule.max_noise) +
-                          " must be in (0, 1) (a fraction: 0.01 = 1 %)");
+                          " must be in (0, 1) (a fraction: 0.01 = 1 %; the CLI's --max-noise is in percent)");
   if (!(rule.confidence > 0.0 && rule.confidence < 1.0))
     throw InvalidArgument("confidence = " + csv_num(rule.confidence) + " must be in (0, 1)");
-  if (rule.min_iters < 1) throw InvalidArgument("min iterations = " + std::to_string(rule.min_iters) + " must be >= 1");
-  if (rule.min_rounds < 1) throw InvalidArgument("min rounds = " + std::to_string(rule.min_rounds) + " must be >= 1");
+  // The messages name the CLI options that set each field (cli/cli_timing.h), where the fix is.
+  if (rule.min_iters < 1)
+    throw InvalidArgument("min iterations (--min-iters) = " + std::to_string(rule.min_iters) + " must be >= 1");
+  if (rule.min_rounds < 1)
+    throw InvalidArgument("min rounds (--min-rounds) = " + std::to_string(rule.min_rounds) + " must be >= 1");
   if (rule.max_iters < rule.min_iters)
-    throw InvalidArgument("max iterations = " + std::to_string(rule.max_iters) + " must be >= min iterations (" +
-                          std::to_string(rule.min_iters) + ")");
+    throw InvalidArgument("max iterations (--max-iters) = " + std::to_string(rule.max_iters) +
+                          " must be >= min iterations (--min-iters) = " + std::to_string(rule.min_iters) +
+                          ": raise --max-iters or lower --min-iters");
   if (!(rule.max_time_s > 0.0) || !std::isfinite(rule.max_time_s))
-    throw InvalidArgument("max time = " + csv_num(rule.max_time_s) + " s must be finite and > 0");
+    throw InvalidArgument("max time (--max-time) = " + csv_num(rule.max_time_s) + " s must be finite and > 0");
 }
 
 void validate(const TimingOptions& opt) {
   validate(opt.stop);
   if (!(opt.warmup_ms >= 0) || !std::isfinite(opt.warmup_ms))
-    throw InvalidArgument("warm-up = " + csv_num(opt.warmup_ms) + " ms must be finite and >= 0");
+    throw InvalidArgument("warm-up (--warmup-ms) = " + csv_num(opt.warmup_ms) + " ms must be finite and >= 0");
   if (opt.batch < 1 || opt.batch > kMaxTimingBatch)
-    throw InvalidArgument("batch = " + std::to_string(opt.batch) + " must be in [1, " +
+    throw InvalidArgument("batch (--batch) = " + std::to_string(opt.batch) + " must be in [1, " +
                           std::to_string(kMaxTimingBatch) + "]");
   if (opt.fixed_iters < 0)
-    throw InvalidArgument("fixed iterations = " + std::to_string(opt.fixed_iters) + " must be >= 0 (0: noise-based)");
+    throw InvalidArgument("fixed iterations (--iters) = " + std::to_string(opt.fixed_iters) +
+                          " must be >= 0 (0: noise-based)");
   if (opt.graph_calls < 0 || opt.graph_reps < 1)
-    throw InvalidArgument("graph calls = " + std::to_string(opt.graph_calls) + " (>= 0) and replays = " +
-                          std::to_string(opt.graph_reps) + " (>= 1) required");
+    throw InvalidArgument("graph calls (--graph-calls) = " + std::to_string(opt.graph_calls) +
+                          " (>= 0) and replays (--graph-reps) = " + std::to_string(opt.graph_reps) + " (>= 1) required");
 }
 
 StopReason stop_reason(const StopRule& rule, int iters, int rounds, double elapsed_s, double relative_noise) {

@@ -366,7 +366,7 @@ def cases(have_cuda, arlab):
     add("issue 7: --rows 0", ["synthetic", "--rows", "0", "--out", "s.csv"], 105, r"--rows: 0 is outside")
     add("issue 8: run without a GPU says so after its configuration", ["run"], 2, r"(?s)arlab run: oneshot.*" + no_gpu)
     for argv, pattern, code in [(["--tpb", "0"], r"--tpb: 0 is outside \[1, 1024\]", 105),
-                                (["--iters", "-5"], r"fixed iterations = -5 must be >= 0", 2),
+                                (["--iters", "-5"], r"fixed iterations \(--iters\) = -5 must be >= 0", 2),
                                 (["--warmup-ms", "-1"], r"--warmup-ms: -1 is outside \[0, 1e\+09\]", 105),
                                 (["--sets", "1000000000"], r"--sets: 1000000000 is outside \[0, 16\]", 105),
                                 (["--distribution", "cauchy"], r"unknown distribution 'cauchy'", 2),
@@ -379,7 +379,9 @@ def cases(have_cuda, arlab):
                                 (["--max-noise", "0"], r"--max-noise: 0 is outside \(0, 100\]", 105),
                                 (["--max-noise", "100"], r"--max-noise = 100 must be in \(0, 100\) percent", 2),
                                 (["--max-noise", "nan"], r"--max-noise: nan is outside", 105),
-                                (["--batch", "0"], r"batch = 0 must be in \[1, ", 2),
+                                (["--batch", "0"], r"batch \(--batch\) = 0 must be in \[1, ", 2),
+                                (["--max-iters", "2"], r"max iterations \(--max-iters\) = 2 must be >= min iterations "
+                                 r"\(--min-iters\) = 64: raise --max-iters or lower --min-iters", 2),
                                 (["--batch", "99999999999"], r"--batch: 99999999999 is outside", 105),
                                 (["--calibration", "cal_hbm0.csv"], r"hbm_efficiency = 0 fraction is outside", 2),
                                 (["--csv", "other_schema.csv"], r"other_schema\.csv has a different header", 2),

@@ -380,6 +380,7 @@ def cases(have_cuda, arlab):
                                 (["--max-noise", "100"], r"--max-noise = 100 must be in \(0, 100\) percent", 2),
                                 (["--max-noise", "nan"], r"--max-noise: nan is outside", 105),
                                 (["--batch", "0"], r"batch \(--batch\) = 0 must be in \[1, ", 2),
+                                (["--scale", "2", "--pattern", "ar"], r"--scale: pattern ar does not quantize", 2),
                                 (["--max-iters", "2"], r"max iterations \(--max-iters\) = 2 must be >= min iterations "
                                  r"\(--min-iters\) = 64: raise --max-iters or lower --min-iters", 2),
                                 (["--batch", "99999999999"], r"--batch: 99999999999 is outside", 105),
@@ -628,7 +629,11 @@ def cases(have_cuda, arlab):
                                 (["--csv", "adir"], r"--csv adir: is a directory", 2),
                                 (["--csv", "cal.csv", "--calibration", "cal.csv"], r"is the input cal\.csv", 2),
                                 (["--calibration", ""], r"--calibration: .*empty path", 105),
-                                (["--calibration", "nothere.csv"], r"File does not exist: nothere\.csv", 105)]:
+                                (["--calibration", "nothere.csv"], r"File does not exist: nothere\.csv", 105),
+                                (["--scale", "2"], r"--scale: pattern ar_res_rms does not quantize, so it does not use "
+                                 r"this option", 2),
+                                (["--sf-layout", "linear", "--pattern", "ar_res_rms_fp8"],
+                                 r"--sf-layout linear: pattern ar_res_rms_fp8 has no NVFP4 output", 2)]:
         add("predict " + " ".join(argv), ["predict", "--no-terms"] + argv, code, pattern)
     for argv, pattern, code in [(["--ranks", "3"], r"nranks = 3 is not supported", 2),
                                 (["--ranks", "2,2"], r"ranks", 2),

@@ -772,11 +772,6 @@ def tight_below_title(fig, top_in=0.08):
     fig.tight_layout()
 
 
-def footnote(fig, text):
-    """A note under the axes, in small grey type (kept in the file by bbox_inches="tight")."""
-    fig.text(0.01, 0.0, text, ha="left", va="top", fontsize=8, color="0.3", wrap=False)
-
-
 def shared_legend(fig, axes):
     """One legend for the figure, right of the axes (so it covers no data), entries deduplicated by label."""
     seen = {}

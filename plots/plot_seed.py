@@ -121,7 +121,7 @@ def policy_panel(ax, ax_res, rows, hidden):
     residuals vs tokens under it; returns the residuals."""
     by_policy = policy_rows(rows, hidden)
     sel = [r for prs in by_policy.values() for r in prs]
-    ax.set_title(f"TP{sel[0]['nranks']} one-shot, H = {hidden}" if sel else f"H = {hidden}: no rows", fontsize=10)
+    ax.set_title(f"TP{sel[0]['nranks']}, H = {hidden}" if sel else f"H = {hidden}: no rows", fontsize=10)
     groups = []
     for pol, prs in by_policy.items():
         t = [int(r["tokens"]) for r in prs]

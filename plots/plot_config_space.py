@@ -3,7 +3,9 @@
 size H, tokens T, algorithm). One row of panels per problem: heatmaps of the measured time over threads
 per block (x) and grid size (y), one per cluster size (and per vecs_per_thread when that varies), then
 the matching heatmaps of predicted_us on the same colour scale, then predicted vs measured over the
-problem's configurations with Spearman's rank correlation. The candidates are the rows of policy
+problem's configurations with Spearman's rank correlation (the measured 95 % CI as horizontal error bars)
+and under it the residual (predicted - measured) / measured in % against the measured time, with guides
+at +-10 % (its bars: the residual's range over the measured CI). The candidates are the rows of policy
 "explicit"; the policies' rows (trtllm, model, ...) are cells too. Marked: the trtllm policy's pick
 (star), the model policy's pick (diamond) and the best measured configuration (red ring). Grey cells
 were not measured (illegal or not in the sweep). When the candidates are a thinned sample (less than
@@ -14,7 +16,7 @@ problem the best configuration (by the median of its rows), the best of the expl
 the picks and their regret (pick / best - 1).
 
     python3 plots/plot_config_space.py --csv results/config-space/config-space.csv \\
-        --out results/config-space/config-space [--split]
+        --out results/config-space/config-space [--split] [--calibration-label TEXT]
 """
 
 import math
@@ -47,6 +49,7 @@ class Problem:
                 groups.setdefault(key, []).append(r)
         self.cells = {k: (ec.median([ec.headline_us(r) for r in rs]),
                           ec.median([ec.num(r, "predicted_us") for r in rs])) for k, rs in groups.items()}
+        self.cis = {k: ec.point_ci(rs) for k, rs in groups.items()}  # the measured time's 95 % CI per cell
         self.picks = {}  # policy -> (config, its own measured time)
         for pol in {r["policy"] for r in rows} - {"explicit"}:
             prs = [r for r in rows if r["policy"] == pol and self.config(r) is not None]
@@ -177,12 +180,17 @@ def scatter_legend(ax, clusters, vpts):
                    label=f"vecs_per_thread {vpt}")
 
 
-def parity(ax, prob):
-    """Predicted vs measured of the problem's configurations; returns Spearman's rho."""
+def parity(ax, ax_res, prob):
+    """Predicted vs measured of the problem's configurations (the measured 95 % CI as horizontal bars) and,
+    in ax_res under it, their residuals against the measured time; returns (Spearman's rho, residuals
+    {config: %})."""
     pairs = [(m, p, k) for k, (m, p) in prob.cells.items() if ec.finite(m) and ec.finite(p)]
     if not pairs:
         ec.no_data(ax, "no predicted_us")
-        return NAN
+        ec.no_data(ax_res, "no predicted_us")
+        return NAN, {}
+    ec.draw_ci(ax, [m for m, _, _ in pairs], [p for _, p, _ in pairs], [prob.cis[k] for _, _, k in pairs],
+               "tab:gray", horizontal=True)
     ax.scatter([m for m, _, _ in pairs], [p for _, p, _ in pairs], s=10, color="tab:gray", alpha=0.7,
                label="configuration")
     cell = dict(((k, (m, p)) for m, p, k in pairs))
@@ -198,26 +206,53 @@ def parity(ax, prob):
     hi = max(max(m, p) for m, p, _ in pairs) * 1.1
     ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, label="predicted = measured")
     ec.square_log_axes(ax, lo, hi)
-    ax.tick_params(labelsize=7)
-    ax.set_xlabel("measured (µs)", fontsize=8)
+    ax.tick_params(labelsize=7, labelbottom=False)
     ax.set_ylabel("predicted (µs)", fontsize=8)
     rho = ec.spearman([m for m, _, _ in pairs], [p for _, p, _ in pairs])
     ax.set_title(f"Spearman ρ = {ec.fmt(rho)} ({len(pairs)} configs)", fontsize=8)
-    return rho
+    ec.residual_panel(ax_res, [("configuration", {"color": "tab:gray", "ls": "none", "marker": "o", "ms": 3,
+                                                  "alpha": 0.7},
+                                [(m, m, p, prob.cis[k]) for m, p, k in pairs])], "measured (µs)")
+    ax_res.set_xlim(lo, hi)
+    ec.plain_log_ticks(ax_res.xaxis)
+    return rho, {k: ec.residual_pct(p, m) for m, p, k in pairs}
 
 
-def draw(probs, rows, experiment):
+def parity_axes(fig, spec):
+    """The predicted-vs-measured panel and the residual panel under it, in one cell of the figure's grid
+    (their final heights are set by exp_common.close_residual_gaps once the layout is done)."""
+    sub = spec.subgridspec(2, 1, height_ratios=[1.0 - ec.RESIDUAL_SHARE, ec.RESIDUAL_SHARE])
+    ax = fig.add_subplot(sub[0])
+    return ax, fig.add_subplot(sub[1], sharex=ax)
+
+
+def draw(probs, rows, experiment, calibration_label):
     """One figure: a row of panels per problem -- heatmaps, or scatter panels when the candidates are
-    sparse (SPARSE). Returns (fig, {problem title: rho})."""
+    sparse (SPARSE) -- and the caption. Returns (fig, {problem title: (rho, residuals {config: %})})."""
     if min(p.fill for p in probs) < SPARSE:
-        return draw_sparse(probs, rows, experiment)
+        fig, fits = draw_sparse(probs, rows, experiment)
+    else:
+        fig, fits = draw_heatmaps(probs, rows, experiment)
+    ec.caption(fig, caption_lines(rows, calibration_label), TOOL)
+    return fig, fits
+
+
+def caption_lines(rows, calibration_label):
+    """The caption: the rows' commits and predictions' calibration, the CIs, what carries no CI."""
+    return [ec.provenance_caption(rows, calibration_label),
+            ec.ci_caption(rows, "error bars in predicted vs measured"),
+            ec.RESIDUAL_CAPTION, "heatmap and scatter colours: medians, without a CI"]
+
+
+def draw_heatmaps(probs, rows, experiment):
+    """Per problem: measured and predicted heatmaps, a colour bar, predicted vs measured and its residuals."""
     kmax = max(len(p.panels) for p in probs)
     vpt_varies = len({k[1] for p in probs for k in p.cells}) > 1
     # constrained layout: the margins follow each column's labels (tight_layout would give every gap the
     # width the row names need)
-    fig = plt.figure(figsize=(2.2 * 2 * kmax + 4.0, 2.9 * len(probs) + 1.0), constrained_layout=True)
+    fig = plt.figure(figsize=(2.2 * 2 * kmax + 4.0, 3.4 * len(probs) + 1.0), constrained_layout=True)
     gs = fig.add_gridspec(len(probs), 2 * kmax + 2, width_ratios=[1] * (2 * kmax) + [0.07, 1.3])
-    rhos, axes = {}, []
+    fits, axes, pairs = {}, [], []
     for i, prob in enumerate(probs):
         im = None
         for j, panel in enumerate(prob.panels):
@@ -226,13 +261,15 @@ def draw(probs, rows, experiment):
                 im = heatmap(ax, prob, panel, which, vpt_varies, first=(j == 0 and which == 0))
                 axes.append(ax)
         colorbar(fig, gs[i, 2 * kmax], im, prob)
-        ax = fig.add_subplot(gs[i, 2 * kmax + 1])
-        rhos[prob.title] = parity(ax, prob)
+        ax, ax_res = parity_axes(fig, gs[i, 2 * kmax + 1])
+        fits[prob.title] = parity(ax, ax_res, prob)
         axes.append(ax)
+        pairs.append((ax, ax_res))
     fig.suptitle(ec.figure_title(experiment, "measured and predicted time over the launch configurations", rows),
                  fontsize=11)
+    ec.close_residual_gaps(fig, pairs)
     ec.shared_legend(fig, axes)
-    return fig, rhos
+    return fig, fits
 
 
 def colorbar(fig, spec, im, prob):
@@ -252,7 +289,7 @@ def draw_sparse(probs, rows, experiment):
     vpts = sorted({k[1] for p in probs for k in p.cells})
     fig = plt.figure(figsize=(14.0, 3.3 * len(probs) + 1.0), constrained_layout=True)
     gs = fig.add_gridspec(len(probs), 4, width_ratios=[1.25, 1.25, 0.06, 1.0])
-    rhos, axes = {}, []
+    fits, axes, pairs = {}, [], []
     for i, prob in enumerate(probs):
         im = None
         for which in (0, 1):
@@ -260,30 +297,41 @@ def draw_sparse(probs, rows, experiment):
             im = scatter_space(ax, prob, which, clusters, vpts, first=(which == 0)) or im
             axes.append(ax)
         colorbar(fig, gs[i, 2], im, prob)
-        ax = fig.add_subplot(gs[i, 3])
-        rhos[prob.title] = parity(ax, prob)
+        ax, ax_res = parity_axes(fig, gs[i, 3])
+        fits[prob.title] = parity(ax, ax_res, prob)
         axes.append(ax)
+        pairs.append((ax, ax_res))
     scatter_legend(axes[0], clusters, vpts)
     fig.suptitle(ec.figure_title(experiment, "measured and predicted time over the launch configurations "
                                  "(a thinned sample of them)", rows), fontsize=11)
+    ec.close_residual_gaps(fig, pairs)
     ec.shared_legend(fig, axes)
-    return fig, rhos
+    return fig, fits
+
+
+def largest_residual_text(residuals):
+    """"; largest +23.4 % at 512/1/16/1" of {config: residual %} ("" when none)."""
+    finite = [(abs(v), v, k) for k, v in residuals.items() if ec.finite(v)]
+    if not finite:
+        return ""
+    _, v, k = max(finite)
+    return f"; largest {v:+.1f} % at {config_str(k)}"
 
 
 def main():
-    a = ec.parse_args(__doc__, "config-space", extra=lambda ap: ap.add_argument(
+    a = ec.parse_args(__doc__, "config-space", shows_predictions=True, extra=lambda ap: ap.add_argument(
         "--split", action="store_true", help="also write PREFIX_<problem>.png/.pdf, one pair per problem"))
     rows = [r for r in ec.read_rows(a.csv, a.experiment, TOOL, REQUIRED) if ec.is_fused(r)]
     if not rows:
         raise SystemExit(f"{TOOL}: {a.csv}: no fused-kernel rows")
     probs = problems(rows)
-    fig, rhos = draw(probs, rows, a.experiment)
+    fig, fits = draw(probs, rows, a.experiment, a.calibration_label)
     ec.save(fig, a.out, TOOL)
     if a.split:
         for prob in probs:
             r = prob.rows[0]
             slug = f"N{r['nranks']}_H{r['hidden']}_T{r['tokens']}_{r['algo']}"
-            ec.save(draw([prob], prob.rows, a.experiment)[0], f"{a.out}_{slug}", TOOL)
+            ec.save(draw([prob], prob.rows, a.experiment, a.calibration_label)[0], f"{a.out}_{slug}", TOOL)
     table = []
     policies = [pol for pol in ("trtllm", "model") if any(pol in prob.picks for prob in probs)]
     for prob in probs:
@@ -297,11 +345,19 @@ def main():
             key, us = prob.picks.get(pol, (None, NAN))
             row += [config_str(key), us,
                     100.0 * (us / prob.best_us - 1.0) if ec.finite(us) and ec.finite(prob.best_us) else NAN]
-        table.append(row + [rhos[prob.title]])
+        rho, residuals = fits[prob.title]
+        res = [v for v in residuals.values() if ec.finite(v)]
+        table.append(row + [rho, ec.median(res), max((abs(v) for v in res), default=NAN)])
     ec.print_table("config space: best configuration (tpb/cluster/grid/vpt) and the policies' picks; "
-                   "regret = pick / best - 1",
+                   "regret = pick / best - 1; residual = (predicted - measured) / measured",
                    ["problem", "configs", "best", "best us", "best candidate", "candidate us"] +
-                   [f"{pol} {c}" for pol in policies for c in ("pick", "us", "regret %")] + ["spearman"], table)
+                   [f"{pol} {c}" for pol in policies for c in ("pick", "us", "regret %")] +
+                   ["spearman", "resid median %", "resid max |%|"], table)
+    print()
+    for prob in probs:
+        residuals = fits[prob.title][1]
+        print(f"config-space residual: {prob.title.replace(chr(10), ' ')}: {ec.residual_text(residuals.values())}"
+              + largest_residual_text(residuals))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ against the baselines (unfused: arlab's all-reduce kernel + norm kernel; nccl: N
 kernel), time per call vs tokens, one panel per (ranks N, hidden size H). A dotted vertical line marks
 where two-shot overtakes one-shot (the smallest measured token count at which two-shot is faster).
 Prints, per panel, that crossover and the smallest token count at which a baseline beats the better
-fused algorithm.
+fused algorithm. Times are the headline medians with their 95 % CI as error bars (where the CSV has the CI
+columns); the caption names the rows' commits and the CIs' widths.
 
     python3 plots/plot_crossover.py --csv results/crossover/crossover.csv --out results/crossover/crossover
 """
@@ -32,8 +33,9 @@ def pointwise_min(series):
 def panel(ax, title, rows):
     """Draws one panel; returns its summary row and crossover line."""
     lines = ec.series(rows, FUSED)
+    cis = ec.series_ci(rows, FUSED)
     for label, (st, pts) in lines.items():
-        ec.draw_series(ax, label, st, pts, ms=4)
+        ec.draw_series(ax, label, st, pts, ms=4, ci=cis[label])
     lines = {label: (st, [(t, v) for t, v, _ in pts]) for label, (st, pts) in lines.items()}
     one = dict(lines.get(f"{FUSED}{POLICY} oneshot", (None, []))[1])
     two = dict(lines.get(f"{FUSED}{POLICY} twoshot", (None, []))[1])
@@ -90,6 +92,7 @@ def main():
                  fontsize=11)
     ec.tight_below_title(fig)
     ec.shared_legend(fig, [ax for axs in axes for ax in axs])
+    ec.caption(fig, [ec.provenance_caption(rows), ec.ci_caption(rows)], TOOL)
     ec.save(fig, a.out, TOOL)
 
 

@@ -10,8 +10,11 @@ The rows are grouped by problem whatever their algorithm. Per (N, H) panel, top:
 one line per fused policy (the model's markers show the algorithm it picked: circle one-shot, square
 two-shot), the baseline, and dashed the baseline's all-reduce step alone (allreduce_us_median); bottom:
 the speed-up of each fused policy, baseline / fused. A dotted vertical line marks the crossover: the
-smallest measured token count at which the baseline is faster than the fused kernel. Prints the fusion
-table (one row per N, H, tokens and baseline) and the crossovers.
+smallest measured token count at which the baseline is faster than the fused kernel. Times carry their
+95 % CI as error bars (the headline median's, where the CSV has the CI columns; allreduce_us_median has
+none); the speed-ups are ratios of two medians of different groups, drawn without a CI. The caption names
+the rows' commits and the CIs' widths. Prints the fusion table (one row per N, H, tokens and baseline), the
+crossovers and the caption.
 
     python3 plots/plot_fusion.py --csv results/fusion/fusion.csv --out results/fusion/fusion
 """
@@ -32,15 +35,26 @@ def points(rows, value):
     return {t: (ec.median([v for v, _ in vs]), ec.point_algo(a for _, a in vs)) for t, vs in pts.items()}
 
 
+def points_ci(rows):
+    """{tokens: (lo, hi)}: the 95 % CI of each point of points(rows, headline_us) (exp_common.point_ci)."""
+    by_t = {}
+    for r in rows:
+        by_t.setdefault(r["tokens"], []).append(r)
+    return {t: ec.point_ci(rs) for t, rs in by_t.items()}
+
+
 def split(rows, policies):
     """The rows of one (N, H) facet grouped by problem, ignoring the algorithm:
-    ({policy: {T: (us, algo)}}, [(baseline key, {T: us}, {T: AR-only us})]). A baseline is an
-    implementation (nccl over every case it was measured in; unfused per all-reduce algorithm)."""
-    fused = {}
+    ({policy: {T: (us, algo)}}, [(baseline key, {T: us}, {T: AR-only us})], {policy or baseline key:
+    {T: 95 % CI}}). A baseline is an implementation (nccl over every case it was measured in; unfused per
+    all-reduce algorithm)."""
+    fused, cis = {}, {}
     for p in policies:
-        pts = points([r for r in rows if ec.is_fused(r) and r["policy"] == p], ec.headline_us)
+        prows = [r for r in rows if ec.is_fused(r) and r["policy"] == p]
+        pts = points(prows, ec.headline_us)
         if pts:
             fused[p] = pts
+            cis[p] = points_ci(prows)
     keys = sorted({(ec.implementation(r), r["algo"] if ec.implementation(r) == "unfused" else "")
                    for r in rows if not ec.is_fused(r)}, key=lambda k: (k[0] != "unfused", k))
     bases = []
@@ -49,14 +63,15 @@ def split(rows, policies):
         us = {t: v for t, (v, _) in points(brows, ec.headline_us).items()}
         ar = {t: v for t, (v, _) in points(brows, lambda r: ec.num(r, "allreduce_us_median")).items()}
         bases.append(((impl, algo), us, ar))
-    return fused, bases
+        cis[(impl, algo)] = points_ci(brows)
+    return fused, bases, cis
 
 
 def facet(ax_t, ax_s, title, rows, policies):
     """Draws one (N, H) facet; returns its fusion-table rows, crossover lines and the fused points whose
     all-reduce algorithm differs from the baseline's [(baseline algorithm, policy, point algorithm)]."""
     tokens = sorted({r["tokens"] for r in rows})
-    fused, bases = split(rows, policies)
+    fused, bases, cis = split(rows, policies)
     unfused_algos = {k[1] for k, _, _ in bases if k[0] == "unfused"}
     table, lines, marks, times, crossings, other_algo = [], [], {}, [], [], []
     for p, pts in fused.items():
@@ -64,7 +79,7 @@ def facet(ax_t, ax_s, title, rows, policies):
         st = ec.style({"policy": p, "algo": algos[0], "implementation": "fused"})
         name = f"fused {p}" + (f" ({ec.algo_name(algos[0])})" if len(algos) == 1 and p not in ec.MERGED_POLICIES
                                else "")
-        ec.draw_series(ax_t, name, st, [(t, v, a) for t, (v, a) in sorted(pts.items())], ms=4)
+        ec.draw_series(ax_t, name, st, [(t, v, a) for t, (v, a) in sorted(pts.items())], ms=4, ci=cis[p])
         times += [v for v, _ in pts.values()]
     for (impl, algo), base, ar in bases:
         color = ec.BASELINE_COLORS.get(impl, "tab:pink")
@@ -73,7 +88,7 @@ def facet(ax_t, ax_s, title, rows, policies):
         ar_label = (f"{impl}: NCCL all-reduce alone" if impl == "nccl" else
                     f"{impl}: arlab {ec.algo_name(algo) + ' ' if algo else ''}all-reduce alone")
         ec.draw_series(ax_t, label, {"color": color, "linestyle": "-", "marker": BASELINE_MARKERS.get(impl, "^")},
-                       [(t, v, "") for t, v in sorted(base.items())], ms=4)
+                       [(t, v, "") for t, v in sorted(base.items())], ms=4, ci=cis[(impl, algo)])
         ec.draw_series(ax_t, ar_label + " (allreduce_us_median)",
                        {"color": color, "linestyle": (0, (5, 3)), "marker": "x"},
                        [(t, v, "") for t, v in sorted(ar.items())], lw=1.0, ms=3, alpha=0.75)
@@ -152,7 +167,7 @@ def main():
     print()
     for line in lines:
         print(line)
-    note = ""
+    note = ""  # the caption's last line
     if other_algo:  # e.g. the model's two-shot points against the one-shot unfused baseline
         parts = sorted({f"{p} picked {ec.algo_name(a)} where the baseline's all-reduce is {ec.algo_name(b)}"
                         for b, p, a in other_algo})
@@ -162,9 +177,9 @@ def main():
     fig.suptitle(ec.figure_title(a.experiment, "fused kernel vs all-reduce + separate norm kernel", rows),
                  fontsize=11)
     ec.tight_below_title(fig)
-    if note:
-        ec.footnote(fig, note)
     ec.shared_legend(fig, [ax for axs in axes for ax in axs])
+    ec.caption(fig, [ec.provenance_caption(rows), ec.ci_caption(rows, "error bars on the times"),
+                     "speed-ups: baseline median / fused median, drawn without a CI (this figure reads no ratio CSV)", note], TOOL)
     ec.save(fig, a.out, TOOL)
 
 

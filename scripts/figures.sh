@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every figure from the committed CSVs (no GPU needed) into out/figures/ (PNG and PDF):
-#   seed            the seed experiment: data/h200/seed.csv beside the model (plots/plot_seed.py)
+#   seed            the seed experiment: data/h200/seed.csv beside the model (plots/plot_seed.py; its CIs and
+#                   commit from data/h200/seed.csv, its calibration as `arlab seed` printed it)
 #   model_accuracy  timing model v2 on the held-out model-validation grid of both nodes, with their
 #                   measured calibrations (plots/plot_model_accuracy.py)
 # and the figures of the `arlab exp NAME` experiments whose CSV exists (the others are skipped with a note):
@@ -11,25 +12,35 @@
 #   config-space    plots/plot_config_space.py        measured / predicted time over the configurations
 #   model-accuracy  plots/plot_model_accuracy_exp.py  predicted vs measured, regret of the model policy
 #   speedup         plots/plot_speedup.py             kernel variants vs the reference kernel (reads X_summary.csv)
+#   peers           plots/plot_peers.py               arlab vs FlashInfer, vLLM, NCCL (reads X_summary.csv)
 # Each reads DATA_DIR/NAME/NAME.csv (what `arlab exp NAME` writes: figures go next to it, as
 # DATA_DIR/NAME/NAME.png/.pdf) and the committed copies DATA_DIR/NAME.csv and DATA_DIR/NAME_<node>.csv
 # (e.g. data/h200/exp/fusion_emulated.csv, fusion_nvlink.csv: figures go to
-# out/figures/exp/NAME[_<node>].png/.pdf); the printed summary tables go to the same prefix + .txt.
-# Usage: scripts/figures.sh [--data-dir DIR] [--exp-only] [BUILD_DIR]
+# out/figures/exp/NAME[_<node>].png/.pdf); the printed summary tables go to the same prefix + .txt. Summary
+# and ratio CSVs (X_summary.csv, X_ratios.csv) are read through their measurement CSV, not drawn alone.
+# Usage: scripts/figures.sh [--data-dir DIR] [--exp-only] [--calibration-label TEXT] [BUILD_DIR]
 #   BUILD_DIR       build directory, relative to the repository root (default: build; builds the arlab target
 #                   when missing)
 #   --data-dir DIR  where the experiment CSVs are (default: results in the repository root)
 #   --exp-only      only the experiment figures: no arlab binary needed, nothing is built
+#   --calibration-label TEXT
+#                   which calibration produced the experiment CSVs' predicted_us, for the captions of the
+#                   figures that show predictions (config-space, model-accuracy); default: the scripts' own,
+#                   "predicted_us as stored in the CSV" (the rows do not record it)
 set -euo pipefail
 build=build
 data_dir=
 exp_only=0
+calibration_label=()
 while [ $# -gt 0 ]; do
   case $1 in
     --data-dir) [ $# -ge 2 ] || { echo "figures: --data-dir needs a directory" >&2; exit 2; }
                 data_dir=$2; shift 2 ;;
     --data-dir=*) data_dir=${1#--data-dir=}; shift ;;
     --exp-only) exp_only=1; shift ;;
+    --calibration-label) [ $# -ge 2 ] || { echo "figures: --calibration-label needs a text" >&2; exit 2; }
+                         calibration_label=(--calibration-label "$2"); shift 2 ;;
+    --calibration-label=*) calibration_label=(--calibration-label "${1#--calibration-label=}"); shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "figures: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) build=$1; shift ;;
@@ -53,7 +64,10 @@ if [ "$exp_only" -eq 0 ]; then
   fi
   arlab=$build/cli/arlab
   "$arlab" seed --mode predict --out-dir "$out/seed" > "$out/seed.log"
-  "$py" plots/plot_seed.py --csv "$out/seed/validation.csv" --out "$out/seed"
+  # its measurements (the default --data) for the CIs and the commit; its calibration as it printed it
+  seed_calibration=$(sed -n 's/^  calibration: \(.*\); out: .*/\1/p' "$out/seed.log")
+  "$py" plots/plot_seed.py --csv "$out/seed/validation.csv" --out "$out/seed" --measured data/h200/seed.csv \
+    --calibration-label "${seed_calibration:-as arlab seed used it (not found in $out/seed.log)}"
   for node in nvlink emulated; do
     "$arlab" validate "data/h200/model_grid_$node.csv" --calibration "data/calibration/h200_$node.csv" \
       --out "$out/val_$node.csv" > "$out/val_$node.log"
@@ -77,11 +91,12 @@ plot() {
   fi
 }
 
-for name in seed tokens fusion crossover config-space model-accuracy speedup; do
+for name in seed tokens fusion crossover config-space model-accuracy speedup peers; do
   args=()
   case $name in
     seed) script=plots/plot_tokens.py; args=(--experiment seed) ;;
-    model-accuracy) script=plots/plot_model_accuracy_exp.py ;;
+    model-accuracy) script=plots/plot_model_accuracy_exp.py; args=(${calibration_label[@]+"${calibration_label[@]}"}) ;;
+    config-space) script=plots/plot_config_space.py; args=(${calibration_label[@]+"${calibration_label[@]}"}) ;;
     *) script=plots/plot_${name//-/_}.py ;;
   esac
   found=0
@@ -91,7 +106,7 @@ for name in seed tokens fusion crossover config-space model-accuracy speedup; do
   fi
   for csv in "$data_dir/$name.csv" "$data_dir/${name}"_*.csv; do  # committed copies, per node
     [ -f "$csv" ] || continue
-    case $csv in *_summary.csv) continue ;; esac  # speedup's summary: read through its measurement CSV
+    case $csv in *_summary.csv|*_ratios.csv) continue ;; esac  # read through their measurement CSV
     plot "$script" "$csv" "$out/exp/$(basename "$csv" .csv)" ${args[@]+"${args[@]}"}
     found=1
   done

@@ -291,7 +291,10 @@ if [ $run_seed -eq 1 ]; then
   rc=$?; [ $rc -ne 0 ] && status=1
   echo "gpu-run: seed experiment exit $rc in $(( $(date +%s) - start )) s (log: seed.log)"
   py=$(scripts/find-python.sh 2>/dev/null || echo python3)
-  "$py" plots/plot_seed.py --csv "$out/seed/validation.csv" --out "$out/seed/seed" >> "$out/seed.log" 2>&1 || true
+  # the measured rows give the CIs and the commit; the calibration as arlab seed printed it
+  seed_cal=$(sed -n 's/^  calibration: \(.*\); out: .*/\1/p' "$out/seed.log")
+  "$py" plots/plot_seed.py --csv "$out/seed/validation.csv" --out "$out/seed/seed" --measured "$out/seed/measured.csv" \
+    --calibration-label "${seed_cal:-as arlab seed used it}" >> "$out/seed.log" 2>&1 || true
 fi
 if [ -n "$exp_names" ]; then
   for name in $exp_names; do

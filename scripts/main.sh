@@ -21,11 +21,17 @@ if [ "${gpus:-0}" -ge 2 ] && command -v mpirun >/dev/null 2>&1; then
   echo "main: $gpus GPUs visible: the seed experiment on the real node, mpirun -np 2 (one process per GPU)"
   # A re-run resumes: cases already in out/seed/seed.csv are skipped (delete it to measure afresh).
   mpirun -np 2 "${as_root[@]}" --bind-to none build/cli/arlab exp seed --out-dir out --no-plots "$@"
-  build/cli/arlab seed --mode predict --data out/seed/seed.csv --ratios "" \
-    --calibration data/calibration/h200_nvlink.csv --out-dir out/seed
+  seed_log=$(build/cli/arlab seed --mode predict --data out/seed/seed.csv --ratios "" \
+    --calibration data/calibration/h200_nvlink.csv --out-dir out/seed | tee /dev/stderr)
+  measured=out/seed/seed.csv
 else
-  build/cli/arlab seed --out-dir out/seed "$@"
+  seed_log=$(build/cli/arlab seed --out-dir out/seed "$@" | tee /dev/stderr)
+  # the rows `arlab seed` judged: what it measured, else the committed measurements it read
+  measured=$(printf '%s\n' "$seed_log" | sed -n 's/^  measuring: .*/out\/seed\/measured.csv/p; s/^  measurements: \([^ ]*\) .*/\1/p')
 fi
+# The plot takes the rows' CIs and commit from the measurement CSV and names the calibration arlab printed.
+calibration=$(printf '%s\n' "$seed_log" | sed -n 's/^  calibration: \(.*\); out: .*/\1/p')
 py=$(scripts/find-python.sh)
-"$py" plots/plot_seed.py --csv out/seed/validation.csv --out out/seed/seed
+"$py" plots/plot_seed.py --csv out/seed/validation.csv --out out/seed/seed ${measured:+--measured "$measured"} \
+  --calibration-label "${calibration:-as arlab seed used it}"
 echo "main: wrote out/seed/validation.csv and out/seed/seed.png / .pdf"

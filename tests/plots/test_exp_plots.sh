@@ -4,9 +4,14 @@
 # synthetic measurement CSVs -- the columns of common/measurement_schema.h, a fixed random seed, a few
 # awkward cells (no skew-free median, a failed check, no time at all, empty predictions of the baselines) --
 # runs every script on them, and checks that each wrote a non-empty PNG and PDF and printed the crossovers,
-# best configurations and model statistics the test computes itself from the same rows. Also: a CSV
-# without the implementation / allreduce_us_median columns (older schema) still plots, and a CSV of
-# another experiment is refused. No GPU, no arlab binary; a few seconds.
+# best configurations and model statistics the test computes itself from the same rows. Also what a paper
+# figure needs: the 95 % CI bars (the CI columns of each row's headline figure: 2 % skew-free, 3 % max
+# over ranks; how many points got one), the caption's commits and --calibration-label, the node's name
+# (summaries: with the partition size from the measurement CSV beside them, or without one), the residuals
+# printed for known rows, a tick at every measured token count and no figure text writing "us" for µs.
+# A CSV without the implementation / allreduce_us_median columns (older schema) or without any CI column
+# (the 36-column generation) still plots, and a CSV of another experiment is refused. No GPU, no arlab
+# binary; about a minute.
 # Usage: test_exp_plots.sh PYTHON SCRATCH_DIR   (PYTHON must import matplotlib; exit 77 = skipped when not)
 set -u
 if [ $# -ne 2 ]; then
@@ -38,6 +43,9 @@ for c in ("implementation", "allreduce_us_median"):  # appended to the schema; o
 assert "skewfree_us_median" in COLS and "predicted_us" in COLS, COLS
 rng = random.Random(20261201)
 NAN = float("nan")
+SKEWFREE_CI, MAX_CI = 0.02, 0.03  # half-widths of the rows' 95 % CIs, as fractions of their medians
+CI_COLS = [c for c in COLS if "_ci_" in c]
+assert len(CI_COLS) == 4, CI_COLS
 
 
 def row(exp, node, n, h, t, algo, policy, us, impl="fused", cfg=(512, 1, 16, 1), pred=None, ar=None, suffix="",
@@ -56,6 +64,8 @@ def row(exp, node, n, h, t, algo, policy, us, impl="fused", cfg=(512, 1, 16, 1),
              policy=policy, tpb=cfg[0], cluster=cfg[1], grid=cfg[2], vecs_per_thread=cfg[3], pdl=1, regs=52,
              iters=100, rounds=10, stop_reason="noise", timing_source="cupti", headline="skew_free",
              kernel_us_median=repr(us * 1.04), skewfree_us_median=repr(us), noise_pct="0.5", noise_target_met=1,
+             skewfree_us_ci_lo=repr(us * (1 - SKEWFREE_CI)), skewfree_us_ci_hi=repr(us * (1 + SKEWFREE_CI)),
+             kernel_us_ci_lo=repr(us * 1.04 * (1 - MAX_CI)), kernel_us_ci_hi=repr(us * 1.04 * (1 + MAX_CI)),
              predicted_us="" if pred is None else repr(pred), check="pass", implementation=impl,
              allreduce_us_median="nan" if ar is None else repr(ar))
     return r
@@ -105,6 +115,7 @@ for n, hs, algos in ((2, (4096, 8192), ("oneshot", "twoshot")), (4, (4096,), ("o
                 expected["tokens"].append(f"E\t^64 .* {us:.2f} +oneshot$")
 rows[5]["skewfree_us_median"] = "nan"  # events timing: the headline is the max over ranks (kernel_us_median)
 rows[5]["headline"] = "max_over_ranks"
+rows[5]["skewfree_us_ci_hi"] = repr(float(rows[5]["skewfree_us_ci_hi"]) * 1.5)  # not its headline's: unused
 rows[6]["check"] = "fail"  # dropped (the model row of N=2 H=4096 T=1)
 rows[7]["skewfree_us_median"] = rows[7]["kernel_us_median"] = ""  # no time: dropped
 expected["tokens"] += [
@@ -112,8 +123,23 @@ expected["tokens"] += [
     "+occupancy twoshot +model +model algo$",
     "C\t1 ^tokens +trtllm oneshot +legacy oneshot +occupancy oneshot +model +model algo$",
     "X\tmodel (oneshot|twoshot)"]  # no line per algorithm of the model policy
+kept = len(rows) - 2  # rows 6 (failed) and 7 (no time) are dropped; every kept row is a point of its own
+expected["tokens"] += [
+    "F\tplot_tokens: caption: data: commit 0123456",
+    f"F\tplot_tokens: caption: error bars: 95 % CI of each median (max over ranks/skew-free, {kept} of {kept} rows; "
+    f"half-width median {100 * SKEWFREE_CI:.1f} %, max {100 * MAX_CI:.1f} % of the median)",
+    f"F\tplot_tokens: 95 % CI error bars drawn at {kept} point(s)",
+    "F\tplot_tokens: title: emulated TP2/TP4 (1×H200, green-context partitions of 64/32 SMs)",
+    "X\tpredictions:"]  # no predictions drawn: no calibration named
 write("tokens.csv", rows)
 write("tokens_old_schema.csv", rows, [c for c in COLS if c not in ("implementation", "allreduce_us_median")])
+# the 36-column generation: no CI columns, no headline column (the headline follows from the cells)
+OLD36 = [c for c in COLS if c not in CI_COLS + ["headline", "implementation", "allreduce_us_median",
+                                                "kernel_variant", "policy_note"]]
+write("tokens_36col.csv", rows, OLD36)
+expected["tokens_36col"] = [
+    "F\tplot_tokens: caption: error bars: none (the rows have no 95 % CI columns of their headline figure)",
+    "F\tplot_tokens: 95 % CI error bars drawn at 0 point(s)"]
 
 # seed (drawn by plot_tokens.py --experiment seed): TP2, trtllm / legacy / occupancy one-shot, the model
 # policy's picks, explicit candidates (not drawn)
@@ -172,6 +198,14 @@ expected["fusion"] += [
     "+speedup vs model$",
     "F\tmodel picked two-shot where the baseline's all-reduce is one-shot",
     "X\tunfused +twoshot"]  # the unfused baseline is one-shot: no two-shot baseline row
+for r in rows:  # H = 8192 from another (dirty) build: the caption names both commits, most rows first
+    if r["hidden"] == 8192:
+        r["git_sha"] = "fedcba987654-dirty"
+n_dirty = sum(r["hidden"] == 8192 for r in rows)
+expected["fusion"] += [
+    f"F\tplot_fusion: caption: data: commits fedcba9-dirty ({n_dirty} rows), 0123456 ({len(rows) - n_dirty} rows)",
+    f"F\tplot_fusion: 95 % CI error bars drawn at {len(rows)} point(s)",  # every row a point; AR-only: none
+    "F\tplot_fusion: caption: speed-ups: baseline median / fused median, drawn without a CI"]
 write("fusion.csv", rows)
 
 # crossover: emulated TP2 (H 4096, 8192) and TP4 (H 4096): trtllm one-/two-shot, unfused baselines
@@ -220,6 +254,22 @@ for t, h, algo in ((128, 4096, "oneshot"), (1024, 8192, "twoshot")):
     cfg = "/".join(map(str, best))
     expected.setdefault("config-space", []).append(
         f"E\t^TP2, H = {h}, T = {t}, {algo} +{len(cells)} +{cfg} ")
+    # the residual of each configuration: median predicted / median measured - 1 over its rows
+    mine = [r for r in rows if (r["hidden"], r["tokens"]) == (h, t)]
+    res = {}
+    for k in cells:
+        rs = [r for r in mine if (r["tpb"], r["cluster"], r["grid"], r["vecs_per_thread"]) == k]
+        preds = [float(r["predicted_us"]) for r in rs if r["predicted_us"] and not math.isnan(float(r["predicted_us"]))]
+        if preds:
+            m = statistics.median(float(r["skewfree_us_median"]) for r in rs)
+            res[k] = 100.0 * (statistics.median(preds) - m) / m
+    big = max(res, key=lambda k: abs(res[k]))
+    expected["config-space"].append(
+        f"F\tconfig-space residual: TP2, H = {h}, T = {t}, {algo}: median {statistics.median(res.values()):+.1f} %, "
+        f"within ±10 %: {sum(abs(v) <= 10 for v in res.values())} of {len(res)}; largest {res[big]:+.1f} % at "
+        f"{big[0]}/{big[1]}/{big[2]}/{big[3]}")
+expected["config-space"].append("F\tplot_config_space: caption: data: commit 0123456; predictions: predicted_us "
+                                "as stored in the CSV")
 rows.append(row("config-space", "emulated", 2, 4096, 128, "oneshot", "nccl", 30.0, impl="nccl"))  # not a cell
 write("config-space.csv", rows)
 
@@ -266,7 +316,22 @@ for h in (4096, 8192):
         us = noisy(base * 1.02)
         rows.append(row("model-accuracy", "emulated", 2, h, t, pick, "model", us, cfg=(512, 1, 16, 1),
                         pred=us * (1 + rng.gauss(0, 0.1)), suffix=" model", case_algo="oneshot"))
+# a slow candidate predicted 50 % too high: the largest residual (the others' noise is 10 %), never the best
+us = noisy(20.0)
+rows.append(row("model-accuracy", "emulated", 2, 8192, 128, "oneshot", "explicit", us, cfg=(640, 1, 16, 1),
+                pred=us * 1.5, suffix=" explicit"))
 write("model-accuracy.csv", rows)
+write("model-accuracy_36col.csv", rows, OLD36)
+res = [100.0 * (float(r["predicted_us"]) - float(r["skewfree_us_median"])) / float(r["skewfree_us_median"])
+       for r in rows if r["predicted_us"] and not math.isnan(float(r["predicted_us"]))]
+expected["model-accuracy"] = [
+    f"F\tmodel-accuracy: residual (predicted - measured) / measured: median {statistics.median(res):+.1f} %, "
+    f"within ±10 %: {sum(abs(v) <= 10 for v in res)} of {len(res)}; largest +50.0 % at TP2 H=8192 T=128 oneshot "
+    f"explicit 640/1/16/1 (measured {us:.2f} µs, predicted {us * 1.5:.2f} µs)",
+    "F\tplot_model_accuracy_exp: caption: data: commit 0123456; predictions: synthetic calibration (test)",
+    f"F\tplot_model_accuracy_exp: 95 % CI error bars drawn at {2 * len(res)} point(s)"]  # parity + residual
+expected["model-accuracy_36col"] = ["F\tplot_model_accuracy_exp: 95 % CI error bars drawn at 0 point(s)",
+                                    "F\tmodel-accuracy: residual (predicted - measured) / measured: median "]
 # regrets: the model policy against the best of both algorithms, trtllm against the best of its algorithm
 probs = {}
 for r in rows:
@@ -297,13 +362,57 @@ def ranks(v):
 rm, rp = ranks([m for m, _ in pairs]), ranks([p for _, p in pairs])
 n = len(pairs)
 rho = 1 - 6 * sum((a - b) ** 2 for a, b in zip(rm, rp)) / (n * (n * n - 1))  # no ties in continuous data
-expected["model-accuracy"] = [
+expected["model-accuracy"] += [
     f"F\tmodel-accuracy: {n} rows with a prediction, MAPE {mape:.1f} %, Spearman {rho:.3f}",
     f"F\tmodel policy regret over 8 problems (vs the best of every algorithm): "
     f"median {statistics.median(g_model):.1f} %, max {max(g_model):.1f} %",
     f"F\ttrtllm policy oneshot regret over 8 problems (vs the best oneshot configuration): "
     f"median {statistics.median(g_trt['oneshot']):.1f} %, max {max(g_trt['oneshot']):.1f} %",
     "C\t8 ^TP2 H=(4096|8192) T=[0-9]+ "]  # one table row per problem (N, H, T), not per algorithm
+# plot_seed.py: a validation CSV of `arlab seed` (common/validation_schema.h) whose `line` cells point into a
+# measurement CSV (--measured): legacy predicted 20 % high, trtllm 5 % low, explicit candidates at 128 tokens;
+# one explicit row's line points at another row (no CI, no commit for it) and one row failed its check.
+with open(os.path.join(root, "common", "validation_schema.h")) as f:
+    VCOLS = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", re.sub(r"//[^\n]*", "", f.read()))  # comments out
+assert VCOLS[0] == "line" and "kernel_us_median" in VCOLS, VCOLS
+meas, val = [], []
+for h in (4096, 8192):
+    for t in (1, 8, 128):
+        for pol, factor in (("legacy", 1.2), ("trtllm", 0.95)):
+            meas.append(row("seed", "emulated", 2, h, t, "oneshot", pol, noisy(5.0 + 0.02 * t * h / 1024)))
+            val.append((len(meas) + 1, factor))  # the measurement CSV's line: header = 1
+    for tpb in (128, 256):
+        meas.append(row("seed", "emulated", 2, h, 128, "oneshot", "explicit", noisy(9.0), cfg=(tpb, 1, 16, 1),
+                        suffix=" explicit"))
+        val.append((len(meas) + 1, 1.1))
+write("seed_measured.csv", meas)
+vrows = []
+for i, (line, factor) in enumerate(val):
+    m = meas[line - 2]
+    us = float(m["skewfree_us_median"])
+    v = {c: m.get(c, "") for c in VCOLS}
+    v.update(line=line, problem_id=f"p{i}", kernel_us_median=repr(us), predicted_us=repr(us * factor),
+             ape_pct=repr(abs(factor - 1) * 100), status="ok")
+    vrows.append(v)
+vrows[-1]["line"] = 2  # an explicit row pointing at the first (legacy) row: not joined
+vrows[0]["status"] = "failed_check"  # excluded from every panel
+write("seed_validation.csv", vrows, VCOLS)
+ok = [v for v in vrows if v["status"] == "ok"]
+res_4096 = [100.0 * (float(v["predicted_us"]) - float(v["kernel_us_median"])) / float(v["kernel_us_median"])
+            for v in ok if v["hidden"] == 4096 and v["policy"] != "explicit"]
+expected["seed_plot"] = [
+    "F\tplot_seed: caption: data: commit 0123456; predictions: synthetic calibration (test)",
+    f"F\tplot_seed: caption: error bars: 95 % CI of each median ({len(ok) - 1} of {len(ok)} rows; half-width "
+    f"median {100 * SKEWFREE_CI:.1f} %, max {100 * SKEWFREE_CI:.1f} % of the median)",
+    f"F\tplot_seed: residual (predicted - measured) / measured, H = 4096: median {statistics.median(res_4096):+.1f} %, "
+    f"within ±10 %: {sum(abs(v) <= 10 for v in res_4096)} of {len(res_4096)}",
+    f"F\tplot_seed: note: 1 of {len(vrows)} validation row(s) have no matching row",
+    "F\tplot_seed: title: emulated TP2 (1×H200, green-context partitions of 64 SMs)"]
+expected["seed_plot_alone"] = [
+    "F\tplot_seed: caption: data: commit not recorded in the validation CSV (give --measured); predictions: "
+    "predicted_us as stored in the CSV",
+    "F\tplot_seed: caption: error bars: none (the validation CSV holds no CI; give --measured)",
+    "F\tplot_seed: 95 % CI error bars drawn at 0 point(s)"]
 for name, lines in expected.items():
     with open(os.path.join(out, f"expected_{name}.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -360,10 +469,46 @@ run_plot plot_config_space.py config-space.csv config-space --split
 check_files "$D/config-space_N2_H4096_T128_oneshot"
 check_files "$D/config-space_N2_H8192_T1024_twoshot"
 run_plot plot_config_space.py config-space-thinned.csv config-space-thinned
-run_plot plot_model_accuracy_exp.py model-accuracy.csv model-accuracy
-for name in tokens seed fusion crossover config-space config-space-thinned model-accuracy; do
+run_plot plot_model_accuracy_exp.py model-accuracy.csv model-accuracy --calibration-label "synthetic calibration (test)"
+run_plot plot_tokens.py tokens_36col.csv tokens_36col
+run_plot plot_model_accuracy_exp.py model-accuracy_36col.csv model-accuracy_36col
+run_plot plot_seed.py seed_validation.csv seed_plot --measured "$D/seed_measured.csv" \
+  --calibration-label "synthetic calibration (test)"
+run_plot plot_seed.py seed_validation.csv seed_plot_alone
+for name in tokens seed fusion crossover config-space config-space-thinned model-accuracy tokens_36col \
+    model-accuracy_36col seed_plot seed_plot_alone; do
   check_expected "$name" "$D/$name.log"
 done
+# --calibration-label only where the figure shows predictions (an option a figure would not use is refused)
+if "$PY" "$ROOT/plots/plot_tokens.py" --csv "$D/tokens.csv" --out "$D/tokens_label" --calibration-label x \
+    >"$D/tokens_label.log" 2>&1; then
+  fail "plot_tokens.py took --calibration-label (it shows no predictions)"
+fi
+grep -q "unrecognized arguments: --calibration-label" "$D/tokens_label.log" ||
+  fail "plot_tokens.py: the refusal of --calibration-label is not named"
+
+# Token ticks (exp_common.tokens_axis): a tick at every measured token count, labels at most 7 of them, always
+# the first and the last -- also where a count is missing (peers: 1 ... 1024, then 4096).
+"$PY" - "$ROOT" <<'PYEOF' || fail "tokens_axis: ticks or labels not at the measured token counts"
+import sys
+sys.path.insert(0, sys.argv[1] + "/plots")
+import exp_common as ec
+import matplotlib.pyplot as plt
+cases = {(1, 8, 32, 64, 128, 256, 512): {1, 8, 32, 64, 128, 256, 512},
+         tuple(1 << i for i in range(13)): {1, 4, 16, 64, 256, 1024, 4096},
+         tuple(1 << i for i in range(11)) + (4096,): {1, 4, 16, 64, 256, 1024, 4096}}
+bad = 0
+for tokens, labelled in cases.items():
+    fig, ax = plt.subplots()
+    ec.tokens_axis(ax, list(tokens) + [tokens[0]])  # duplicates are one tick
+    ticks = [int(round(t)) for t in ax.get_xticks()]
+    labels = {int(l.get_text()) for l in ax.get_xticklabels() if l.get_text()}
+    if ticks != list(tokens) or labels != labelled:
+        print(f"tokens {tokens}: ticks {ticks}, labels {sorted(labels)} (expected {sorted(labelled)})")
+        bad += 1
+    plt.close(fig)
+sys.exit(1 if bad else 0)
+PYEOF
 grep -q "scatter" "$D/config-space-thinned.log" ||
   fail "config-space-thinned: the sparse candidates were not drawn as scatter panels"
 
@@ -418,6 +563,16 @@ if "$PY" "$ROOT/plots/plot_speedup.py" --csv "$D/speedup.csv" --out "$D/speedup"
   [ "$(grep -cE '^(local|nvlink) N=2 +(4096|8192) +(1|16|128|512) +lean ' "$D/speedup.log")" = 16 ] ||
     fail "speedup: the table does not hold the 16 summary rows"
   grep -qE '^local N=2 +8192 +512 +lean .* 1\.60 ' "$D/speedup.log" || fail "speedup: the 1.60x row is missing"
+  # the node named as in every figure; no measurement rows beside the summary: no partition size
+  grep -qF "plot_speedup: title: emulated TP2 (1×H200, green-context partitions); real TP2 (2×H200, NVLink)" \
+    "$D/speedup.log" || fail "speedup: the nodes are not named by exp_common.node_label"
+  grep -qF "plot_speedup: caption: error bars on the times: 95 % CI of each median from reference_noise_pct / variant_model_noise_pct (32 of 32 times; half-width median 0.4 %, max 0.4 %)" \
+    "$D/speedup.log" || fail "speedup: the times' CIs (the summary's noise columns) are not drawn"
+  grep -qF "plot_speedup: 95 % CI error bars drawn at 32 point(s)" "$D/speedup.log" ||
+    fail "speedup: not 32 time points with a CI bar"
+  grep -qF "plot_speedup: caption: speedups: drawn without a CI (the summary has no column for one)" \
+    "$D/speedup.log" || fail "speedup: the caption does not say the speedups have no CI"
+  grep -qF "plot_speedup: caption: data: commit 0123456" "$D/speedup.log" || fail "speedup: no commit in the caption"
 else
   cat "$D/speedup.log"
   fail "plot_speedup.py exited non-zero"
@@ -458,11 +613,41 @@ for n in (2, 4):
 for r in rows:
     if r["member"] == "trtllm":
         r["implementation"] = "fused"
-with open(os.path.join(out, "peers_summary.csv"), "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=cols)
-    w.writeheader()
-    w.writerows(rows)
+for name in ("peers_summary.csv", "peers_ci_summary.csv"):
+    with open(os.path.join(out, name), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
 open(os.path.join(out, "peers.csv"), "w").write("experiment\n")  # the measurement CSV: only its name is used
+# peers_ci.csv: the measurement rows behind the summary (FlashInfer's once per problem), with 95 % CIs at N = 2
+# only, and the partition sizes (64 SMs at N = 2, 32 at N = 4) the summary lacks
+with open(os.path.join(root, "common", "measurement_schema.h")) as f:
+    mcols = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", f.read())
+meas, fi_seen = [], set()
+for r in rows:
+    cfg = r["config"].split("/")
+    for what in ("member", "flashinfer"):
+        if what == "flashinfer":
+            if (r["nranks"], r["hidden"], r["tokens"]) in fi_seen:
+                continue
+            fi_seen.add((r["nranks"], r["hidden"], r["tokens"]))
+        us = float(r["member_us"] if what == "member" else r["flashinfer_us"])
+        m = {c: "" for c in mcols}
+        m.update(experiment=f"peers/N={r['nranks']} H={r['hidden']} T={r['tokens']} bf16 ar_res_rms pairwise oneshot",
+                 git_sha=r["git_sha"], gpu=r["gpu"], topology="emulated", link="local",
+                 sm_per_rank=64 if r["nranks"] == 2 else 32, nranks=r["nranks"], hidden=r["hidden"],
+                 tokens=r["tokens"], acc="pairwise", algo=cfg[4], tpb=cfg[0], cluster=cfg[1], grid=cfg[2],
+                 vecs_per_thread=cfg[3], headline="skew_free",
+                 skewfree_us_median=r["member_us"] if what == "member" else r["flashinfer_us"],
+                 implementation=r["implementation"] if what == "member" else r["flashinfer_implementation"],
+                 kernel_variant=r["kernel_variant"] if what == "member" else "flashinfer", check="pass")
+        if r["nranks"] == 2:
+            m.update(skewfree_us_ci_lo=repr(us * 0.98), skewfree_us_ci_hi=repr(us * 1.02))
+        meas.append(m)
+with open(os.path.join(out, "peers_ci.csv"), "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=mcols)
+    w.writeheader()
+    w.writerows(meas)
 PYEOF
 if "$PY" "$ROOT/plots/plot_peers.py" --csv "$D/peers.csv" --out "$D/peers" >"$D/peers.log" 2>&1; then
   check_files "$D/peers"
@@ -473,9 +658,29 @@ if "$PY" "$ROOT/plots/plot_peers.py" --csv "$D/peers.csv" --out "$D/peers" >"$D/
   grep -qE 'emulated/local TP4 trtllm: 0\.800x over 8 problems' "$D/peers.log" ||
     fail "peers: trtllm's geomean 0.800x is missing"
   grep -qE '^emulated N=4 +8192 +512 +vllm .* fail +pass' "$D/peers.log" || fail "peers: the failed vllm row is missing"
+  grep -qF "plot_peers: title: emulated TP2/TP4 (1×H200, green-context partitions)" "$D/peers.log" ||
+    fail "peers: the node is not named by exp_common.node_label (no partition size without measurement rows)"
+  grep -qF "plot_peers: caption: error bars on the speedups: bootstrap 95 % CI over paired rounds (speedup_ci_lo/hi; 47 of 47 points)" \
+    "$D/peers.log" || fail "peers: the speedups' CIs are not drawn"
+  grep -qF "plot_peers: caption: error bars on the times: none" "$D/peers.log" ||
+    fail "peers: times without measurement rows should have no CI"
+  grep -qF "plot_peers: caption: data: commit 0123456" "$D/peers.log" || fail "peers: no commit in the caption"
 else
   cat "$D/peers.log"
   fail "plot_peers.py exited non-zero"
+fi
+# with the measurement rows beside the summary: the times' CIs at N = 2 (FlashInfer 8 + 3 members x 8 of 16 + 47
+# points) and the partition sizes
+if "$PY" "$ROOT/plots/plot_peers.py" --csv "$D/peers_ci.csv" --out "$D/peers_ci" >"$D/peers_ci.log" 2>&1; then
+  grep -qF "plot_peers: caption: error bars on the times: 95 % CI of each median, from the measurement rows of peers_ci.csv (32 of 63 points)" \
+    "$D/peers_ci.log" || fail "peers: the times' CIs were not joined from the measurement rows"
+  grep -qF "plot_peers: 95 % CI error bars drawn at 79 point(s)" "$D/peers_ci.log" ||
+    fail "peers: not 32 time + 47 speedup points with a CI bar"
+  grep -qF "plot_peers: title: emulated TP2/TP4 (1×H200, green-context partitions of 64/32 SMs)" "$D/peers_ci.log" ||
+    fail "peers: the partition sizes of the measurement rows are not named"
+else
+  cat "$D/peers_ci.log"
+  fail "plot_peers.py on peers_ci.csv exited non-zero"
 fi
 if "$PY" "$ROOT/plots/plot_peers.py" --csv "$D/tokens.csv" --out "$D/wrong_peers" >"$D/wrong_peers.log" 2>&1; then
   fail "plot_peers.py drew without a summary CSV"
@@ -488,6 +693,12 @@ if "$PY" "$ROOT/plots/plot_tokens.py" --csv "$D/fusion.csv" --out "$D/wrong" >"$
 fi
 grep -q "no rows of experiment 'tokens'" "$D/wrong.log" ||
   { cat "$D/wrong.log"; fail "the refusal of fusion.csv names no experiment"; }
+
+# µs everywhere: save() notes any text of a figure that writes "us"
+if grep -l "figure text writes microseconds as 'us'" "$D"/*.log >/dev/null 2>&1; then
+  grep -h "figure text writes microseconds as 'us'" "$D"/*.log
+  fail "a figure writes 'us' for µs"
+fi
 
 for log in "$D"/*.log; do
   echo "---- $(basename "$log")"

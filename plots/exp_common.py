@@ -240,6 +240,40 @@ def with_partition_sizes(rows, sizes):
     return rows
 
 
+def summary_path(measurement_csv):
+    """Where `arlab exp` writes the summary of measurement CSV X.csv: X_summary.csv beside it."""
+    stem, ext = os.path.splitext(measurement_csv)
+    return f"{stem}_summary{ext or '.csv'}"
+
+
+def read_summary(path, experiment, tool, columns, schema, int_columns=()):
+    """The rows of an experiment's summary CSV (`schema`: the header defining it, for messages); exits
+    naming the file when it is missing, has no rows or lacks one of `columns`, or when a cell of
+    `int_columns` is no integer (those cells come back as ints)."""
+    if not os.path.exists(path):
+        sys.exit(f"{tool}: no {experiment} summary {path} (arlab exp {experiment} writes it after its cases)")
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        sys.exit(f"{tool}: {path} has no rows")
+    missing = [c for c in columns if c not in rows[0]]
+    if missing:
+        sys.exit(f"{tool}: {path} lacks column(s) {', '.join(missing)} ({schema})")
+    for r in rows:
+        for c in int_columns:
+            v = ival(r, c)
+            if v is None:
+                sys.exit(f"{tool}: {path}: a row has no integer {c} ({r.get(c)!r})")
+            r[c] = v
+    return rows
+
+
+def geomean(values):
+    """Geometric mean of the finite positive values (NaN when there are none)."""
+    vals = [v for v in values if finite(v) and v > 0]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else math.nan
+
+
 # ----------------------------------------------------------------------------- confidence intervals
 
 def headline_ci(row):

@@ -18,10 +18,8 @@ title names the node, the GPU and FlashInfer's version, the caption the rows' co
     python3 plots/plot_peers.py --csv results/peers/peers.csv --out results/peers/peers
 """
 
-import csv
 import math
 import os
-import sys
 
 import exp_common as ec
 import matplotlib.pyplot as plt  # after exp_common, which selects the Agg backend
@@ -39,35 +37,6 @@ MEMBER_STYLE = {
 }
 CYCLE = ["tab:red", "tab:pink", "tab:olive", "tab:cyan", "tab:gray"]
 NAN_CI = (math.nan, math.nan)
-
-
-def summary_path(measurement_csv):
-    stem, ext = os.path.splitext(measurement_csv)
-    return f"{stem}_summary{ext or '.csv'}"
-
-
-def read_summary(path):
-    if not os.path.exists(path):
-        sys.exit(f"{TOOL}: no peers summary {path} (arlab exp peers writes it after its cases)")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        sys.exit(f"{TOOL}: {path} has no rows")
-    missing = [c for c in COLUMNS if c not in rows[0]]
-    if missing:
-        sys.exit(f"{TOOL}: {path} lacks column(s) {', '.join(missing)} (common/peers_schema.h)")
-    for r in rows:
-        for c in ("nranks", "hidden", "tokens"):
-            v = ec.ival(r, c)
-            if v is None:
-                sys.exit(f"{TOOL}: {path}: a row has no integer {c} ({r.get(c)!r})")
-            r[c] = v
-    return rows
-
-
-def geomean(values):
-    vals = [v for v in values if ec.finite(v) and v > 0]
-    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else math.nan
 
 
 def style(member, others):
@@ -182,7 +151,7 @@ def hidden_panels(ax_t, ax_s, sel, index, others, overall, counts):
         sp = [ec.num(r, "speedup") for _, r in ok]
         times += [ec.num(r, "member_us") for _, r in ok]
         overall.setdefault((sel[0]["topology"], sel[0]["link"], sel[0]["nranks"], member), []).extend(sp)
-        means.append(f"{member} {geomean(sp):.2f}x")
+        means.append(f"{member} {ec.geomean(sp):.2f}x")
         for t, r in sorted(((r["tokens"], r) for r in sel if r["member"] == member), key=lambda p: p[0]):
             table.append([f"{'emulated' if r['topology'] == 'emulated' else r['link']} N={r['nranks']}", str(h),
                           str(t), member, r["implementation"], ec.num(r, "member_us"), ec.num(r, "flashinfer_us"),
@@ -217,7 +186,8 @@ def time_ci_caption(counts, measurement_csv):
 
 def main():
     a = ec.parse_args(__doc__, "peers")
-    rows = read_summary(summary_path(a.csv))
+    rows = ec.read_summary(ec.summary_path(a.csv), "peers", TOOL, COLUMNS, "common/peers_schema.h",
+                           int_columns=("nranks", "hidden", "tokens"))
     ec.with_partition_sizes(rows, ec.partition_sizes(a.csv, a.experiment))
     index = time_ci_index(a.csv, a.experiment)
     nodes = sorted({(r["topology"], r["link"], r["nranks"]) for r in rows})
@@ -247,7 +217,7 @@ def main():
     print("geomean speedup over FlashInfer per node and member:")
     for (topo, link, n, member), sp in sorted(overall.items()):
         vals = [v for v in sp if ec.finite(v)]
-        print(f"  {topo}/{link} TP{n} {member}: {geomean(vals):.3f}x over {len(vals)} problems, "
+        print(f"  {topo}/{link} TP{n} {member}: {ec.geomean(vals):.3f}x over {len(vals)} problems, "
               f"min {min(vals) if vals else math.nan:.3f}x")
 
 

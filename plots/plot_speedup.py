@@ -17,10 +17,7 @@ caption names the rows' commits and the CIs' widths. Prints every row and the ca
     python3 plots/plot_speedup.py --csv results/speedup/speedup.csv --out results/speedup/speedup
 """
 
-import csv
 import math
-import os
-import sys
 
 import exp_common as ec
 
@@ -28,28 +25,6 @@ TOOL = "plot_speedup"
 COLUMNS = ["link", "nranks", "hidden", "tokens", "variant", "reference_us", "variant_trtllm_us", "variant_model_us",
            "speedup_design", "speedup", "floor_kind", "floor_us", "gpu", "topology", "check"]
 H_COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
-
-
-def summary_path(measurement_csv):
-    stem, ext = os.path.splitext(measurement_csv)
-    return f"{stem}_summary{ext or '.csv'}"
-
-
-def read_summary(path):
-    if not os.path.exists(path):
-        sys.exit(f"{TOOL}: no speedup summary {path} (arlab exp speedup writes it after its cases)")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    if rows:
-        missing = [c for c in COLUMNS if c not in rows[0]]
-        if missing:
-            sys.exit(f"{TOOL}: {path} lacks column(s) {', '.join(missing)} (common/speedup_schema.h)")
-    return rows
-
-
-def geomean(values):
-    vals = [v for v in values if ec.finite(v) and v > 0]
-    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else math.nan
 
 
 def noise_ci(us, noise_pct):
@@ -65,9 +40,9 @@ def hidden_lines(ax_s, ax_t, color, h, pts, variant):
     ts = [t for t, _ in pts]
     sp = [ec.num(r, "speedup") for _, r in pts]
     sd = [ec.num(r, "speedup_design") for _, r in pts]
-    ax_s.plot(ts, sp, "-o", color=color, ms=4, lw=1.5, label=f"H {h}: model's choice (geomean {geomean(sp):.2f}x)")
+    ax_s.plot(ts, sp, "-o", color=color, ms=4, lw=1.5, label=f"H {h}: model's choice (geomean {ec.geomean(sp):.2f}x)")
     ax_s.plot(ts, sd, "--", color=color, marker="s", ms=3, lw=1.0, alpha=0.8,
-              label=f"H {h}: trtllm configuration (geomean {geomean(sd):.2f}x)")
+              label=f"H {h}: trtllm configuration (geomean {ec.geomean(sd):.2f}x)")
     ref = [ec.num(r, "reference_us") for _, r in pts]
     var = [ec.num(r, "variant_model_us") for _, r in pts]
     flo = [ec.num(r, "floor_us") for _, r in pts]
@@ -102,7 +77,7 @@ def panel_pair(ax_s, ax_t, sel, variant, table):
     ec.tokens_axis(ax_s, all_t)
     ax_s.set_ylabel("speedup over the reference kernel (x)")
     ax_s.grid(True, alpha=0.3)
-    total = geomean([ec.num(r, "speedup") for r in sel])
+    total = ec.geomean([ec.num(r, "speedup") for r in sel])
     ax_s.set_title(f"{variant} vs reference, {node}: geomean {total:.2f}x", fontsize=9)
     below_legend(ax_s)
     ec.tokens_axis(ax_t, all_t)
@@ -124,9 +99,7 @@ def ci_caption(rows):
 
 def main():
     a = ec.parse_args(__doc__, "speedup")
-    rows = read_summary(summary_path(a.csv))
-    if not rows:
-        sys.exit(f"{TOOL}: {summary_path(a.csv)} has no rows")
+    rows = ec.read_summary(ec.summary_path(a.csv), "speedup", TOOL, COLUMNS, "common/speedup_schema.h")
     ec.with_partition_sizes(rows, ec.partition_sizes(a.csv, a.experiment))
     panels = sorted({(r["topology"], r["link"], int(r["nranks"]), r["variant"]) for r in rows})
     fig, axes = ec.facet_figure(len(panels) * 2, ncols=2, panel_w=5.2, panel_h=4.6)

@@ -128,7 +128,11 @@ std::vector<SpeedupRow> speedup_rows(const std::string& measurement_csv, const m
       r.variant_model_predicted_us = m.predicted_us;
       r.speedup_design = a.headline_us / b.headline_us;
       r.speedup = a.headline_us / m.headline_us;
-      const Floor f = speedup_floor(a.nranks, a.hidden, a.tokens, dtype_bytes(parse_dtype(a.dtype)), rank_spec, cal);
+      // The floor of the row's own node: a link floor only for rows measured over NVLink (rank_spec
+      // gives the link's bandwidth), none for the emulated node's, whatever spec the caller has.
+      model::GpuSpec row_spec = rank_spec;
+      if (a.link != to_string(model::LinkKind::nvlink)) row_spec.link = model::LinkKind::local;
+      const Floor f = speedup_floor(a.nranks, a.hidden, a.tokens, dtype_bytes(parse_dtype(a.dtype)), row_spec, cal);
       r.floor_kind = f.kind;
       r.floor_us = f.us;
       r.reference_over_floor = a.headline_us / f.us;

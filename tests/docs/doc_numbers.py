@@ -209,8 +209,8 @@ def timer_steps(out):
 
 def speedup_geomeans(out):
     by_file = dict(re.findall(r"speedup_emulated(\w*)_summary\.csv: lean, \d+ problems: geomean speedup ([\d.]+x)", out))
-    order = ["", "_p2", "_p3", "_p4"]
-    return [", ".join(by_file[k] for k in order) + " (4 processes)"]
+    order = ["", "_p2", "_p3", "_p4", "_p5"]
+    return [", ".join(by_file[k] for k in order) + " (5 processes)"]
 
 
 # ---- the checks -------------------------------------------------------------------------------------------

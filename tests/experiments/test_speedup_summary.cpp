@@ -100,9 +100,21 @@ TEST_CASE("speedup summary: one row per problem and variant, ratios of the headl
   CHECK(g.max_over_floor_at_128 == 0.0);
   CHECK(exp::speedup_report(out).find("GOAL lean on local") != std::string::npos);
   CHECK(exp::speedup_report(out).find("no link floor") != std::string::npos);
-  // The same rows on an NVLink spec: the link floor and the distance to it.
+  // The same emulated rows with an NVLink spec (as `--merge`, which has no device, passes): still no
+  // floor -- the rows' own link decides.
   model::GpuSpec nv = model::gpu_preset("h200_sxm");
   nv.link = model::LinkKind::nvlink;
+  const std::string path_local = write_csv(rows);
+  const std::vector<SpeedupRow> still_local = exp::speedup_rows(path_local, nv, cal);
+  std::filesystem::remove(path_local);
+  REQUIRE(still_local.size() == 2);
+  CHECK(still_local[1].floor_kind == "none");
+  // The rows measured over NVLink (a real node): the link floor and the distance to it.
+  for (MeasurementRow& r : rows)
+    if (r.experiment.rfind("speedup/", 0) == 0) {
+      r.link = "nvlink";
+      r.topology = "mpi";
+    }
   const std::string path2 = write_csv(rows);
   const std::vector<SpeedupRow> linked = exp::speedup_rows(path2, nv, cal);
   std::filesystem::remove(path2);
@@ -165,9 +177,12 @@ TEST_CASE("speedup summary: every committed summary regenerates from its measure
   // (--calibration auto: data/calibration/h200_emulated.csv). The node has no link, so neither shapes a
   // cell here (floor_kind none), but they are what the writer used.
   const std::string data = ARLAB_SOURCE_DIR "/data/";
-  const model::GpuSpec spec = model::sm_partition(model::gpu_preset("h200_sxm"), 2);
+  const model::GpuSpec partition = model::sm_partition(model::gpu_preset("h200_sxm"), 2);
   const model::Calibration cal = model::load_calibration(data + "calibration/h200_emulated.csv");
-  for (const std::string process : {"", "_p2", "_p3", "_p4"}) {
+  // `arlab exp speedup --merge` has no device: it passes the whole H200 (an NVLink spec); the rows'
+  // own link decides the floor, so the emulated rows' summaries come out the same.
+  for (const model::GpuSpec& spec : {partition, model::gpu_preset("h200_sxm")})
+  for (const std::string process : {"", "_p2", "_p3", "_p4", "_p5"}) {
     const std::string measurements = data + "h200/exp/speedup_emulated" + process + ".csv";
     const std::string summary = exp::speedup_summary_path(measurements);
     INFO(summary);

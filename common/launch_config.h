@@ -22,17 +22,23 @@ struct LaunchConfig {
   // configure, or a baseline -- unfused: they configure its all-reduce-only kernel (the separate norm
   // kernel takes model::separate_norm_config); nccl: tpb/cluster/grid are 0.
   Impl impl = Impl::reference;
+  // A measured row of the one-shot reference body from before its control block lost its fences
+  // (model/measurements.cpp kFenceFreeReferenceSince): the model predicts the design that ran then
+  // (the arrival's fence + atomic round trip + fence on the path before the push, gamma loaded
+  // after the reduction). Never set for a configuration that is launched.
+  bool fenced_reference = false;
 };
 
 inline std::string to_string(const LaunchConfig& c) {
   return std::to_string(c.tpb) + "/" + std::to_string(c.cluster) + "/" + std::to_string(c.grid) +
          " vpt=" + std::to_string(c.vecs_per_thread) + " " + to_string(c.algo) + (c.pdl ? " pdl" : "") +
-         (c.impl == Impl::reference ? "" : std::string(" ") + to_string(c.impl));
+         (c.impl == Impl::reference ? "" : std::string(" ") + to_string(c.impl)) +
+         (c.fenced_reference ? " (fenced, measured before the fence-free reference)" : "");
 }
 
 inline bool operator==(const LaunchConfig& a, const LaunchConfig& b) {
   return a.tpb == b.tpb && a.cluster == b.cluster && a.grid == b.grid && a.vecs_per_thread == b.vecs_per_thread &&
-         a.algo == b.algo && a.pdl == b.pdl && a.impl == b.impl;
+         a.algo == b.algo && a.pdl == b.pdl && a.impl == b.impl && a.fenced_reference == b.fenced_reference;
 }
 inline bool operator!=(const LaunchConfig& a, const LaunchConfig& b) { return !(a == b); }
 

@@ -105,8 +105,16 @@ __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int pa
   namespace cg = cooperative_groups;
   cg::cluster_group cl = cg::this_cluster();
   cl.sync();
+  // Every block's total loaded first (the distributed-shared-memory loads in flight together), then
+  // summed in block order from 0.0f: the same bits as one load and add at a time.
+  float totals[kMaxClusterSize];
+#pragma unroll
+  for (int r = 0; r < kMaxClusterSize; ++r)
+    totals[r] = r < cluster ? *cl.map_shared_rank(&sh.block_total[parity], r) : 0.0f;
   float total = 0.0f;
-  for (int r = 0; r < cluster; ++r) total += *cl.map_shared_rank(&sh.block_total[parity], r);
+#pragma unroll
+  for (int r = 0; r < kMaxClusterSize; ++r)
+    if (r < cluster) total += totals[r];
   return total;
 }
 
@@ -302,12 +310,26 @@ struct QuantScales {
   float fp4_global = 0.0f;
 };
 
+// The scales from the loaded *p.scale (`scale`; any value where the pattern does not quantize).
+template <Pattern P>
+__device__ __forceinline__ QuantScales quant_scales_from(float scale) {
+  QuantScales q;
+  if constexpr (PatternOutputs<P>::kFp8) q.fp8_rcp = __fdiv_rn(1.0f, scale);  // once (docs/operation.md)
+  if constexpr (PatternOutputs<P>::kFp4) q.fp4_global = scale;
+  return q;
+}
+
+// *p.scale, loaded only where the pattern quantizes (0 elsewhere). Nothing waits for the load until
+// quant_scales_from uses the value, so a kernel can issue it early.
+template <Pattern P>
+__device__ __forceinline__ float load_scale(const FusedParams& p) {
+  if constexpr (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4) return *p.scale;
+  return 0.0f;
+}
+
 template <Pattern P>
 __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
-  QuantScales q;
-  if constexpr (PatternOutputs<P>::kFp8) q.fp8_rcp = __fdiv_rn(1.0f, *p.scale);  // once (docs/operation.md)
-  if constexpr (PatternOutputs<P>::kFp4) q.fp4_global = *p.scale;
-  return q;
+  return quant_scales_from<P>(load_scale<P>(p));
 }
 
 // The fused epilogue of one token `tok` for this thread's vectors: residual add, RMSNorm, quant.
@@ -333,14 +355,28 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 //                 pushed_exchange_ready) in clusters of 2-4 blocks of whole warps, and the mean
 //                 square as a multiplication by 1/H where H is a power of two (x / 2^k and x * 2^-k
 //                 are the same correctly rounded real, so the bits are those of __fdiv_rn)
+//   kResidualHeld the caller loaded residual_in of its first vector of its first token (token
+//                 m.cluster_id) at the kernel's start and passes it in `held` (the library's
+//                 one-shot kernel does the same: its epilogue operands load beside the flag read)
+// ReferenceEpilogue is the two-shot and unfused kernels'; the one-shot reference takes
+// ReferenceOneshotEpilogue (gamma and residual of its first vector loaded before the flag read, as
+// the library it reproduces does; kernels/oneshot_kernel.cuh).
 struct ReferenceEpilogue {
   static constexpr int kHeldVectors = 1;
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = false;
+  static constexpr bool kResidualHeld = false;
+};
+struct ReferenceOneshotEpilogue {
+  static constexpr int kHeldVectors = 1;
+  static constexpr bool kGammaHeld = true;
+  static constexpr bool kLeanReduce = false;
+  static constexpr bool kResidualHeld = true;
 };
 struct HeldOperands {
   uint4 gamma0 = make_uint4(0u, 0u, 0u, 0u);
   uint4 gamma1 = make_uint4(0u, 0u, 0u, 0u);
+  uint4 residual0 = make_uint4(0u, 0u, 0u, 0u);  // kResidualHeld: residual_in of vector k = 0, token m.cluster_id
 };
 template <typename T, Pattern P, typename Options, typename SumOf>
 __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const TokenMapping& m, EpilogueShared& sh,
@@ -366,7 +402,10 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     if (v < m.vecs_per_token) {
       const long long off = row + static_cast<long long>(v) * kVectorBytes;
       uint4 res = make_uint4(0u, 0u, 0u, 0u);
-      if constexpr (Out::kResidual) res = ld_input_v4(static_cast<const char*>(p.residual_in) + off);
+      if constexpr (Out::kResidual)
+        res = Options::kResidualHeld && k == 0 && tok == m.cluster_id
+                  ? held.residual0
+                  : ld_input_v4(static_cast<const char*>(p.residual_in) + off);
       float acc[kVec];
       sum_of(off, acc);
       unsigned bits[kVec];

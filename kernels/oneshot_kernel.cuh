@@ -5,11 +5,16 @@
 // through the one dispatch point kernels/dispatch.h.
 //
 // PROTOCOL (one call, every rank runs the same sequence of calls):
-//  1. Thread 0 of each block reads my control block: flag (calls completed so far; current buffer
-//     cur = flag % 3) and the bytes the previous call left in buffer prev = (flag + 2) % 3; then it
-//     arrives on the control block's counter. The block that arrives last (every block of the grid
-//     has read the flag) resets the counter, records this call's bytes for buffer cur and publishes
-//     flag + 1 for the next call.
+//  0. Every thread loads the epilogue operands of its first vector of its first token (gamma,
+//     residual_in, the quantization scale) while thread 0 reads the control block: they do not
+//     depend on the flag.
+//  1. Thread 0 reads my control block in one round trip: flag (calls completed so far; current
+//     buffer cur = flag % 3) and the bytes the previous call left in buffer prev = (flag + 2) % 3;
+//     once the flag is back it arrives on the control block's counter (looking at the result only
+//     after its push); barrier. The block that arrived last (every block of the grid has read the flag)
+//     resets the counter, records this call's bytes for buffer cur and publishes flag + 1 for the
+//     next call. (This is the library's order: its arrival is a fire-and-forget atomic after the
+//     flag read, and nothing waits for it before the push.)
 //  2. Push: every 16-byte vector of my input x, with -0.0 elements turned into +0.0, is stored into
 //     slot `rank` of buffer cur of EVERY rank's Lamport region (peer stores; mine included).
 //  3. Clear: my own buffer prev (the previous call's) is refilled with -0.0 over the bytes that call
@@ -31,8 +36,11 @@
 // of buffer prev is ordered before a peer's next write into it by the end of this kernel (all its
 // stores are performed) and the causality chain above (the peer writes there only in call f+2, after
 // reading my push of call f+1, which starts after this kernel ends). The control block is touched
-// only by my own blocks: the read of flag is fenced (__threadfence) before the arrival atomic, and
-// the last arriver fences after its atomic before publishing, so no block can read the new flag.
+// only by my own blocks, and its ordering rests on dependencies, as the library's does (it has none
+// at all), not on fences (kernels/oneshot_steps.cuh; docs/kernels.md gives what the fences cost):
+// thread 0's arrival atomic takes an operand computed from the flag it read, so it issues only after
+// that read has returned; the last arriver's publishing stores run only after its atomic has
+// returned the count of every other block's arrival; so no block can read the new flag.
 // With programmatic dependent launch every workspace access comes after griddepcontrol.wait.
 //
 // LAYOUT: slot s of a buffer is rank s's [tokens, H] input, row-major; see lamport_layout.h.
@@ -83,16 +91,22 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
 
   const TokenMapping m = token_mapping<T>(p);
 
-  // ---- 1. control block: read flag, arrive; the last arriver publishes the next call's state ----
-  if (threadIdx.x == 0) {
-    read_control_block(p, sh);
-    __threadfence();  // my reads of the control block happen before my arrival
-    const unsigned arrived_before = atomicAdd(&p.control->arrivals, 1u);
-    if (arrived_before == gridDim.x - 1) {
-      __threadfence();  // every block's reads happen before the stores below
-      publish_next_call(p.control, sh.flag, static_cast<unsigned long long>(p.tokens) * m.row_bytes);
+  // ---- 0./1. thread 0 reads the control block (one round trip); meanwhile every thread loads the
+  // epilogue operands of its first vector; thread 0 arrives once the flag is back; barrier ----
+  unsigned long long flag = 0;
+  if (threadIdx.x == 0) flag = read_control_block(p, sh);
+  const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
+  HeldOperands held;
+  const float scale = load_scale<P>(p);  // the quantization scale (used after the poll)
+  if constexpr (PatternOutputs<P>::kResidual) {
+    if (has_first) {
+      const long long first_vec = static_cast<long long>(m.t_in_cluster) * kVectorBytes;
+      held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + first_vec);
+      held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + m.cluster_id * m.row_bytes + first_vec);
     }
   }
+  unsigned arrived_before = 0;
+  if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag);
   __syncthreads();
   pdl_launch_dependents();
 
@@ -110,6 +124,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
                               vec_clear_neg_zero<T>(ld_input_v4(x_row + v * kVectorBytes)));
     }
   }
+  if (threadIdx.x == 0)
+    publish_if_last_arriver(p, arrived_before, sh.flag, static_cast<unsigned long long>(p.tokens) * m.row_bytes);
 
   // ---- 3. clear my buffer of the previous call back to -0.0 ----
   clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);
@@ -117,14 +133,16 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   // ---- 4. poll, reduce, epilogue (kernels/fused_epilogue.cuh) ----
   const char* my_cur = static_cast<const char*>(p.my_region) + buf.cur * p.buffer_bytes;
   PollState st;
-  const QuantScales q = load_quant_scales<P>(p);
+  const QuantScales q = quant_scales_from<P>(scale);
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
-    fused_token_epilogue<T, P, ReferenceEpilogue>(
-        p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
+    fused_token_epilogue<T, P, ReferenceOneshotEpilogue>(
+        p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
+        [&](long long off, float(&acc)[kVec]) {
           poll_and_sum<T, N, A, poll_batch<N, P != Pattern::ar && P != Pattern::ar_res_rms>()>(
               my_cur + off, p.slot_bytes, tok, p, st, acc);
-        });
+        },
+        held);
   }
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it.

@@ -8,13 +8,12 @@
 //   2. clear on consume: after a vector has arrived from every peer and been summed, this thread
 //      stores -0.0 back over the peers' slots it read (lines that are in L2: they were just read).
 //      There is no clear pass between push and poll, and nothing for the next call to clear.
-//   3. arrival off the critical path: thread 0 reads the control block and the block starts
-//      pushing after one barrier; thread 0 issues the arrival atomic then (behind a fence.acq_rel,
-//      which has no store of this thread to wait for) and looks at its result only after its push,
-//      where the last arriver publishes the next call's state while the peers' data is on its way.
-//      (The reference makes the whole block wait for a fence + atomic round trip + fence before any
-//      thread pushes. Waiting for the atomic in thread 0's warp before its push, instead, measured
-//      0.2-0.5 us slower at 1-16 tokens: the round trip outlasts the first x load.)
+//   3. arrival off the critical path (now shared with the reference: kernels/oneshot_steps.cuh):
+//      thread 0 arrives once its flag read is back, with no fence, and looks at the result only after
+//      its push, where the last arriver publishes the next call's state while the peers' data is on
+//      its way. (Waiting for the atomic in thread 0's warp before its push measured 0.2-0.5 us slower
+//      at 1-16 tokens: the round trip outlasts the first x load; fences before the atomic and before
+//      the publication waited for the warp's early loads and its pushes: docs/kernels.md.)
 //   4. epilogue operands early: gamma of the thread's first vector is loaded before the push and
 //      kept in a register for every token (the reference loads it after the block reduction), and
 //      so is the residual sum of the second vector (the reference reads it back from residual_out); the
@@ -34,7 +33,8 @@
 // PROTOCOL (one call; every rank runs the same sequence of calls, reference and lean mixed):
 //  1. Thread 0 reads my control block: flag (calls so far; buffer cur = flag % 3), and the bytes a
 //     previous REFERENCE call left in buffer prev = (flag + 2) % 3 (0 after a lean call); barrier.
-//  2. Thread 0 arrives on the control block's counter (the result is looked at in step 4).
+//  2. Thread 0 arrives on the control block's counter once its flag read is back (the result is
+//     looked at in step 4).
 //  3. Push: every 16-byte vector of my input x, with -0.0 elements turned into +0.0, is stored into
 //     slot `rank` of buffer cur of every PEER's Lamport region (relaxed.sys stores; not mine).
 //  4. The block that arrived last records 0 bytes for buffer cur (by the end of this call it is
@@ -54,10 +54,10 @@
 // there is ordered after that store in the location's coherence order (read, then write, by one
 // thread). The next write into buffer cur of mine is a peer's push of call f + 3 (peers are at most
 // one call ahead), which starts after this kernel has ended. Buffer prev is cleared (step 5) before
-// its next writer (call f + 2) as in the reference. The control block: thread 0's flag read has returned its value (it went
-// through shared memory and a barrier) before its fence.acq_rel and relaxed arrival atomic (together a
-// release); the last arriver's atomic reads every other arrival, and its fence.acq_rel (an acquire)
-// orders its publishing stores after them, so no block of this call can read the new flag. The next
+// its next writer (call f + 2) as in the reference. The control block: as in the reference (thread
+// 0's arrival takes an operand computed from the flag it read, so it issues after the read has
+// returned; the last arriver's publishing stores run only once its atomic has returned every other
+// arrival), so no block of this call can read the new flag. The next
 // call reads it after this kernel has ended (stream order, or PDL's griddepcontrol.wait).
 //
 // LAYOUT: kernels/lamport_layout.h (slot s of a buffer is rank s's [tokens, H] input, row-major);
@@ -110,6 +110,7 @@ struct LeanEpilogueFor {
       (N == 2 && !(PatternOutputs<P>::kNormOut && (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4))) ? 2 : 1;
   static constexpr bool kGammaHeld = kNorm;
   static constexpr bool kLeanReduce = true;
+  static constexpr bool kResidualHeld = false;  // its residual lines are prefetched into L2 instead (change 4)
 };
 
 template <typename T, int N, Pattern P, Accumulation A>
@@ -128,7 +129,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   pushed_exchange_init(sh.epi, m.cluster);  // the cluster's block totals are pushed (change 6)
 
   // ---- 1. control block: thread 0 reads the flag and what a reference call left to clear ----
-  if (threadIdx.x == 0) read_control_block(p, sh);
+  unsigned long long flag0 = 0;
+  if (threadIdx.x == 0) flag0 = read_control_block(p, sh);
   // While the flag read is in flight: my first vector of x (pushed first), gamma of my first vector
   // (the same for every token), and L2 prefetches of every other input line I will read.
   const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
@@ -154,18 +156,14 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
       if (off != first_off) prefetch_l2(static_cast<const char*>(p.x) + off);
     }
   }
+  // ---- 2. arrival: thread 0, once its flag read is back; the result is looked at after the push ----
+  unsigned arrived_before = 0;
+  if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag0);
   __syncthreads();
   pdl_launch_dependents();
 
   const unsigned long long flag = sh.flag;
   const LamportBuffers buf = lamport_buffers(flag);
-
-  // ---- 2. arrival: issued now by thread 0, its result looked at after the push (step 4) ----
-  unsigned arrived_before = 0;
-  if (threadIdx.x == 0) {
-    fence_acq_rel_gpu();  // my flag read (already returned) is ordered before my arrival
-    arrived_before = atomicAdd(&p.control->arrivals, 1u);
-  }
 
   // ---- 3. push my input into slot `rank` of buffer cur of every peer ----
   // A token's vectors are all loaded (into val[]) before the first is stored.
@@ -189,10 +187,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   }
 
   // ---- 4. the last arriver publishes the next call's state (its atomic has returned by now) ----
-  if (threadIdx.x == 0 && arrived_before == gridDim.x - 1) {
-    fence_acq_rel_gpu();  // every block's flag read happens before the stores below
-    publish_next_call(p.control, flag, 0ull);  // buffer cur is clean by the end of this call (protocol step 4)
-  }
+  // Buffer cur is clean by the end of this call (protocol step 4): 0 bytes to clear.
+  if (threadIdx.x == 0) publish_if_last_arriver(p, arrived_before, flag, 0ull);
 
   // ---- 5. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
   if (sh.clear_bytes != 0ull) clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);

@@ -18,6 +18,10 @@ __host__ __device__ constexpr int poll_batch() {
   return N <= 4 ? N : (kQuantizes ? 2 : 4);
 }
 constexpr int kFaultCheckPeriod = 64;  // spins between looks at the fault word (another thread's timeout)
+// Spins between reads of %globaltimer: the clock starts at the first such read and is compared at every
+// later one, so a wait still gives up after p.timeout_ns (+ at most this many spins, well under 100 us
+// at about 1 us per L2 round trip), while the spins between the reads are only the load and the test.
+constexpr int kTimerCheckPeriod = 16;
 
 struct OneshotShared {
   EpilogueShared epi;
@@ -40,11 +44,29 @@ __device__ __forceinline__ LamportBuffers lamport_buffers(unsigned long long fla
 }
 
 // Thread 0: reads my control block's flag and the bytes per slot a previous call left to clear in
-// buffer prev, into shared memory (the block reads them after a barrier).
-__device__ __forceinline__ void read_control_block(const FusedParams& p, OneshotShared& sh) {
+// buffer prev, into shared memory (the block reads them after a barrier); returns the flag. The flag
+// and all three buffers' byte counts are loaded together (independent loads: one L2 round trip, not
+// two; the counts are stable during the call: only the last arriver writes one, after every block's
+// read).
+__device__ __forceinline__ unsigned long long read_control_block(const FusedParams& p, OneshotShared& sh) {
   const unsigned long long flag = ld_volatile_u64(&p.control->flag);
+  unsigned long long bytes[kLamportBuffers];
+#pragma unroll
+  for (int b = 0; b < kLamportBuffers; ++b) bytes[b] = ld_volatile_u64(&p.control->bytes_in_buffer[b]);
   sh.flag = flag;
-  sh.clear_bytes = ld_volatile_u64(&p.control->bytes_in_buffer[(flag + 2) % kLamportBuffers]);
+  sh.clear_bytes = bytes[(flag + 2) % kLamportBuffers];
+  return flag;
+}
+
+// Thread 0: arrives on the counter once its read of `flag` has returned, and returns the count of
+// blocks that arrived before (looked at later, by publish_if_last_arriver, so the atomic's round trip
+// overlaps the push). The increment depends on the flag's value (flag >> 63 is 0: flag counts calls),
+// so the atomic cannot issue before the read has returned, and no block can read a flag that the
+// last arriver publishes after seeing this arrival. No fence: a fence here waited for the thread's
+// other loads in flight (its epilogue operands, its first vector of x; DRAM misses), and so delayed
+// its warp's push by up to a DRAM round trip, 0.4-0.8 us at 1 token (docs/kernels.md).
+__device__ __forceinline__ unsigned arrive_after_flag_read(const FusedParams& p, unsigned long long flag) {
+  return atomicAdd(&p.control->arrivals, 1u + static_cast<unsigned>(flag >> 63));
 }
 
 // The last block to arrive (every block of the grid has read `flag`): resets the counter, records
@@ -56,6 +78,21 @@ __device__ __forceinline__ void publish_next_call(LamportControl* c, unsigned lo
   vc->arrivals = 0u;
   vc->bytes_in_buffer[flag % kLamportBuffers] = bytes_left_in_cur;
   vc->flag = flag + 1;
+}
+
+// Thread 0, once `arrived_before` (arrive_after_flag_read's result) has returned: the block that
+// arrived last publishes the next call's state. The stores depend on the atomic's result (they run
+// only when it says every other block has arrived, and each block arrived only after its flag read
+// had returned), so no block of this call can read the new flag; the next call reads it after this
+// kernel has ended (stream order, or PDL's griddepcontrol.wait). No fence: a fence.acq_rel here
+// waited for this thread's pushes to be performed before its warp could clear and poll (docs/kernels.md
+// gives what it cost). Like the arrival, the ordering rests on dependencies (a GPU performs no store
+// before the branch it depends on has resolved), not on a release / acquire pair of the PTX model.
+__device__ __forceinline__ void publish_if_last_arriver(const FusedParams& p, unsigned arrived_before,
+                                                        unsigned long long flag,
+                                                        unsigned long long bytes_left_in_cur) {
+  if (arrived_before != gridDim.x - 1) return;
+  publish_next_call(p.control, flag, bytes_left_in_cur);
 }
 
 // Push of one vector: `val` (16 bytes of my input, -0.0 already turned into +0.0) stored with
@@ -86,7 +123,8 @@ __device__ __forceinline__ void clear_previous_buffer(const FusedParams& p, long
 
 // Bounded poll: waits until every vector in val[0..B) has arrived (no element is the -0.0 bit
 // pattern), reloading the ones that have not with relaxed.sys loads. slot0 = the address of this
-// vector in slot `first_slot`; slots are slot_bytes apart. After p.timeout_ns it records the fault
+// vector in slot `first_slot`; slots are slot_bytes apart. After p.timeout_ns (the clock read every
+// kTimerCheckPeriod spins, from the first such read) it records the fault
 // (rank, block, the missing peer, token) and gives up; it also gives up once another thread of this
 // rank has recorded one.
 template <typename T, int B>
@@ -96,7 +134,7 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
 #pragma unroll
   for (int j = 0; j < B; ++j) done = done && vec_arrived<T>(val[j]);
   if (done || st.aborted) return;
-  const unsigned long long start = global_timer_ns();
+  unsigned long long start = 0;
   for (unsigned spin = 1;; ++spin) {
     done = true;
 #pragma unroll
@@ -109,6 +147,8 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
       st.aborted = true;  // another wait of this rank already timed out
       return;
     }
+    if (spin % kTimerCheckPeriod != 0) continue;
+    if (spin == kTimerCheckPeriod) start = global_timer_ns();
     if (global_timer_ns() - start > p.timeout_ns) {
       int missing = 0;
 #pragma unroll

@@ -78,6 +78,13 @@ const char* column_of(const std::string& problem_field) {
   return "tokens";  // tokens (eps and scale are not read: they keep their valid defaults)
 }
 
+// Rows of the one-shot reference body measured before this UTC time ran its earlier, fenced control
+// block (the arrival's fence + atomic round trip + fence before the push, gamma loaded after the
+// reduction; docs/kernels.md, "The faithful reference"): every committed row up to commit bcd9cd7
+// was measured before it, every row of the fence-free kernel after it. ISO 8601 strings compare
+// in time order.
+constexpr const char* kFenceFreeReferenceSince = "2026-12-01T18:00:00Z";
+
 // The measured row of one measurement row as validate / fit need it; nothing for a baseline row or a
 // peer's kernel (the model predicts arlab's fused bodies only: rows whose table row has a model
 // design). Throws CsvCellError naming the column of a bad cell.
@@ -106,6 +113,8 @@ std::optional<MeasuredRow> measured_row(const MeasurementRow& m) {
   r.config.pdl = m.pdl == 1;
   r.config.algo = r.problem.algo;
   r.config.impl = ran;
+  r.config.fenced_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot &&
+                              m.date_utc < kFenceFreeReferenceSince;
   if (policy.names_variant && policy.variant != r.config.impl)
     throw CsvCellError("policy", "policy label '" + r.policy + "' names the " + to_string(policy.variant) +
                                      " kernel, the row's kernel_variant is " + to_string(r.config.impl));

@@ -5,10 +5,13 @@
 // a field of OneshotDesign below, and the term's explanation says which body it describes:
 //
 //   launch        empty-kernel duration of the grid (+ cluster launch)
-//   prologue      reference: flag read (L2) and the arrival the whole block waits for: fence, atomic
-//                 round trip, fence (measured as one block's fenced atomic), + one serialized atomic
-//                 per block of the grid. lean: the flag read only (its arrival atomic is in flight
-//                 during the push and looked at after it)
+//   prologue      the flag read (one L2 round trip); both bodies issue the arrival atomic after it
+//                 and look at its result only after the push, so the arrival is off the critical
+//                 path (the epilogue operands of the first vector load beside the flag read). Rows
+//                 of the reference measured before its fence-free control block (LaunchConfig
+//                 fenced_reference) are predicted with the design that ran: + the arrival the whole
+//                 block waited for (fence, atomic round trip, fence: measured as one block's fenced
+//                 atomic) + one serialized atomic per block of the grid, and no gamma held
 //   push          per wave: each thread loads a vector of x (a DRAM miss) and stores it to the ranks
 //                 (reference: all N, its own slot included; lean: the N-1 peers), tokens x vectors one
 //                 after the other (the store needs the load; push_step, measured by the round_load
@@ -33,8 +36,9 @@
 //                 measured rounds do not show shortened, so the model keeps the chain) and the polls (ld.relaxed.sys
 //                 L2 hits; lean: the N-1 peer slots, its own vector re-read from x, an L2 hit) in flight
 //                 together; the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
-//                 loads (L2; lean holds the gamma and residual sum of its first vector, and of its second
-//                 at N = 2, in registers)); against HBM (the polled
+//                 loads (L2; the reference holds the gamma of its first vector in a register, lean
+//                 the gamma and residual sum of its first vector, and of its second at N = 2)); against
+//                 HBM (the polled
 //                 slots and the residual read, the outputs written; lean: + the -0.0 written back over
 //                 the consumed peer slots) and the per-SM port
 //                 + (RMSNorm) the round overhead: what these parts leave out of the kernel's own round
@@ -63,7 +67,7 @@ namespace {
 // What distinguishes the two one-shot kernel bodies, as the phases above see it.
 struct OneshotDesign {
   const char* name;
-  bool arrival_on_path;      // the block waits for the fenced arrival atomic before pushing
+  bool arrival_on_path;      // the block waits for the fenced arrival atomic before pushing (the fenced reference)
   int stored_slots;          // slots each pushed vector is stored to (N: own included; N-1: peers only)
   int polled_slots;          // slots polled per vector (the own vector of lean is an L2 re-read of x)
   bool clear_pass;           // a separate -0.0 pass over the previous call's buffer
@@ -89,14 +93,18 @@ struct OneshotDesign {
 constexpr double kPushedExchangeBase = 0.5;
 constexpr double kPushedExchangePerPeer = 0.6;
 
-OneshotDesign design_of(ModelDesign design, const Problem& p) {
+OneshotDesign design_of(ModelDesign design, bool fenced, const Problem& p) {
   const int n = p.nranks;
   // kernels/oneshot_lean_kernel.cuh: two vectors held at N = 2 (except norm_out beside a quantized
   // output), else one.
   const bool two_held = n == 2 && !(has_norm_out(p.pattern) && (has_fp8(p.pattern) || has_fp4(p.pattern)));
   if (design == ModelDesign::lean)
     return {"lean", false, n - 1, n - 1, false, true, two_held ? 2 : 1, true};
-  return {"reference", true, n, n, true, false, 0, false};
+  // The reference as rows measured before its fence-free control block ran it (LaunchConfig
+  // fenced_reference): the arrival on the path, gamma loaded after the reduction.
+  if (fenced) return {"reference (fenced)", true, n, n, true, false, 0, false};
+  // kernels/oneshot_kernel.cuh: gamma (and residual) of the first vector loaded at the start.
+  return {"reference", false, n, n, true, false, 1, false};
 }
 
 }  // namespace
@@ -118,19 +126,20 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double port = in.port_bytes_per_ns;
   const double hbm = in.hbm_bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
-  const OneshotDesign d = design_of(implementation(c.impl).model, p);
+  const OneshotDesign d = design_of(implementation(c.impl).model, c.fenced_reference, p);
 
   add_launch_term(in, sheet);
   if (d.arrival_on_path) {
     sheet.add("prologue", cal.l2_latency_ns + cal.arrival_fixed_ns + c.grid * cal.arrival_atomic_ns, [&] {
-      return fmt("flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized atomics",
-                 cal.l2_latency_ns, cal.arrival_fixed_ns, c.grid, cal.arrival_atomic_ns);
+      return fmt("%s: flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized "
+                 "atomics",
+                 d.name, cal.l2_latency_ns, cal.arrival_fixed_ns, c.grid, cal.arrival_atomic_ns);
     });
   } else {
     sheet.add("prologue", cal.l2_latency_ns, [&] {
-      return fmt("flag read %.0f ns (L2); %s: the arrival atomic is in flight during the push and looked at "
-                 "after it, off the critical path",
-                 cal.l2_latency_ns, d.name);
+      return fmt("flag read %.0f ns (L2); the arrival atomic is in flight during the push and looked at after it, "
+                 "off the critical path",
+                 cal.l2_latency_ns);
     });
   }
 

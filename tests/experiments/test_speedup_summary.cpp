@@ -182,7 +182,7 @@ TEST_CASE("speedup summary: every committed summary regenerates from its measure
   // `arlab exp speedup --merge` has no device: it passes the whole H200 (an NVLink spec); the rows'
   // own link decides the floor, so the emulated rows' summaries come out the same.
   for (const model::GpuSpec& spec : {partition, model::gpu_preset("h200_sxm")})
-  for (const std::string process : {"", "_p2", "_p3", "_p4", "_p5"}) {
+  for (const std::string process : {"", "_p2", "_p3", "_p4", "_p5", "_p6"}) {
     const std::string measurements = data + "h200/exp/speedup_emulated" + process + ".csv";
     const std::string summary = exp::speedup_summary_path(measurements);
     INFO(summary);

@@ -225,7 +225,9 @@ TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "
   const Prediction lean = predict(p, config(256, 4, Impl::lean), emu, cal, kRes);
   CHECK(term(ref, "exit") > 0.0);
   CHECK(term(lean, "exit") == 0.0);
-  CHECK(term(lean, "reduce") < term(ref, "reduce"));
+  // Both hold gamma of their one vector; the pushed exchange of 4 blocks costs more than one barrier
+  // (kPushedExchangeBase + 3 x kPushedExchangePerPeer = 2.3 barriers), less than the reference's two.
+  CHECK(term(lean, "reduce") + term(lean, "exit") < term(ref, "reduce") + term(ref, "exit"));
   CHECK(explanation(lean, "reduce").find("pushed through DSMEM") != std::string::npos);
   CHECK(explanation(ref, "reduce").find("pushed through DSMEM") == std::string::npos);
   // Blocks of 160 threads are 5 whole warps: pushed. Blocks of 130 threads are not whole warps, and

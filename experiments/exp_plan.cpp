@@ -226,15 +226,25 @@ std::vector<ExpCase> fusion_experiment(const ExpContext& ctx) {
   return cases;
 }
 
-// speedup (issue 13): the reference kernel at the trtllm configuration (the peer library's kernel)
-// against each other kernel variant at the trtllm configuration (the design alone) and at the
+// speedup (issues 13, 24): the reference kernel at the trtllm configuration (the peer library's
+// kernel) against each other kernel variant at the trtllm configuration (the design alone) and at the
 // model's choice for that variant (design and configuration), in one interleaved group per problem.
-// The goal's problems: TP2 (ctx.nranks), tokens {1, 16, ..., 512} x H {4096, 8192}.
+// The problems of issue 24's goal: TP2 tokens {1, 2, 4, ..., 512} x H {2048, 4096, 5120, 7168, 8192,
+// 12288, 16384}; TP4 and TP8 (further --nranks) tokens {1, 8, 32, 128, 512} x H {4096, 8192}.
 std::vector<ExpCase> speedup_experiment(const ExpContext& ctx) {
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : llama_hidden_sizes();
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{1, kSeedTokens} : std::vector<int>{1, 16, 32, 64, 128, 256, 512};
   std::vector<ExpCase> cases;
-  for (int n : ctx.nranks)
+  for (int n : ctx.nranks) {
+    std::vector<int> hidden, tokens;
+    if (ctx.quick) {
+      hidden = {8192};
+      tokens = {1, kSeedTokens};
+    } else if (n == 2) {
+      hidden = {2048, 4096, 5120, 7168, 8192, 12288, 16384};
+      tokens = powers_of_two_up_to(512);
+    } else {
+      hidden = llama_hidden_sizes();
+      tokens = {1, 8, 32, 128, 512};
+    }
     for (int h : hidden)
       for (int t : tokens) {
         std::vector<std::string> policies = {"trtllm"};
@@ -245,6 +255,7 @@ std::vector<ExpCase> speedup_experiment(const ExpContext& ctx) {
         }
         cases.push_back(make_case(sweep_problem(t, h, n, Algorithm::oneshot), policies));
       }
+  }
   return cases;
 }
 
@@ -397,8 +408,8 @@ const std::vector<ExperimentRow>& experiments() {
       {"numerics", "CPU: accumulation-mode error against fp64 (pairwise vs fp32_acc)", numerics_experiment,
        "plot_numerics.py", nullptr, false},
       {"speedup",
-       "the reference kernel at trtllm vs each other kernel body at trtllm and at the model's choice, TP2 tokens "
-       "1-512 x H 4096/8192, interleaved",
+       "the reference kernel at trtllm vs each other kernel body at trtllm and at the model's choice, interleaved: "
+       "TP2 tokens 1-512 x H 2048-16384 (70 problems), TP4/TP8 tokens 1-512 x H 4096/8192 (10 each)",
        speedup_experiment, "plot_speedup.py", speedup_summary_step},
       {"peers",
        "arlab's reference and its best against FlashInfer at its own configuration, vLLM + norm, NCCL (+ "

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <tuple>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -445,20 +446,23 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
   CHECK(quick[1].configs.empty());
 }
 
-TEST_CASE("exp speedup: the goal's 14 TP2 problems, reference at trtllm vs lean at trtllm and at the model's choice") {
-  const auto cases = exp::experiment_cases("speedup", plan_context({2}, false));
-  REQUIRE(cases.size() == 14);
-  std::set<std::pair<int, int>> problems;
+TEST_CASE("exp speedup: issue 24's problems, reference at trtllm vs lean at trtllm and at the model's choice") {
+  const auto cases = exp::experiment_cases("speedup", plan_context({2, 4, 8}, false));
+  REQUIRE(cases.size() == 70 + 10 + 10);
+  std::set<std::tuple<int, int, int>> problems;
   for (const exp::ExpCase& c : cases) {
     CHECK(c.policies == std::vector<std::string>{"trtllm", "trtllm/lean", "model/lean"});
     CHECK(c.problem.algo == Algorithm::oneshot);
-    CHECK(c.problem.nranks == 2);
     CHECK(c.configs.empty());
     CHECK(c.baselines.empty());
-    problems.insert({c.problem.hidden, c.problem.tokens});
+    problems.insert({c.problem.nranks, c.problem.hidden, c.problem.tokens});
   }
-  for (int h : {4096, 8192})
-    for (int t : {1, 16, 32, 64, 128, 256, 512}) CHECK(problems.count({h, t}) == 1);
+  for (int h : {2048, 4096, 5120, 7168, 8192, 12288, 16384})
+    for (int t : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512}) CHECK(problems.count({2, h, t}) == 1);
+  for (int n : {4, 8})
+    for (int h : {4096, 8192})
+      for (int t : {1, 8, 32, 128, 512}) CHECK(problems.count({n, h, t}) == 1);
+  CHECK(exp::experiment_cases("speedup", plan_context({2}, false)).size() == 70);
   CHECK(exp::experiment_cases("speedup", plan_context({2}, true)).size() == 2);
 }
 

@@ -38,6 +38,7 @@
 #include "experiments/numerics_sweep.h"
 #include "experiments/speedup_summary.h"
 #include "harness/launch_env.h"
+#include "cli/calibration_choice.h"
 #include "model/calibration.h"
 #include "model/gpu_spec.h"
 
@@ -82,18 +83,11 @@ std::vector<std::string> gpu_experiment_options(const CLI::App& sub, const exp::
   return used;
 }
 
-// --calibration auto: the measured H200 calibration of the node the experiment runs on
-// (data/calibration/h200_nvlink.csv on a real node, h200_emulated.csv on the emulated one), looked for
-// in this source tree, then under the working directory; the built-in priors when neither exists.
-// The model policy chooses with it and every row's predicted_us comes from it.
-std::string resolve_calibration(const std::string& given, bool real_node) {
-  if (given != "auto") return given;
-  const std::string file = real_node ? "h200_nvlink.csv" : "h200_emulated.csv";
-  for (const std::string& dir : {std::string(ARLAB_SOURCE_DIR), std::string(".")}) {
-    const std::string path = dir + "/data/calibration/" + file;
-    if (std::filesystem::exists(path)) return path;
-  }
-  return "";  // built-in priors
+// --calibration (cli/calibration_choice.h): auto takes the measured H200 calibration of the node the
+// experiment runs on (real under mpirun/srun, else emulated); the model policy chooses with it and
+// every row's predicted_us comes from it.
+CalibrationChoice exp_calibration(const std::string& given, bool real_node) {
+  return choose_calibration(given, real_node ? NodeKind::nvlink : NodeKind::emulated, true);
 }
 
 std::string csv_path(const ExpOptions& o) { return o.out_dir + "/" + o.name + "/" + o.name + ".csv"; }
@@ -201,21 +195,19 @@ void run_merge(const ExpOptions& o) {
                 r.kept, ratios_path(o).c_str(), r.added, ratio_inputs.size(), r.dropped,
                 r.added == 0 ? " (nothing new: the file is unchanged)" : "");
   }
-  const std::string cal_path = resolve_calibration(o.calibration, false);
-  const model::Calibration cal = cal_path.empty() ? model::default_calibration() : model::load_calibration(cal_path);
-  run_summary_step(o, model::gpu_preset("h200_sxm"), cal);
+  const CalibrationChoice choice = exp_calibration(o.calibration, false);
+  std::printf("  calibration %s\n", choice.text.c_str());
+  run_summary_step(o, model::gpu_preset("h200_sxm"), load_choice(choice));
   make_figures(o);
 }
 
 void run_gpu_experiment(const ExpOptions& given) {
   const harness::LaunchEnv launch = harness::detect_launch(harness::process_env);
   ExpOptions o = given;
-  o.run.calibration = resolve_calibration(given.calibration, harness::is_multi_process(launch));
+  const CalibrationChoice choice = exp_calibration(given.calibration, harness::is_multi_process(launch));
+  o.run.calibration = choice.path.empty() ? std::string(kCalibrationPriors) : choice.path;
   const bool printer = launch.world_rank <= 0;
-  if (printer)
-    std::printf("arlab exp %s: calibration %s\n", o.name.c_str(),
-                o.run.calibration.empty() ? "built-in priors (no measured H200 calibration found)"
-                                          : o.run.calibration.c_str());
+  if (printer) std::printf("arlab exp %s: calibration %s\n", o.name.c_str(), choice.text.c_str());
   session::ExpRequest req;
   req.name = o.name;
   req.base = make_plan(o.run);  // every run option checked before any device is touched
@@ -320,9 +312,7 @@ void add_exp_command(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_in(0, 1e9, /*lo_open=*/true));
   sub->add_option("--device", r.device, "GPU of the emulated node")->capture_default_str()->check(int_at_least(0));
-  sub->add_option("--calibration", o->calibration,
-                  "model calibration CSV for the model policy and predicted_us; auto: the measured H200 calibration "
-                  "of the node kind (data/calibration/h200_{emulated,nvlink}.csv), else the built-in priors")
+  sub->add_option("--calibration", o->calibration, calibration_option_help() + " (for the model policy and predicted_us)")
       ->capture_default_str();
   sub->add_flag("--no-cupti", r.no_cupti, "time with CUDA events only");
   sub->callback([o, sub, nranks] {

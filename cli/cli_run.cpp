@@ -38,6 +38,7 @@
 #include "cli/commands.h"
 #include "cli/run_core.h"
 #include "harness/input_sets.h"
+#include "cli/calibration_choice.h"
 #include "harness/launch_env.h"
 #include "harness/node_core.h"
 #include "harness/size_sweep.h"
@@ -108,7 +109,10 @@ void add_options(CLI::App* run, RunOptions& o) {
                   "append one ratio row (each configuration over the first, with its CI) to this CSV file")
       ->check(non_empty_path());
   run->add_option("--experiment", o.experiment, "experiment name recorded in the CSV row")->capture_default_str();
-  run->add_option("--calibration", o.calibration, "model calibration CSV for predicted_us (default constants)")
+  run->add_option("--calibration", o.calibration,
+                  calibration_option_help() + " (for the model policy and predicted_us; the node kind is the emulated "
+                  "node, or the real one under mpirun/srun)")
+      ->capture_default_str()
       ->check(non_empty_path());
   run->add_flag("--no-check", o.no_check, "skip the correctness gate");
   run->add_flag("--no-cupti", o.no_cupti, "time with CUDA events only");
@@ -192,8 +196,13 @@ session::RunPlan make_plan(const RunOptions& o) {
   plan.cupti = !o.no_cupti;
   plan.seed = o.seed;
   plan.sets = o.sets;
-  plan.calibration = o.calibration.empty() ? model::default_calibration() : model::load_calibration(o.calibration);
-  plan.calibration_source = o.calibration.empty() ? "built-in priors" : o.calibration;
+  // The node kind the run is about: the emulated node, or the real one when launched one process per
+  // rank. The GPU is taken for an H200 (the committed calibrations are; elsewhere name one).
+  const NodeKind node =
+      harness::is_multi_process(harness::detect_launch(harness::process_env)) ? NodeKind::nvlink : NodeKind::emulated;
+  const CalibrationChoice calibration = choose_calibration(o.calibration, node, true);
+  plan.calibration = load_choice(calibration);
+  plan.calibration_source = calibration.text;
   plan.fault = harness::parse_fault_injection(o.inject_fault, plan.problem.nranks);
   plan.device = o.device;
   plan.max_tokens = o.max_tokens;
@@ -203,11 +212,11 @@ session::RunPlan make_plan(const RunOptions& o) {
   plan.csv = o.csv;
   plan.ratios_csv = o.ratios_csv;
   if (!o.csv.empty()) {
-    check_output_path(o.csv, {o.calibration}, "--csv");
+    check_output_path(o.csv, {calibration.path}, "--csv");
     check_appendable(o.csv, measurement_header());
   }
   if (!o.ratios_csv.empty()) {
-    check_output_path(o.ratios_csv, {o.calibration, o.csv}, "--ratios-csv");
+    check_output_path(o.ratios_csv, {calibration.path, o.csv}, "--ratios-csv");
     check_appendable(o.ratios_csv, ratio_header());
   }
   return plan;

@@ -35,7 +35,7 @@ struct RunOptions {
   std::string csv;
   std::string ratios_csv;
   std::string experiment = "run";
-  std::string calibration;  // "" : the built-in priors
+  std::string calibration = "auto";  // cli/calibration_choice.h: auto, priors ("" too) or a file
   bool no_check = false;
   bool no_cupti = false;
   bool registers = false;

@@ -1,0 +1,52 @@
+#include "cli/calibration_choice.h"
+
+#include <filesystem>
+
+namespace arlab::cli {
+
+namespace {
+
+// The measured calibration file of a node kind, where one is found ("" where not).
+std::string measured_file(NodeKind node) {
+  const std::string file = node == NodeKind::emulated ? "h200_emulated.csv" : "h200_nvlink.csv";
+  for (const std::string& dir : {std::string(ARLAB_SOURCE_DIR), std::string(".")}) {
+    const std::string path = dir + "/data/calibration/" + file;
+    if (std::filesystem::exists(path)) return path;
+  }
+  return "";
+}
+
+const char* node_name(NodeKind node) {
+  return node == NodeKind::emulated ? "the emulated H200 node" : "the real H200 NVLink node";
+}
+
+}  // namespace
+
+std::string calibration_option_help() {
+  return "calibration CSV (name,value,unit,source); auto: the measured calibration of the node kind the command "
+         "is about (data/calibration/h200_emulated.csv or h200_nvlink.csv), else the built-in priors; priors: the "
+         "built-in priors";
+}
+
+CalibrationChoice choose_calibration(const std::string& given, NodeKind node, bool h200, const std::string& why) {
+  if (given == kCalibrationPriors || given.empty()) return {"", "built-in priors (--calibration " + (given.empty() ? std::string("''") : given) + ")"};
+  if (given != kCalibrationAuto) return {given, given + " (--calibration)"};
+  if (node == NodeKind::none) return {"", "built-in priors (--calibration auto: " + why + ")"};
+  if (!h200)
+    return {"", "built-in priors (--calibration auto: the measured calibrations are an H200's; " + why + ")"};
+  const std::string path = measured_file(node);
+  if (path.empty())
+    return {"", std::string("built-in priors (--calibration auto: no measured calibration of ") + node_name(node) +
+                    " found)"};
+  return {path, path + " (--calibration auto: the measured calibration of " + node_name(node) + ")"};
+}
+
+model::Calibration load_choice(const CalibrationChoice& c) {
+  return c.path.empty() ? model::default_calibration() : model::load_calibration(c.path);
+}
+
+bool is_h200_name(const std::string& gpu) {
+  return gpu.find("H200") != std::string::npos || gpu.find("h200") != std::string::npos;
+}
+
+}  // namespace arlab::cli

@@ -45,6 +45,20 @@ model::Calibration load_choice(const CalibrationChoice& c) {
   return c.path.empty() ? model::default_calibration() : model::load_calibration(c.path);
 }
 
+CalibrationChoice calibration_for_rows(const std::string& given, const std::vector<model::MeasuredRow>& rows,
+                                       const std::string& gpu_override) {
+  bool local = false, nvlink = false, h200 = !rows.empty();
+  for (const auto& r : rows) {
+    (r.link == model::LinkKind::local ? local : nvlink) = true;
+    h200 = h200 && is_h200_name(r.gpu);
+  }
+  if (!gpu_override.empty()) h200 = is_h200_name(gpu_override);
+  if (rows.empty()) return choose_calibration(given, NodeKind::none, h200, "the file has no rows of arlab's kernels");
+  if (local && nvlink)
+    return choose_calibration(given, NodeKind::none, h200, "the rows mix the emulated and NVLink nodes");
+  return choose_calibration(given, local ? NodeKind::emulated : NodeKind::nvlink, h200, "the rows' GPU is not an H200");
+}
+
 bool is_h200_name(const std::string& gpu) {
   return gpu.find("H200") != std::string::npos || gpu.find("h200") != std::string::npos;
 }

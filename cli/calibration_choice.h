@@ -9,7 +9,10 @@
 
 #include <string>
 
+#include <vector>
+
 #include "model/calibration.h"
+#include "model/measurements.h"
 
 namespace arlab::cli {
 
@@ -37,6 +40,12 @@ CalibrationChoice choose_calibration(const std::string& given, NodeKind node, bo
 
 // The constants of the choice: the file's, or the built-in priors.
 model::Calibration load_choice(const CalibrationChoice& c);
+
+// --calibration for commands about measured rows (validate, fit, exp's figures): the node kind of the
+// rows (one kind when every row has the same link; local is the emulated node) and an H200 when every
+// row's GPU is one (or gpu_override, a --gpu preset, names one).
+CalibrationChoice calibration_for_rows(const std::string& given, const std::vector<model::MeasuredRow>& rows,
+                                       const std::string& gpu_override);
 
 // Whether a GPU name (a measurement row's gpu column or a --gpu preset) is an H200.
 bool is_h200_name(const std::string& gpu);

@@ -41,6 +41,8 @@
 #include "cli/calibration_choice.h"
 #include "model/calibration.h"
 #include "model/gpu_spec.h"
+#include "model/measurements.h"
+#include "model/validate.h"
 
 #include "session/session.h"
 
@@ -93,6 +95,31 @@ CalibrationChoice exp_calibration(const std::string& given, bool real_node) {
 std::string csv_path(const ExpOptions& o) { return o.out_dir + "/" + o.name + "/" + o.name + ".csv"; }
 std::string figure_prefix(const ExpOptions& o) { return o.out_dir + "/" + o.name + "/" + o.name; }
 
+// For a figure that shows predictions: the current model's prediction of every row of the
+// experiment's CSV, with the calibration --calibration names (auto: the rows' node kind), written to
+// OUT/NAME/NAME_predictions.csv in the schema of `arlab validate --out`; returns the script's
+// arguments (--predictions, --calibration-label), or "" with a note where no prediction can be made.
+std::string current_predictions(const ExpOptions& o) {
+  if (!exp::experiment(o.name).figure_shows_predictions) return "";
+  const std::string path = figure_prefix(o) + "_predictions.csv";
+  try {
+    const auto rows = model::read_measurements(csv_path(o));
+    const CalibrationChoice choice = calibration_for_rows(o.calibration, rows, "");
+    const model::ValidationReport rep = model::validate_measurements(rows, load_choice(choice), {});
+    model::require_usable_rows(rows, rep, csv_path(o));
+    model::write_validation_csv(rows, rep, path);
+    std::printf("  predictions: %s (%d row(s) predicted by the current model, calibration %s)\n", path.c_str(),
+                rep.rows_used, choice.text.c_str());
+    const std::string label = choice.text + ", predicted by arlab " + arlab::git_sha();
+    std::string quoted;  // single-quoted for the shell
+    for (char ch : label) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return " --predictions '" + path + "' --calibration-label '" + quoted + "'";
+  } catch (const std::exception& e) {
+    std::printf("  predictions: none (%s); the figure shows predicted_us as stored\n", e.what());
+    return "";
+  }
+}
+
 // Runs the experiment's plot script from the source tree this arlab was built from (or ./plots);
 // a missing Python or matplotlib is a note, not a failure: the CSV is the result.
 void make_figures(const ExpOptions& o) {
@@ -113,7 +140,8 @@ void make_figures(const ExpOptions& o) {
   const std::string which = o.name == "numerics" ? "" : " --experiment '" + o.name + "'";
   // scripts/find-python.sh: a python3 that imports matplotlib (Debian's before one earlier on PATH).
   const std::string cmd = "py=$('" + root + "/scripts/find-python.sh' 2>/dev/null) && \"$py\" '" + root + "/plots/" +
-                          script + "' --csv '" + csv_path(o) + "' --out '" + figure_prefix(o) + "'" + which;
+                          script + "' --csv '" + csv_path(o) + "' --out '" + figure_prefix(o) + "'" + which +
+                          current_predictions(o);
   std::fflush(stdout);  // what arlab printed comes before the script's output
   const int rc = std::system(cmd.c_str());
   if (rc == 0)

@@ -63,21 +63,6 @@ std::string spec_text(const model::GpuSpec& s) {
          (s.link == model::LinkKind::nvlink ? " " + fmt("%.0f", s.link_gbps) + " GB/s/dir" : std::string()) + ")";
 }
 
-// The node kind and GPU of measured rows, for --calibration auto: one kind when every row has the same
-// link (local: the emulated node), an H200 when every row's GPU is one (or --gpu names one).
-CalibrationChoice calibration_for_rows(const std::string& given, const std::vector<model::MeasuredRow>& rows,
-                                       const std::string& gpu_override) {
-  bool local = false, nvlink = false, h200 = !rows.empty();
-  for (const auto& r : rows) {
-    (r.link == model::LinkKind::local ? local : nvlink) = true;
-    h200 = h200 && is_h200_name(r.gpu);
-  }
-  if (!gpu_override.empty()) h200 = is_h200_name(gpu_override);
-  if (rows.empty()) return choose_calibration(given, NodeKind::none, h200, "the file has no rows of arlab's kernels");
-  if (local && nvlink) return choose_calibration(given, NodeKind::none, h200, "the rows mix the emulated and NVLink nodes");
-  return choose_calibration(given, local ? NodeKind::emulated : NodeKind::nvlink, h200, "the rows' GPU is not an H200");
-}
-
 // ---------------------------------------------------------------------------------------------
 struct PredictOptions {
   ProblemOptions problem;

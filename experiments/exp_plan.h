@@ -57,6 +57,10 @@ struct ExperimentRow {
                               const model::Calibration& cal) = nullptr;
   bool needs_gpu = true;                               // false: runs on the CPU (numerics)
   bool takes_max_configs = false;                      // --max-configs thins its cases (config-space)
+  // Its figure shows the model's predictions: `arlab exp` computes them with the current model when it
+  // draws the figure (OUT/NAME/NAME_predictions.csv, common/validation_schema.h) and passes them to the
+  // script (--predictions), so a figure never shows an older model's stored predicted_us.
+  bool figure_shows_predictions = false;
 };
 
 // The experiments `arlab exp` knows, in the order `arlab exp --list` prints them.

@@ -75,10 +75,41 @@ def base_parser(doc, csv_help):
 
 def add_calibration_label(ap):
     """--calibration-label TEXT: which calibration produced the rows' predicted_us, printed in the figure's
-    caption (the rows do not record it). Only figures that show predictions take it."""
+    caption (the rows do not record it); --predictions FILE: the current model's predictions, which replace
+    the stored ones. Only figures that show predictions take them."""
     ap.add_argument("--calibration-label", default=DEFAULT_CALIBRATION_LABEL, metavar="TEXT",
                     help="which calibration produced predicted_us, for the caption, e.g. "
                          "'data/calibration/h200_emulated.csv' (default: '%(default)s')")
+    ap.add_argument("--predictions", metavar="FILE",
+                    help="per-row predictions of the current model (`arlab validate CSV --out FILE`, or what "
+                         "`arlab exp` writes beside the CSV): they replace the rows' stored predicted_us, joined "
+                         "on the CSV line; say which calibration with --calibration-label")
+
+
+def apply_predictions(rows, path, tool):
+    """--predictions FILE (common/validation_schema.h): each row's predicted_us becomes the one of the
+    row of FILE with the same CSV line (read_rows keeps it as _line); a row the model did not predict
+    there gets none. Exits naming the file when it is not such a file."""
+    if not path:
+        return rows
+    table = read_csv_rows(path)
+    if not table or any(c not in table[0] for c in ("line", "predicted_us", "status")):
+        sys.exit(f"{tool}: --predictions {path}: not a validation CSV of `arlab validate --out` "
+                 "(columns line, predicted_us, status)")
+    by_line = {}
+    for t in table:
+        try:
+            by_line[int(t["line"])] = t
+        except ValueError:
+            sys.exit(f"{tool}: --predictions {path}: line '{t['line']}' is not a line number")
+    used = 0
+    for r in rows:
+        t = by_line.get(r.get("_line"))
+        ok = t is not None and t["status"] == "ok" and t["predicted_us"] != ""
+        r["predicted_us"] = t["predicted_us"] if ok else "nan"
+        used += 1 if ok else 0
+    print(f"{tool}: predicted_us of {used} of {len(rows)} row(s) from {path} (the current model)")
+    return rows
 
 
 def finish_args(ap):
@@ -153,7 +184,10 @@ def read_rows(path, experiment, tool, required=()):
             if missing:
                 sys.exit(f"{tool}: {path} lacks column(s) {', '.join(missing)} "
                          "(expected a measurement CSV of `arlab exp`, common/measurement_schema.h)")
-            rows = list(reader)
+            rows = []
+            for r in reader:
+                r["_line"] = reader.line_num  # its line in the file (header = 1), as `arlab validate` numbers it
+                rows.append(r)
     except OSError as e:
         sys.exit(f"{tool}: cannot read {path}: {e.strerror or e}")
     mine = [r for r in rows if (r["experiment"] or "").startswith(experiment + "/")]

@@ -322,6 +322,7 @@ def main():
     a = ec.parse_args(__doc__, "config-space", shows_predictions=True, extra=lambda ap: ap.add_argument(
         "--split", action="store_true", help="also write PREFIX_<problem>.png/.pdf, one pair per problem"))
     rows = [r for r in ec.read_rows(a.csv, a.experiment, TOOL, REQUIRED) if ec.is_fused(r)]
+    ec.apply_predictions(rows, a.predictions, TOOL)
     if not rows:
         raise SystemExit(f"{TOOL}: {a.csv}: no fused-kernel rows")
     probs = problems(rows)

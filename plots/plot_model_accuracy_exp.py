@@ -160,6 +160,7 @@ def regret_panel(ax, points):
 def main():
     a = ec.parse_args(__doc__, "model-accuracy", shows_predictions=True)
     rows = [r for r in ec.read_rows(a.csv, a.experiment, TOOL, REQUIRED) if ec.is_fused(r)]
+    ec.apply_predictions(rows, a.predictions, TOOL)
     if not rows:
         raise SystemExit(f"{TOOL}: {a.csv}: no fused-kernel rows")
     # constrained layout: tight_layout cannot place a panel spanning rows of unequal height

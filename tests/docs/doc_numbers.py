@@ -245,7 +245,13 @@ def bias(node_csv, cal, extra):
 
 LAST_LINE = [(r"^(picks measured .*|problems \d+: mean regret .*)$", "{1}")]
 
+def table_rows(out):
+    """Every markdown table row a command prints (scripts/accuracy_table.py), each to be quoted as printed."""
+    return [l for l in out.splitlines() if l.startswith("| ") and not l.startswith("|---")]
+
+
 CHECKS = [
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"], derive=table_rows),
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),

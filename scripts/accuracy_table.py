@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""The model's accuracy table: one row per node and kernel body over the committed measurements,
+each predicted by `arlab validate` with the measured calibration of its node (--calibration auto) and
+the kernel design that ran it (docs/model.md). The docs quote its output (docs/model.md, "Accuracy").
+
+  scripts/accuracy_table.py ARLAB [--root DIR]
+
+Columns: the rows the model predicts, MAPE and max APE against the headline time (the skew-free median
+where recorded), and the mean Spearman rank correlation between predicted and measured times over the
+problems with at least 3 distinct measured configurations of that body (the explicit sweeps and the
+groups of several policies; a configuration measured under several policy labels counts once, at its
+mean time). Rows come from the files of FILES, which says what each holds.
+"""
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+# (file under data/h200, node, what it holds). The fenced grids are the earlier reference design;
+# their rows are predicted with it (model/measurements.cpp kFenceFreeReferenceSince).
+FILES = [
+    ("model_grid_nvlink.csv", "real TP2 (NVLink)", "model-validation grid, fenced reference"),
+    ("model_grid_emulated.csv", "emulated", "model-validation grid, fenced reference"),
+    ("model_grid_emulated_faithful.csv", "emulated", "model-validation grid, current reference"),
+    ("exp/model-accuracy_emulated.csv", "emulated", "model-accuracy experiment"),
+    ("exp/peers_emulated.csv", "emulated", "peers experiment (arlab's rows)"),
+    ("exp/speedup_emulated_wide.csv", "emulated", "speedup experiment, issue 24's grid"),
+]
+
+
+def spearman(xs, ys):
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2.0
+            i = j + 1
+        return r
+    rx, ry = ranks(xs), ranks(ys)
+    n = len(xs)
+    mx, my = sum(rx) / n, sum(ry) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else float("nan")
+
+
+def validated_rows(arlab, path, tmp):
+    """(body, problem_id, configuration, measured_us, predicted_us, ape_pct) per predicted row of `path`."""
+    out = os.path.join(tmp, "v.csv")
+    r = subprocess.run([arlab, "validate", path, "--out", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"accuracy_table: arlab validate {path} failed:\n{r.stderr}")
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        body_of_line = {}
+        for row in reader:
+            body_of_line[reader.line_num] = row.get("kernel_variant") or "reference"
+    rows = []
+    with open(out, newline="") as f:
+        for v in csv.DictReader(f):
+            if v["status"] != "ok":
+                continue
+            config = (v["algo"], v["tpb"], v["cluster"], v["grid"], v["vecs_per_thread"])
+            rows.append((body_of_line[int(v["line"])], v["problem_id"], config, float(v["kernel_us_median"]),
+                         float(v["predicted_us"]), float(v["ape_pct"])))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("arlab", help="the arlab executable")
+    ap.add_argument("--root", default=".", help="source tree holding data/h200 (default: .)")
+    a = ap.parse_args()
+    print("| node | kernel body | rows | MAPE | max APE | Spearman within problems (mean, problems) | file |")
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, node, what in FILES:
+            path = os.path.join(a.root, "data", "h200", name)
+            by_body = defaultdict(list)
+            for body, pid, config, meas, pred, ape in validated_rows(a.arlab, path, tmp):
+                by_body[body].append((pid, config, meas, pred, ape))
+            for body in sorted(by_body):
+                rows = by_body[body]
+                apes = [r[4] for r in rows]
+                # Within a problem, one point per distinct configuration (a configuration measured under
+                # several policy labels: its mean time), as `arlab validate` ranks them.
+                configs = defaultdict(list)
+                for pid, config, meas, pred, _ in rows:
+                    configs[(pid, config)].append((meas, pred))
+                groups = defaultdict(list)
+                for (pid, _), pts in configs.items():
+                    groups[pid].append((sum(m for m, _ in pts) / len(pts), pts[0][1]))
+                rhos = [spearman([m for m, _ in g], [p for _, p in g]) for g in groups.values() if len(g) >= 3]
+                rhos = [x for x in rhos if x == x]
+                rho = f"{sum(rhos) / len(rhos):.3f} ({len(rhos)})" if rhos else "- (0)"
+                print(f"| {node} | {body} | {len(rows)} | {sum(apes) / len(apes):.1f} % | {max(apes):.1f} % | {rho} "
+                      f"| `{name}` ({what}) |")
+
+
+if __name__ == "__main__":
+    main()

@@ -24,7 +24,9 @@ import exp_common as ec
 TOOL = "plot_speedup"
 COLUMNS = ["link", "nranks", "hidden", "tokens", "variant", "reference_us", "variant_trtllm_us", "variant_model_us",
            "speedup_design", "speedup", "floor_kind", "floor_us", "gpu", "topology", "check"]
-H_COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
+# One distinct colour per hidden size: issue 24's grid has 7 (tab10 has 10 before it repeats).
+H_COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
+            "tab:olive", "tab:cyan"]
 
 
 def noise_ci(us, noise_pct):

@@ -23,6 +23,8 @@ import matplotlib
 
 # The headline rule (which time of a row is its headline), shared with scripts that need no matplotlib.
 from measurement_headline import MAX_OVER_RANKS, SKEW_FREE, headline_figure, headline_us  # noqa: F401
+# Rank correlation, shared with scripts that need no matplotlib (scripts/accuracy_table.py).
+from rank_stats import spearman  # noqa: F401
 
 matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
@@ -607,33 +609,6 @@ def first_faster(points):
         if finite(a) and finite(b) and b < a:
             return x
     return None
-
-
-def spearman(xs, ys):
-    """Spearman's rank correlation of the finite pairs (ties: average ranks); NaN below 3 pairs."""
-    pairs = [(x, y) for x, y in zip(xs, ys) if finite(x) and finite(y)]
-    if len(pairs) < 3:
-        return math.nan
-
-    def ranks(vals):
-        order = sorted(range(len(vals)), key=lambda i: vals[i])
-        rk = [0.0] * len(vals)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and vals[order[j + 1]] == vals[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                rk[order[k]] = (i + j) / 2.0 + 1.0
-            i = j + 1
-        return rk
-
-    rx, ry = ranks([p[0] for p in pairs]), ranks([p[1] for p in pairs])
-    mx, my = statistics.fmean(rx), statistics.fmean(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sxx = sum((a - mx) ** 2 for a in rx)
-    syy = sum((b - my) ** 2 for b in ry)
-    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
 
 
 def mape_pct(predicted, measured):

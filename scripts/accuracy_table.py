@@ -19,6 +19,9 @@ import sys
 import tempfile
 from collections import defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+from rank_stats import spearman  # noqa: E402  (shared with plots/)
+
 # (file under data/h200, node, what it holds). The fenced grids are the earlier reference design;
 # their rows are predicted with it (model/measurements.cpp kFenceFreeReferenceSince).
 FILES = [
@@ -29,28 +32,6 @@ FILES = [
     ("exp/peers_emulated.csv", "emulated", "peers experiment (arlab's rows)"),
     ("exp/speedup_emulated_wide.csv", "emulated", "speedup experiment, issue 24's grid"),
 ]
-
-
-def spearman(xs, ys):
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2.0
-            i = j + 1
-        return r
-    rx, ry = ranks(xs), ranks(ys)
-    n = len(xs)
-    mx, my = sum(rx) / n, sum(ry) / n
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sxx = sum((a - mx) ** 2 for a in rx)
-    syy = sum((b - my) ** 2 for b in ry)
-    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else float("nan")
 
 
 def validated_rows(arlab, path, tmp):

@@ -209,6 +209,9 @@ std::string ratios_path(const ExpOptions& o) { return o.out_dir + "/" + o.name +
 // the cases would have left. The summary step gets the H200 preset's spec (its real-node link floor; the
 // committed measurements are H200's) and the calibration --calibration names (auto: the emulated one).
 void run_merge(const ExpOptions& o) {
+  // The summary step's calibration, loaded before anything is written: a bad --calibration leaves no output.
+  const CalibrationChoice choice = exp_calibration(o.calibration, false);
+  const model::Calibration cal = load_choice(choice);
   const exp::MergeCounts n = exp::merge_csvs(o.merge, csv_path(o), o.name);  // makes the folder once it writes
   std::printf("arlab exp %s --merge: %lld row(s) kept from %s, %lld added from %zu file(s), %lld duplicate(s) "
               "dropped%s\n",
@@ -223,9 +226,8 @@ void run_merge(const ExpOptions& o) {
                 r.kept, ratios_path(o).c_str(), r.added, ratio_inputs.size(), r.dropped,
                 r.added == 0 ? " (nothing new: the file is unchanged)" : "");
   }
-  const CalibrationChoice choice = exp_calibration(o.calibration, false);
   std::printf("  calibration %s\n", choice.text.c_str());
-  run_summary_step(o, model::gpu_preset("h200_sxm"), load_choice(choice));
+  run_summary_step(o, model::gpu_preset("h200_sxm"), cal);
   make_figures(o);
 }
 

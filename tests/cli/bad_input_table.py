@@ -79,6 +79,8 @@ def make_files(work, source, arlab):
     """The scratch files the cases use, all in `work`."""
     seed = os.path.join(source, "data", "h200", "seed.csv")
     shutil.copy(seed, os.path.join(work, "m.csv"))  # the committed measured rows
+    # rows of one experiment (`arlab exp model-accuracy`), for the --merge cases
+    shutil.copy(os.path.join(source, "data", "h200", "exp", "model-accuracy_emulated.csv"), os.path.join(work, "exp_ma.csv"))
     shutil.copy(os.path.join(source, "data", "calibration", "default.csv"), os.path.join(work, "cal.csv"))
     shutil.copy(os.path.join(source, "data", "calibration", "h200_nvlink.csv"), os.path.join(work, "fit.csv"))
     with open(seed, newline="") as f:
@@ -942,6 +944,9 @@ def issue22_cases(add, have_cuda, arlab, no_gpu):
                           (["--nranks", "1"], r"--nranks: 1 is outside \[2, 16\]")]:
         add("[ignored] exp numerics %s (refused, not ignored)" % " ".join(argv),
             ["exp", "numerics", "--out-dir", "exp_out"] + argv, 105, pattern, absent=["exp_out"])
+    add("[damage] exp --merge with a missing --calibration writes nothing (checked before the merge)",
+        ["exp", "model-accuracy", "--merge", "exp_ma.csv", "--out-dir", "exp_out", "--calibration", "missing_cal.csv"], 2,
+        r"missing_cal\.csv: cannot open", absent=["exp_out"])
     add("[ignored] exp numerics --calibration /nonexistent.csv", ["exp", "numerics", "--out-dir", "exp_out",
                                                                   "--calibration", "/nonexistent.csv"], 2,
         r"--calibration '/nonexistent\.csv': `arlab exp numerics` runs on the CPU", absent=["exp_out"])

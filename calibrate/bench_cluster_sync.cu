@@ -4,7 +4,10 @@
 // __syncthreads only), 2, 4, 8} x tpb {128, 1024}, grid = the rank's SMs rounded down to a
 // multiple of the cluster. Clusters that do not fit at once (GPC limits) run in later waves; only
 // block 0 (in the first cluster) is timed, so they do not change the figure. ns_per_op = block 0's
-// %globaltimer interval / K.
+// %globaltimer interval / K. Variant `pushed`: the lean kernel's pushed exchange instead
+// (cluster_sum_pushed, clusters 2..kMaxPushedClusterSize, whole warps), the same tpb and grid.
+// Variants `barrier` and `barrier_relaxed`: bare cluster barriers (cluster.sync(), and the lean
+// kernel's relaxed lifetime barrier) at clusters 2, 4, 8, no sum and no shared-memory read.
 #include "calibrate/bench_common.cuh"
 #include "calibrate/calibrate_core.h"
 #include "calibrate/reduce_loop.cuh"
@@ -31,6 +34,54 @@ void bench_cluster_sync(const BenchEnv& env, int /*nranks*/, std::vector<Microbe
                                         "reductions", "ns_per_op"},
                                ns));
     }
+  for (bool relaxed : {false, true})
+    for (int cluster : clusters) {
+      if (cluster == 1) continue;
+      for (int tpb : {128, 1024}) {
+        const int grid = env.sms / cluster * cluster;
+        if (grid < cluster) continue;
+        std::vector<double> ns;
+        for (int r = 0; r < env.reps + 1; ++r) {
+          launch(Shape{grid, tpb, cluster}, env.stream, env.rank, barrier_loop_kernel, k_ops, relaxed,
+                 times.as<unsigned long long>());
+          const double t = device_interval_ns(env, times.as<unsigned long long>());
+          if (r > 0) ns.push_back(t / k_ops);
+        }
+        out.push_back(make_point(PointKey{"cluster_sync", relaxed ? "barrier_relaxed" : "barrier", grid, tpb, cluster,
+                                          double(k_ops), "barriers", "ns_per_op"},
+                                 ns));
+      }
+    }
+  // The pushed exchange: its spins are bounded by env.timeout_ns and record a fault word.
+  harness::DeviceBuffer fault(sizeof(unsigned long long), env.rank);
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(fault.data(), 0, sizeof(unsigned long long), env.stream));
+  for (int cluster : clusters) {
+    if (!lean_pushes_cluster_totals(cluster, 32)) continue;
+    for (int tpb : {128, 1024}) {
+      const int grid = env.sms / cluster * cluster;
+      if (grid < cluster) continue;
+      kernels::FusedParams p;
+      p.cluster = cluster;
+      p.rank = env.rank;
+      p.fault = fault.as<unsigned long long>();
+      p.timeout_ns = env.timeout_ns;
+      std::vector<double> ns;
+      for (int r = 0; r < env.reps + 1; ++r) {
+        launch(Shape{grid, tpb, cluster}, env.stream, env.rank, pushed_reduce_loop_kernel, k_ops, p,
+               sink.as<float>(), times.as<unsigned long long>());
+        const double t = device_interval_ns(env, times.as<unsigned long long>());
+        if (r > 0) ns.push_back(t / k_ops);
+      }
+      unsigned long long word = 0;
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpy(&word, fault.data(), sizeof(word), cudaMemcpyDeviceToHost));
+      if (word != 0ull)
+        throw CudaError("calibrate cluster_sync/pushed: an exchange spin timed out (cluster " + std::to_string(cluster) +
+                        ", tpb " + std::to_string(tpb) + ")");
+      out.push_back(make_point(PointKey{"cluster_sync", "pushed", grid, tpb, cluster, double(k_ops), "reductions",
+                                        "ns_per_op"},
+                               ns));
+    }
+  }
 }
 
 }  // namespace arlab::calibrate

@@ -3,7 +3,7 @@
 // trtllm configuration (the peer library's kernel), the variant at the same configuration (the design
 // alone) and at the model's choice for that variant (design and configuration) -- with the ratios and
 // each time's distance to the problem's floor (experiments/speedup_summary.h says how the floor is
-// defined). Written by experiments/speedup_summary.cpp; read by plots/plot_speedup.py by column name
+// defined), and, where the group measured them, arlab's best (model/auto) and the peer (FlashInfer). Written by experiments/speedup_summary.cpp; read by plots/plot_speedup.py by column name
 // and by the CPU test that regenerates the committed summaries (tests/experiments).
 // Every figure may be nan (no floor on one GPU; a row that was not timed).
 #pragma once
@@ -36,6 +36,11 @@
   X(DoubleOrNan, floor_us, "the problem's floor (us), see floor_kind; NaN where there is none")             \
   X(DoubleOrNan, reference_over_floor, "reference_us / floor_us")                                           \
   X(DoubleOrNan, variant_over_floor, "variant_model_us / floor_us")                                         \
+  X(DoubleOrNan, best_us, "arlab's best: the model's pick over kernel bodies (model/auto): headline (us)")  \
+  X(std::string, best_config, "its choice: tpb/cluster/grid/vpt/algo/body ('' where not measured)")          \
+  X(DoubleOrNan, speedup_best, "reference_us / best_us: arlab's best against the reference")                \
+  X(DoubleOrNan, peer_us, "FlashInfer at its own configuration and algorithm: headline (us)")                \
+  X(DoubleOrNan, best_over_peer, "peer_us / best_us: arlab's best against the peer library")                \
   X(std::string, check, "pass when every row of the problem passed the correctness gate, else fail")
 
 namespace arlab {

@@ -228,7 +228,8 @@ std::vector<ExpCase> fusion_experiment(const ExpContext& ctx) {
 
 // speedup (issues 13, 24): the reference kernel at the trtllm configuration (the peer library's
 // kernel) against each other kernel variant at the trtllm configuration (the design alone) and at the
-// model's choice for that variant (design and configuration), in one interleaved group per problem.
+// model's choice for that variant (design and configuration), arlab's best (model/auto) and FlashInfer
+// at its own configuration, in one interleaved group per problem.
 // The problems of issue 24's goal: TP2 tokens {1, 2, 4, ..., 512} x H {2048, 4096, 5120, 7168, 8192,
 // 12288, 16384}; TP4 and TP8 (further --nranks) tokens {1, 8, 32, 128, 512} x H {4096, 8192}.
 std::vector<ExpCase> speedup_experiment(const ExpContext& ctx) {
@@ -247,13 +248,18 @@ std::vector<ExpCase> speedup_experiment(const ExpContext& ctx) {
     }
     for (int h : hidden)
       for (int t : tokens) {
+        const Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
         std::vector<std::string> policies = {"trtllm"};
         for (Impl body : arlab_bodies()) {
           if (body == Impl::reference || !runs_algorithm(body, Algorithm::oneshot)) continue;
           policies.push_back(std::string("trtllm/") + to_string(body));
           policies.push_back(std::string("model/") + to_string(body));
         }
-        cases.push_back(make_case(sweep_problem(t, h, n, Algorithm::oneshot), policies));
+        policies.push_back("model/auto");  // arlab's best: the model chooses body, algorithm and shape
+        // The peer at its own configuration and algorithm, where it runs this problem.
+        if (implementation_refusal(Impl::flashinfer, p, ctx.real_node, ctx.rank_spec.cc_major).empty())
+          policies.push_back(kFlashinferMember);
+        cases.push_back(make_case(p, policies));
       }
   }
   return cases;

@@ -48,6 +48,11 @@ struct SpeedupGoal {
   double min_speedup = 0;
   double geomean_design = 0;   // geometric mean of speedup_design
   double max_over_floor_at_128 = 0;  // largest finite variant_over_floor at tokens >= 128 (0: none)
+  // arlab's best (model/auto) over the rows that measured it: against the reference and the peer.
+  int best_problems = 0;
+  double geomean_best = 0, min_best = 0;
+  int peer_problems = 0;
+  double geomean_over_peer = 0, min_over_peer = 0;
 };
 SpeedupGoal speedup_goal(const std::vector<SpeedupRow>& rows);
 

@@ -99,6 +99,12 @@ __device__ __forceinline__ unsigned long long ld_relaxed_cluster_u64(const unsig
 // Not .aligned, so threads may reach them at different points of divergent code.
 __device__ __forceinline__ void cluster_arrive_release() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait_acquire() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
+// A cluster barrier that only keeps every block alive until all have arrived (no memory order: the
+// arrival is relaxed, so it does not wait for this thread's outstanding stores as a release does).
+__device__ __forceinline__ void cluster_lifetime_barrier() {
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+  asm volatile("barrier.cluster.wait;" ::: "memory");
+}
 
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;

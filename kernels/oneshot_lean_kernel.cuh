@@ -14,11 +14,11 @@
 //      its way. (Waiting for the atomic in thread 0's warp before its push measured 0.2-0.5 us slower
 //      at 1-16 tokens: the round trip outlasts the first x load; fences before the atomic and before
 //      the publication waited for the warp's early loads and its pushes: docs/kernels.md.)
-//   4. epilogue operands early: gamma of the thread's first vector is loaded before the push and
-//      kept in a register for every token (the reference loads it after the block reduction), and
-//      so is the residual sum of the second vector (the reference reads it back from residual_out); the
-//      lines of every residual vector the thread will read are prefetched into L2 at the start, so
-//      the epilogue's residual loads are L2 hits instead of DRAM misses.
+//   4. epilogue operands early: gamma and residual_in of the thread's first vector are loaded before
+//      the push (as the faithful reference now does too) and gamma stays in a register for every
+//      token; at N = 2 so do the gamma and residual sum of the second vector (the reference reads
+//      the sum back from residual_out); the lines of every other residual vector the thread will
+//      read are prefetched into L2 at the start, so those loads are L2 hits, not DRAM misses.
 //   5. loads ahead of stores: the first vector of x is loaded while thread 0 reads the flag, and
 //      a token's vectors are all loaded before any is pushed (the reference loads and pushes one
 //      vector at a time, each push waiting for its own DRAM load); later tokens' x lines are
@@ -110,7 +110,9 @@ struct LeanEpilogueFor {
       (N == 2 && !(PatternOutputs<P>::kNormOut && (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4))) ? 2 : 1;
   static constexpr bool kGammaHeld = kNorm;
   static constexpr bool kLeanReduce = true;
-  static constexpr bool kResidualHeld = false;  // its residual lines are prefetched into L2 instead (change 4)
+  // residual_in of the first vector of the first token, loaded beside the flag read like gamma (the
+  // reference does the same); the residual lines of later vectors and tokens are prefetched into L2.
+  static constexpr bool kResidualHeld = kNorm;
 };
 
 template <typename T, int N, Pattern P, Accumulation A>
@@ -138,22 +140,28 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
                               static_cast<long long>(m.t_in_cluster) * kVectorBytes;  // token cluster_id, k = 0
   uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
   if (has_first) x0 = vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + first_off));
-  HeldOperands held;  // gamma of my first two vectors: the same for every token
+  HeldOperands held;  // gamma of my first two vectors (the same for every token), my first residual vector
   if constexpr (Epilogue::kGammaHeld) {
     const char* gamma = static_cast<const char*>(p.gamma);
     if (m.t_in_cluster < m.vecs_per_token)
       held.gamma0 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+    if (Epilogue::kResidualHeld && has_first)
+      held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
     if (Epilogue::kHeldVectors == 2 && vpt > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
       held.gamma1 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
   }
-  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
+  // One vector and one token per thread (the latency regime): nothing else to prefetch, and the
+  // loop's address arithmetic would only delay the arrival and the barrier.
+  const bool one_vector = vpt == 1 && p.tokens <= m.num_clusters;
+  for (int tok = m.cluster_id; tok < p.tokens && !one_vector; tok += m.num_clusters) {
 #pragma unroll 1
     for (int k = 0; k < vpt; ++k) {
       const int v = m.t_in_cluster + k * m.stride;
       if (v >= m.vecs_per_token) break;
       const long long off = tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
+      if (off == first_off) continue;  // x and residual_in of my first vector are loaded above
       if (Epilogue::kNorm) prefetch_l2(static_cast<const char*>(p.residual_in) + off);
-      if (off != first_off) prefetch_l2(static_cast<const char*>(p.x) + off);
+      prefetch_l2(static_cast<const char*>(p.x) + off);
     }
   }
   // ---- 2. arrival: thread 0, once its flag read is back; the result is looked at after the push ----
@@ -166,9 +174,21 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   const LamportBuffers buf = lamport_buffers(flag);
 
   // ---- 3. push my input into slot `rank` of buffer cur of every peer ----
-  // A token's vectors are all loaded (into val[]) before the first is stored.
+  // A token's vectors are all loaded (into val[]) before the first is stored. At one vector per
+  // thread, a loop of one vector at a time: the unrolled loop over kMaxVecsPerThread below costs
+  // its address arithmetic for all four vectors (predicated), about 0.2-0.3 us before the first
+  // store at 1 token (emulated H200; docs/kernels.md).
   const long long my_slot = buf.cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
-  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
+  if (vpt == 1) {
+    for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
+      const long long off = tok * row_bytes + static_cast<long long>(m.t_in_cluster) * kVectorBytes;
+      if (m.t_in_cluster >= m.vecs_per_token) break;
+      const uint4 val =
+          off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
+      push_vector<N, true>(p, my_slot + off, val);
+    }
+  }
+  for (int tok = m.cluster_id; tok < p.tokens && vpt > 1; tok += m.num_clusters) {
     const char* x_row = static_cast<const char*>(p.x) + tok * row_bytes;
     uint4 val[kMaxVecsPerThread];
 #pragma unroll
@@ -205,7 +225,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
         [&](long long off, float(&acc)[kVec]) {
           const uint4 own =
               off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
-          poll_sum_clear<T, N, A, poll_batch<N, P != Pattern::ar>()>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
+          poll_sum_clear<T, N, A, poll_batch<N, PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4>()>(
+              my_cur + off, p.slot_bytes, own, tok, p, st, acc);
         },
         held);
   }
@@ -213,7 +234,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   // Keep this block's shared memory alive until no other block of the cluster can still read it:
   // only where the epilogue read another block's shared memory (cluster_sum without the pushed
   // exchange: clusters of 8, blocks that are not whole warps, the odd-tpb NVFP4 exchange among them).
-  if (Epilogue::kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cooperative_groups::this_cluster().sync();
+  // Lifetime only, so a relaxed arrival: cooperative_groups' cluster.sync() arrives with release
+  // semantics, which on sm_90 is a GPU-scope MEMBAR that waits for this thread's outstanding global
+  // stores (its outputs and cleared slots) before the arrival; nothing here needs that order. Every
+  // remote shared-memory value this thread loaded has been consumed (summed into the norm it stored)
+  // before this instruction issues, so its load has returned. Measured on the emulated H200 TP2 node,
+  // 1 token, clusters of 8: 0.22-0.29 us less than cluster.sync() (docs/kernels.md).
+  if (Epilogue::kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cluster_lifetime_barrier();
 }
 
 // The lean one-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

@@ -103,8 +103,11 @@ namespace arlab::model {
   /* range: 10 us: as dram_latency_ns */                                                                             \
   X(push_step_ns, 450.0, 0.0, 10000.0, "ns",                                                                         \
     "one step of the one-shot push loop as a block sees it: a coalesced DRAM load, then two st.relaxed.sys "        \
-    "stores of it (calibrate: round_load push_store at its smallest block, 128 threads: larger blocks add "         \
-    "bandwidth time, which the model bounds separately)")                                                          \
+    "stores of it (calibrate: round_load push_store, intercept over warps of the block)")                          \
+  /* prior: 0, the step of the smallest block for every block; range: as dram_round_ns_per_warp */                 \
+  X(push_step_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                                   \
+    "extra push-step time per warp of the block: one SM issuing every warp's stores (calibrate: round_load "        \
+    "push_store, slope over warps)")                                                                               \
   /* range: 10 us: over 3x the whole measured round */                                                               \
   X(round_overhead_ns, 0.0, 0.0, 10000.0, "ns",                                                                      \
     "per RMSNorm token round, what the round's modelled parts (loads, vector ops, reductions, gamma) leave out of "  \
@@ -113,7 +116,25 @@ namespace arlab::model {
   /* range: 1 us per warp: far above the few ns measured */                                                          \
   X(round_overhead_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                              \
     "extra round overhead per warp of the block (calibrate: epilogue_round minus the model's parts, slope over "    \
-    "warps)")
+    "warps)")                                                                                                       \
+  /* prior: the emulated H200's cluster barrier of 2026-11-30 (304 ns); range: as cluster_sync_ns */                 \
+  X(bare_cluster_barrier_ns, 300.0, 0.0, 10000.0, "ns",                                                                   \
+    "one bare cluster barrier, cluster.sync(): a release arrive (on sm_90 a GPU-scope MEMBAR) and an acquire "      \
+    "wait; the reference kernel's closing barrier and the lean kernel's pushed-exchange start (calibrate: "        \
+    "cluster_sync barrier, median over cluster sizes and tpb)")                                                    \
+  /* prior: as bare_cluster_barrier_ns (no measurement of the relaxed arrive); range: as cluster_sync_ns */              \
+  X(cluster_lifetime_barrier_ns, 300.0, 0.0, 10000.0, "ns",                                                          \
+    "one cluster barrier with a relaxed arrive (no MEMBAR): the lean kernel's closing barrier (calibrate: "         \
+    "cluster_sync barrier_relaxed, median over cluster sizes and tpb)")                                            \
+  /* prior: 0.5 x the emulated H200's 304 ns cluster barrier, the factor first chosen by hand for the lean */       \
+  /* kernel's exchange (data/h200/exp/lean_configs_pushed8_emulated.csv); range: as cluster_sync_ns */               \
+  X(pushed_exchange_ns, 150.0, 0.0, 10000.0, "ns",                                                                   \
+    "the lean kernel's pushed exchange of RMSNorm block totals beyond a cluster-1 block sum, at zero peers "          \
+    "(calibrate: cluster_sync pushed minus cluster-1 sync_dsmem at equal tpb: intercept over cluster - 1)")          \
+  /* prior: 0.6 x the same 304 ns barrier (the hand-chosen factor); range: as dsmem_access_ns */                     \
+  X(pushed_exchange_ns_per_peer, 180.0, 0.0, 10000.0, "ns",                                                          \
+    "extra pushed-exchange time per other block of the cluster (calibrate: cluster_sync pushed, slope of the same "  \
+    "line)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -193,23 +194,66 @@ class Deriver {
                              ": prior kept (no round_load rows: microbenchmarks of an arlab before the bench)");
       return;
     }
-    // The push step at the smallest block: larger blocks move more bytes per step, and their extra
-    // time is bandwidth, which the model bounds separately (sm_port, HBM, link).
-    const MicrobenchRow* push = nullptr;
+    // The push step as a line over the block's warps: one SM issues every warp's loads and stores.
+    std::vector<std::pair<double, double>> push;
     for (const auto* r : pick_rows("round_load", "push_store", "ns_per_step"))
-      if (!push || r->tpb < push->tpb) push = r;
-    if (push) {
-      set("push_step_ns", push->value, fmt("round_load push_store at %d threads per block (a coalesced DRAM load + "
-                                           "two st.relaxed.sys stores per step, one block per SM)", push->tpb));
+      push.emplace_back(std::ceil(r->tpb / 32.0), r->value);
+    if (push.size() >= 2) {
+      const Line pl = line_of(push, "round_load push_store over warps");
+      set("push_step_ns", std::max(0.0, pl.intercept),
+          fmt("intercept over warps of round_load push_store (a coalesced DRAM load + two st.relaxed.sys stores per "
+              "step, one block per SM; %zu block sizes)", push.size()));
+      set("push_step_ns_per_warp", std::max(0.0, pl.slope), "slope per warp of the same line");
     } else {
-      out_.notes.push_back(fmt("push_step_ns = %.4g", out_.calibration.push_step_ns) +
-                           ": prior kept (no round_load push_store rows: microbenchmarks of an arlab before the bench)");
+      for (const char* name : {"push_step_ns", "push_step_ns_per_warp"})
+        out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
+                             ": prior kept (fewer than two round_load push_store rows)");
     }
     const Line l = line_of(xy, "round_load over warps");
     set("dram_round_latency_ns", std::max(0.0, l.intercept),
         fmt("intercept over warps of a coalesced DRAM load + __syncthreads per step, one block per SM (%zu block "
             "sizes)", xy.size()));
     set("dram_round_ns_per_warp", std::max(0.0, l.slope), "slope per warp of the same line");
+  }
+
+  // cluster_sync's `pushed` variant is new in the bench set: an older microbench.csv has no rows for it.
+  // The exchange beyond the cluster-1 sum at the same tpb, as a line over the other blocks (cluster - 1).
+  void pushed_exchange(const std::map<int, double>& cluster1_by_tpb) {
+    std::vector<std::pair<double, double>> xy;
+    for (const auto* r : pick_rows("cluster_sync", "pushed", "ns_per_op")) {
+      auto it = cluster1_by_tpb.find(r->tpb);
+      if (it != cluster1_by_tpb.end() && r->cluster > 1) xy.emplace_back(r->cluster - 1, r->value - it->second);
+    }
+    std::set<double> peers;
+    for (const auto& [x, y] : xy) peers.insert(x);
+    if (peers.size() < 2) {
+      for (const char* name : {"pushed_exchange_ns", "pushed_exchange_ns_per_peer"})
+        out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
+                             ": prior kept (no cluster_sync pushed rows at two cluster sizes: microbenchmarks of an "
+                             "arlab before the variant)");
+      return;
+    }
+    const Line l = line_of(xy, "cluster_sync pushed over cluster - 1");
+    set("pushed_exchange_ns", std::max(0.0, l.intercept),
+        fmt("intercept of (pushed - cluster-1 sync_dsmem at equal tpb) over cluster - 1 (%zu points)", xy.size()));
+    set("pushed_exchange_ns_per_peer", std::max(0.0, l.slope), "slope per other block of the same line");
+  }
+
+  // cluster_sync's `barrier` and `barrier_relaxed` variants (new in the bench set): bare barriers.
+  void bare_barriers() {
+    const std::pair<const char*, const char*> kinds[] = {{"barrier", "bare_cluster_barrier_ns"},
+                                                         {"barrier_relaxed", "cluster_lifetime_barrier_ns"}};
+    for (const auto& [variant, name] : kinds) {
+      std::vector<double> v;
+      for (const auto* r : pick_rows("cluster_sync", variant, "ns_per_op")) v.push_back(r->value);
+      if (v.empty()) {
+        out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
+                             ": prior kept (no cluster_sync " + variant + " rows: microbenchmarks of an arlab before "
+                             "the variant)");
+        continue;
+      }
+      set(name, median_of(v), fmt("median of %zu cluster_sync ", v.size()) + variant + " points (cluster x tpb)");
+    }
   }
 
   void bandwidths() {
@@ -285,6 +329,8 @@ class Deriver {
     set("cluster_sync_ns", std::max(0.0, c.intercept),
         fmt("intercept of (cluster-cs - cluster-1 reduction) over cluster size x warps (%zu points)", cs.size()));
     set("dsmem_access_ns", std::max(0.0, c.slope), "slope per block-warp of the same line");
+    pushed_exchange(base);
+    bare_barriers();
     std::map<int, double> empty;
     for (const auto* r : need_rows("atomic", "empty", "duration_us")) empty[r->sms] = r->value;
     std::vector<std::pair<double, double>> at;

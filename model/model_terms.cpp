@@ -60,7 +60,7 @@ double round_dram_ns(const ModelInputs& in) {
 }
 
 double push_step_ns(const ModelInputs& in) {
-  return in.cal.push_step_ns;
+  return in.cal.push_step_ns + in.cal.push_step_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
 }
 
 double token_loads_ns(const ModelInputs& in, double vecs) {

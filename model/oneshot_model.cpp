@@ -37,16 +37,23 @@
 //                 L2 hits; lean: the N-1 peer slots, its own vector re-read from x, an L2 hit) in flight
 //                 together; the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
 //                 loads (L2; the reference holds the gamma of its first vector in a register, lean
-//                 the gamma and residual sum of its first vector, and of its second at N = 2)); against
+//                 the gamma and residual sum of its first vector, and of its second at N = 2; both bodies load the
+//                 residual of their first vector of their first token at the start, so a wave's first
+//                 round waits only for its other vectors' residual loads and the polls)); against
 //                 HBM (the polled
 //                 slots and the residual read, the outputs written; lean: + the -0.0 written back over
 //                 the consumed peer slots) and the per-SM port
 //                 + (RMSNorm) the round overhead: what these parts leave out of the kernel's own round
 //                 code measured in isolation (bench epilogue_round)
 //                 lean, clusters of 2-4 blocks of whole warps: the block totals are pushed into the other
-//                 blocks' shared memory instead of a cluster barrier (kPushedExchangeBase/PerPeer)
-//   exit          the closing cluster barrier (cluster > 1): it waits for every warp of every block
-//                 (lean: none where it pushes its totals, or has no norm)
+//                 blocks' shared memory instead of a cluster barrier (pushed_exchange_ns + _per_peer x
+//                 (cluster - 1), bench cluster_sync/pushed)
+//   exit          the closing cluster barrier (cluster > 1), a bare one (bench cluster_sync barrier:
+//                 cluster.sync(), whose release arrive is a GPU-scope MEMBAR on sm_90, which waits for the
+//                 outputs just stored: + one L2 round trip); lean: a relaxed
+//                 arrive (barrier_relaxed), none where it pushes its totals or has no norm. Lean's
+//                 pushed exchange starts with a release arrive before the flag read: one bare barrier
+//                 in the prologue
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
 // per thread); the calibration's constants are microbenchmark results (`arlab calibrate`) measured on
@@ -73,25 +80,11 @@ struct OneshotDesign {
   bool clear_pass;           // a separate -0.0 pass over the previous call's buffer
   bool clear_on_consume;     // the polled peer slots are written back to -0.0 in the reduce phase
   int gamma_loads_saved;     // leading vectors whose gamma (and residual sum) stay in registers
+  bool first_residual_held;  // residual_in of a cluster's first vector of its first token loaded at the start
   bool pushed_cluster_sum;   // 2-4 blocks of whole warps: the blocks push their totals into each
                              // other's shared memory (no cluster barrier per token, none at exit)
 };
 
-// One exchange of block totals pushed through distributed shared memory (the lean kernel, clusters
-// of 2-4 blocks): each block stores its total into the cluster - 1 others and waits in its own
-// shared memory for theirs. In units of the calibrated cluster barrier (cluster_sync_ns):
-// kPushedExchangeBase + kPushedExchangePerPeer x (cluster - 1). The two factors are NOT from a
-// microbenchmark: they were chosen from the grid {0.5, 0.75} x {0.4, 0.6, 0.8} for the lowest pick
-// regret on a first lean configuration sweep with pushed totals on the emulated H200 TP2 node
-// (data/h200/exp/lean_configs_pushed8_emulated.csv; against the barriers of lean_configs_emulated.csv
-// the same configurations gained 0.32-0.42 us with 2 blocks, 0-0.26 us with 4) and checked on a
-// second sweep from another process (lean_configs_pushed_emulated.csv: the model's pick is 0.5 %
-// slower than the best configuration on average, 4 % at worst) and a third at the final commit
-// (lean_configs_final_emulated.csv: 0.7 %, 5.2 % at worst, H 4096 x 256 tokens, where vpt 2 is
-// picked over vpt 1). An `arlab calibrate` bench for the exchange would measure them per node;
-// there is none yet.
-constexpr double kPushedExchangeBase = 0.5;
-constexpr double kPushedExchangePerPeer = 0.6;
 
 OneshotDesign design_of(ModelDesign design, bool fenced, const Problem& p) {
   const int n = p.nranks;
@@ -99,12 +92,12 @@ OneshotDesign design_of(ModelDesign design, bool fenced, const Problem& p) {
   // output), else one.
   const bool two_held = n == 2 && !(has_norm_out(p.pattern) && (has_fp8(p.pattern) || has_fp4(p.pattern)));
   if (design == ModelDesign::lean)
-    return {"lean", false, n - 1, n - 1, false, true, two_held ? 2 : 1, true};
+    return {"lean", false, n - 1, n - 1, false, true, two_held ? 2 : 1, true, true};
   // The reference as rows measured before its fence-free control block ran it (LaunchConfig
   // fenced_reference): the arrival on the path, gamma loaded after the reduction.
-  if (fenced) return {"reference (fenced)", true, n, n, true, false, 0, false};
+  if (fenced) return {"reference (fenced)", true, n, n, true, false, 0, false, false};
   // kernels/oneshot_kernel.cuh: gamma (and residual) of the first vector loaded at the start.
-  return {"reference", false, n, n, true, false, 1, false};
+  return {"reference", false, n, n, true, false, 1, true, false};
 }
 
 }  // namespace
@@ -129,6 +122,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const OneshotDesign d = design_of(implementation(c.impl).model, c.fenced_reference, p);
 
   add_launch_term(in, sheet);
+  const bool norm_pattern = has_residual(p.pattern);
+  // The lean kernel's pushed exchange starts with a cluster arrive with release semantics before the
+  // flag read (kernels/fused_epilogue.cuh pushed_exchange_init): a bare cluster barrier on the path.
+  const bool pushed_start = d.pushed_cluster_sum && norm_pattern && lean_pushes_cluster_totals(c.cluster, c.tpb);
+  const double start_ns = pushed_start ? cal.bare_cluster_barrier_ns : 0.0;
   if (d.arrival_on_path) {
     sheet.add("prologue", cal.l2_latency_ns + cal.arrival_fixed_ns + c.grid * cal.arrival_atomic_ns, [&] {
       return fmt("%s: flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized "
@@ -136,8 +134,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                  d.name, cal.l2_latency_ns, cal.arrival_fixed_ns, c.grid, cal.arrival_atomic_ns);
     });
   } else {
-    sheet.add("prologue", cal.l2_latency_ns, [&] {
-      return fmt("flag read %.0f ns (L2); the arrival atomic is in flight during the push and looked at after it, "
+    sheet.add("prologue", start_ns + cal.l2_latency_ns, [&] {
+      return (pushed_start ? fmt("%s: pushed-exchange start (release arrive, a bare cluster barrier) %.0f ns + ",
+                                 d.name, start_ns)
+                           : std::string()) +
+             fmt("flag read %.0f ns (L2); the arrival atomic is in flight during the push and looked at after it, "
                  "off the critical path",
                  cal.l2_latency_ns);
     });
@@ -186,15 +187,22 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   RoundParts round = oneshot_round(in, k);
   if (norm) round.gamma = std::max(0.0, vecs - d.gamma_loads_saved) * cal.l2_latency_ns;
   const bool pushed = d.pushed_cluster_sum && lean_pushes_cluster_totals(c.cluster, c.tpb);
-  const double pushed_exchange_ns =
-      (kPushedExchangeBase + kPushedExchangePerPeer * (c.cluster - 1)) * cal.cluster_sync_ns;
+  // One exchange of block totals pushed through distributed shared memory (the lean kernel, clusters of
+  // 2-4 blocks): each block stores its total into the cluster - 1 others and waits in its own shared
+  // memory for theirs; measured by `arlab calibrate` cluster_sync/pushed beyond a cluster-1 block sum.
+  const double pushed_exchange_ns = cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1);
   if (norm && pushed) round.reduce += pushed_exchange_ns - cluster_barrier_ns(in);
   const double cleared_slice = d.clear_on_consume ? slice * (n - 1) : 0.0;  // -0.0 written back per token, per block
   const double round_ns = round.total();
+  // The first round of a wave finds its first vector's residual in a register (loaded beside the flag
+  // read): its loads are the other vectors' and the polls.
+  const double first_round_loads =
+      norm ? std::max(token_loads_ns(in, vecs - 1), vecs * cal.sys_load_latency_ns) : round.loads;
+  const double held_saving_ns = d.first_residual_held ? std::max(0.0, round.loads - first_round_loads) : 0.0;
   const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
   const double res_bytes = norm ? s_wave : 0.0;
   const std::vector<Bound> reduce = {
-      {"rounds", static_cast<double>(rounds) * round_ns},
+      {"rounds", static_cast<double>(rounds) * round_ns - held_saving_ns},
       {"sm_loads", static_cast<double>(rounds) * k * (norm ? slice : 0.0) / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) + cleared_slice +
                                                      in.out_bytes_per_token / c.cluster) / port},
@@ -224,22 +232,38 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                in.vecs_used, in.ops, cal.vector_op_latency_ns, k, c.tpb, in.vecs_used, in.ops,
                cal.sm_ns_per_vector_op, round.compute) +
            norm_reduce_text(in) +
-           (norm && pushed ? fmt(" (%s: no cluster barrier; the totals pushed through DSMEM, %.0f ns = (%.2g + %.2g x "
-                                 "%d peers) x the barrier)",
-                                 d.name, pushed_exchange_ns, kPushedExchangeBase, kPushedExchangePerPeer, c.cluster - 1)
+           (norm && pushed ? fmt(" (%s: no cluster barrier; the totals pushed through DSMEM, %.0f ns = %.0f + %.0f x "
+                                 "%d peers)",
+                                 d.name, pushed_exchange_ns, cal.pushed_exchange_ns, cal.pushed_exchange_ns_per_peer,
+                                 c.cluster - 1)
                            : std::string()) +
            (norm ? fmt(" + gamma %.0f x %.0f ns (L2) + round overhead %.0f ns", round.gamma / cal.l2_latency_ns,
                        cal.l2_latency_ns, round.overhead)
                  : std::string()) +
            (d.clear_on_consume ? fmt("; %s: %d peer slot(s) polled and written back to -0.0", d.name, n - 1)
                                : std::string()) +
-           fmt(" = %.0f ns; %lld round(s)]", round_ns, rounds);
+           fmt(" = %.0f ns; %lld round(s)", round_ns, rounds) +
+           (held_saving_ns > 0 ? fmt(", the first %.0f ns shorter: its first residual vector held", held_saving_ns)
+                               : std::string()) +
+           "]";
   });
 
-  const bool exit_barrier = !(pushed || (d.pushed_cluster_sum && !norm));  // lean without a norm: no exchange
-  sheet.add("exit", exit_barrier ? cluster_barrier_ns(in) : 0.0, [&] {
-    return exit_barrier ? "closing " + cluster_barrier_text(in)
-                        : std::string(d.name) + ": no closing cluster barrier (no block reads another's shared memory)";
+  // The closing barrier only keeps the cluster's blocks alive (no sum, no shared-memory read): the
+  // reference's is cluster.sync() (a release arrive), the lean kernel's a relaxed arrive.
+  const bool exit_barrier = c.cluster > 1 && !(pushed || (d.pushed_cluster_sum && !norm));
+  // cluster.sync()'s release arrive first waits for the thread's outstanding global stores (its
+  // norm outputs, just issued) to reach L2: one L2 round trip on top of the bare barrier.
+  const double exit_ns = !exit_barrier ? 0.0
+                         : d.pushed_cluster_sum ? cal.cluster_lifetime_barrier_ns
+                                                : cal.bare_cluster_barrier_ns + cal.l2_latency_ns;
+  sheet.add("exit", exit_ns, [&] {
+    if (c.cluster <= 1) return std::string("no cluster barrier (cluster = 1)");
+    if (!exit_barrier)
+      return std::string(d.name) + ": no closing cluster barrier (no block reads another's shared memory)";
+    return d.pushed_cluster_sum ? fmt("%s: closing lifetime barrier (relaxed arrive) %.0f ns", d.name, exit_ns)
+                                : fmt("closing cluster barrier (cluster.sync) %.0f ns + its release waiting for "
+                                      "the outputs' stores, one L2 round trip %.0f ns",
+                                      cal.bare_cluster_barrier_ns, cal.l2_latency_ns);
   });
   return sheet.total_ns();
 }

@@ -224,6 +224,17 @@ std::string model_search_space(const Problem& p, const std::vector<Impl>& bodies
   return space + "; kernel " + names;
 }
 
+int bodies_in_search_note(const std::string& note) {
+  const std::string key = "; kernel ";
+  const size_t at = note.rfind(key);
+  if (at == std::string::npos) return 0;
+  const size_t begin = at + key.size();
+  const size_t end = std::min(note.find(')', begin), note.size());
+  if (end <= begin) return 0;
+  return 1 + static_cast<int>(std::count(note.begin() + static_cast<std::ptrdiff_t>(begin),
+                                         note.begin() + static_cast<std::ptrdiff_t>(end), ','));
+}
+
 LaunchConfig separate_norm_config(const Problem& problem, const GpuSpec& spec) {
   const long long vectors = threads_per_token(problem);  // one 16-byte vector per thread at vpt 1
   LaunchConfig cfg;

@@ -82,6 +82,10 @@ struct PolicyChoice {
 // The model policy's search space, said in a few words: "one-shot + two-shot; kernel reference, lean",
 // "one-shot only (lean runs one-shot only)". What a row's policy_note records.
 std::string model_search_space(const Problem& problem, const std::vector<Impl>& bodies);
+// How many kernel bodies a policy note holding model_search_space's text says the search covered (the
+// names after its last "; kernel "): 1 for a model policy held to one body (model/BODY), more for
+// model/auto (the model chooses the body); 0 for a note without that text (other policies).
+int bodies_in_search_note(const std::string& note);
 PolicyChoice explain_launch_config(Policy policy, const Problem& problem, const GpuSpec& spec,
                                    const KernelResources& res, const Calibration& cal,
                                    const LaunchConfig* explicit_cfg = nullptr,

@@ -16,6 +16,10 @@ Groups (the `experiment` column):
   grid_twoshot    two-shot, H {4096, 8192} x tokens {128, 512, 2048}, trtllm and legacy (TP2; the
                   emulated node also TP4)
   grid_patterns   ar, ar_res_rms_fp8, ar_res_rms_fp4 at (128, 8192) and (16, 4096), trtllm and legacy
+  grid_latency    the latency regime: TP2 tokens {1, 4} x H {2048, 4096, 5120, 7168, 8192, 16384} (the
+                  emulated node also TP8 at 1 token x H {4096, 8192}); FlashInfer at its own configuration
+                  first, then the reference and lean bodies at trtllm, at the model's pick (model/auto) and
+                  at every cluster size and vectors per thread of one cluster per token (both bodies)
 With --with-model CAL the one-shot groups also measure the model policy's own pick (calibration CAL),
 interleaved with the others, so its regret is against the best measured configuration of the same group.
 Explicit configurations are kept only when `arlab predict` accepts them for the node's SM count.
@@ -60,6 +64,37 @@ def sweep_configs(arlab, node, tokens, hidden, sms):
     return out
 
 
+def latency_configs(arlab, node, tokens, hidden, sms):
+    """tpb/cluster/grid/vpt strings of one cluster per token: cluster 1/2/4/8 x vectors per thread 1/2/4,
+    blocks of 32..1024 threads."""
+    vecs = hidden * 2 // VEC_BYTES  # bf16
+    out = []
+    for cluster in (1, 2, 4, 8):
+        for vpt in (1, 2, 4):
+            tpb = -(-vecs // (cluster * vpt))
+            if tpb < 32 or tpb > 1024 or (vpt > 1 and tpb * cluster * (vpt - 1) >= vecs):
+                continue  # vpt > 1 only where the thread really has that many vectors
+            grid = tokens * cluster
+            if grid <= sms and legal(arlab, node, tokens, hidden, tpb, cluster, grid, vpt):
+                out.append(f"{tpb}/{cluster}/{grid}/{vpt}")
+    return out
+
+
+def latency_cases(arlab, node, sms):
+    problems = [(2, t, h) for t in (1, 4) for h in (2048, 4096, 5120, 7168, 8192, 16384)]
+    if node == "emulated":
+        problems += [(8, 1, h) for h in (4096, 8192)]
+    out = []
+    for n, tokens, hidden in problems:
+        rank_sms = sms if node != "emulated" else sms * 2 // n
+        args = ["-n", str(n), "-t", str(tokens), "--hidden", str(hidden), "--policy",
+                "flashinfer/flashinfer,trtllm,model/auto", "--kernel", "reference,lean"]
+        for cfg in latency_configs(arlab, node, tokens, hidden, rank_sms):
+            args += ["--config", cfg]
+        out.append(("grid_latency", args))
+    return out
+
+
 def cases(arlab, node, sms):
     """(group, extra arlab-run arguments) in measurement order."""
     out = []
@@ -84,7 +119,7 @@ def cases(arlab, node, sms):
         for tokens, hidden in ((128, 8192), (16, 4096)):
             out.append(("grid_patterns", ["--pattern", pattern, "-t", str(tokens), "--hidden", str(hidden),
                                           "--policy", "trtllm,legacy"]))
-    return out
+    return out + latency_cases(arlab, node, sms)
 
 
 def main():
@@ -111,7 +146,7 @@ def main():
     start = time.time()
     for i, (group, args) in enumerate(todo):
         cmd = shlex.split(a.mpirun) if a.node == "mpi" else []
-        if a.with_model and "--algo" not in args:
+        if a.with_model and "--algo" not in args and group != "grid_latency":
             i = args.index("--policy") + 1
             args = args[:i] + ["model," + args[i]] + args[i + 1:] + ["--calibration", a.with_model]
         cmd += [a.arlab, "run", *args, "--experiment", group, "--csv", a.csv, *shlex.split(a.extra)]

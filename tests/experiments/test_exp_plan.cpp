@@ -446,12 +446,14 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
   CHECK(quick[1].configs.empty());
 }
 
-TEST_CASE("exp speedup: issue 24's problems, reference at trtllm vs lean at trtllm and at the model's choice") {
+TEST_CASE("exp speedup: issue 24's problems, reference at trtllm vs lean at trtllm and at the model's choice, "
+          "arlab's best and the peer") {
   const auto cases = exp::experiment_cases("speedup", plan_context({2, 4, 8}, false));
   REQUIRE(cases.size() == 70 + 10 + 10);
   std::set<std::tuple<int, int, int>> problems;
   for (const exp::ExpCase& c : cases) {
-    CHECK(c.policies == std::vector<std::string>{"trtllm", "trtllm/lean", "model/lean"});
+    CHECK(c.policies ==
+          std::vector<std::string>{"trtllm", "trtllm/lean", "model/lean", "model/auto", "flashinfer/flashinfer"});
     CHECK(c.problem.algo == Algorithm::oneshot);
     CHECK(c.configs.empty());
     CHECK(c.baselines.empty());

@@ -62,6 +62,51 @@ std::string write_csv(const std::vector<MeasurementRow>& rows) {
 
 }  // namespace
 
+TEST_CASE("speedup summary: arlab's best (model/auto) and the peer beside the variant, told apart from model/lean") {
+  MeasurementRow lean_pick = speedup_row(1, "model", "lean", 4.0);
+  lean_pick.policy_note = "searched 126 legal candidates (one-shot only: tokens < ranks; kernel lean)";
+  MeasurementRow best = speedup_row(1, "model", "reference", 3.2);  // model/auto chose the reference
+  best.policy_note = "searched 252 legal candidates (one-shot only: tokens < ranks; kernel reference, lean)";
+  best.cluster = 8;
+  best.grid = 8;
+  best.vecs_per_thread = 1;
+  MeasurementRow peer = speedup_row(1, "flashinfer", "flashinfer", 3.6);
+  peer.implementation = "flashinfer-0.7.2";
+  std::vector<MeasurementRow> rows = {speedup_row(1, "trtllm", "reference", 4.0), speedup_row(1, "trtllm", "lean", 4.4),
+                                      lean_pick, best, peer,
+                                      // a problem measured without the two members (earlier runs)
+                                      speedup_row(128, "trtllm", "reference", 12.0),
+                                      speedup_row(128, "trtllm", "lean", 10.0), speedup_row(128, "model", "lean", 8.0)};
+  const std::string path = write_csv(rows);
+  const model::GpuSpec spec = model::sm_partition(model::gpu_preset("h200_sxm"), 2);
+  const std::vector<SpeedupRow> out = exp::speedup_rows(path, spec, model::default_calibration());
+  std::filesystem::remove(path);
+  REQUIRE(out.size() == 2);
+  // The lean row is model/lean's (4.0 us), not overwritten by model/auto's pick (3.2 us).
+  CHECK(out[0].variant_model_us == Approx(4.0));
+  CHECK(out[0].best_us == Approx(3.2));
+  CHECK(out[0].best_config == "256/8/8/1/oneshot/reference");
+  CHECK(out[0].speedup_best == Approx(4.0 / 3.2));
+  CHECK(out[0].peer_us == Approx(3.6));
+  CHECK(out[0].best_over_peer == Approx(3.6 / 3.2));
+  CHECK(out[0].check == "pass");
+  CHECK(std::isnan(out[1].best_us));
+  CHECK(std::isnan(out[1].best_over_peer));
+  CHECK(out[1].best_config.empty());
+  const exp::SpeedupGoal g = exp::speedup_goal(out);
+  CHECK(g.problems == 2);
+  CHECK(g.best_problems == 1);
+  CHECK(g.peer_problems == 1);
+  CHECK(g.geomean_over_peer == Approx(3.6 / 3.2));
+  CHECK(exp::speedup_report(out).find("GOAL best (model/auto) on local TP2") != std::string::npos);
+  // A failing peer row fails the problem's check.
+  rows[4].check = "fail";
+  const std::string path2 = write_csv(rows);
+  const std::vector<SpeedupRow> failed = exp::speedup_rows(path2, spec, model::default_calibration());
+  std::filesystem::remove(path2);
+  CHECK(failed[0].check == "fail");
+}
+
 TEST_CASE("speedup summary: one row per problem and variant, ratios of the headline, the floor, the goal") {
   std::vector<MeasurementRow> rows = {speedup_row(1, "trtllm", "reference", 5.0),
                                       speedup_row(1, "trtllm", "lean", 4.5),
@@ -98,7 +143,7 @@ TEST_CASE("speedup summary: one row per problem and variant, ratios of the headl
   CHECK(g.geomean == Approx(std::sqrt(1.25 * 1.5)));
   CHECK(g.min_speedup == Approx(1.25));
   CHECK(g.max_over_floor_at_128 == 0.0);
-  CHECK(exp::speedup_report(out).find("GOAL lean on local") != std::string::npos);
+  CHECK(exp::speedup_report(out).find("GOAL lean on local TP2") != std::string::npos);
   CHECK(exp::speedup_report(out).find("no link floor") != std::string::npos);
   // The same emulated rows with an NVLink spec (as `--merge`, which has no device, passes): still no
   // floor -- the rows' own link decides.

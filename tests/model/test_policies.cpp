@@ -537,3 +537,18 @@ TEST_CASE("kernel variant names round-trip", "[variants]") {
   for (Impl v : kernel_bodies()) CHECK(parse_kernel_body(to_string(v)) == v);
   CHECK_THROWS_WITH(parse_kernel_body("fast"), Catch::Contains("'fast'") && Catch::Contains("reference, lean"));
 }
+
+TEST_CASE("bodies_in_search_note: model/auto's note lists several bodies, model/BODY's one, others none",
+          "[policies]") {
+  Problem p;
+  p.tokens = 1;
+  p.hidden = 4096;
+  p.nranks = 2;
+  const std::string auto_note = "searched 252 legal candidates (" +
+                                model::model_search_space(p, {Impl::reference, Impl::lean}) + ")";
+  const std::string lean_note = "searched 126 legal candidates (" + model::model_search_space(p, {Impl::lean}) + ")";
+  CHECK(model::bodies_in_search_note(auto_note) == 2);
+  CHECK(model::bodies_in_search_note(lean_note) == 1);
+  CHECK(model::bodies_in_search_note("") == 0);
+  CHECK(model::bodies_in_search_note("FlashInfer 0.7.2's rule: oneshot") == 0);
+}

@@ -36,12 +36,14 @@ bool case_key_of(const std::string& experiment_cell, const std::string& name, st
   return true;
 }
 
-// The cells that say which variant of which case a row measures (merge keeps one row per value).
+// The cells that say which variant of which case a row measures (merge keeps one row per value). The
+// policy note tells the model policy held to one body (model/lean) from model/auto when both pick the
+// same configuration of the same body in one group.
 std::vector<std::string> duplicate_key(const MeasurementRow& r) {
   return {r.experiment, r.policy,       std::to_string(r.tpb),    std::to_string(r.cluster),
           std::to_string(r.grid),       std::to_string(r.vecs_per_thread), r.algo, std::to_string(r.tokens),
           std::to_string(r.hidden),     std::to_string(r.nranks), r.dtype,   r.pattern,
-          r.acc,                        r.implementation,         r.kernel_variant};
+          r.acc,                        r.implementation,         r.kernel_variant, r.policy_note};
 }
 
 // Throws InvalidArgument when `out_path` is one of `inputs`: the same path however spelled (./a.csv,

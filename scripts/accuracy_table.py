@@ -30,7 +30,9 @@ FILES = [
     ("model_grid_emulated_faithful.csv", "emulated", "model-validation grid, current reference"),
     ("exp/model-accuracy_emulated.csv", "emulated", "model-accuracy experiment"),
     ("exp/peers_emulated.csv", "emulated", "peers experiment (arlab's rows)"),
-    ("exp/speedup_emulated_wide.csv", "emulated", "speedup experiment, issue 24's grid"),
+    ("model_grid_latency_emulated.csv", "emulated", "latency grid, 1 and 4 tokens, current bodies"),
+    ("exp/speedup_emulated_wide.csv", "emulated", "speedup experiment, issue 24's grid, lean before 2026-12-01 21:00"),
+    ("exp/speedup_emulated_wide2.csv", "emulated", "speedup experiment, issue 24's grid, current bodies"),
 ]
 
 

@@ -232,6 +232,9 @@ PICK_EM = ["{py}", "scripts/model_pick_regret.py", "{arlab}", "data/calibration/
 PICK_LEAN = ["{py}", "scripts/model_pick_regret.py", "{arlab}", "data/calibration/h200_emulated.csv", "--emulated",
              "--kernel", "lean", "data/h200/exp/lean_configs_final_emulated.csv"]
 SPEEDUP = "{py} scripts/kernel_speedup.py summary data/h200/exp/speedup_emulated*_summary.csv"
+SPEEDUP_WIDE2 = ["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide2.csv", "--out-dir",
+                 "{tmp}/speedup_merge", "--no-plots"]
+VAL_LAT = ["{arlab}", "validate", "data/h200/model_grid_latency_emulated.csv"]
 
 
 def rng(*args):
@@ -268,6 +271,11 @@ CHECKS = [
     # docs/results.md
     dict(doc="docs/results.md", cmd=PEERS,
          derive=lambda out: printed_lines(out, lambda line: line.startswith("VS-FLASHINFER"))),
+    dict(doc="docs/results.md", cmd=SPEEDUP_WIDE2,
+         derive=lambda out: printed_lines(out, lambda line: line.startswith("GOAL"))),
+    dict(doc="docs/model.md", cmd=VAL_LAT,
+         quotes=[(r"model \(lowest predicted among measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%",
+                  "is {1} % slower than the best on average ({2} % at worst)")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

@@ -175,6 +175,18 @@ TEST_CASE("exp merge: shard CSVs into one, duplicates dropped") {
   CHECK(d.added == 3);
   CHECK(d.dropped == 1);
 
+  // model/lean and model/auto picking the same lean configuration in one group: two members (their
+  // policy notes say which), no duplicate.
+  MeasurementRow held = measurement_row("tokens/k1", "model", 1), automatic = held;
+  held.kernel_variant = automatic.kernel_variant = "lean";
+  held.policy_note = "searched 126 legal candidates (one-shot only: tokens < ranks; kernel lean)";
+  automatic.policy_note = "searched 252 legal candidates (one-shot only: tokens < ranks; kernel reference, lean)";
+  const std::string m_in = dir.file("m.csv"), both = dir.file("both.csv");
+  write_text(m_in, header_line() + "\n" + csv_join(to_cells(held)) + "\n" + csv_join(to_cells(automatic)) + "\n");
+  const exp::MergeCounts e = exp::merge_csvs({m_in}, both, "tokens");
+  CHECK(e.added == 2);
+  CHECK(e.dropped == 0);
+
   CHECK_THROWS_AS(exp::merge_csvs({}, out, "tokens"), InvalidArgument);
   // The output may not be an input, however spelled.
   CHECK_THROWS_AS(exp::merge_csvs({a, b}, a, "tokens"), InvalidArgument);

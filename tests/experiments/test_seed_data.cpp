@@ -83,10 +83,14 @@ TEST_CASE("the measured calibrations predict the model-validation grid of their 
   struct Node {
     const char* grid;
     const char* calibration;
-    double max_mape;  // measured: nvlink 0.0783, emulated 0.0902, emulated_faithful 0.0842 (skew-free median)
+    // measured (skew-free median): nvlink 0.0916, emulated 0.0880, emulated_faithful 0.0894. Until
+    // 2026-12-01 0.0783 / 0.0902 / 0.0842: the push step's slope over warps (round_load push_store),
+    // added for the one-token regime's ranking, also counts link bandwidth at large blocks on the real
+    // node, which the model bounds as well (docs/model.md, "Known limits").
+    double max_mape;
   };
-  for (const Node& node : {Node{"nvlink", "nvlink", 0.082}, Node{"emulated", "emulated", 0.095},
-                           Node{"emulated_faithful", "emulated", 0.09}}) {
+  for (const Node& node : {Node{"nvlink", "nvlink", 0.095}, Node{"emulated", "emulated", 0.092},
+                           Node{"emulated_faithful", "emulated", 0.093}}) {
     INFO(node.grid);
     const auto rows = model::read_measurements(data_file(std::string("model_grid_") + node.grid + ".csv"));
     const auto cal = model::load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_" +
@@ -127,8 +131,8 @@ TEST_CASE("rows of the fenced reference are predicted with the design that ran t
   CHECK(old_fenced > 200);
   for (const auto& r : new_rows) CHECK_FALSE(r.config.fenced_reference);
   // The design that ran predicts the earlier rows better than the current design would (measured:
-  // MAPE 8.43 % as read, higher with the flag cleared), and the current design predicts the rows
-  // re-measured with the current kernel about as well (8.42 %).
+  // MAPE 8.80 % as read, 14.7 % with the flag cleared), and the current design predicts the rows
+  // re-measured with the current kernel about as well (8.94 %).
   const auto cal = model::load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   auto as_current = old_rows;
   for (auto& r : as_current) r.config.fenced_reference = false;
@@ -137,5 +141,5 @@ TEST_CASE("rows of the fenced reference are predicted with the design that ran t
   const double mape_new = model::validate_measurements(new_rows, cal, model::ValidateOptions{}).mape;
   INFO("as ran " << mape_as_ran << ", as the current design " << mape_as_current << ", re-measured " << mape_new);
   CHECK(mape_as_ran < mape_as_current);
-  CHECK(mape_new < 0.09);
+  CHECK(mape_new < 0.093);
 }

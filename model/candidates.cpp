@@ -17,6 +17,9 @@ std::vector<Algorithm> model_algorithms(const Problem& p) {
 
 namespace {
 
+// The smallest cluster the candidate space keeps at one block per SM (see candidate_configs).
+constexpr int kMinClusterOnePerSm = 4;
+
 // Every distinct ceil(total / r), r = 1, 2, ..., in increasing order.
 std::vector<long long> distinct_ceil_quotients(long long total) {
   std::vector<long long> v;
@@ -71,6 +74,13 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
           max_clusters = std::min<long long>(max_clusters, static_cast<long long>(bps) * s.sm_count / cs);
           max_clusters = std::min<long long>(max_clusters, kMaxTwoShotBlocks / cs);
         }
+        // Clusters of 4 and 8 blocks are searched at one block per SM at most: where their blocks share
+        // SMs the model's times run 14-55 % short (every such configuration measured in
+        // data/h200/exp/peers_emulated.csv and speedup_emulated_wide2.csv, the model's own picks, mean
+        // about -25 %, against -5 to -11 % at one block per SM), so it would pick them for times they
+        // do not run in (docs/results.md, "Known limits"; docs/policies.md).
+        if (cs >= kMinClusterOnePerSm)
+          max_clusters = std::min<long long>(max_clusters, std::max(1, s.sm_count / cs));
         max_clusters = std::min<long long>({max_clusters, kMaxGridBlocks / cs, static_cast<long long>(p.tokens)});
         if (max_clusters < 1) continue;
         std::set<long long> grids;  // in clusters

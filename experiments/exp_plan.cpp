@@ -416,8 +416,9 @@ const std::vector<ExperimentRow>& experiments() {
       {"numerics", "CPU: accumulation-mode error against fp64 (pairwise vs fp32_acc)", numerics_experiment,
        "plot_numerics.py", nullptr, false},
       {"speedup",
-       "the reference kernel at trtllm vs each other kernel body at trtllm and at the model's choice, interleaved: "
-       "TP2 tokens 1-512 x H 2048-16384 (70 problems), TP4/TP8 tokens 1-512 x H 4096/8192 (10 each)",
+       "the reference kernel at trtllm vs each other kernel body at trtllm and at the model's choice, arlab's best "
+       "(model/auto) and FlashInfer at its own rule, interleaved: TP2 tokens 1-512 x H 2048-16384 (70 problems), "
+       "TP4/TP8 tokens 1-512 x H 4096/8192 (10 each)",
        speedup_experiment, "plot_speedup.py", speedup_summary_step},
       {"peers",
        "arlab's reference and its best against FlashInfer at its own configuration, vLLM + norm, NCCL (+ "

@@ -27,7 +27,8 @@
 //      warps (every warp then sums the warps' partials itself, in warp 0's order); in a cluster of
 //      2 or 4 blocks of whole warps, no cluster barrier at all: each block pushes its total into the other
 //      blocks' shared memory and waits in its own (kernels/fused_epilogue.cuh cluster_sum_pushed;
-//      the reference pays two cluster barriers, one per token and one before exit); and the mean
+//      the reference pays two cluster barriers, one per token and one before exit; where lean keeps
+//      the barriers, its closing one is a relaxed lifetime barrier, no MEMBAR); and the mean
 //      square as a multiplication by 1/H for a power-of-two H (bit-identical to the division).
 //
 // PROTOCOL (one call; every rank runs the same sequence of calls, reference and lean mixed):

@@ -9,7 +9,9 @@ design alone); the geometric mean over the panel's problems in the legend, a dot
 slower). The summary has no CI column for a speedup, so these lines carry none. Right panel: time per call
 vs tokens -- the reference kernel and the variant at the model's choice, each with its 95 % CI as error
 bars (half-width reference_noise_pct / variant_model_noise_pct, percent of the median) and, on a real node,
-the problem's link floor (experiments/speedup_summary.h says how it is computed). Nothing is recomputed:
+the problem's link floor (experiments/speedup_summary.h says how it is computed). Where the group measured
+them, arlab's best (model/auto) over the reference is a dotted line in the left panel and FlashInfer's time
+(x markers, no CI: the summary has none for it) is in the right one. Nothing is recomputed:
 every number is a column of the summary CSV. The node is named from the summary's columns and, for the
 emulated node's partition size (which the summary lacks), the rows of the measurement CSV beside it; the
 caption names the rows' commits and the CIs' widths. Prints every row and the caption.
@@ -23,7 +25,8 @@ import exp_common as ec
 
 TOOL = "plot_speedup"
 COLUMNS = ["link", "nranks", "hidden", "tokens", "variant", "reference_us", "variant_trtllm_us", "variant_model_us",
-           "speedup_design", "speedup", "floor_kind", "floor_us", "gpu", "topology", "check"]
+           "speedup_design", "speedup", "floor_kind", "floor_us", "gpu", "topology", "check", "speedup_best",
+           "peer_us"]
 # One distinct colour per hidden size: issue 24's grid has 7 (tab10 has 10 before it repeats).
 H_COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
             "tab:olive", "tab:cyan"]
@@ -45,6 +48,10 @@ def hidden_lines(ax_s, ax_t, color, h, pts, variant):
     ax_s.plot(ts, sp, "-o", color=color, ms=4, lw=1.5, label=f"H {h}: model's choice (geomean {ec.geomean(sp):.2f}x)")
     ax_s.plot(ts, sd, "--", color=color, marker="s", ms=3, lw=1.0, alpha=0.8,
               label=f"H {h}: trtllm configuration (geomean {ec.geomean(sd):.2f}x)")
+    sb = [ec.num(r, "speedup_best") for _, r in pts]
+    if any(ec.finite(v) for v in sb):  # runs with arlab's best (model/auto) in the group
+        ax_s.plot(ts, sb, ":", color=color, marker="^", ms=3, lw=1.0,
+                  label=f"H {h}: arlab's best, model/auto (geomean {ec.geomean(sb):.2f}x)")
     ref = [ec.num(r, "reference_us") for _, r in pts]
     var = [ec.num(r, "variant_model_us") for _, r in pts]
     flo = [ec.num(r, "floor_us") for _, r in pts]
@@ -55,7 +62,10 @@ def hidden_lines(ax_s, ax_t, color, h, pts, variant):
     ax_t.plot(ts, var, "-s", color=color, ms=4, lw=1.6, label=f"H {h}: {variant} at the model's choice")
     if any(ec.finite(v) for v in flo):  # the emulated node has no link floor (NaN)
         ax_t.plot(ts, flo, ":", color=color, lw=1.2, label=f"H {h}: {pts[0][1]['floor_kind']} floor")
-    return ref + var + flo
+    peer = [ec.num(r, "peer_us") for _, r in pts]
+    if any(ec.finite(v) for v in peer):  # runs with FlashInfer in the group (no CI column in the summary)
+        ax_t.plot(ts, peer, "x", color=color, ms=5, label=f"H {h}: FlashInfer at its own rule")
+    return ref + var + flo + peer
 
 
 def below_legend(ax):

@@ -51,6 +51,12 @@ struct Cells {
   double headline_us = NAN, noise_pct = NAN, predicted_us = NAN;
 };
 
+// tpb/cluster/grid/vpt of a row, as the summary's configuration columns write it.
+std::string shape_text(const Cells& c) {
+  return std::to_string(c.tpb) + "/" + std::to_string(c.cluster) + "/" + std::to_string(c.grid) + "/" +
+         std::to_string(c.vpt);
+}
+
 // The fused rows of experiment "speedup" (experiment cell "speedup/KEY") in `path`, read by the
 // typed reader (every row checked, whatever its experiment).
 std::vector<Cells> read_speedup_cells(const std::string& path) {
@@ -135,8 +141,7 @@ std::vector<SpeedupRow> speedup_rows(const std::string& measurement_csv, const m
       r.variant_trtllm_us = b.headline_us;
       r.variant_model_us = m.headline_us;
       r.variant_model_noise_pct = m.noise_pct;
-      r.variant_model_config = std::to_string(m.tpb) + "/" + std::to_string(m.cluster) + "/" +
-                               std::to_string(m.grid) + "/" + std::to_string(m.vpt);
+      r.variant_model_config = shape_text(m);
       r.variant_model_predicted_us = m.predicted_us;
       r.speedup_design = a.headline_us / b.headline_us;
       r.speedup = a.headline_us / m.headline_us;
@@ -154,8 +159,7 @@ std::vector<SpeedupRow> speedup_rows(const std::string& measurement_csv, const m
       if (best != group.end()) {
         const Cells& x = best->second;
         r.best_us = x.headline_us;
-        r.best_config = std::to_string(x.tpb) + "/" + std::to_string(x.cluster) + "/" + std::to_string(x.grid) + "/" +
-                        std::to_string(x.vpt) + "/" + x.algo + "/" + x.variant;
+        r.best_config = shape_text(x) + "/" + x.algo + "/" + x.variant;
         r.speedup_best = a.headline_us / x.headline_us;
         others_pass = others_pass && x.check == "pass";
       }
@@ -170,6 +174,28 @@ std::vector<SpeedupRow> speedup_rows(const std::string& measurement_csv, const m
   }
   return rows;
 }
+
+namespace {
+
+// Count, geometric mean and minimum of one ratio column over the rows where it is finite (runs
+// without that member leave it NaN); 0, 0, 0 where none is.
+void finite_ratio_stats(const std::vector<SpeedupRow>& rows, double SpeedupRow::*column, int& count,
+                        double& geomean, double& min) {
+  double log_sum = 0;
+  count = 0;
+  min = INFINITY;
+  for (const SpeedupRow& r : rows) {
+    const double v = r.*column;
+    if (!std::isfinite(v)) continue;
+    ++count;
+    log_sum += std::log(v);
+    min = std::min(min, v);
+  }
+  geomean = count ? std::exp(log_sum / count) : 0.0;
+  if (!count) min = 0;
+}
+
+}  // namespace
 
 SpeedupGoal speedup_goal(const std::vector<SpeedupRow>& rows) {
   SpeedupGoal g;
@@ -186,24 +212,8 @@ SpeedupGoal speedup_goal(const std::vector<SpeedupRow>& rows) {
   if (g.problems == 0) return SpeedupGoal{};
   g.geomean = std::exp(log_sum / g.problems);
   g.geomean_design = std::exp(log_design / g.problems);
-  double log_best = 0, log_peer = 0;
-  g.min_best = g.min_over_peer = INFINITY;
-  for (const SpeedupRow& r : rows) {
-    if (std::isfinite(r.speedup_best)) {
-      ++g.best_problems;
-      log_best += std::log(r.speedup_best);
-      g.min_best = std::min(g.min_best, r.speedup_best);
-    }
-    if (std::isfinite(r.best_over_peer)) {
-      ++g.peer_problems;
-      log_peer += std::log(r.best_over_peer);
-      g.min_over_peer = std::min(g.min_over_peer, r.best_over_peer);
-    }
-  }
-  g.geomean_best = g.best_problems ? std::exp(log_best / g.best_problems) : 0.0;
-  g.geomean_over_peer = g.peer_problems ? std::exp(log_peer / g.peer_problems) : 0.0;
-  if (!g.best_problems) g.min_best = 0;
-  if (!g.peer_problems) g.min_over_peer = 0;
+  finite_ratio_stats(rows, &SpeedupRow::speedup_best, g.best_problems, g.geomean_best, g.min_best);
+  finite_ratio_stats(rows, &SpeedupRow::best_over_peer, g.peer_problems, g.geomean_over_peer, g.min_over_peer);
   return g;
 }
 

@@ -30,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -79,6 +80,9 @@ constexpr int kSkewBatch = 16;        // gated starts per host-hold batch (as ha
 constexpr int kSkewIters = 256;       // >= 200 gated starts (the brief)
 constexpr int kSkewQuickIters = 64;
 constexpr int kQuickReps = 5;
+// exchange: threads of the one block per member: 128 (the one-shot kernel's smallest blocks at 1
+// token) and 1024 (a full block: the most pollers one block puts on the memory system).
+constexpr std::array<int, 2> kExchangeThreads = {128, 1024};
 constexpr uint64_t kTagRankBits = 8;  // CUPTI tag = (iteration << 8) | rank (N <= 16 < 256)
 constexpr int kMaxPollThreads = 65536;
 
@@ -157,6 +161,7 @@ class CrossRankBenches {
     step("ping_pong", "local_flag", [&] { ping_pong("local_flag", FlagOrder::relaxed, true); });
     step("poll", one_clock_ ? "lamport" : "lamport_ntp_offset", [&] { poll(); });
     step("start_skew", "gated", [&] { start_skew(); });
+    step("exchange", "all_to_all", [&] { exchange(); });
     node_.reinitialize();
   }
 
@@ -570,6 +575,97 @@ class CrossRankBenches {
     const auto all = gather(starts, static_cast<size_t>(iters));
     if (!process0()) return;
     add_row("start_skew", "gated", -1, 0, kStampThreads, iters, "gated_starts", "skew_us", start_skews_us(all));
+  }
+
+  // ---- exchange --------------------------------------------------------------------------------
+  // One all-to-all round among ranks 0 .. k-1 (calibrate/cross_rank_kernels.h exchange) for every k
+  // of exchange_groups(N) and kExchangeThreads threads, timed as harness/timing.cpp times the fused
+  // kernels: a host hold at the head of every rank's stream, a batch of kSkewBatch (gate, kernel)
+  // per rank queued behind it, then the release; CUPTI start and end records of the members'
+  // kernels give per iteration the skew-free duration (max end - max start over the members), the
+  // fused kernels' headline figure. Ranks outside the group take the gate only. Needs CUPTI in every
+  // process (the skew-free figure compares starts and ends across ranks): without it, skipped.
+  void exchange() {
+    std::unique_ptr<harness::CuptiKernelTimer> own_cupti;
+    harness::CuptiKernelTimer* cupti = given_cupti_;
+    if (!cupti) {
+      try {
+        own_cupti = std::make_unique<harness::CuptiKernelTimer>();
+        cupti = own_cupti.get();
+      } catch (const CudaError& e) {
+        note(std::string("exchange without CUPTI (") + e.what() + ")");
+      }
+    }
+    const std::vector<double> have = node_.allgather({cupti ? 1.0 : 0.0});
+    if (std::any_of(have.begin(), have.end(), [](double v) { return v != 1.0; })) {
+      note("exchange skipped: CUPTI is unavailable in some process (the skew-free figure needs its start and end "
+           "records)");
+      return;
+    }
+    cupti->collect();  // drop records of earlier benches
+    const int iters = quick_ ? kSkewQuickIters : kSkewIters;
+    const std::vector<int> groups = exchange_groups(node_.nranks());
+    const size_t scratch = static_cast<size_t>(groups.back()) * kExchangeThreads.back() * kVectorBytes;
+    if (scratch > region_bytes_) {
+      note("exchange skipped: its scratch (" + std::to_string(scratch) + " bytes) exceeds the Lamport region (" +
+           std::to_string(region_bytes_) + ")");
+      return;
+    }
+    for (auto& l : local_)  // tags start at 1: zeroed slots hold no launch's tag
+      ARLAB_CUDA_CHECK_RANK(l->rank(), cudaMemsetAsync(l->region(l->rank()), 0, scratch, l->stream()));
+    finish("exchange fill");
+    uint32_t next_tag = 1;
+    harness::HostHold hold;
+    for (int k : groups)
+      for (int threads : kExchangeThreads) {
+        std::unordered_map<int, std::vector<uint64_t>> starts, ends;
+        for (int first = -kSkewBatch; first < iters; first += kSkewBatch) {  // the first batch warms up
+          const bool timed = first >= 0;
+          hold.arm(node_);
+          for (int i = 0; i < kSkewBatch; ++i, ++next_tag)
+            for (auto& l : local_) {
+              l->ctx.launch_gate(node_.timeout_ns());
+              if (l->rank() >= k) continue;
+              ExchangeParams p;
+              for (int r = 0; r < k; ++r) p.scratch[r] = l->region(r);
+              p.group = k;
+              p.rank = l->rank();
+              p.threads = threads;
+              p.tag = next_tag;
+              p.status = l->cross_status(node_.timeout_ns());
+              if (timed) cupti->set_tag((static_cast<uint64_t>(first + i) << kTagRankBits) |
+                                        static_cast<uint64_t>(l->rank()));
+              const cudaError_t e = launch_exchange(p, l->stream());
+              if (timed) cupti->clear_tag();
+              ARLAB_CUDA_CHECK_RANK(l->rank(), e);
+            }
+          hold.release();
+          finish("all_to_all");
+          std::unordered_map<uint64_t, harness::KernelInterval> by_tag;
+          for (const harness::KernelInterval& ki : cupti->collect()) by_tag[ki.tag] = ki;
+          if (!timed) continue;
+          bool complete = true;
+          for (auto& l : local_) {
+            if (l->rank() >= k) continue;
+            for (int i = first; i < first + kSkewBatch; ++i) {
+              const auto it = by_tag.find((static_cast<uint64_t>(i) << kTagRankBits) | static_cast<uint64_t>(l->rank()));
+              complete = complete && it != by_tag.end();
+              starts[l->rank()].push_back(complete ? it->second.start_ns : 0);
+              ends[l->rank()].push_back(complete ? it->second.end_ns : 0);
+            }
+          }
+          const std::vector<double> ok = node_.allgather({complete ? 1.0 : 0.0});  // one decision everywhere
+          if (std::any_of(ok.begin(), ok.end(), [](double v) { return v != 1.0; }))
+            throw CudaError("exchange: CUPTI did not deliver a record of every tagged exchange kernel");
+        }
+        auto all_starts = gather(starts, static_cast<size_t>(iters));
+        auto all_ends = gather(ends, static_cast<size_t>(iters));
+        if (!process0()) continue;
+        all_starts.resize(static_cast<size_t>(k));  // the members' rows (ranks 0 .. k-1)
+        all_ends.resize(static_cast<size_t>(k));
+        add_row("exchange", "all_to_all", -1, 1, threads, k, "ranks", "skewfree_us",
+                skew_free_durations_us(all_starts, all_ends));
+      }
   }
 
   Node& node_;

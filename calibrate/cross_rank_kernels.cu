@@ -171,6 +171,46 @@ __global__ void __launch_bounds__(kStoreTpb, kPollMinBlocksPerSm) poll_wait_kern
   p.seen_ns[i] = global_timer_ns();
 }
 
+// ==== exchange: one all-to-all round =============================================================
+// Protocol: thread i stores vector i of slot `rank` of every other member (st.relaxed.sys.v4, the
+// one-shot push), then waits for vector i of every other member's slot of its own scratch to hold
+// this launch's tag in all four words, polling kExchangeBatch slots at once with ld.relaxed.sys.v4
+// (the one-shot kernel's poll and its batch at N = 8). Tags are unique per launch and the start gate
+// precedes every launch, so a slot never holds another launch's tag while a poller looks for this
+// one's: no clearing between launches. Bounded: a wait gives up after timeout_ns (CrossWait::member).
+constexpr int kExchangeBatch = 4;
+__device__ __forceinline__ bool holds_tag(const uint4& v, uint32_t tag) {
+  return v.x == tag && v.y == tag && v.z == tag && v.w == tag;
+}
+__global__ void __launch_bounds__(kStoreTpb) exchange_kernel(const ExchangeParams p) {
+  const long long slot_bytes = static_cast<long long>(p.threads) * kVectorBytes;
+  const long long my_vector = static_cast<long long>(threadIdx.x) * kVectorBytes;
+  const uint4 tag = make_uint4(p.tag, p.tag, p.tag, p.tag);
+  for (int r = 0; r < p.group; ++r)
+    if (r != p.rank) st_relaxed_sys_v4(static_cast<char*>(p.scratch[r]) + p.rank * slot_bytes + my_vector, tag);
+  const char* own = static_cast<const char*>(p.scratch[p.rank]) + my_vector;
+  for (int base = 0; base < p.group; base += kExchangeBatch) {
+    const bool arrived = spin_until(
+        [&] {
+          uint4 got[kExchangeBatch];
+#pragma unroll
+          for (int j = 0; j < kExchangeBatch; ++j) {
+            const int r = base + j;
+            got[j] = r < p.group && r != p.rank ? ld_relaxed_sys_v4(own + r * slot_bytes) : tag;
+          }
+          bool all = true;
+#pragma unroll
+          for (int j = 0; j < kExchangeBatch; ++j) all = all && holds_tag(got[j], p.tag);
+          return all;
+        },
+        p.status.timeout_ns);
+    if (!arrived) {
+      report_timeout(p.status, CrossBench::exchange, CrossWait::member, base);
+      return;
+    }
+  }
+}
+
 // ==== start_skew: the empty kernel =================================================================
 // Thread 0 writes %globaltimer at entry (the start as the kernel sees it; CUPTI's start record is
 // the other clock the host compares).
@@ -217,6 +257,10 @@ cudaError_t launch_poll_wait(const PollWaitParams& p, cudaStream_t stream) {
 
 cudaError_t poll_wait_blocks_per_sm(int* blocks) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, poll_wait_kernel, kStoreTpb, 0);
+}
+
+cudaError_t launch_exchange(const ExchangeParams& p, cudaStream_t stream) {
+  return launch_ex(exchange_kernel, 1u, static_cast<unsigned>(p.threads), stream, p);
 }
 
 cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream) {
@@ -274,6 +318,14 @@ cudaError_t preload_cross_rank_kernels(void* scratch, const CrossStatus& status,
     pp.status = status;
     if ((e = launch_ping_pong(pp, stream)) != cudaSuccess) return e;
   }
+  ExchangeParams ex;  // a group of one: no peer to store to or wait for
+  ex.scratch[0] = slots;
+  ex.group = 1;
+  ex.rank = 0;
+  ex.threads = kWarp;
+  ex.tag = 1u;
+  ex.status = status;
+  if ((e = launch_exchange(ex, stream)) != cudaSuccess) return e;
   return launch_stamp(stored_ns, stream);
 }
 

@@ -16,6 +16,8 @@
 namespace arlab::calibrate {
 
 // Where a kernel reports a timeout, and its bound.
+constexpr int kMaxExchangeRanks = 16;  // kernels/lamport_layout.h kMaxRanks: the largest node
+
 struct CrossStatus {
   unsigned long long* word = nullptr;  // this rank's status word (its own device memory), 0 = fine
   unsigned long long timeout_ns = 0;
@@ -86,6 +88,21 @@ cudaError_t poll_wait_blocks_per_sm(int* blocks);
 // launch the scheduler handles.
 constexpr int kStampThreads = 32;
 cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream);
+
+// exchange: one all-to-all round among ranks 0 .. group-1, the one-shot kernel's push and poll with
+// nothing to add: every member runs one block of `threads` threads; thread i stores a 16-byte vector
+// of `tag` into vector i of slot `rank` of every other member's scratch, then polls vector i of the
+// other members' slots of its own scratch until each holds `tag` in all four words. Scratch layout:
+// slot s at byte s * threads * 16 (group * threads * 16 bytes from each member's region start).
+struct ExchangeParams {
+  void* scratch[kMaxExchangeRanks] = {};  // index = rank: that member's scratch as mapped here
+  int group = 0;                          // members: ranks 0 .. group-1 (>= 1; 1: nothing to wait for)
+  int rank = 0;                           // this rank, < group
+  int threads = 0;                        // 32 .. kStoreTpb, a multiple of 32
+  uint32_t tag = 0;                       // unique per launch; never the word the scratch was filled with
+  CrossStatus status;
+};
+cudaError_t launch_exchange(const ExchangeParams& p, cudaStream_t stream);
 
 // Preloading. Under lazy module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) the
 // first launch of a kernel in a context loads it there, and that load may wait for the work already

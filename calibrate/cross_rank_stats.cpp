@@ -25,6 +25,7 @@ const char* to_string(CrossBench b) {
     case CrossBench::ping_pong: return "ping_pong";
     case CrossBench::poll: return "poll";
     case CrossBench::clock_offset: return "poll (clock offset ping-pong)";
+    case CrossBench::exchange: return "exchange";
     case CrossBench::none: break;
   }
   return "unknown";
@@ -37,6 +38,7 @@ static std::string wait_text(const CrossTimeout& t) {
       return "the peer's stores to replace the -0.0 mark of its last incoming vectors (tail vector " + i + ")";
     case CrossWait::flag: return "round " + i + " of its partner's flag";
     case CrossWait::slot: return "rank 0's store into the slot of spinning thread " + i;
+    case CrossWait::member: return "the vectors of the members from rank " + i + " (a poll batch of 4)";
     case CrossWait::none: break;
   }
   return "an unknown wait (" + i + ")";
@@ -126,6 +128,42 @@ std::vector<double> start_skews_us(const std::vector<std::vector<uint64_t>>& sta
     skew.push_back(harness::to_relative_us(hi, lo));
   }
   return skew;
+}
+
+std::vector<double> skew_free_durations_us(const std::vector<std::vector<uint64_t>>& starts,
+                                           const std::vector<std::vector<uint64_t>>& ends) {
+  if (starts.empty() || starts[0].empty()) throw InvalidArgument("skew-free duration: no starts");
+  if (ends.size() != starts.size())
+    throw InvalidArgument("skew-free duration: " + std::to_string(starts.size()) + " ranks of starts, " +
+                          std::to_string(ends.size()) + " of ends");
+  const size_t iters = starts[0].size();
+  for (size_t r = 0; r < starts.size(); ++r)
+    if (starts[r].size() != iters || ends[r].size() != iters)
+      throw InvalidArgument("skew-free duration: rank " + std::to_string(r) + " has " +
+                            std::to_string(starts[r].size()) + " starts and " + std::to_string(ends[r].size()) +
+                            " ends, rank 0 " + std::to_string(iters));
+  std::vector<double> d;
+  d.reserve(iters);
+  for (size_t i = 0; i < iters; ++i) {
+    uint64_t last_start = 0, last_end = 0;
+    for (size_t r = 0; r < starts.size(); ++r) {
+      if (ends[r][i] < starts[r][i])
+        throw InvalidArgument("skew-free duration: rank " + std::to_string(r) + " iteration " + std::to_string(i) +
+                              " ends before it starts");
+      last_start = std::max(last_start, starts[r][i]);
+      last_end = std::max(last_end, ends[r][i]);
+    }
+    d.push_back(harness::to_relative_us(last_end, last_start));
+  }
+  return d;
+}
+
+std::vector<int> exchange_groups(int nranks) {
+  if (nranks < 2) throw InvalidArgument("exchange: " + std::to_string(nranks) + " ranks (needs >= 2)");
+  std::vector<int> g;
+  for (int k = 2; k < nranks; k *= 2) g.push_back(k);
+  g.push_back(nranks);
+  return g;
 }
 
 template <typename T>

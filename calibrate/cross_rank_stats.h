@@ -21,12 +21,13 @@ constexpr int kStoreTpb = 1024;      // threads per block of the store and poll 
 // One 64-bit status word per rank (its own device memory, not the workspace's fault word, whose
 // kinds belong to the fused kernel and the gate); the first timeout wins (atomicCAS from 0).
 // Bit layout (63..0): bench:8 | wait:8 | rank:8 | block:20 | index:20
-enum class CrossBench : unsigned { none = 0, peer_store = 1, ping_pong = 2, poll = 3, clock_offset = 4 };
+enum class CrossBench : unsigned { none = 0, peer_store = 1, ping_pong = 2, poll = 3, clock_offset = 4, exchange = 5 };
 enum class CrossWait : unsigned {
   none = 0,
   incoming_data = 1,  // peer_store poller: the peer's last vectors never replaced the -0.0 mark
   flag = 2,           // ping_pong / clock_offset: the partner never wrote round `index`
   slot = 3,           // poll: the slot of thread `index` never replaced the -0.0 mark
+  member = 4,         // exchange: a vector of the members from rank `index` (a poll batch) never arrived
 };
 
 constexpr unsigned long long kCrossMask8 = 0xFFull;
@@ -77,6 +78,13 @@ std::vector<double> poll_latencies_ns(const std::vector<uint64_t>& stored, const
 // starts[rank][iteration] (ns, one clock): per iteration max - min over ranks, us. Throws when the
 // ranks' counts differ or there are none.
 std::vector<double> start_skews_us(const std::vector<std::vector<uint64_t>>& starts);
+// starts[rank][iteration], ends[rank][iteration] (ns, one clock): per iteration max over ranks of
+// the end - max over ranks of the start (the fused kernels' skew-free figure), us. Throws as
+// start_skews_us does, and when an end precedes its own start.
+std::vector<double> skew_free_durations_us(const std::vector<std::vector<uint64_t>>& starts,
+                                           const std::vector<std::vector<uint64_t>>& ends);
+// Ranks of the exchange sweep: 2, 4, 8, ... up to the node's rank count (itself included).
+std::vector<int> exchange_groups(int nranks);
 
 // ---- gathering per-rank values over the node's processes -----------------------------------------
 // A process packs, for every rank of the node, [owned flag, L values] (values of ranks it does not

@@ -146,6 +146,7 @@ struct SaveCalibrationCliOptions {
   std::string out;
   std::string calibration = kCalibrationAuto;
   std::string from_microbench;
+  std::string exchange_microbench;
   std::string gpu = "h200_sxm";
 };
 
@@ -153,10 +154,30 @@ struct SaveCalibrationCliOptions {
 // gives the datasheet bandwidths and clock; rows of the emulated node (link local) are judged
 // against one rank's partition of it.
 void run_derive_calibration(const SaveCalibrationCliOptions& o) {
-  check_output_path(o.out, {o.from_microbench}, "save-calibration FILE");
+  check_output_path(o.out, {o.from_microbench, o.exchange_microbench}, "save-calibration FILE");
   std::vector<int> lines;
-  const std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench, &lines);
-  const MicrobenchRow& first = rows.front();  // every row holds the same provenance (load_microbench)
+  std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench, &lines);
+  const MicrobenchRow first = rows.front();  // every row holds the same provenance (load_microbench)
+  if (!o.exchange_microbench.empty()) {
+    // Another run of `arlab calibrate`, on a node of more ranks: only its exchange rows are read.
+    std::vector<int> more_lines;
+    const std::vector<MicrobenchRow> more = model::load_microbench(o.exchange_microbench, &more_lines);
+    if (more.front().gpu != first.gpu || more.front().link != first.link)
+      throw CsvError(o.exchange_microbench, more_lines.front(), "link",
+                     "--exchange-microbench rows were measured on '" + cut_for_message(more.front().gpu) + "', link " +
+                         more.front().link + "; --from-microbench on '" + cut_for_message(first.gpu) + "', link " +
+                         first.link + ": one node kind only");
+    size_t taken = 0;
+    for (size_t i = 0; i < more.size(); ++i)
+      if (more[i].bench == "exchange") {
+        rows.push_back(more[i]);
+        lines.push_back(more_lines[i]);
+        ++taken;
+      }
+    if (taken == 0)
+      throw CsvError(o.exchange_microbench, 0, "bench",
+                     "no exchange rows (`arlab calibrate -n 8` writes them on a node of 8 ranks)");
+  }
   const model::GpuSpec whole = model::gpu_preset(o.gpu);
   const bool local = first.link == "local";
   model::GpuSpec spec = whole;
@@ -176,10 +197,11 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                               : ": a rank owns the whole GPU") +
                        "; pass the --gpu these rows were measured on (their gpu cell: '" + cut_for_message(first.gpu) +
                        "')");
-  std::printf("arlab save-calibration %s: deriving the model's constants from %s (%zu microbenchmark rows; %s, %s, "
-              "%s; --gpu %s)\n",
-              arlab::git_sha(), o.from_microbench.c_str(), rows.size(), first.gpu.c_str(), first.topology.c_str(),
-              first.link.c_str(), o.gpu.c_str());
+  std::printf("arlab save-calibration %s: deriving the model's constants from %s%s%s (%zu microbenchmark rows; %s, "
+              "%s, %s; --gpu %s)\n",
+              arlab::git_sha(), o.from_microbench.c_str(), o.exchange_microbench.empty() ? "" : " and the exchange rows of ",
+              o.exchange_microbench.c_str(), rows.size(), first.gpu.c_str(), first.topology.c_str(), first.link.c_str(),
+              o.gpu.c_str());
   model::DerivedCalibration d;
   try {
     d = model::derive_calibration(rows, spec);
@@ -191,7 +213,9 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
     for (size_t i = 0; e.rows_exist && i < rows.size(); ++i)
       if (rows[i].bench == q.bench && rows[i].metric == q.metric &&
           (prefix ? rows[i].variant.rfind(stem, 0) == 0 : rows[i].variant == q.variant))
-        throw CsvError(o.from_microbench, lines[i], "value",
+        throw CsvError(rows[i].bench == "exchange" && !o.exchange_microbench.empty() ? o.exchange_microbench
+                                                                                      : o.from_microbench,
+                       lines[i], "value",
                        std::string(e.what()) + " (the first row of bench " + q.bench + ", variant " + q.variant +
                            ", metric " + q.metric + ")");
     throw CsvError(o.from_microbench, 0, "",
@@ -202,11 +226,15 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   for (const std::string& note : d.notes) std::printf("  %s\n", note.c_str());
   model::save_calibration(d.calibration, o.out,
                           "arlab calibrate: " + o.from_microbench + " (" + first.gpu + ", " + first.topology +
-                              ", link " + first.link + ", git " + first.git_sha + ", " + first.date_utc + ")");
+                              ", link " + first.link + ", git " + first.git_sha + ", " + first.date_utc + ")" +
+                              (o.exchange_microbench.empty() ? std::string()
+                                                             : " + exchange rows of " + o.exchange_microbench));
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
 void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& sub) {
+  if (!o.exchange_microbench.empty() && o.from_microbench.empty())
+    throw InvalidArgument("--exchange-microbench adds rows to --from-microbench's: give both");
   if (!o.from_microbench.empty()) {
     if (sub.count("--calibration") > 0) throw InvalidArgument("--from-microbench and --calibration exclude each other");
     run_derive_calibration(o);
@@ -568,6 +596,10 @@ void add_save_calibration_command(CLI::App& app) {
   add_calibration_option(sub, o->calibration);
   sub->add_option("--from-microbench", o->from_microbench,
                   "derive the constants from an `arlab calibrate` microbench.csv instead (model/calibration_derive.h)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--exchange-microbench", o->exchange_microbench,
+                  "with --from-microbench: the exchange rows of another `arlab calibrate` run, on a node of more ranks "
+                  "(`-n 8`), for the ranks term (exchange_ns_per_rank*)")
       ->check(CLI::ExistingFile);
   sub->add_option("--gpu", o->gpu, "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs)");
   sub->callback([o, sub] { run_save_calibration(*o, *sub); });

@@ -60,7 +60,8 @@ ARLAB_CSV_SCHEMA(ARLAB_MICROBENCH_COLUMNS, MicrobenchRow, microbench_header)
   X(peer_store)                     \
   X(ping_pong)                      \
   X(poll)                           \
-  X(start_skew)
+  X(start_skew)                     \
+  X(exchange)
 
 inline std::vector<std::string> microbench_names() {
   std::vector<std::string> names;

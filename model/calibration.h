@@ -134,7 +134,15 @@ namespace arlab::model {
   /* prior: 0.6 x the same 304 ns barrier (the hand-chosen factor); range: as dsmem_access_ns */                     \
   X(pushed_exchange_ns_per_peer, 180.0, 0.0, 10000.0, "ns",                                                          \
     "extra pushed-exchange time per other block of the cluster (calibrate: cluster_sync pushed, slope of the same "  \
-    "line)")
+    "line)")                                                                                                         \
+  /* prior: 0, a node of N ranks as fast as one of 2; range: 10 us per rank: over 10x the few hundred ns per */     \
+  /* rank measured on the emulated H200 node */                                                                     \
+  X(exchange_ns_per_rank, 0.0, 0.0, 10000.0, "ns",                                                                   \
+    "extra skew-free time of one all-to-all exchange round among N ranks over 2 ranks: the part linear in N - 2 "   \
+    "(calibrate: exchange all_to_all, least squares of extra = a (N-2) + b (N-2)^2 over the measured N)")            \
+  /* prior: 0; range: as exchange_ns_per_rank */                                                                     \
+  X(exchange_ns_per_rank_sq, 0.0, 0.0, 10000.0, "ns",                                                                \
+    "the same extra time's part in (N - 2)^2 (calibrate: exchange all_to_all, b of the same fit)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

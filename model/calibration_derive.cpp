@@ -96,6 +96,7 @@ class Deriver {
     bandwidths();
     reductions();
     skew_and_math();
+    rank_exchange();
     round_overhead();
     check_ranges(out_.calibration);
     return out_;
@@ -358,6 +359,62 @@ class Deriver {
           "median of max - min start over ranks of gated empty kernels (start_skew); the skew-free prediction "
           "excludes it, the max over ranks adds it");
     }
+  }
+
+  // One all-to-all exchange round among k ranks (exchange all_to_all; median over the block sizes
+  // per k, rows of the node with the most ranks) against the same round among 2 of that node: extra(k) = a (k - 2) + b (k - 2)^2 by least squares, a
+  // and b at least 0 (a negative one is dropped and the other refitted alone). Rows of 2 ranks only
+  // (a TP2 node's calibrate) leave the priors, and say so.
+  void rank_exchange() {
+    const auto got = pick_rows("exchange", "all_to_all", "skewfree_us");
+    // The rows of the largest node only: one node's sweep, its 2-rank round included (a node's idle
+    // ranks, gated, lengthen even that round a little: 1.28 vs 1.41 us at 128 threads, emulated H200).
+    int node = 0;
+    for (const MicrobenchRow* r : got) node = std::max(node, r->nranks);
+    std::map<int, std::vector<double>> by_ranks;
+    for (const MicrobenchRow* r : got)
+      if (r->nranks == node) by_ranks[static_cast<int>(std::lround(r->size))].push_back(r->value);
+    const auto two = by_ranks.find(2);
+    if (two == by_ranks.end() || by_ranks.size() < 2) {
+      for (const char* name : {"exchange_ns_per_rank", "exchange_ns_per_rank_sq"})
+        out_.notes.push_back(std::string(name) + " = " + fmt("%.4g", get_constant(out_.calibration, name)) +
+                             ": prior kept (no exchange rows of 2 ranks and of more; `arlab calibrate -n 8` measures "
+                             "them)");
+      return;
+    }
+    const double base_us = median_of(two->second);
+    std::vector<std::pair<double, double>> xe;  // (k - 2, extra ns)
+    std::string points;
+    for (const auto& [k, v] : by_ranks) {
+      if (k <= 2) continue;
+      const double extra = (median_of(v) - base_us) * 1e3;
+      xe.emplace_back(k - 2.0, extra);
+      points += fmt(" %d ranks %+.0f ns;", k, extra);
+    }
+    double sx2 = 0, sx3 = 0, sx4 = 0, sxe = 0, sx2e = 0;
+    for (const auto& [x, e] : xe) {
+      sx2 += x * x;
+      sx3 += x * x * x;
+      sx4 += x * x * x * x;
+      sxe += x * e;
+      sx2e += x * x * e;
+    }
+    const double det = sx2 * sx4 - sx3 * sx3;
+    double a = det > 0 ? (sxe * sx4 - sx2e * sx3) / det : sxe / sx2;
+    double b = det > 0 ? (sx2 * sx2e - sx3 * sxe) / det : 0.0;
+    if (b < 0) {
+      b = 0;
+      a = sxe / sx2;
+    }
+    if (a < 0) {
+      a = 0;
+      b = std::max(0.0, sx2e / sx4);
+    }
+    const std::string how = fmt("exchange all_to_all on a node of %d ranks, over 2 ranks (%.3f us):", node, base_us) +
+                            points +
+                            " least squares of a (N-2) + b (N-2)^2";
+    set("exchange_ns_per_rank", a, how + ", a");
+    set("exchange_ns_per_rank_sq", b, "b of the same fit");
   }
 
   // The kernel's own RMSNorm round run in isolation (epilogue_round) against the model's parts of

@@ -108,6 +108,21 @@ void add_launch_term(const ModelInputs& in, TermSheet& sheet) {
             });
 }
 
+double rank_exchange_extra_ns(const Calibration& cal, int nranks) {
+  const double x = std::max(0, nranks - 2);
+  return cal.exchange_ns_per_rank * x + cal.exchange_ns_per_rank_sq * x * x;
+}
+
+void add_ranks_term(const ModelInputs& in, TermSheet& sheet) {
+  const int n = in.p.nranks;
+  if (n <= 2) return;  // no term at N = 2: the constants describe more ranks than 2
+  const Calibration& cal = in.cal;
+  sheet.add("ranks", rank_exchange_extra_ns(cal, n), [&] {
+    return fmt("one exchange round among %d ranks beyond one among 2: %.3g ns x %d + %.3g ns x %d^2", n,
+               cal.exchange_ns_per_rank, std::max(0, n - 2), cal.exchange_ns_per_rank_sq, std::max(0, n - 2));
+  });
+}
+
 RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
   const Calibration& cal = in.cal;
   const bool norm = has_residual(in.p.pattern);

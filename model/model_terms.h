@@ -113,6 +113,12 @@ std::string norm_reduce_text(const ModelInputs& in);
 // The launch term both algorithms start with: the empty-kernel duration of the grid (+ cluster launch).
 void add_launch_term(const ModelInputs& in, TermSheet& sheet);
 
+// The ranks term both algorithms add: what one all-to-all exchange round among N ranks costs beyond
+// one among 2 (calibrate: exchange; no term at N = 2, 0 wherever the calibration has no rows of more
+// ranks).
+double rank_exchange_extra_ns(const Calibration& cal, int nranks);
+void add_ranks_term(const ModelInputs& in, TermSheet& sheet);
+
 // The one-shot and two-shot models: total ns (terms on `sheet`).
 double oneshot_model(const ModelInputs& in, TermSheet& sheet);
 double twoshot_model(const ModelInputs& in, TermSheet& sheet);

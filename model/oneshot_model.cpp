@@ -122,6 +122,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const OneshotDesign d = design_of(implementation(c.impl).model, c.fenced_reference, p);
 
   add_launch_term(in, sheet);
+  add_ranks_term(in, sheet);
   const bool norm_pattern = has_residual(p.pattern);
   // The lean kernel's pushed exchange starts with a cluster arrive with release semantics before the
   // flag read (kernels/fused_epilogue.cuh pushed_exchange_init): a bare cluster barrier on the path.

@@ -42,6 +42,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const bool norm = has_residual(p.pattern);
 
   add_launch_term(in, sheet);
+  add_ranks_term(in, sheet);
 
   const std::vector<Bound> copy = {{"chain", static_cast<double>(rounds_all) * token_loads_ns(in, vecs)},
                                    {"sm_port", static_cast<double>(rounds_all) * k * slice * 2 / port},

@@ -90,6 +90,18 @@ TEST_CASE("cross-rank benches on the emulated node: every bench, plausible value
     CHECK(skew[0].value < 100.0);
     CHECK(skew[0].reps >= 64);
 
+    const auto exchange = rows_of(rows, "exchange", "all_to_all");  // groups 2 .. n x 128 and 1024 threads
+    REQUIRE(exchange.size() == 2 * calibrate::exchange_groups(n).size());
+    for (const MicrobenchRow& r : exchange) {
+      INFO(r.size << " ranks x " << r.tpb << " threads: " << r.value << " us");
+      CHECK(r.metric == "skewfree_us");
+      CHECK(r.size_unit == "ranks");
+      CHECK((r.tpb == 128 || r.tpb == 1024));
+      CHECK(r.value > 0.0);    // a launch, a store and a poll round trip
+      CHECK(r.value < 100.0);
+      CHECK(r.reps >= 64);
+    }
+
     for (const MicrobenchRow& r : rows) {
       CHECK(r.nranks == n);
       CHECK(r.git_sha.empty());  // provenance is the caller's

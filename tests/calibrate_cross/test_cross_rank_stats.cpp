@@ -114,6 +114,28 @@ TEST_CASE("start skew per iteration is max - min over ranks, in us") {
   CHECK_THROWS_AS(start_skews_us({{1, 2}, {1}}), InvalidArgument);
 }
 
+TEST_CASE("skew-free duration per iteration is the last end minus the last start over ranks, in us") {
+  const uint64_t e = 1'800'000'000'000'000'000ull;
+  // iteration 0: rank 1 starts last (e + 300) and rank 0 ends last (e + 2300): 2.0 us
+  // iteration 1: one rank both starts and ends last: 1.5 us
+  const std::vector<double> d =
+      skew_free_durations_us({{e, e + 10000}, {e + 300, e + 10100}}, {{e + 2300, e + 11000}, {e + 2000, e + 11600}});
+  CHECK(d == std::vector<double>{2.0, 1.5});
+  CHECK_THROWS_AS(skew_free_durations_us({}, {}), InvalidArgument);
+  CHECK_THROWS_AS(skew_free_durations_us({{1, 2}}, {{3}}), InvalidArgument);           // counts differ
+  CHECK_THROWS_AS(skew_free_durations_us({{1}, {1}}, {{3}}), InvalidArgument);         // ranks differ
+  CHECK_THROWS_AS(skew_free_durations_us({{e + 5}, {e}}, {{e + 4}, {e + 9}}), InvalidArgument);  // end < start
+}
+
+TEST_CASE("the exchange sweep doubles from 2 ranks to the node's count") {
+  CHECK(exchange_groups(2) == std::vector<int>{2});
+  CHECK(exchange_groups(4) == std::vector<int>{2, 4});
+  CHECK(exchange_groups(8) == std::vector<int>{2, 4, 8});
+  CHECK(exchange_groups(6) == std::vector<int>{2, 4, 6});
+  CHECK(exchange_groups(16) == std::vector<int>{2, 4, 8, 16});
+  CHECK_THROWS_AS(exchange_groups(1), InvalidArgument);
+}
+
 TEST_CASE("per-rank values gather from the one process that drives each rank") {
   // Two processes (MPI-like): process 0 drives rank 0, process 1 drives rank 1.
   const std::vector<double> p0 = pack_owned<double>({{1.5, 2.5}, {}}, {true, false}, 2);

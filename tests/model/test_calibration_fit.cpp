@@ -18,6 +18,7 @@
 #include "model/calibration_derive.h"
 #include "model/fit.h"
 #include "model/measurements.h"
+#include "model/model_terms.h"
 #include "model/stats.h"
 #include "model/synthetic.h"
 #include "model/validate.h"
@@ -566,11 +567,18 @@ TEST_CASE("validate and fit refuse degenerate inputs", "[validate][fit][errors]"
 }
 
 TEST_CASE("the committed measured calibrations are what their microbenchmark files derive") {
-  // data/calibration/README.md: `arlab save-calibration FILE --from-microbench MICROBENCH`.
+  // data/calibration/README.md: `arlab save-calibration FILE --from-microbench MICROBENCH
+  // [--exchange-microbench MICROBENCH_N8]`.
   for (const std::string node : {"nvlink", "emulated"}) {
     INFO(node);
     const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-    const auto rows = load_microbench(dir + "h200_" + node + "_microbench.csv");
+    auto rows = load_microbench(dir + "h200_" + node + "_microbench.csv");
+    if (node == "emulated") {  // + the exchange rows of a node of 8 ranks (--exchange-microbench)
+      const auto more = load_microbench(dir + "h200_emulated_n8_exchange_microbench.csv");
+      REQUIRE(!more.empty());
+      for (const MicrobenchRow& r : more)
+        if (r.bench == "exchange") rows.push_back(r);
+    }
     GpuSpec spec = gpu_preset("h200_sxm");
     if (node == "emulated") spec = sm_partition(spec, 2);
     const DerivedCalibration d = derive_calibration(rows, spec);
@@ -581,6 +589,59 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
     }
     CHECK(d.notes.size() == calibration_constants().size());
   }
+}
+
+TEST_CASE("derive_calibration: exchange rows of 2, 4 and 8 ranks give the ranks term, 2 ranks alone keep the priors") {
+  std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
+                                                    "/data/calibration/h200_nvlink_microbench.csv");
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const MicrobenchRow& r) { return r.bench == "exchange"; }),
+             rows.end());
+  const GpuSpec spec = gpu_preset("h200_sxm");
+  const DerivedCalibration none = derive_calibration(rows, spec);
+  CHECK(none.calibration.exchange_ns_per_rank == default_calibration().exchange_ns_per_rank);
+  CHECK(none.calibration.exchange_ns_per_rank_sq == default_calibration().exchange_ns_per_rank_sq);
+  // extra(k) = 150 (k-2) + 12.5 (k-2)^2 ns: 2 ranks 4.000 us, 4 ranks 4.350, 8 ranks 5.350; two block
+  // sizes per k whose median is that value.
+  const auto exchange_row = [](int k, int tpb, double us) {
+    MicrobenchRow r;
+    r.bench = "exchange";
+    r.variant = "all_to_all";
+    r.metric = "skewfree_us";
+    r.size_unit = "ranks";
+    r.size = k;
+    r.tpb = tpb;
+    r.sms = 1;
+    r.value = r.p10 = r.p90 = us;
+    r.reps = 256;
+    r.link = "nvlink";
+    r.nranks = 8;
+    return r;
+  };
+  std::vector<MicrobenchRow> two = rows;
+  for (int tpb : {128, 1024}) two.push_back(exchange_row(2, tpb, tpb == 128 ? 3.9 : 4.1));
+  const DerivedCalibration only_two = derive_calibration(two, spec);
+  CHECK(only_two.calibration.exchange_ns_per_rank == 0.0);
+  std::vector<MicrobenchRow> all = two;
+  for (int tpb : {128, 1024}) {
+    all.push_back(exchange_row(4, tpb, 4.35 + (tpb == 128 ? -0.1 : 0.1)));
+    all.push_back(exchange_row(8, tpb, 5.35 + (tpb == 128 ? -0.2 : 0.2)));
+  }
+  // A 2-rank node's own rows (faster, no idle ranks) do not enter the 8-rank node's fit.
+  MicrobenchRow tp2 = exchange_row(2, 128, 3.0);
+  tp2.nranks = 2;
+  all.push_back(tp2);
+  const DerivedCalibration d = derive_calibration(all, spec);
+  CHECK(d.calibration.exchange_ns_per_rank == Approx(150.0).epsilon(1e-9));
+  CHECK(d.calibration.exchange_ns_per_rank_sq == Approx(12.5).epsilon(1e-9));
+  CHECK(arlab::model::detail::rank_exchange_extra_ns(d.calibration, 2) == 0.0);
+  CHECK(arlab::model::detail::rank_exchange_extra_ns(d.calibration, 8) == Approx(1350.0).epsilon(1e-9));
+  // Sublinear growth: the square term would be negative, so it is dropped and the line refitted.
+  std::vector<MicrobenchRow> flat = two;
+  flat.push_back(exchange_row(4, 128, 4.6));
+  flat.push_back(exchange_row(8, 128, 5.2));
+  const DerivedCalibration f = derive_calibration(flat, spec);
+  CHECK(f.calibration.exchange_ns_per_rank_sq == 0.0);
+  CHECK(f.calibration.exchange_ns_per_rank == Approx((2 * 600.0 + 6 * 1200.0) / (4 + 36)).epsilon(1e-9));
 }
 
 TEST_CASE("derive_calibration names the bench a constant is missing") {

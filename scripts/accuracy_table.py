@@ -33,6 +33,7 @@ FILES = [
     ("model_grid_latency_emulated.csv", "emulated", "latency grid, 1 and 4 tokens, current bodies"),
     ("exp/speedup_emulated_wide.csv", "emulated", "speedup experiment, issue 24's grid, lean before 2026-12-01 21:00"),
     ("exp/speedup_emulated_wide2.csv", "emulated", "speedup experiment, issue 24's grid, current bodies"),
+    ("exp/speedup_emulated_wide3.csv", "emulated", "speedup experiment, issue 24's grid, current bodies and model policy"),
 ]
 
 

@@ -234,6 +234,8 @@ PICK_LEAN = ["{py}", "scripts/model_pick_regret.py", "{arlab}", "data/calibratio
 SPEEDUP = "{py} scripts/kernel_speedup.py summary data/h200/exp/speedup_emulated*_summary.csv"
 SPEEDUP_WIDE2 = ["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide2.csv", "--out-dir",
                  "{tmp}/speedup_merge", "--no-plots"]
+SPEEDUP_WIDE3 = ["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide3.csv", "--out-dir",
+                 "{tmp}/speedup_merge3", "--no-plots"]
 VAL_LAT = ["{arlab}", "validate", "data/h200/model_grid_latency_emulated.csv"]
 
 
@@ -272,6 +274,8 @@ CHECKS = [
     dict(doc="docs/results.md", cmd=PEERS,
          derive=lambda out: printed_lines(out, lambda line: line.startswith("VS-FLASHINFER"))),
     dict(doc="docs/results.md", cmd=SPEEDUP_WIDE2,
+         derive=lambda out: printed_lines(out, lambda line: line.startswith("GOAL"))),
+    dict(doc="docs/results.md", cmd=SPEEDUP_WIDE3,
          derive=lambda out: printed_lines(out, lambda line: line.startswith("GOAL"))),
     dict(doc="docs/model.md", cmd=VAL_LAT,
          quotes=[(r"model \(lowest predicted among measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%",

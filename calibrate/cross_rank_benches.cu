@@ -509,6 +509,26 @@ class CrossRankBenches {
     // No synchronize here: the poll kernels follow in stream order behind another gate.
   }
 
+  // The CUPTI timer of a bench that compares kernel records across ranks: the caller's, else one of
+  // the bench's own (kept alive in `own`); null unless every process has one (collective: the same
+  // answer everywhere). Drops the records of earlier benches.
+  harness::CuptiKernelTimer* cupti_in_every_process(std::unique_ptr<harness::CuptiKernelTimer>& own,
+                                                    const std::string& bench) {
+    harness::CuptiKernelTimer* cupti = given_cupti_;
+    if (!cupti) {
+      try {
+        own = std::make_unique<harness::CuptiKernelTimer>();
+        cupti = own.get();
+      } catch (const CudaError& e) {
+        note(bench + " without CUPTI (" + e.what() + ")");
+      }
+    }
+    const std::vector<double> have = node_.allgather({cupti ? 1.0 : 0.0});
+    if (std::any_of(have.begin(), have.end(), [](double v) { return v != 1.0; })) return nullptr;
+    cupti->collect();
+    return cupti;
+  }
+
   // ---- start_skew ------------------------------------------------------------------------------
   // As harness/timing.cpp starts fused kernels: a host hold at the head of every rank's stream, a
   // batch of kSkewBatch (gate, empty kernel) per rank queued behind it, then the release. Per
@@ -517,18 +537,7 @@ class CrossRankBenches {
   // process only) the %globaltimer each empty kernel reads at entry.
   void start_skew() {
     std::unique_ptr<harness::CuptiKernelTimer> own_cupti;
-    harness::CuptiKernelTimer* cupti = given_cupti_;
-    if (!cupti) {
-      try {
-        own_cupti = std::make_unique<harness::CuptiKernelTimer>();
-        cupti = own_cupti.get();
-      } catch (const CudaError& e) {
-        note(std::string("start_skew without CUPTI (") + e.what() + ")");
-      }
-    }
-    const std::vector<double> have = node_.allgather({cupti ? 1.0 : 0.0});
-    if (std::any_of(have.begin(), have.end(), [](double v) { return v != 1.0; })) cupti = nullptr;
-    if (cupti) cupti->collect();  // drop records of earlier benches
+    harness::CuptiKernelTimer* cupti = cupti_in_every_process(own_cupti, "start_skew");
     const bool single_process = static_cast<int>(node_.local_ranks().size()) == node_.nranks();
     if (!cupti && !single_process) {
       note("start_skew skipped: CUPTI is unavailable and the processes' GPU clocks cannot be compared");
@@ -587,22 +596,12 @@ class CrossRankBenches {
   // process (the skew-free figure compares starts and ends across ranks): without it, skipped.
   void exchange() {
     std::unique_ptr<harness::CuptiKernelTimer> own_cupti;
-    harness::CuptiKernelTimer* cupti = given_cupti_;
+    harness::CuptiKernelTimer* cupti = cupti_in_every_process(own_cupti, "exchange");
     if (!cupti) {
-      try {
-        own_cupti = std::make_unique<harness::CuptiKernelTimer>();
-        cupti = own_cupti.get();
-      } catch (const CudaError& e) {
-        note(std::string("exchange without CUPTI (") + e.what() + ")");
-      }
-    }
-    const std::vector<double> have = node_.allgather({cupti ? 1.0 : 0.0});
-    if (std::any_of(have.begin(), have.end(), [](double v) { return v != 1.0; })) {
       note("exchange skipped: CUPTI is unavailable in some process (the skew-free figure needs its start and end "
            "records)");
       return;
     }
-    cupti->collect();  // drop records of earlier benches
     const int iters = quick_ ? kSkewQuickIters : kSkewIters;
     const std::vector<int> groups = exchange_groups(node_.nranks());
     const size_t scratch = static_cast<size_t>(groups.back()) * kExchangeThreads.back() * kVectorBytes;

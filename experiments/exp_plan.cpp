@@ -55,7 +55,7 @@ constexpr size_t kMaxConfigsPerCase = 24;
 constexpr size_t kQuickConfigSpaceConfigs = 8;
 // model-accuracy: configurations sampled per case (full / quick): enough to rank the model's
 // prediction against a dozen measured points per problem without measuring the whole space.
-constexpr size_t kAccuracySampleSize = 12;
+constexpr size_t kAccuracySampleSize = 10;  // x 2 bodies at one-shot: a group of about two dozen
 constexpr size_t kQuickAccuracySampleSize = 4;
 // model-accuracy's sampling seed: any fixed constant (the digits of pi); changing it changes the
 // held-out sample, and with it every case's configuration list (and resume keys stay the same).
@@ -315,14 +315,18 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems (token counts the other experiments' fits need not include),
-// each with a fixed-seed sample of legal candidates beside trtllm, and the model's own pick in a
-// case of its own (it may switch algorithm; regret compares it with every row of the problem).
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-02, the
+// `ranks` term: H {3072, 6144, 10240} x tokens {3, 24, 192, 768}, sizes no committed measurement
+// holds; the earlier ones, H 4096/8192 x tokens {1, 8, ..., 2048}, are in the history of
+// data/h200/exp/model-accuracy_emulated.csv). Per problem and algorithm one interleaved group: trtllm
+// and a fixed-seed sample of legal candidates, each measured with every arlab body that runs the
+// algorithm (one-shot: reference and lean), and in the one-shot group the model's own pick of body,
+// algorithm and configuration (model/auto) beside them; its regret compares it with every row of the
+// problem.
 std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : llama_hidden_sizes();
-  // Held out: token counts a factor of 4 apart, from one decode token (1) to a prefill chunk (2048).
-  const std::vector<int> tokens =
-      ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{1, 8, 32, 128, 512, 2048};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3072, 6144, 10240};
+  // Held out: from a few decode tokens (3) to a prefill chunk (768), a factor of 4-8 apart.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{3, 24, 192, 768};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   std::vector<ExpCase> cases;
   for (int n : ctx.nranks)
@@ -332,11 +336,12 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
           const Problem p = sweep_problem(t, h, n, algo);
           const std::vector<LaunchConfig> candidates = model::candidate_configs(p, ctx.rank_spec, ctx.res, {algo});
           ExpCase c = make_case(p, {"trtllm"});
+          for (Impl body : arlab_bodies())
+            if (runs_algorithm(body, algo)) c.kernels.push_back(to_string(body));
           for (size_t i : sample_indices(candidates.size(), sample_size, kAccuracySampleSeed + cases.size()))
             c.configs.push_back(config_text(candidates[i]));
+          if (algo == Algorithm::oneshot) c.policies.push_back("model/auto");
           cases.push_back(std::move(c));
-          // The model's own pick (algorithm included) runs alone, once per problem.
-          if (algo == Algorithm::oneshot) cases.push_back(make_case(p, {"model"}, "model"));
         }
   return cases;
 }
@@ -410,7 +415,7 @@ const std::vector<ExperimentRow>& experiments() {
        crossover_experiment, "plot_crossover.py"},
       {"fusion", "fused trtllm and the model's pick vs all-reduce + separate norm kernel, tokens 1-4096",
        fusion_experiment, "plot_fusion.py"},
-      {"model-accuracy", "held-out problems, 12 sampled legal configurations each: the model's error and ranking",
+      {"model-accuracy", "held-out problems, 10 sampled legal configurations each with every arlab body, and the model's pick in the same group: the model's error and ranking",
        model_accuracy_experiment, "plot_model_accuracy_exp.py", nullptr, true, false,
        /*figure_shows_predictions=*/true},
       {"numerics", "CPU: accumulation-mode error against fp64 (pairwise vs fp32_acc)", numerics_experiment,

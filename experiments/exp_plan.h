@@ -28,6 +28,9 @@ struct ExpCase {
   std::vector<std::string> policies;
   std::vector<std::string> configs;
   std::vector<std::string> baselines;
+  // Kernel bodies every policy without its own body (POLICY/BODY) and every config is measured with
+  // (`arlab run --kernel`); empty: the reference body alone.
+  std::vector<std::string> kernels;
   // Stable identifier of the case, unique within an experiment; written into every row's
   // `experiment` column as "NAME/KEY" (case_key() builds it), which is how resume finds it.
   std::string key;

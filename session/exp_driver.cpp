@@ -58,6 +58,7 @@ RunPlan case_plan(const ExpRequest& r, const exp::ExpCase& c) {
   plan.sweep.clear();
   GroupRequest group;
   group.policies = c.policies;
+  if (!c.kernels.empty()) group.kernels = parse_kernel_choices(c.kernels);
   for (const std::string& cfg : c.configs) group.shapes.push_back(model::parse_explicit_shape(cfg));
   for (const std::string& b : c.baselines) group.baselines.push_back(parse_baseline(b));
   plan.entries = plan_group(group, c.problem);

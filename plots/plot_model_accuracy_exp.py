@@ -118,7 +118,7 @@ def regrets(rows, algos):
         for algo in algos:
             of_algo = [r for r in rs if r["algo"] == algo]
             # trtllm's rule is the reference body's (rows of the other bodies at it are candidates).
-            trt = [r for r in of_algo if r["policy"] == "trtllm" and r.get("kernel_variant", "reference") == "reference"]
+            trt = [r for r in of_algo if r["policy"] == "trtllm" and (r.get("kernel_variant") or "reference") == "reference"]
             us = ec.median([ec.headline_us(r) for r in trt])
             best_a = min((ec.headline_us(r) for r in of_algo), default=NAN)
             regret = 100.0 * (us / best_a - 1.0) if ec.finite(us) and best_a > 0 else NAN

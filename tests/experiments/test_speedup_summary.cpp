@@ -227,7 +227,7 @@ TEST_CASE("speedup summary: every committed summary regenerates from its measure
   // `arlab exp speedup --merge` has no device: it passes the whole H200 (an NVLink spec); the rows'
   // own link decides the floor, so the emulated rows' summaries come out the same.
   for (const model::GpuSpec& spec : {partition, model::gpu_preset("h200_sxm")})
-  for (const std::string process : {"", "_p2", "_p3", "_p4", "_p5", "_p6", "_wide", "_wide2", "_wide3"}) {
+  for (const std::string process : {"", "_p2", "_p3", "_p4", "_p5", "_p6", "_wide", "_wide2", "_wide3", "_wide3_p2"}) {
     const std::string measurements = data + "h200/exp/speedup_emulated" + process + ".csv";
     const std::string summary = exp::speedup_summary_path(measurements);
     INFO(summary);
@@ -254,11 +254,11 @@ TEST_CASE("speedup summary: every committed summary regenerates from its measure
     CHECK_FALSE(std::getline(got, got_line));  // no row more than the committed file
     // The header and 14 problems (TP2, H 4096 / 8192, tokens 1-512), or issue 24's 90 (the wide grid;
     // _wide2 and _wide3 with arlab's best and FlashInfer beside them in every problem).
-    CHECK(line == (process.rfind("_wide", 0) == 0 ? 91 : 15));
+    CHECK(line == (process == "_wide3_p2" ? 71 : process.rfind("_wide", 0) == 0 ? 91 : 15));  // _wide3_p2: TP2 only
     CHECK(text == committed.str());              // byte for byte
   }
   // The run with arlab's best and the peer in every group: both figures in every row.
-  for (const std::string run : {"_wide2", "_wide3"})
+  for (const std::string run : {"_wide2", "_wide3", "_wide3_p2"})
   for (const SpeedupRow& r : exp::speedup_rows(data + "h200/exp/speedup_emulated" + run + ".csv", partition, cal)) {
     CHECK(std::isfinite(r.best_us));
     CHECK(std::isfinite(r.best_over_peer));

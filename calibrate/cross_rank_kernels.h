@@ -12,12 +12,11 @@
 #include <cstdint>
 
 #include "calibrate/cross_rank_stats.h"
+#include "kernels/lamport_layout.h"
 
 namespace arlab::calibrate {
 
 // Where a kernel reports a timeout, and its bound.
-constexpr int kMaxExchangeRanks = 16;  // kernels/lamport_layout.h kMaxRanks: the largest node
-
 struct CrossStatus {
   unsigned long long* word = nullptr;  // this rank's status word (its own device memory), 0 = fine
   unsigned long long timeout_ns = 0;
@@ -95,7 +94,7 @@ cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream);
 // other members' slots of its own scratch until each holds `tag` in all four words. Scratch layout:
 // slot s at byte s * threads * 16 (group * threads * 16 bytes from each member's region start).
 struct ExchangeParams {
-  void* scratch[kMaxExchangeRanks] = {};  // index = rank: that member's scratch as mapped here
+  void* scratch[kernels::kMaxRanks] = {};  // index = rank: that member's scratch as mapped here
   int group = 0;                          // members: ranks 0 .. group-1 (>= 1; 1: nothing to wait for)
   int rank = 0;                           // this rank, < group
   int threads = 0;                        // 32 .. kStoreTpb, a multiple of 32

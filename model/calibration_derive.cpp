@@ -362,9 +362,10 @@ class Deriver {
   }
 
   // One all-to-all exchange round among k ranks (exchange all_to_all; median over the block sizes
-  // per k, rows of the node with the most ranks) against the same round among 2 of that node: extra(k) = a (k - 2) + b (k - 2)^2 by least squares, a
-  // and b at least 0 (a negative one is dropped and the other refitted alone). Rows of 2 ranks only
-  // (a TP2 node's calibrate) leave the priors, and say so.
+  // per k, rows of the node with the most ranks) against the same round among 2 of that node:
+  // extra(k) = a (k - 2) + b (k - 2)^2 by least squares, a and b at least 0 (a negative one is
+  // dropped and the other refitted alone). Rows of 2 ranks only (a TP2 node's calibrate) leave the
+  // priors, and say so.
   void rank_exchange() {
     const auto got = pick_rows("exchange", "all_to_all", "skewfree_us");
     // The rows of the largest node only: one node's sweep, its 2-rank round included (a node's idle
@@ -411,8 +412,7 @@ class Deriver {
       b = std::max(0.0, sx2e / sx4);
     }
     const std::string how = fmt("exchange all_to_all on a node of %d ranks, over 2 ranks (%.3f us):", node, base_us) +
-                            points +
-                            " least squares of a (N-2) + b (N-2)^2";
+                            points + " least squares of a (N-2) + b (N-2)^2";
     set("exchange_ns_per_rank", a, how + ", a");
     set("exchange_ns_per_rank_sq", b, "b of the same fit");
   }

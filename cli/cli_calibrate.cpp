@@ -69,12 +69,14 @@ void add_calibrate_command(CLI::App& app) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* sub = app.add_subcommand(
       "calibrate", "microbenchmarks that set the timing model's constants (launch, load latency, bandwidth, clear, "
-                   "reductions, atomics, epilogue math, cross-rank stores and flags): writes OUT_DIR/microbench.csv "
+                   "reductions, atomics, epilogue math, cross-rank stores and flags, one exchange round among 2 .. N "
+                   "ranks): writes OUT_DIR/microbench.csv "
                    "and the derived OUT_DIR/calibration.csv (emulated node, or one rank per process under mpirun)");
   sub->add_option("--out-dir", o->out_dir, "directory of microbench.csv and calibration.csv (created when missing)")
       ->capture_default_str()
       ->check(non_empty_path());
-  CLI::Option* ranks = sub->add_option("-n,--ranks", o->ranks, "ranks of the node (under mpirun: the process count)")
+  CLI::Option* ranks = sub->add_option("-n,--ranks", o->ranks, "ranks of the node (under mpirun: the process count); the exchange bench runs among 2, 4, .. of "
+                                       "them, so -n 8 measures the model's ranks term")
                            ->capture_default_str()
                            ->check(integer_in(calibrate::kMinRanks, calibrate::kMaxRanks));
   sub->add_option("--device", o->device, "CUDA device ordinal (emulated node; under mpirun/srun: local rank % devices)")

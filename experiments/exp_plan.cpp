@@ -57,6 +57,9 @@ constexpr size_t kQuickConfigSpaceConfigs = 8;
 // prediction against a dozen measured points per problem without measuring the whole space.
 constexpr size_t kAccuracySampleSize = 10;  // x 2 bodies at one-shot: a group of about two dozen
 constexpr size_t kQuickAccuracySampleSize = 4;
+// model-accuracy's other patterns: a smaller sample per group (five patterns x 2 H x 2 token counts
+// x 1-2 algorithms are 20-40 more groups; 6 configurations keep the run about twice the seed pattern's).
+constexpr size_t kPatternAccuracySampleSize = 6;
 // model-accuracy's sampling seed: any fixed constant (the digits of pi); changing it changes the
 // held-out sample, and with it every case's configuration list (and resume keys stay the same).
 constexpr std::uint64_t kAccuracySampleSeed = 0x3243F6A8885A308DULL;
@@ -67,6 +70,14 @@ Problem sweep_problem(int tokens, int hidden, int nranks, Algorithm algo) {
   Problem p = seed::seed_problem(tokens, hidden, nranks);
   p.algo = algo;
   return p;
+}
+
+// model-accuracy's patterns beside the seed problem's ar_res_rms: every other one, in enum order.
+std::vector<Pattern> model_accuracy_other_patterns() {
+  std::vector<Pattern> patterns;
+  for (int i = 0; i < kNumPatterns; ++i)
+    if (static_cast<Pattern>(i) != Pattern::ar_res_rms) patterns.push_back(static_cast<Pattern>(i));
+  return patterns;
 }
 
 // One-shot always; two-shot when every rank owns at least one token (tokens >= N, legality rule 4).
@@ -318,30 +329,44 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
 // model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-02, the
 // `ranks` term: H {3072, 6144, 10240} x tokens {3, 24, 192, 768}, sizes no committed measurement
 // holds; the earlier ones, H 4096/8192 x tokens {1, 8, ..., 2048}, are in the history of
-// data/h200/exp/model-accuracy_emulated.csv). Per problem and algorithm one interleaved group: trtllm
-// and a fixed-seed sample of legal candidates, each measured with every arlab body that runs the
-// algorithm (one-shot: reference and lean), and in the one-shot group the model's own pick of body,
-// algorithm and configuration (model/auto) beside them; its regret compares it with every row of the
-// problem.
+// data/h200/exp/model-accuracy_emulated.csv), then every other pattern (ar and the four quantizing
+// ones) at H {3584, 9216} x tokens {6, 160}, sizes no committed measurement holds either. Per problem
+// and algorithm one interleaved group: trtllm and a fixed-seed sample of legal candidates, each
+// measured with every arlab body that runs the algorithm (one-shot: reference and lean), and in the
+// one-shot group the model's own pick of body, algorithm and configuration (model/auto) beside them;
+// its regret compares it with every row of the problem.
 std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
+  std::vector<ExpCase> cases;
+  const auto add_groups = [&](const Problem& shape, size_t sample_size) {
+    for (Algorithm algo : algorithms_for(shape.tokens, shape.nranks)) {
+      Problem p = shape;
+      p.algo = algo;
+      validate(p);
+      const std::vector<LaunchConfig> candidates = model::candidate_configs(p, ctx.rank_spec, ctx.res, {algo});
+      ExpCase c = make_case(p, {"trtllm"});
+      for (Impl body : arlab_bodies())
+        if (runs_algorithm(body, algo)) c.kernels.push_back(to_string(body));
+      for (size_t i : sample_indices(candidates.size(), sample_size, kAccuracySampleSeed + cases.size()))
+        c.configs.push_back(config_text(candidates[i]));
+      if (algo == Algorithm::oneshot) c.policies.push_back("model/auto");
+      cases.push_back(std::move(c));
+    }
+  };
   const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3072, 6144, 10240};
   // Held out: from a few decode tokens (3) to a prefill chunk (768), a factor of 4-8 apart.
   const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{3, 24, 192, 768};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
-  std::vector<ExpCase> cases;
   for (int n : ctx.nranks)
     for (int h : hidden)
-      for (int t : tokens)
-        for (Algorithm algo : algorithms_for(t, n)) {
-          const Problem p = sweep_problem(t, h, n, algo);
-          const std::vector<LaunchConfig> candidates = model::candidate_configs(p, ctx.rank_spec, ctx.res, {algo});
-          ExpCase c = make_case(p, {"trtllm"});
-          for (Impl body : arlab_bodies())
-            if (runs_algorithm(body, algo)) c.kernels.push_back(to_string(body));
-          for (size_t i : sample_indices(candidates.size(), sample_size, kAccuracySampleSeed + cases.size()))
-            c.configs.push_back(config_text(candidates[i]));
-          if (algo == Algorithm::oneshot) c.policies.push_back("model/auto");
-          cases.push_back(std::move(c));
+      for (int t : tokens) add_groups(sweep_problem(t, h, n, Algorithm::oneshot), sample_size);
+  if (ctx.quick) return cases;
+  for (int n : ctx.nranks)
+    for (Pattern pattern : model_accuracy_other_patterns())
+      for (int h : {3584, 9216})
+        for (int t : {6, 160}) {
+          Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
+          p.pattern = pattern;
+          add_groups(p, kPatternAccuracySampleSize);
         }
   return cases;
 }

@@ -38,10 +38,6 @@ __device__ __forceinline__ uint4 ld_input_v4(const void* p) { return __ldg(reint
 
 __device__ __forceinline__ void st_v4(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
 
-// Asks L2 to fetch the line holding p (fire and forget: no register, no wait), so that a later load
-// of an input that is in DRAM (the harness rotates input sets out of L2) finds it in L2.
-__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
-
 __device__ __forceinline__ unsigned long long ld_volatile_u64(const unsigned long long* p) {
   return *reinterpret_cast<const volatile unsigned long long*>(p);
 }

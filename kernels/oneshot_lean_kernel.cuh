@@ -17,12 +17,12 @@
 //   4. epilogue operands early: gamma and residual_in of the thread's first vector are loaded before
 //      the push (as the faithful reference now does too) and gamma stays in a register for every
 //      token; at N = 2 so do the gamma and residual sum of the second vector (the reference reads
-//      the sum back from residual_out); the lines of every other residual vector the thread will
-//      read are prefetched into L2 at the start, so those loads are L2 hits, not DRAM misses.
-//   5. loads ahead of stores: the first vector of x is loaded while thread 0 reads the flag, and
-//      a token's vectors are all loaded before any is pushed (the reference loads and pushes one
-//      vector at a time, each push waiting for its own DRAM load); later tokens' x lines are
-//      prefetched into L2 at the start.
+//      the sum back from residual_out).
+//   5. the first vector of x is loaded while thread 0 reads the flag; the others are loaded and
+//      pushed one at a time, as the reference does. (Until 2026-12-02 a token's vectors were all
+//      loaded before any was pushed and every other input line was prefetched into L2 at the start;
+//      both cost time: up to 0.8 us at 1 token and 2-9 us at 128-512 tokens where a thread has 2-4
+//      vectors, emulated H200, docs/kernels.md "Two ideas that did not pay".)
 //   6. a shorter reduction: one block barrier per token where the block is one cluster of whole
 //      warps (every warp then sums the warps' partials itself, in warp 0's order); in a cluster of
 //      2 or 4 blocks of whole warps, no cluster barrier at all: each block pushes its total into the other
@@ -112,7 +112,7 @@ struct LeanEpilogueFor {
   static constexpr bool kGammaHeld = kNorm;
   static constexpr bool kLeanReduce = true;
   // residual_in of the first vector of the first token, loaded beside the flag read like gamma (the
-  // reference does the same); the residual lines of later vectors and tokens are prefetched into L2.
+  // reference does the same).
   static constexpr bool kResidualHeld = kNorm;
 };
 
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   unsigned long long flag0 = 0;
   if (threadIdx.x == 0) flag0 = read_control_block(p, sh);
   // While the flag read is in flight: my first vector of x (pushed first), gamma of my first vector
-  // (the same for every token), and L2 prefetches of every other input line I will read.
+  // (the same for every token) and my first residual vector.
   const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
   const long long first_off = static_cast<long long>(m.cluster_id) * row_bytes +
                               static_cast<long long>(m.t_in_cluster) * kVectorBytes;  // token cluster_id, k = 0
@@ -151,20 +151,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     if (Epilogue::kHeldVectors == 2 && vpt > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
       held.gamma1 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
   }
-  // One vector and one token per thread (the latency regime): nothing else to prefetch, and the
-  // loop's address arithmetic would only delay the arrival and the barrier.
-  const bool one_vector = vpt == 1 && p.tokens <= m.num_clusters;
-  for (int tok = m.cluster_id; tok < p.tokens && !one_vector; tok += m.num_clusters) {
-#pragma unroll 1
-    for (int k = 0; k < vpt; ++k) {
-      const int v = m.t_in_cluster + k * m.stride;
-      if (v >= m.vecs_per_token) break;
-      const long long off = tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
-      if (off == first_off) continue;  // x and residual_in of my first vector are loaded above
-      if (Epilogue::kNorm) prefetch_l2(static_cast<const char*>(p.residual_in) + off);
-      prefetch_l2(static_cast<const char*>(p.x) + off);
-    }
-  }
   // ---- 2. arrival: thread 0, once its flag read is back; the result is looked at after the push ----
   unsigned arrived_before = 0;
   if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag0);
@@ -175,35 +161,17 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   const LamportBuffers buf = lamport_buffers(flag);
 
   // ---- 3. push my input into slot `rank` of buffer cur of every peer ----
-  // A token's vectors are all loaded (into val[]) before the first is stored. At one vector per
-  // thread, a loop of one vector at a time: the unrolled loop over kMaxVecsPerThread below costs
-  // its address arithmetic for all four vectors (predicated), about 0.2-0.3 us before the first
-  // store at 1 token (emulated H200; docs/kernels.md).
+  // One vector at a time: load (the first one is x0, loaded above), then store it to every peer.
   const long long my_slot = buf.cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
-  if (vpt == 1) {
-    for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
-      const long long off = tok * row_bytes + static_cast<long long>(m.t_in_cluster) * kVectorBytes;
-      if (m.t_in_cluster >= m.vecs_per_token) break;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
+#pragma unroll 1
+    for (int k = 0; k < vpt; ++k) {
+      const int v = m.t_in_cluster + k * m.stride;
+      if (v >= m.vecs_per_token) break;
+      const long long off = tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
       const uint4 val =
           off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
       push_vector<N, true>(p, my_slot + off, val);
-    }
-  }
-  for (int tok = m.cluster_id; tok < p.tokens && vpt > 1; tok += m.num_clusters) {
-    const char* x_row = static_cast<const char*>(p.x) + tok * row_bytes;
-    uint4 val[kMaxVecsPerThread];
-#pragma unroll
-    for (int k = 0; k < kMaxVecsPerThread; ++k) {
-      const int v = m.t_in_cluster + k * m.stride;
-      val[k] = x0;
-      if (k < vpt && v < m.vecs_per_token && (k > 0 || tok != m.cluster_id))
-        val[k] = vec_clear_neg_zero<T>(ld_input_v4(x_row + v * kVectorBytes));
-    }
-#pragma unroll
-    for (int k = 0; k < kMaxVecsPerThread; ++k) {
-      const int v = m.t_in_cluster + k * m.stride;
-      if (k < vpt && v < m.vecs_per_token)
-        push_vector<N, true>(p, my_slot + tok * row_bytes + static_cast<long long>(v) * kVectorBytes, val[k]);
     }
   }
 

@@ -15,10 +15,7 @@
 //   push          per wave: each thread loads a vector of x (a DRAM miss) and stores it to the ranks
 //                 (reference: all N, its own slot included; lean: the N-1 peers), tokens x vectors one
 //                 after the other (the store needs the load; push_step, measured by the round_load
-//                 push_store bench; lean loads a token's vectors before pushing them, but its measured
-//                 times do not show that overlap: counting one step per token instead of per vector
-//                 raised the model's error on the lean sweeps from 16 % to 20 % MAPE, with the same
-//                 picks, so both bodies are modelled with one step per vector), so
+//                 push_store bench; both bodies load and push one vector at a time), so
 //                 chain = R x vecs x a round's DRAM load (round_load: many warps loading, the
 //                 slowest one waited for); against the per-SM load rate (Little's law: bytes in
 //                 flight / DRAM latency), the per-SM store rate (the stored slices per token through
@@ -32,8 +29,7 @@
 //                 store-to-seen latency the clear has not hidden
 //   reduce        per wave, the rounds' chain and the bandwidth bounds overlapping imperfectly
 //                 ((chain^3 + bandwidth^3)^(1/3), see kOverlapPower); R rounds of (per vector: the
-//                 residual load (DRAM; lean prefetches the lines into L2 at the start, which the
-//                 measured rounds do not show shortened, so the model keeps the chain) and the polls (ld.relaxed.sys
+//                 residual load (DRAM) and the polls (ld.relaxed.sys
 //                 L2 hits; lean: the N-1 peer slots, its own vector re-read from x, an L2 hit) in flight
 //                 together; the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
 //                 loads (L2; the reference holds the gamma of its first vector in a register, lean

@@ -6,21 +6,21 @@
 //  * the sum in rank order 0..N-1 (pairwise: round to T after every add; fp32_acc: round once);
 //  * the per-token epilogue: residual add, RMSNorm with the sum of squares reduced in the block and
 //    across the cluster through distributed shared memory, IEEE division and square root
-//    (__fdiv_rn, __fsqrt_rn; no rsqrtf, no fast-math), FP8 e4m3 / NVFP4 e2m1 through the
-//    toolkit's cuda_fp8.h / cuda_fp4.h conversions (on sm_90 the FP4 one is the toolkit's software
-//    path: real codes, never zeros) and the LINEAR / SWIZZLED 128x4 scale-factor layouts.
+//    (__fdiv_rn, __fsqrt_rn; no rsqrtf, no fast-math), FP8 e4m3 through the toolkit's cuda_fp8.h
+//    conversion, NVFP4 e2m1 through kernels/e2m1.h (the toolkit's rounding, without its software
+//    path through double on sm_90) and the LINEAR / SWIZZLED 128x4 scale-factor layouts.
 // The epilogue takes the all-reduced sum of a vector from a caller-supplied functor: the one-shot
 // kernel polls its Lamport buffer there, the two-shot kernel reads its reduced comm buffer.
 #pragma once
 
 #include <cooperative_groups.h>
-#include <cuda_fp4.h>
 #include <cuda_fp8.h>
 
 #include "common/launch_limits.h"
 #include "common/problem.h"
 #include "kernels/device_sync.cuh"
 #include "kernels/dtype_traits.cuh"
+#include "kernels/e2m1.h"
 #include "kernels/fused_params.h"
 
 namespace arlab::kernels {
@@ -525,8 +525,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
           unsigned packed = 0;
 #pragma unroll
           for (int e = 0; e < kVec; ++e) {
-            const unsigned code = __nv_cvt_float_to_fp4(__fmul_rn(Tr::to_float(vec_get<T>(nk, e)), out_scale),
-                                                        __NV_E2M1, cudaRoundNearest);
+            const unsigned code = e2m1_code(__fmul_rn(Tr::to_float(vec_get<T>(nk, e)), out_scale));
             packed |= (code & 0xFu) << (4 * e);  // even element in the low nibble
           }
           char* qo = static_cast<char*>(p.quant_out) + static_cast<long long>(tok) * (H / 2) +

@@ -26,9 +26,9 @@
 //     after every add; fp32_acc: round once), then the epilogue (kernels/fused_epilogue.cuh, shared
 //     with the two-shot kernel): residual add, RMSNorm with the sum
 //     of squares reduced in the block and across the cluster through distributed shared memory,
-//     IEEE division and square root (__fdiv_rn, __fsqrt_rn; no rsqrtf, no fast-math), FP8 e4m3 /
-//     NVFP4 e2m1 through the toolkit's cuda_fp8.h / cuda_fp4.h conversions (on sm_90 the FP4 one is
-//     the toolkit's software path: real codes, never zeros).
+//     IEEE division and square root (__fdiv_rn, __fsqrt_rn; no rsqrtf, no fast-math), FP8 e4m3
+//     through the toolkit's cuda_fp8.h conversion, NVFP4 e2m1 through kernels/e2m1.h (the toolkit's
+//     rounding; real codes, never zeros).
 //
 // MEMORY ORDERING: the protocol needs no fences on the data path: each element carries its own
 // "arrived" test (not -0.0), pushes are relaxed.sys stores and polls relaxed.sys loads, so the

@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/e2m1.h"
 #include "reference/dtypes.h"
 #include "tests/catch.h"
 
@@ -30,6 +31,7 @@ uint32_t ours_bf16(float f) { return float_to_bf16_bits(f); }
 uint32_t ours_fp16(float f) { return float_to_fp16_bits(f); }
 uint32_t ours_e4m3(float f) { return float_to_e4m3_bits(f); }
 uint32_t ours_e2m1(float f) { return float_to_e2m1_bits(f); }
+uint32_t kernel_e2m1(float f) { return arlab::kernels::e2m1_code(f); }  // the fused kernels' own, host-compiled
 
 constexpr int kRandomCount = 1 << 20;  // >= 1e6 per family, as the issue asks
 
@@ -131,6 +133,26 @@ TEST_CASE("float -> e2m1 matches __nv_cvt_float_to_fp4(E2M1, cudaRoundNearest)",
   std::vector<float> mids = midpoints([](uint32_t c) { return e2m1_bits_to_float(static_cast<uint8_t>(c)); }, 7);
   for (float f : {6.0f, 6.5f, 7.0f, 100.0f}) mids.push_back(f);
   require_same(mids, ours_e2m1, toolkit_e2m1);
+}
+
+TEST_CASE("the kernels' e2m1 conversion matches the toolkit on every float from 2^-3 to 8 and the rest", "[oracle]") {
+  // kernels/e2m1.h replaces the toolkit's software path on sm_90; the same random families as above,
+  // then every float of either sign whose magnitude lies in [2^-3, 2^3), where all seven rounding
+  // boundaries are (2^-3 .. 2^3 is six binades: 2 x 6 x 2^23 inputs).
+  require_same(random_bit_patterns(9), kernel_e2m1, toolkit_e2m1);
+  require_same(random_in_range(10, -4, 4), kernel_e2m1, toolkit_e2m1);
+  require_same(special_values(), kernel_e2m1, toolkit_e2m1);
+  require_same(midpoints([](uint32_t c) { return e2m1_bits_to_float(static_cast<uint8_t>(c)); }, 7), kernel_e2m1,
+               toolkit_e2m1);
+  int64_t mismatches = 0;
+  uint32_t first_mismatch = 0;
+  for (uint32_t sign : {0u, 0x80000000u})
+    for (uint32_t b = float_as_bits(0.125f); b < float_as_bits(8.0f); ++b) {
+      const float f = bits_as_float(sign | b);
+      if (kernel_e2m1(f) != toolkit_e2m1(f) && mismatches++ == 0) first_mismatch = sign | b;
+    }
+  INFO("first mismatch at input bits " << std::hex << first_mismatch);
+  REQUIRE(mismatches == 0);
 }
 
 TEST_CASE("decoding every code matches the toolkit", "[oracle]") {

@@ -221,6 +221,8 @@ VAL_MA = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated.csv", "-
           "data/calibration/h200_emulated.csv"]
 PEERS = ["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated.csv", "--out-dir", "{tmp}/peers_merge",
          "--no-plots"]
+PEERS_TP2_RERUN = ["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated_tp2_rerun.csv", "--out-dir",
+                   "{tmp}/peers_merge_rerun", "--no-plots"]
 REP = ["{py}", "plots/repeatability_table.py", "data/h200/repeatability.csv", "data/h200/repeatability_ratios.csv", "--goal"]
 SEED = ["{arlab}", "seed", "--mode", "predict", "--out-dir", "{tmp}/seed"]
 SEED_EXP = ["{arlab}", "seed", "--mode", "predict", "--data", "data/h200/exp/seed_emulated.csv", "--ratios", "",
@@ -236,6 +238,8 @@ SPEEDUP_WIDE2 = ["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_
                  "{tmp}/speedup_merge", "--no-plots"]
 SPEEDUP_WIDE3 = ["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide3.csv", "--out-dir",
                  "{tmp}/speedup_merge3", "--no-plots"]
+SPEEDUP_WIDE4 = ["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide4.csv", "--out-dir",
+                 "{tmp}/speedup_merge4", "--no-plots"]
 VAL_LAT = ["{arlab}", "validate", "data/h200/model_grid_latency_emulated.csv"]
 
 
@@ -276,6 +280,10 @@ CHECKS = [
     dict(doc="docs/results.md", cmd=SPEEDUP_WIDE2,
          derive=lambda out: printed_lines(out, lambda line: line.startswith("GOAL"))),
     dict(doc="docs/results.md", cmd=SPEEDUP_WIDE3,
+         derive=lambda out: printed_lines(out, lambda line: line.startswith("GOAL"))),
+    dict(doc="docs/results.md", cmd=PEERS_TP2_RERUN,
+         derive=lambda out: printed_lines(out, lambda line: line.startswith("VS-FLASHINFER"))),
+    dict(doc="docs/results.md", cmd=SPEEDUP_WIDE4,
          derive=lambda out: printed_lines(out, lambda line: line.startswith("GOAL"))),
     dict(doc="docs/model.md", cmd=VAL_LAT,
          quotes=[(r"model \(lowest predicted among measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%",

@@ -28,17 +28,20 @@ FILES = [
     ("model_grid_nvlink.csv", "real TP2 (NVLink)", "model-validation grid, fenced reference"),
     ("model_grid_emulated.csv", "emulated", "model-validation grid, fenced reference"),
     ("model_grid_emulated_faithful.csv", "emulated", "model-validation grid, current reference"),
-    ("exp/model-accuracy_emulated.csv", "emulated", "model-accuracy experiment"),
+    ("exp/model-accuracy_emulated.csv", "emulated", "model-accuracy experiment, by pattern"),
     ("exp/peers_emulated.csv", "emulated", "peers experiment (arlab's rows)"),
     ("model_grid_latency_emulated.csv", "emulated", "latency grid, 1 and 4 tokens, current bodies"),
     ("exp/speedup_emulated_wide.csv", "emulated", "speedup experiment, issue 24's grid, lean before 2026-12-01 21:00"),
-    ("exp/speedup_emulated_wide2.csv", "emulated", "speedup experiment, issue 24's grid, current bodies"),
-    ("exp/speedup_emulated_wide3.csv", "emulated", "speedup experiment, issue 24's grid, current bodies and model policy"),
+    ("exp/speedup_emulated_wide2.csv", "emulated", "speedup experiment, issue 24's grid, bodies of cf68dab"),
+    ("exp/speedup_emulated_wide3.csv", "emulated", "speedup experiment, issue 24's grid, bodies of cf68dab, current model policy"),
+    ("exp/speedup_emulated_wide4.csv", "emulated", "speedup experiment, issue 24's grid, current bodies and model policy"),
+    ("exp/peers_emulated_tp2_rerun.csv", "emulated", "peers experiment TP2, current bodies (arlab's rows)"),
 ]
 
 
-def validated_rows(arlab, path, tmp):
-    """(body, problem_id, configuration, measured_us, predicted_us, ape_pct) per predicted row of `path`."""
+def validated_rows(arlab, path, tmp, by_pattern=False):
+    """(body, problem_id, configuration, measured_us, predicted_us, ape_pct) per predicted row of `path`
+    (body: "BODY, PATTERN" with by_pattern)."""
     out = os.path.join(tmp, "v.csv")
     r = subprocess.run([arlab, "validate", path, "--out", out], capture_output=True, text=True)
     if r.returncode != 0:
@@ -47,7 +50,8 @@ def validated_rows(arlab, path, tmp):
         reader = csv.DictReader(f)
         body_of_line = {}
         for row in reader:
-            body_of_line[reader.line_num] = row.get("kernel_variant") or "reference"
+            body = row.get("kernel_variant") or "reference"
+            body_of_line[reader.line_num] = f"{body}, {row['pattern']}" if by_pattern else body
     rows = []
     with open(out, newline="") as f:
         for v in csv.DictReader(f):
@@ -64,13 +68,13 @@ def main():
     ap.add_argument("arlab", help="the arlab executable")
     ap.add_argument("--root", default=".", help="source tree holding data/h200 (default: .)")
     a = ap.parse_args()
-    print("| node | kernel body | rows | MAPE | max APE | Spearman within problems (mean, problems) | file |")
+    print("| node | kernel body (pattern) | rows | MAPE | max APE | Spearman within problems (mean, problems) | file |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for name, node, what in FILES:
             path = os.path.join(a.root, "data", "h200", name)
             by_body = defaultdict(list)
-            for body, pid, config, meas, pred, ape in validated_rows(a.arlab, path, tmp):
+            for body, pid, config, meas, pred, ape in validated_rows(a.arlab, path, tmp, "by pattern" in what):
                 by_body[body].append((pid, config, meas, pred, ape))
             for body in sorted(by_body):
                 rows = by_body[body]

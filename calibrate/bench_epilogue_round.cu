@@ -34,6 +34,10 @@
 // Configurations (tpb, cluster): (128, 8), (256, 4), (512, 2), (1024, 1) at H 8192 and (128, 4),
 // (512, 1) at H 4096. Row: bench epilogue_round, variant bf16_ar_res_rms, sms = blocks launched,
 // tpb, cluster, size = H ("hidden"), metric ns_per_round.
+// Patterns (since 2026-12-02): the same rounds of the kernels' epilogue for ar_res_rms_fp4 (variant
+// bf16_ar_res_rms_fp4[_busy]: quant_out codes and swizzled 128x4 scale factors, global scale 1) and
+// for ar (bf16_ar[_busy]: the sum stored to allreduce_out, no norm): the model's nvfp4_round_ns and
+// ar_round_ns are what these rounds take beyond its round for that pattern.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -54,8 +58,7 @@ constexpr int kVec = kernels::DTypeTraits<T>::kVec;
 constexpr int kRanks = 2;
 constexpr int kBatch = 2;  // what the one-shot kernel polls with for N = 2, ar_res_rms
 static_assert(kBatch == kernels::poll_batch<kRanks, false>(), "the one-shot kernel's poll batch");
-constexpr Pattern kPattern = Pattern::ar_res_rms;
-
+template <Pattern kPattern>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     epilogue_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids) {
   __shared__ kernels::EpilogueShared epi;
@@ -97,6 +100,18 @@ struct Config {
   int hidden, tpb, cluster;
 };
 
+// The patterns measured, with their row variant (+ "_busy" for the partner variant).
+struct PatternRun {
+  Pattern pattern;
+  const char* variant;
+  void (*kernel)(kernels::FusedParams, unsigned long long*, unsigned*);
+};
+const PatternRun kPatternRuns[] = {
+    {Pattern::ar_res_rms, "bf16_ar_res_rms", epilogue_round_kernel<Pattern::ar_res_rms>},
+    {Pattern::ar_res_rms_fp4, "bf16_ar_res_rms_fp4", epilogue_round_kernel<Pattern::ar_res_rms_fp4>},
+    {Pattern::ar, "bf16_ar", epilogue_round_kernel<Pattern::ar>},
+};
+
 }  // namespace
 
 void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
@@ -112,6 +127,13 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       norm_out(max_bytes, env.rank), slots(2 * max_bytes, env.rank), gamma(kMaxHidden * sizeof(T), env.rank);
   harness::DeviceBuffer fault(sizeof(unsigned long long), env.rank), times(2 * sizeof(unsigned long long), env.rank),
       smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
+  // NVFP4 outputs: two codes per byte, and one e4m3 scale factor per 16 elements in the swizzled 128x4
+  // layout (rows padded to 128, 16-blocks to 4: H <= 8192 gives 512 per row); the global scale 1.
+  const size_t quant_bytes = max_bytes / 4;
+  const size_t sf_bytes = static_cast<size_t>(env.sms * rounds + 128) * (kMaxHidden / 16);
+  const float one = 1.0f;
+  harness::DeviceBuffer quant_out(quant_bytes, env.rank), scale_out(sf_bytes, env.rank), scale(sizeof(float), env.rank);
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, env.stream));
   // bf16 0x3c3c ~ 0.0115 (inputs), 0x3f3f ~ 0.746 (gamma): finite, never -0.0.
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(residual_in.data(), 0x3c, max_bytes, env.stream));
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(slots.data(), 0x3c, 2 * max_bytes, env.stream));
@@ -125,8 +147,12 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   harness::DeviceBuffer p_res_in(partner_bytes, env.busy_rank), p_res_out(partner_bytes, env.busy_rank),
       p_norm_out(partner_bytes, env.busy_rank), p_slots(2 * partner_bytes, env.busy_rank),
       p_fault(sizeof(unsigned long long), env.busy_rank), p_times(2 * sizeof(unsigned long long), env.busy_rank),
-      p_smids(static_cast<size_t>(std::max(env.busy_sms, 1)) * sizeof(unsigned), env.busy_rank);
+      p_smids(static_cast<size_t>(std::max(env.busy_sms, 1)) * sizeof(unsigned), env.busy_rank),
+      p_quant_out(with_partner ? 2 * quant_bytes : 0, env.busy_rank),
+      p_scale_out(with_partner ? 2 * sf_bytes : 0, env.busy_rank), p_scale(sizeof(float), env.busy_rank);
   if (with_partner) {
+    ARLAB_CUDA_CHECK_RANK(env.busy_rank,
+                          cudaMemcpyAsync(p_scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, env.busy_stream));
     ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(p_res_in.data(), 0x3c, partner_bytes, env.busy_stream));
     ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(p_slots.data(), 0x3c, 2 * partner_bytes, env.busy_stream));
     ARLAB_CUDA_CHECK_RANK(env.busy_rank,
@@ -137,6 +163,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   const size_t flush_bytes = static_cast<size_t>(4 * std::max<int64_t>(env.device->props.l2_bytes, 1 << 20));
   harness::DeviceBuffer flush(flush_bytes, env.rank);
   int flips = 0;
+  for (const PatternRun& run : kPatternRuns)
   for (const bool busy : {false, true}) {
     if (busy && !with_partner) break;
     for (const Config& c : configs) {
@@ -150,7 +177,12 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       p.residual_in = residual_in.data();
       p.gamma = gamma.data();
       p.residual_out = residual_out.data();
+      p.allreduce_out = residual_out.data();  // ar: the sum goes where the residual sum would
       p.norm_out = norm_out.data();
+      p.quant_out = quant_out.data();
+      p.scale_out = scale_out.data();
+      p.scale = scale.as<float>();
+      p.sf_swizzled = 1;
       p.eps = 1e-6f;
       p.tokens = tokens;
       p.hidden = c.hidden;
@@ -169,7 +201,11 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       if (busy) {
         q.residual_in = p_res_in.data();
         q.residual_out = p_res_out.data();
+        q.allreduce_out = p_res_out.data();
         q.norm_out = p_norm_out.data();
+        q.quant_out = p_quant_out.data();
+        q.scale_out = p_scale_out.data();
+        q.scale = p_scale.as<float>();
         q.gamma = gamma.data();
         q.tokens = p_clusters * 2 * rounds;
         q.slot_bytes = static_cast<long long>(q.tokens) * c.hidden * static_cast<long long>(sizeof(T));
@@ -187,9 +223,9 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         if (busy) {
           ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
           launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, env.busy_stream, env.busy_rank,
-                 epilogue_round_kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
+                 run.kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
         }
-        launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, epilogue_round_kernel, p,
+        launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p,
                times.as<unsigned long long>(), smids.as<unsigned>());
         const double t = device_interval_ns(env, times.as<unsigned long long>());
         if (busy) ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
@@ -209,7 +245,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
                         ", " + std::to_string(partner_fault) + ")");
       distinct_sms(ids, grid, "epilogue_round");
-      out.push_back(make_point(PointKey{"epilogue_round", busy ? "bf16_ar_res_rms_busy" : "bf16_ar_res_rms", grid,
+      out.push_back(make_point(PointKey{"epilogue_round", busy ? std::string(run.variant) + "_busy" : run.variant, grid,
                                         c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"},
                                ns));
     }

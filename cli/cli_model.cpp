@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -147,37 +148,70 @@ struct SaveCalibrationCliOptions {
   std::string calibration = kCalibrationAuto;
   std::string from_microbench;
   std::string exchange_microbench;
+  std::string round_microbench;
   std::string gpu = "h200_sxm";
 };
+
+// The epilogue_round rows --round-microbench adds: the patterns other than ar_res_rms (the RMSNorm
+// round stays --from-microbench's, so the constants derived from it do not move).
+bool is_pattern_round_row(const MicrobenchRow& r) {
+  const auto starts = [&r](const char* prefix) { return r.variant.rfind(prefix, 0) == 0; };
+  return r.bench == "epilogue_round" &&
+         (starts("bf16_ar_res_rms_fp4") || (starts("bf16_ar") && !starts("bf16_ar_res_rms")));
+}
+
+// Rows of another `arlab calibrate` run of the same node kind, `keep` of them, appended to rows /
+// lines; names the file in every error. Returns how many it took.
+size_t add_microbench_rows(const std::string& path, const char* option, const MicrobenchRow& first,
+                           const std::function<bool(const MicrobenchRow&)>& keep, std::vector<MicrobenchRow>& rows,
+                           std::vector<int>& lines) {
+  std::vector<int> more_lines;
+  const std::vector<MicrobenchRow> more = model::load_microbench(path, &more_lines);
+  if (more.front().gpu != first.gpu || more.front().link != first.link)
+    throw CsvError(path, more_lines.front(), "link",
+                   std::string(option) + " rows were measured on '" + cut_for_message(more.front().gpu) + "', link " +
+                       more.front().link + "; --from-microbench on '" + cut_for_message(first.gpu) + "', link " +
+                       first.link + ": one node kind only");
+  size_t taken = 0;
+  for (size_t i = 0; i < more.size(); ++i)
+    if (keep(more[i])) {
+      rows.push_back(more[i]);
+      lines.push_back(more_lines[i]);
+      ++taken;
+    }
+  return taken;
+}
 
 // The calibration `arlab calibrate` derives, from its microbench.csv on the CPU: the GPU preset
 // gives the datasheet bandwidths and clock; rows of the emulated node (link local) are judged
 // against one rank's partition of it.
 void run_derive_calibration(const SaveCalibrationCliOptions& o) {
-  check_output_path(o.out, {o.from_microbench, o.exchange_microbench}, "save-calibration FILE");
+  check_output_path(o.out, {o.from_microbench, o.exchange_microbench, o.round_microbench}, "save-calibration FILE");
   std::vector<int> lines;
   std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench, &lines);
   const MicrobenchRow first = rows.front();  // every row holds the same provenance (load_microbench)
+  const size_t base_rows = rows.size();
   if (!o.exchange_microbench.empty()) {
     // Another run of `arlab calibrate`, on a node of more ranks: only its exchange rows are read.
-    std::vector<int> more_lines;
-    const std::vector<MicrobenchRow> more = model::load_microbench(o.exchange_microbench, &more_lines);
-    if (more.front().gpu != first.gpu || more.front().link != first.link)
-      throw CsvError(o.exchange_microbench, more_lines.front(), "link",
-                     "--exchange-microbench rows were measured on '" + cut_for_message(more.front().gpu) + "', link " +
-                         more.front().link + "; --from-microbench on '" + cut_for_message(first.gpu) + "', link " +
-                         first.link + ": one node kind only");
-    size_t taken = 0;
-    for (size_t i = 0; i < more.size(); ++i)
-      if (more[i].bench == "exchange") {
-        rows.push_back(more[i]);
-        lines.push_back(more_lines[i]);
-        ++taken;
-      }
-    if (taken == 0)
+    const auto exchange = [](const MicrobenchRow& r) { return r.bench == "exchange"; };
+    if (add_microbench_rows(o.exchange_microbench, "--exchange-microbench", first, exchange, rows, lines) == 0)
       throw CsvError(o.exchange_microbench, 0, "bench",
                      "no exchange rows (`arlab calibrate -n 8` writes them on a node of 8 ranks)");
   }
+  const size_t exchange_end = rows.size();
+  if (!o.round_microbench.empty()) {
+    // Another run of `arlab calibrate` (an arlab whose epilogue_round bench measures the NVFP4 and ar
+    // rounds): only those rows are read.
+    if (add_microbench_rows(o.round_microbench, "--round-microbench", first, is_pattern_round_row, rows, lines) == 0)
+      throw CsvError(o.round_microbench, 0, "variant",
+                     "no epilogue_round rows of the NVFP4 or ar pattern (variants bf16_ar_res_rms_fp4*, bf16_ar*: "
+                     "an arlab calibrate of 2026-12-02 or later writes them)");
+  }
+  // The file a row came from, for errors.
+  const auto file_of_row = [&](size_t i) -> const std::string& {
+    if (i < base_rows) return o.from_microbench;
+    return i < exchange_end ? o.exchange_microbench : o.round_microbench;
+  };
   const model::GpuSpec whole = model::gpu_preset(o.gpu);
   const bool local = first.link == "local";
   model::GpuSpec spec = whole;
@@ -197,10 +231,11 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                               : ": a rank owns the whole GPU") +
                        "; pass the --gpu these rows were measured on (their gpu cell: '" + cut_for_message(first.gpu) +
                        "')");
-  std::printf("arlab save-calibration %s: deriving the model's constants from %s%s%s (%zu microbenchmark rows; %s, "
-              "%s, %s; --gpu %s)\n",
+  std::printf("arlab save-calibration %s: deriving the model's constants from %s%s%s%s%s (%zu microbenchmark rows; "
+              "%s, %s, %s; --gpu %s)\n",
               arlab::git_sha(), o.from_microbench.c_str(), o.exchange_microbench.empty() ? "" : " and the exchange rows of ",
-              o.exchange_microbench.c_str(), rows.size(), first.gpu.c_str(), first.topology.c_str(), first.link.c_str(),
+              o.exchange_microbench.c_str(), o.round_microbench.empty() ? "" : " and the NVFP4 / ar round rows of ",
+              o.round_microbench.c_str(), rows.size(), first.gpu.c_str(), first.topology.c_str(), first.link.c_str(),
               o.gpu.c_str());
   model::DerivedCalibration d;
   try {
@@ -213,9 +248,7 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
     for (size_t i = 0; e.rows_exist && i < rows.size(); ++i)
       if (rows[i].bench == q.bench && rows[i].metric == q.metric &&
           (prefix ? rows[i].variant.rfind(stem, 0) == 0 : rows[i].variant == q.variant))
-        throw CsvError(rows[i].bench == "exchange" && !o.exchange_microbench.empty() ? o.exchange_microbench
-                                                                                      : o.from_microbench,
-                       lines[i], "value",
+        throw CsvError(file_of_row(i), lines[i], "value",
                        std::string(e.what()) + " (the first row of bench " + q.bench + ", variant " + q.variant +
                            ", metric " + q.metric + ")");
     throw CsvError(o.from_microbench, 0, "",
@@ -228,13 +261,17 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                           "arlab calibrate: " + o.from_microbench + " (" + first.gpu + ", " + first.topology +
                               ", link " + first.link + ", git " + first.git_sha + ", " + first.date_utc + ")" +
                               (o.exchange_microbench.empty() ? std::string()
-                                                             : " + exchange rows of " + o.exchange_microbench));
+                                                             : " + exchange rows of " + o.exchange_microbench) +
+                              (o.round_microbench.empty() ? std::string()
+                                                          : " + NVFP4 / ar round rows of " + o.round_microbench));
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
 void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& sub) {
   if (!o.exchange_microbench.empty() && o.from_microbench.empty())
     throw InvalidArgument("--exchange-microbench adds rows to --from-microbench's: give both");
+  if (!o.round_microbench.empty() && o.from_microbench.empty())
+    throw InvalidArgument("--round-microbench adds rows to --from-microbench's: give both");
   if (!o.from_microbench.empty()) {
     if (sub.count("--calibration") > 0) throw InvalidArgument("--from-microbench and --calibration exclude each other");
     run_derive_calibration(o);
@@ -600,6 +637,10 @@ void add_save_calibration_command(CLI::App& app) {
   sub->add_option("--exchange-microbench", o->exchange_microbench,
                   "with --from-microbench: the exchange rows of another `arlab calibrate` run, on a node of more ranks "
                   "(`-n 8`), for the ranks term (exchange_ns_per_rank*)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--round-microbench", o->round_microbench,
+                  "with --from-microbench: the NVFP4 and ar rows of bench epilogue_round of another `arlab calibrate` "
+                  "run of the same node kind, for nvfp4_round_ns and ar_round_ns")
       ->check(CLI::ExistingFile);
   sub->add_option("--gpu", o->gpu, "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs)");
   sub->callback([o, sub] { run_save_calibration(*o, *sub); });

@@ -117,6 +117,16 @@ namespace arlab::model {
   X(round_overhead_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                              \
     "extra round overhead per warp of the block (calibrate: epilogue_round minus the model's parts, slope over "    \
     "warps)")                                                                                                       \
+  /* prior: 0, an NVFP4 round as long as its modelled parts; range: 10 us, as round_overhead_ns */                   \
+  X(nvfp4_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                         \
+    "per NVFP4 token round, what its modelled parts and the RMSNorm round overhead leave out: the scale factor "     \
+    "(amax of a 16-element block with the partner lane, two IEEE divisions, e4m3), the e2m1 codes and their "       \
+    "stores (calibrate: epilogue_round bf16_ar_res_rms_fp4 minus the model's round, median over configurations)")  \
+  /* prior: 0, an ar round as long as its modelled parts; range: 10 us, as round_overhead_ns */                       \
+  X(ar_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                            \
+    "per token round of the ar pattern (all-reduce only, no norm), what its modelled parts (polls, the rank sum) "  \
+    "leave out of the kernel's own round code: the store of the sum, loop and dependent issue (calibrate: "         \
+    "epilogue_round bf16_ar minus the model's parts, median over configurations)")                                 \
   /* prior: the emulated H200's cluster barrier of 2026-11-30 (304 ns); range: as cluster_sync_ns */                 \
   X(bare_cluster_barrier_ns, 300.0, 0.0, 10000.0, "ns",                                                                   \
     "one bare cluster barrier, cluster.sync(): a release arrive (on sm_90 a GPU-scope MEMBAR) and an acquire "      \

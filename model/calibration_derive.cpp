@@ -98,6 +98,7 @@ class Deriver {
     skew_and_math();
     rank_exchange();
     round_overhead();
+    pattern_rounds();
     check_ranges(out_.calibration);
     return out_;
   }
@@ -459,6 +460,54 @@ class Deriver {
         "intercept over warps of the measured round minus its modelled parts (tpb/cluster: measured - parts "
         "ns):" + per);
     set("round_overhead_ns_per_warp", std::max(0.0, l.slope), "slope per warp of the same line");
+  }
+
+  // The NVFP4 and ar patterns' rounds of the same bench (variants bf16_ar_res_rms_fp4 and bf16_ar)
+  // against the model's whole round for that pattern and shape, with every other constant derived
+  // (the RMSNorm round overhead included): the median of the difference over the configurations.
+  // Microbenchmark files from before these variants keep the constants at 0, with a note.
+  void pattern_rounds() {
+    const struct {
+      const char* name;
+      const char* variant;
+      Pattern pattern;
+    } kinds[] = {{"nvfp4_round_ns", "bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4},
+                 {"ar_round_ns", "bf16_ar", Pattern::ar}};
+    for (const auto& kind : kinds) {
+      const std::string busy = std::string(kind.variant) + "_busy";
+      auto got = pick_rows("epilogue_round", emulated_ ? busy : kind.variant, "ns_per_round");
+      if (got.empty()) got = pick_rows("epilogue_round", kind.variant, "ns_per_round");
+      if (got.empty()) {
+        out_.notes.push_back(std::string(kind.name) + " = 0: no epilogue_round " + kind.variant +
+                             " rows (microbenchmarks of an arlab before that variant): the round is its modelled "
+                             "parts alone");
+        continue;
+      }
+      std::vector<double> diff;
+      std::string per;
+      for (const MicrobenchRow* r : got) {
+        Problem p;
+        p.tokens = r->sms / std::max(1, r->cluster);  // one token per cluster and round: the bench's shape
+        p.hidden = static_cast<int>(r->size);
+        p.nranks = 2;
+        p.dtype = DType::bf16;
+        p.pattern = kind.pattern;
+        LaunchConfig c;
+        c.tpb = r->tpb;
+        c.cluster = std::max(1, r->cluster);
+        c.grid = r->sms;
+        c.vecs_per_thread = 1;
+        detail::ModelInputs in{p, c, spec_, out_.calibration};  // its own constant is still 0 here
+        if (!detail::derive_inputs(in, KernelResources{64, 0})) continue;
+        const double modelled = detail::oneshot_round(in, 1.0).total();
+        diff.push_back(r->value - modelled);
+        per += fmt(" %d/", r->tpb) + fmt("%d:", c.cluster) + fmt(" %.0f", r->value) + fmt(" - %.0f;", modelled);
+      }
+      if (diff.empty()) fail(std::string("no epilogue_round ") + kind.variant + " row has a launchable shape");
+      set(kind.name, std::max(0.0, median_of(diff)),
+          std::string("median of the measured round minus the model's round (tpb/cluster: measured - model ns):") +
+              per);
+    }
   }
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,

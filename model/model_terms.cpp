@@ -133,9 +133,17 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
                        blocks_per_sm * in.c.tpb * vecs * in.ops * cal.sm_ns_per_vector_op);
   r.reduce = norm_reduce_ns(in);
   r.gamma = norm ? vecs * cal.l2_latency_ns : 0.0;
-  r.overhead =
-      norm ? cal.round_overhead_ns + cal.round_overhead_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32)) : 0.0;
+  r.overhead = round_overhead_ns(cal, in.p.pattern, in.c.tpb);
   return r;
+}
+
+double round_overhead_ns(const Calibration& cal, Pattern pattern, int tpb) {
+  double ns = 0.0;
+  if (has_residual(pattern))
+    ns += cal.round_overhead_ns + cal.round_overhead_ns_per_warp * static_cast<double>(ceil_div(tpb, 32));
+  if (has_fp4(pattern)) ns += cal.nvfp4_round_ns;
+  if (pattern == Pattern::ar) ns += cal.ar_round_ns;
+  return ns;
 }
 
 }  // namespace arlab::model::detail

@@ -105,6 +105,11 @@ struct RoundParts {
 };
 RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm);
 
+// What a token round's modelled parts leave out of the kernels' own round code (calibrate's
+// epilogue_round bench): the RMSNorm overhead (intercept + per warp), plus the NVFP4 or the ar
+// pattern's own part. Shared by the one-shot rounds and the two-shot epilogue (the same code).
+double round_overhead_ns(const Calibration& cal, Pattern pattern, int tpb);
+
 // Per round, the time of one block-wide (and cluster-wide) RMSNorm reduction: block reduce over
 // the block's warps, then (cluster > 1) one cluster barrier and one DSMEM read per block.
 double norm_reduce_ns(const ModelInputs& in);

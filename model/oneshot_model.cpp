@@ -39,7 +39,8 @@
 //                 HBM (the polled
 //                 slots and the residual read, the outputs written; lean: + the -0.0 written back over
 //                 the consumed peer slots) and the per-SM port
-//                 + (RMSNorm) the round overhead: what these parts leave out of the kernel's own round
+//                 + the round overhead: what these parts leave out of the kernel's own round (RMSNorm;
+//                 NVFP4 and ar: their own part too)
 //                 code measured in isolation (bench epilogue_round)
 //                 lean, clusters of 2-4 blocks of whole warps: the block totals are pushed into the other
 //                 blocks' shared memory instead of a cluster barrier (pushed_exchange_ns + _per_peer x
@@ -234,9 +235,9 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                                  d.name, pushed_exchange_ns, cal.pushed_exchange_ns, cal.pushed_exchange_ns_per_peer,
                                  c.cluster - 1)
                            : std::string()) +
-           (norm ? fmt(" + gamma %.0f x %.0f ns (L2) + round overhead %.0f ns", round.gamma / cal.l2_latency_ns,
-                       cal.l2_latency_ns, round.overhead)
+           (norm ? fmt(" + gamma %.0f x %.0f ns (L2)", round.gamma / cal.l2_latency_ns, cal.l2_latency_ns)
                  : std::string()) +
+           (round.overhead > 0 ? fmt(" + round overhead %.0f ns", round.overhead) : std::string()) +
            (d.clear_on_consume ? fmt("; %s: %d peer slot(s) polled and written back to -0.0", d.name, n - 1)
                                : std::string()) +
            fmt(" = %.0f ns; %lld round(s)", round_ns, rounds) +

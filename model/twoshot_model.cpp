@@ -79,8 +79,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double compute_ns = std::max(vecs * epi_ops * cal.vector_op_latency_ns,
                                      k * c.tpb * vecs * epi_ops * cal.sm_ns_per_vector_op);
   // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
-  const double overhead_ns =
-      norm ? cal.round_overhead_ns + cal.round_overhead_ns_per_warp * static_cast<double>(ceil_div(c.tpb, 32)) : 0.0;
+  const double overhead_ns = round_overhead_ns(cal, p.pattern, c.tpb);
   const double round_ns =
       load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + overhead_ns;
   const std::vector<Bound> epi = {

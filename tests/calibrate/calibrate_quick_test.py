@@ -10,6 +10,7 @@ from pathlib import Path
 
 SKIP = 77
 BENCHES = ["launch", "chase", "bandwidth", "clear", "block_reduce", "cluster_sync", "atomic", "epilogue_math"]
+ROUND_VARIANTS = ["bf16_ar_res_rms", "bf16_ar_res_rms_fp4", "bf16_ar"]
 
 
 def main() -> int:
@@ -33,6 +34,12 @@ def main() -> int:
         missing = [b for b in BENCHES if not any(r["bench"] == b for r in rows)]
         if missing:
             print(f"FAIL: no rows of {missing} in {csv_path}")
+            return 1
+        # The epilogue_round bench measures one round of each of these patterns (nvfp4_round_ns, ar_round_ns).
+        missing = [v for v in ROUND_VARIANTS if not any(r["bench"] == "epilogue_round" and r["variant"] == v and
+                                                         float(r["value"]) > 0 for r in rows)]
+        if missing:
+            print(f"FAIL: no positive epilogue_round rows of variant {missing} in {csv_path}")
             return 1
         if p.returncode != 0:
             print(f"FAIL: exit code {p.returncode} (microbench.csv has {len(rows)} rows)")

@@ -568,7 +568,7 @@ TEST_CASE("validate and fit refuse degenerate inputs", "[validate][fit][errors]"
 
 TEST_CASE("the committed measured calibrations are what their microbenchmark files derive") {
   // data/calibration/README.md: `arlab save-calibration FILE --from-microbench MICROBENCH
-  // [--exchange-microbench MICROBENCH_N8]`.
+  // [--exchange-microbench MICROBENCH_N8 --round-microbench MICROBENCH_ROUND]`.
   for (const std::string node : {"nvlink", "emulated"}) {
     INFO(node);
     const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
@@ -578,6 +578,16 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
       REQUIRE(!more.empty());
       for (const MicrobenchRow& r : more)
         if (r.bench == "exchange") rows.push_back(r);
+      // + the NVFP4 and ar rounds of bench epilogue_round (--round-microbench)
+      const auto rounds = load_microbench(dir + "h200_emulated_round_microbench.csv");
+      size_t taken = 0;
+      for (const MicrobenchRow& r : rounds)
+        if (r.bench == "epilogue_round" && (r.variant.rfind("bf16_ar_res_rms_fp4", 0) == 0 ||
+                                            (r.variant.rfind("bf16_ar", 0) == 0 && r.variant.rfind("bf16_ar_res_rms", 0) != 0))) {
+          rows.push_back(r);
+          ++taken;
+        }
+      CHECK(taken == 24);  // 2 patterns x 6 configurations x (alone, beside a busy partner)
     }
     GpuSpec spec = gpu_preset("h200_sxm");
     if (node == "emulated") spec = sm_partition(spec, 2);

@@ -601,6 +601,45 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
   }
 }
 
+TEST_CASE("derive_calibration: the NVFP4 and ar rounds set their constants, shift with the rows, and are 0 without them") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  const std::vector<MicrobenchRow> base = load_microbench(dir + "h200_emulated_microbench.csv");
+  std::vector<MicrobenchRow> rounds;
+  for (const MicrobenchRow& r : load_microbench(dir + "h200_emulated_round_microbench.csv"))
+    if (r.variant.rfind("bf16_ar_res_rms_fp4", 0) == 0 ||
+        (r.variant.rfind("bf16_ar", 0) == 0 && r.variant.rfind("bf16_ar_res_rms", 0) != 0))
+      rounds.push_back(r);
+  REQUIRE(rounds.size() == 24);
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+
+  const DerivedCalibration none = derive_calibration(base, spec);
+  CHECK(none.calibration.nvfp4_round_ns == 0.0);
+  CHECK(none.calibration.ar_round_ns == 0.0);
+  CHECK(std::count_if(none.notes.begin(), none.notes.end(), [](const std::string& n) {
+          return n.find("nvfp4_round_ns = 0: no epilogue_round") != std::string::npos;
+        }) == 1);
+
+  std::vector<MicrobenchRow> rows = base;
+  rows.insert(rows.end(), rounds.begin(), rounds.end());
+  const DerivedCalibration with = derive_calibration(rows, spec);
+  CHECK(with.calibration.nvfp4_round_ns > 100.0);  // an NVFP4 round costs more than its modelled parts
+  CHECK(with.calibration.ar_round_ns > 100.0);
+  // Every other constant is --from-microbench's alone.
+  for (const auto& info : calibration_constants()) {
+    if (std::string(info.name) == "nvfp4_round_ns" || std::string(info.name) == "ar_round_ns") continue;
+    INFO(info.name);
+    CHECK(get_constant(with.calibration, info.name) == get_constant(none.calibration, info.name));
+  }
+  // A median of (measured - model): every NVFP4 round 100 ns longer moves the constant by 100 ns, and
+  // leaves ar's alone.
+  std::vector<MicrobenchRow> slower = rows;
+  for (MicrobenchRow& r : slower)
+    if (r.bench == "epilogue_round" && r.variant.rfind("bf16_ar_res_rms_fp4", 0) == 0) r.value += 100.0;
+  const DerivedCalibration shifted = derive_calibration(slower, spec);
+  CHECK(shifted.calibration.nvfp4_round_ns == Approx(with.calibration.nvfp4_round_ns + 100.0).epsilon(1e-9));
+  CHECK(shifted.calibration.ar_round_ns == Approx(with.calibration.ar_round_ns).epsilon(1e-12));
+}
+
 TEST_CASE("derive_calibration: exchange rows of 2, 4 and 8 ranks give the ranks term, 2 ranks alone keep the priors") {
   std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
                                                     "/data/calibration/h200_nvlink_microbench.csv");

@@ -29,6 +29,7 @@ FILES = [
     ("model_grid_emulated.csv", "emulated", "model-validation grid, fenced reference"),
     ("model_grid_emulated_faithful.csv", "emulated", "model-validation grid, current reference"),
     ("exp/model-accuracy_emulated.csv", "emulated", "model-accuracy experiment, by pattern"),
+    ("exp/model-accuracy_emulated_tp4.csv", "emulated TP4", "model-accuracy experiment, 52 of its 61 TP4 groups, by pattern"),
     ("exp/peers_emulated.csv", "emulated", "peers experiment (arlab's rows)"),
     ("model_grid_latency_emulated.csv", "emulated", "latency grid, 1 and 4 tokens, current bodies"),
     ("exp/speedup_emulated_wide.csv", "emulated", "speedup experiment, issue 24's grid, lean before 2026-12-01 21:00"),

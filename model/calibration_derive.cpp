@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -418,6 +419,26 @@ class Deriver {
     set("exchange_ns_per_rank_sq", b, "b of the same fit");
   }
 
+  // The model's token round for one epilogue_round row: the bench's shape (one block per SM, one token
+  // per cluster and round, one vector per thread, N = 2, bf16) with `pattern`; none where it cannot
+  // launch.
+  std::optional<detail::RoundParts> bench_round(const MicrobenchRow& r, Pattern pattern, const Calibration& cal) const {
+    Problem p;
+    p.tokens = r.sms / std::max(1, r.cluster);
+    p.hidden = static_cast<int>(r.size);
+    p.nranks = 2;
+    p.dtype = DType::bf16;
+    p.pattern = pattern;
+    LaunchConfig c;
+    c.tpb = r.tpb;
+    c.cluster = std::max(1, r.cluster);
+    c.grid = r.sms;
+    c.vecs_per_thread = 1;
+    detail::ModelInputs in{p, c, spec_, cal};
+    if (!detail::derive_inputs(in, KernelResources{64, 0})) return std::nullopt;
+    return detail::oneshot_round(in, 1.0);
+  }
+
   // The kernel's own RMSNorm round run in isolation (epilogue_round) against the model's parts of
   // that round with every other constant already derived: the median of the difference over the
   // bench's configurations. Needs the other constants, so it comes last.
@@ -433,26 +454,16 @@ class Deriver {
     }
     std::vector<std::pair<double, double>> diff;  // (warps, measured - parts)
     std::string per;
+    Calibration cal = out_.calibration;
+    cal.round_overhead_ns = 0;
+    cal.round_overhead_ns_per_warp = 0;
     for (const MicrobenchRow* r : got) {
-      Problem p;
-      p.tokens = r->sms / std::max(1, r->cluster);  // one token per cluster and round: the bench's shape
-      p.hidden = static_cast<int>(r->size);
-      p.nranks = 2;
-      p.dtype = DType::bf16;
-      p.pattern = Pattern::ar_res_rms;
-      LaunchConfig c;
-      c.tpb = r->tpb;
-      c.cluster = std::max(1, r->cluster);
-      c.grid = r->sms;
-      c.vecs_per_thread = 1;
-      Calibration cal = out_.calibration;
-      cal.round_overhead_ns = 0;
-      cal.round_overhead_ns_per_warp = 0;
-      detail::ModelInputs in{p, c, spec_, cal};
-      if (!detail::derive_inputs(in, KernelResources{64, 0})) continue;
-      const double parts = detail::oneshot_round(in, 1.0).parts();
+      const std::optional<detail::RoundParts> round = bench_round(*r, Pattern::ar_res_rms, cal);
+      if (!round) continue;
+      const double parts = round->parts();
       diff.emplace_back(std::ceil(r->tpb / 32.0), r->value - parts);
-      per += fmt(" %d/", r->tpb) + fmt("%d:", c.cluster) + fmt(" %.0f", r->value) + fmt(" - %.0f;", parts);
+      per += fmt(" %d/", r->tpb) + fmt("%d:", std::max(1, r->cluster)) + fmt(" %.0f", r->value) +
+             fmt(" - %.0f;", parts);
     }
     if (diff.empty()) fail("no epilogue_round row has a launchable shape");
     const Line l = line_of(diff, "epilogue_round over warps");
@@ -486,22 +497,13 @@ class Deriver {
       std::vector<double> diff;
       std::string per;
       for (const MicrobenchRow* r : got) {
-        Problem p;
-        p.tokens = r->sms / std::max(1, r->cluster);  // one token per cluster and round: the bench's shape
-        p.hidden = static_cast<int>(r->size);
-        p.nranks = 2;
-        p.dtype = DType::bf16;
-        p.pattern = kind.pattern;
-        LaunchConfig c;
-        c.tpb = r->tpb;
-        c.cluster = std::max(1, r->cluster);
-        c.grid = r->sms;
-        c.vecs_per_thread = 1;
-        detail::ModelInputs in{p, c, spec_, out_.calibration};  // its own constant is still 0 here
-        if (!detail::derive_inputs(in, KernelResources{64, 0})) continue;
-        const double modelled = detail::oneshot_round(in, 1.0).total();
+        // its own constant is still 0 in out_.calibration here
+        const std::optional<detail::RoundParts> round = bench_round(*r, kind.pattern, out_.calibration);
+        if (!round) continue;
+        const double modelled = round->total();
         diff.push_back(r->value - modelled);
-        per += fmt(" %d/", r->tpb) + fmt("%d:", c.cluster) + fmt(" %.0f", r->value) + fmt(" - %.0f;", modelled);
+        per += fmt(" %d/", r->tpb) + fmt("%d:", std::max(1, r->cluster)) + fmt(" %.0f", r->value) +
+               fmt(" - %.0f;", modelled);
       }
       if (diff.empty()) fail(std::string("no epilogue_round ") + kind.variant + " row has a launchable shape");
       set(kind.name, std::max(0.0, median_of(diff)),

@@ -102,14 +102,13 @@ struct Config {
 
 // The patterns measured, with their row variant (+ "_busy" for the partner variant).
 struct PatternRun {
-  Pattern pattern;
   const char* variant;
   void (*kernel)(kernels::FusedParams, unsigned long long*, unsigned*);
 };
 const PatternRun kPatternRuns[] = {
-    {Pattern::ar_res_rms, "bf16_ar_res_rms", epilogue_round_kernel<Pattern::ar_res_rms>},
-    {Pattern::ar_res_rms_fp4, "bf16_ar_res_rms_fp4", epilogue_round_kernel<Pattern::ar_res_rms_fp4>},
-    {Pattern::ar, "bf16_ar", epilogue_round_kernel<Pattern::ar>},
+    {"bf16_ar_res_rms", epilogue_round_kernel<Pattern::ar_res_rms>},
+    {"bf16_ar_res_rms_fp4", epilogue_round_kernel<Pattern::ar_res_rms_fp4>},
+    {"bf16_ar", epilogue_round_kernel<Pattern::ar>},
 };
 
 }  // namespace
@@ -133,7 +132,8 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   const size_t sf_bytes = static_cast<size_t>(env.sms * rounds + 128) * (kMaxHidden / 16);
   const float one = 1.0f;
   harness::DeviceBuffer quant_out(quant_bytes, env.rank), scale_out(sf_bytes, env.rank), scale(sizeof(float), env.rank);
-  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank,
+                        cudaMemcpyAsync(scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, env.stream));
   // bf16 0x3c3c ~ 0.0115 (inputs), 0x3f3f ~ 0.746 (gamma): finite, never -0.0.
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(residual_in.data(), 0x3c, max_bytes, env.stream));
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(slots.data(), 0x3c, 2 * max_bytes, env.stream));
@@ -151,8 +151,8 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       p_quant_out(with_partner ? 2 * quant_bytes : 0, env.busy_rank),
       p_scale_out(with_partner ? 2 * sf_bytes : 0, env.busy_rank), p_scale(sizeof(float), env.busy_rank);
   if (with_partner) {
-    ARLAB_CUDA_CHECK_RANK(env.busy_rank,
-                          cudaMemcpyAsync(p_scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, env.busy_stream));
+    ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemcpyAsync(p_scale.data(), &one, sizeof(float),
+                                                         cudaMemcpyHostToDevice, env.busy_stream));
     ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(p_res_in.data(), 0x3c, partner_bytes, env.busy_stream));
     ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(p_slots.data(), 0x3c, 2 * partner_bytes, env.busy_stream));
     ARLAB_CUDA_CHECK_RANK(env.busy_rank,
@@ -163,91 +163,92 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   const size_t flush_bytes = static_cast<size_t>(4 * std::max<int64_t>(env.device->props.l2_bytes, 1 << 20));
   harness::DeviceBuffer flush(flush_bytes, env.rank);
   int flips = 0;
-  for (const PatternRun& run : kPatternRuns)
-  for (const bool busy : {false, true}) {
-    if (busy && !with_partner) break;
-    for (const Config& c : configs) {
-      if (c.tpb * c.cluster * kVec != c.hidden) throw CudaError("epilogue_round: a configuration without vpt 1");
-      const int clusters = env.sms / c.cluster;
-      if (clusters < 1) continue;
-      const int grid = clusters * c.cluster;
-      const int tokens = clusters * rounds;
-      const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
-      kernels::FusedParams p{};
-      p.residual_in = residual_in.data();
-      p.gamma = gamma.data();
-      p.residual_out = residual_out.data();
-      p.allreduce_out = residual_out.data();  // ar: the sum goes where the residual sum would
-      p.norm_out = norm_out.data();
-      p.quant_out = quant_out.data();
-      p.scale_out = scale_out.data();
-      p.scale = scale.as<float>();
-      p.sf_swizzled = 1;
-      p.eps = 1e-6f;
-      p.tokens = tokens;
-      p.hidden = c.hidden;
-      p.rank = 0;
-      p.cluster = c.cluster;
-      p.vecs_per_thread = 1;
-      p.regions[0] = slots.data();
-      p.my_region = slots.data();
-      p.fault = fault.as<unsigned long long>();
-      p.slot_bytes = slot_bytes;
-      p.buffer_bytes = kRanks * slot_bytes;
-      p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
-      // The partner: the same shape on rank 1's SMs, 2 x the rounds, its own buffers (same gamma values).
-      const int p_clusters = std::max(1, env.busy_sms / c.cluster);
-      kernels::FusedParams q = p;
-      if (busy) {
-        q.residual_in = p_res_in.data();
-        q.residual_out = p_res_out.data();
-        q.allreduce_out = p_res_out.data();
-        q.norm_out = p_norm_out.data();
-        q.quant_out = p_quant_out.data();
-        q.scale_out = p_scale_out.data();
-        q.scale = p_scale.as<float>();
-        q.gamma = gamma.data();
-        q.tokens = p_clusters * 2 * rounds;
-        q.slot_bytes = static_cast<long long>(q.tokens) * c.hidden * static_cast<long long>(sizeof(T));
-        q.buffer_bytes = kRanks * q.slot_bytes;
-        q.regions[0] = p_slots.data();
-        q.my_region = p_slots.data();
-        q.fault = p_fault.as<unsigned long long>();
-        q.rank = 1;
-      }
-      std::vector<double> ns;
-      for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
-        launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
-               static_cast<long long>(p.buffer_bytes / 16), sink.as<unsigned>());
+  for (const PatternRun& run : kPatternRuns) {
+    for (const bool busy : {false, true}) {
+      if (busy && !with_partner) break;
+      for (const Config& c : configs) {
+        if (c.tpb * c.cluster * kVec != c.hidden) throw CudaError("epilogue_round: a configuration without vpt 1");
+        const int clusters = env.sms / c.cluster;
+        if (clusters < 1) continue;
+        const int grid = clusters * c.cluster;
+        const int tokens = clusters * rounds;
+        const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
+        kernels::FusedParams p{};
+        p.residual_in = residual_in.data();
+        p.gamma = gamma.data();
+        p.residual_out = residual_out.data();
+        p.allreduce_out = residual_out.data();  // ar: the sum goes where the residual sum would
+        p.norm_out = norm_out.data();
+        p.quant_out = quant_out.data();
+        p.scale_out = scale_out.data();
+        p.scale = scale.as<float>();
+        p.sf_swizzled = 1;
+        p.eps = 1e-6f;
+        p.tokens = tokens;
+        p.hidden = c.hidden;
+        p.rank = 0;
+        p.cluster = c.cluster;
+        p.vecs_per_thread = 1;
+        p.regions[0] = slots.data();
+        p.my_region = slots.data();
+        p.fault = fault.as<unsigned long long>();
+        p.slot_bytes = slot_bytes;
+        p.buffer_bytes = kRanks * slot_bytes;
+        p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
+        // The partner: the same shape on rank 1's SMs, 2 x the rounds, its own buffers (same gamma values).
+        const int p_clusters = std::max(1, env.busy_sms / c.cluster);
+        kernels::FusedParams q = p;
         if (busy) {
-          ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-          launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, env.busy_stream, env.busy_rank,
-                 run.kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
+          q.residual_in = p_res_in.data();
+          q.residual_out = p_res_out.data();
+          q.allreduce_out = p_res_out.data();
+          q.norm_out = p_norm_out.data();
+          q.quant_out = p_quant_out.data();
+          q.scale_out = p_scale_out.data();
+          q.scale = p_scale.as<float>();
+          q.gamma = gamma.data();
+          q.tokens = p_clusters * 2 * rounds;
+          q.slot_bytes = static_cast<long long>(q.tokens) * c.hidden * static_cast<long long>(sizeof(T));
+          q.buffer_bytes = kRanks * q.slot_bytes;
+          q.regions[0] = p_slots.data();
+          q.my_region = p_slots.data();
+          q.fault = p_fault.as<unsigned long long>();
+          q.rank = 1;
         }
-        launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p,
-               times.as<unsigned long long>(), smids.as<unsigned>());
-        const double t = device_interval_ns(env, times.as<unsigned long long>());
-        if (busy) ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
-        if (r > 0) ns.push_back(t / rounds);
+        std::vector<double> ns;
+        for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+          launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
+                 static_cast<long long>(p.buffer_bytes / 16), sink.as<unsigned>());
+          if (busy) {
+            ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+            launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, env.busy_stream, env.busy_rank,
+                   run.kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
+          }
+          launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p,
+                 times.as<unsigned long long>(), smids.as<unsigned>());
+          const double t = device_interval_ns(env, times.as<unsigned long long>());
+          if (busy) ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+          if (r > 0) ns.push_back(t / rounds);
+        }
+        std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
+        unsigned long long fault_word = 0, partner_fault = 0;
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
+                                                        cudaMemcpyDeviceToHost, env.stream));
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
+                                                        cudaMemcpyDeviceToHost, env.stream));
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+        if (busy)
+          ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemcpy(&partner_fault, p_fault.data(), sizeof(partner_fault),
+                                                          cudaMemcpyDeviceToHost));
+        if (fault_word != 0 || partner_fault != 0)
+          throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
+                          ", " + std::to_string(partner_fault) + ")");
+        distinct_sms(ids, grid, "epilogue_round");
+        const std::string variant = busy ? std::string(run.variant) + "_busy" : std::string(run.variant);
+        out.push_back(make_point(
+            PointKey{"epilogue_round", variant, grid, c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"}, ns));
       }
-      std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
-      unsigned long long fault_word = 0, partner_fault = 0;
-      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
-                                                      cudaMemcpyDeviceToHost, env.stream));
-      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
-                                                      cudaMemcpyDeviceToHost, env.stream));
-      ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-      if (busy)
-        ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemcpy(&partner_fault, p_fault.data(), sizeof(partner_fault),
-                                                        cudaMemcpyDeviceToHost));
-      if (fault_word != 0 || partner_fault != 0)
-        throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
-                        ", " + std::to_string(partner_fault) + ")");
-      distinct_sms(ids, grid, "epilogue_round");
-      out.push_back(make_point(PointKey{"epilogue_round", busy ? std::string(run.variant) + "_busy" : run.variant, grid,
-                                        c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"},
-                               ns));
     }
   }
 }

@@ -246,7 +246,8 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
                           ", " + std::to_string(partner_fault) + ")");
         distinct_sms(ids, grid, "epilogue_round");
         const std::string variant = busy ? std::string(run.variant) + "_busy" : std::string(run.variant);
-        const PointKey key{"epilogue_round", variant, grid, c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"};
+        const PointKey key{"epilogue_round", variant, grid, c.tpb, c.cluster, double(c.hidden), "hidden",
+                           "ns_per_round"};
         out.push_back(make_point(key, ns));
       }
     }

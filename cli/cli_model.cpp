@@ -587,11 +587,12 @@ void add_predict_command(CLI::App& app) {
   sub->add_option("--smem", o->smem, "shared memory per block, bytes")->capture_default_str()->check(int_at_least(0));
   sub->add_option("--policy", o->policies, "policies to show (default: legacy trtllm occupancy model [explicit])");
   sub->add_option("--kernel", o->kernel,
-                  "one-shot kernel body to predict: reference (the peer library's design: push to every rank's "
-                  "buffer, own slot included, poll every slot, then a separate -0.0 clear pass), lean (own slice "
-                  "added from registers, polled slots cleared as they are consumed, no clear pass) or auto (--policy "
-                  "model only: the model chooses the body with the algorithm and launch shape). lean is one-shot "
-                  "only; two-shot predictions are of the reference kernel")
+                  "kernel body to predict: reference (the peer library's design; one-shot: push to every rank's "
+                  "buffer, own slot included, poll every slot, then a separate -0.0 clear pass; two-shot: copy, "
+                  "barrier, reduce-scatter, barrier, epilogue), lean (one-shot: own slice added from registers, "
+                  "polled slots cleared as they are consumed, no clear pass; two-shot: no barrier, each row pushed "
+                  "to its owner and the owner's sum pushed back) or auto (--policy model only: the model chooses "
+                  "the body with the algorithm and launch shape)")
       ->capture_default_str();
   add_explicit_config_options(sub, o->config);
   sub->add_option("--csv", o->csv, "append tidy rows (common/prediction_schema.h) to this CSV")

@@ -66,10 +66,12 @@ const std::vector<ImplRow>& implementation_table() {
        "the peer library's design (kernels/oneshot_kernel.cuh, kernels/twoshot_kernel.cuh): one-shot pushes to "
        "every rank's buffer (own slot included), polls every slot and clears the previous buffer in a separate "
        "pass; the seed experiment's subject"},
-      {Impl::lean, "lean", ImplKind::fused_body, true, false, false, 0, ModelDesign::lean, "fused", "lean",
-       "one-shot only (kernels/oneshot_lean_kernel.cuh): the own slice added from registers (never pushed or "
-       "polled), polled slots cleared as they are consumed (no clear pass), the arrival off the critical path, "
-       "epilogue operands loaded early, block totals pushed through DSMEM in clusters of 2-4"},
+      {Impl::lean, "lean", ImplKind::fused_body, true, true, false, 0, ModelDesign::lean, "fused", "lean",
+       "kernels/oneshot_lean_kernel.cuh: the own slice added from registers (never pushed or polled), polled "
+       "slots cleared as they are consumed (no clear pass), the arrival off the critical path, epilogue operands "
+       "loaded early, block totals pushed through DSMEM in clusters of 2-4; kernels/twoshot_lean_kernel.cuh: "
+       "two-shot on the Lamport workspace with no barrier (each row pushed to its owner, the owner's sum "
+       "pushed back), the same ideas"},
       {Impl::flashinfer, "flashinfer", ImplKind::peer_fused, true, true, false, 0, ModelDesign::not_modelled,
        flashinfer_label.c_str(), "flashinfer",
        "FlashInfer's fused all-reduce kernels (trtllm_allreduce_fusion.cuh of the pinned flashinfer-python wheel): "

@@ -9,3 +9,4 @@
 arlab_kernel_family(reference oneshot OneshotFamily kernels/oneshot_kernel.cuh)
 arlab_kernel_family(lean oneshot OneshotLeanFamily kernels/oneshot_lean_kernel.cuh)
 arlab_kernel_family(reference twoshot TwoshotFamily kernels/twoshot_kernel.cuh)
+arlab_kernel_family(lean twoshot TwoshotLeanFamily kernels/twoshot_lean_kernel.cuh)

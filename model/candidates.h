@@ -11,7 +11,7 @@
 //             such values the round counts are equal and more clusters only add blocks per SM.
 //   algo      one-shot and two-shot (two-shot only when tokens >= N)
 //   body      each fused kernel body asked for (common/implementations.h), with the algorithms its
-//             row runs (the lean body: one-shot only)
+//             row runs (today every body runs both)
 #pragma once
 
 #include <vector>

@@ -17,14 +17,128 @@
 //   epilogue        rounds of (per vector: the residual (DRAM) and the sum (L2) loads, the epilogue
 //                   ops, the norm reduction, gamma) vs HBM (S sums + S residual read, outputs written)
 //   exit            the closing cluster barrier (cluster > 1)
+//
+// The lean two-shot body (kernels/twoshot_lean_kernel.cuh) has no copy and no barrier: every row of
+// another rank's range is pushed from x to its owner, the owner polls, sums and pushes the sum back,
+// and the other ranks poll for it. Its phases (twoshot_lean_model below), clusters striding over the
+// tokens as in one-shot (ceil(tokens / C) token rounds per cluster):
+//   launch, ranks   as above
+//   prologue        flag read (L2) + the pushed exchange's start in clusters of 2-4 (as lean one-shot)
+//   push            (N-1)/N of my rows, one store each: the one-shot push chain per vector, vs the
+//                   per-SM port and peer-store rate, the link ((N-1)/N S per direction) and HBM
+//   first_wait      store-to-seen of a peer's push (nothing to clear in between)
+//   rounds          per token round, the lean one-shot round (its polls, residual, epilogue ops,
+//                   reduction, gamma, round overhead) plus, for the owner's rows, N - 1 more adds;
+//                   vs the per-SM port (outputs, the sums pushed to N-1 peers, the -0.0 written back)
+//                   and HBM (residual, outputs, the slots read and written back)
+//   second_wait     store-to-seen of the owner's sum: the other ranks' rounds run one hop behind it
+//   exit            the closing lifetime barrier where no pushed exchange applies (clusters of 8)
 #include <algorithm>
+#include <cmath>
 
 #include "common/fmt.h"
+#include "common/implementations.h"
+#include "common/launch_limits.h"
 #include "model/model_terms.h"
 
 namespace arlab::model::detail {
 
+namespace {
+
+double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
+  const Problem& p = in.p;
+  const LaunchConfig& c = in.c;
+  const Calibration& cal = in.cal;
+  const int n = p.nranks;
+  const long long rounds = ceil_div(p.tokens, in.clusters);  // token rounds per cluster
+  const double pushed_share = static_cast<double>(n - 1) / n;  // rows of the other ranks' ranges
+  const Placement pl = place(std::min<long long>(p.tokens, in.clusters), c.cluster, in.s.sm_count);
+  const double k = pl.blocks_per_used_sm;
+  const double slice = in.token_bytes / c.cluster;
+  const double vecs = in.vecs_used;
+  const double S = in.input_bytes;
+  const double port = in.port_bytes_per_ns;
+  const double hbm = in.hbm_bytes_per_ns;
+  const bool norm = has_residual(p.pattern);
+  const bool pushed = norm && lean_pushes_cluster_totals(c.cluster, c.tpb);
+  const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
+
+  add_launch_term(in, sheet);
+  add_ranks_term(in, sheet);
+  const double start_ns = pushed ? cal.bare_cluster_barrier_ns : 0.0;
+  sheet.add("prologue", start_ns + cal.l2_latency_ns, [&] {
+    return (pushed ? fmt("lean: pushed-exchange start (release arrive, a bare cluster barrier) %.0f ns + ", start_ns)
+                   : std::string()) +
+           fmt("flag read %.0f ns (L2); the arrival off the critical path", cal.l2_latency_ns);
+  });
+
+  const double push_rounds = static_cast<double>(rounds) * pushed_share;
+  const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
+  const std::vector<Bound> push = {
+      {"chain", push_rounds * vecs * push_step_ns(in)},
+      {"sm_loads", push_rounds * k * slice / sm_load_bytes_per_ns},
+      {"sm_port", push_rounds * k * slice / port},
+      {"sm_peer_stores", push_rounds * k * slice / in.peer_sm_bytes_per_ns},
+      {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0},
+      {"hbm", (1 + pushed_share) * S / hbm}};
+  sheet.add("push", slowest(push).ns, [&] {
+    return bounds_text(push) +
+           fmt(" [(%d-1)/%d of %lld tokens/cluster x %d vector(s) x push step %.0f ns, one store each (to the "
+               "row's owner); link: ",
+               n, n, rounds, in.vecs_used, push_step_ns(in)) +
+           (in.nvlink ? fmt("%.0f B / %.3g B/ns; ", pushed_share * S, in.link_bytes_per_ns)
+                      : std::string("none, ") + link_name + "; ") +
+           fmt("HBM: x read + %.2f x S written]", pushed_share);
+  });
+  sheet.add("first_wait", cal.peer_visibility_ns, [&] {
+    return fmt("store-to-seen %.0f ns (%s) of the first row pushed to its owner", cal.peer_visibility_ns,
+               link_name.c_str());
+  });
+
+  // Token rounds: the lean one-shot round (one poll in flight per slot), the owner's N - 1 extra adds.
+  RoundParts round = oneshot_round(in, k);
+  if (norm && pushed)
+    round.reduce += cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1) - cluster_barrier_ns(in);
+  const double owner_adds_ns = vecs * (n - 1) * cal.vector_op_latency_ns;
+  const double owned_rounds = static_cast<double>(rounds) / n;
+  // Per cluster and token: my outputs, -0.0 over what I read ((N-1) slots of my rows, 1 of the
+  // others'), the sums of my rows to N - 1 peers.
+  const double stored_per_token = in.out_bytes_per_token / c.cluster + slice * (2.0 * (n - 1) / n + 1.0 * (n - 1) / n);
+  const double hbm_bytes = (norm ? S : 0.0) + p.tokens * in.out_bytes_per_token + 2 * (2.0 * (n - 1) / n) * S;
+  const std::vector<Bound> reduce = {
+      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * owner_adds_ns},
+      {"sm_port", static_cast<double>(rounds) * k * (stored_per_token + slice * (norm ? 2 : 1)) / port},
+      {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0},
+      {"hbm", hbm_bytes / hbm}};
+  constexpr double kOverlapPower = 3.0;  // as the one-shot model's reduce phase (model/oneshot_model.cpp)
+  const double chain_ns = reduce.front().ns;
+  const double bw_ns = slowest({reduce.begin() + 1, reduce.end()}).ns;
+  const double reduce_ns =
+      std::pow(std::pow(chain_ns, kOverlapPower) + std::pow(bw_ns, kOverlapPower), 1.0 / kOverlapPower);
+  sheet.add("rounds", reduce_ns, [&] {
+    return fmt("(rounds^3 + max(bandwidth bounds)^3)^(1/3) of ") + bounds_text(reduce) +
+           fmt(" [%lld round(s) of %.0f ns (the lean one-shot round: loads %.0f + compute %.0f + ", rounds,
+               round.total(), round.loads, round.compute) +
+           norm_reduce_text(in) + (pushed ? " (pushed exchange instead of the cluster barrier)" : "") +
+           fmt(" + gamma %.0f + overhead %.0f) + %.3g owned round(s) x %d x %d adds x %.3g ns]", round.gamma,
+               round.overhead, owned_rounds, in.vecs_used, n - 1, cal.vector_op_latency_ns);
+  });
+  sheet.add("second_wait", cal.peer_visibility_ns, [&] {
+    return fmt("store-to-seen %.0f ns of the owner's sum: the other ranks' rounds run one hop behind",
+               cal.peer_visibility_ns);
+  });
+  const bool exit_barrier = norm && c.cluster > 1 && !pushed;
+  sheet.add("exit", exit_barrier ? cal.cluster_lifetime_barrier_ns : 0.0, [&] {
+    return exit_barrier ? fmt("lean: closing lifetime barrier (relaxed arrive) %.0f ns", cal.cluster_lifetime_barrier_ns)
+                        : std::string("lean: no closing cluster barrier (no block reads another's shared memory)");
+  });
+  return sheet.total_ns();
+}
+
+}  // namespace
+
 double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
+  if (implementation(in.c.impl).model == ModelDesign::lean) return twoshot_lean_model(in, sheet);
   const Problem& p = in.p;
   const LaunchConfig& c = in.c;
   const Calibration& cal = in.cal;

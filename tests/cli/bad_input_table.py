@@ -115,8 +115,6 @@ def make_files(work, source, arlab):
     kv_header = header + ["kernel_variant"] if "kernel_variant" not in header else header
     kv_rows = [r + ["reference"] for r in data[:5]] if "kernel_variant" not in header else data[:5]
     write_csv(os.path.join(work, "kv_bogus.csv"), kv_header, set_cell(kv_rows, kv_header, "kernel_variant", "fast", 2))
-    write_csv(os.path.join(work, "kv_twoshot_lean.csv"), kv_header,
-              set_cell(set_cell(kv_rows, kv_header, "kernel_variant", "lean", 2), kv_header, "algo", "twoshot", 2))
     write_csv(os.path.join(work, "kv_label_differs.csv"), kv_header,
               set_cell(kv_rows, kv_header, "policy", "trtllm/lean", 2))
     write_csv(os.path.join(work, "policy_label_x.csv"), header, set_cell(data[:5], header, "policy", "trtllm/fast", 2))
@@ -484,10 +482,7 @@ def cases(have_cuda, arlab):
         (["--kernel", "bogus"], r"--kernel 'bogus' is not a kernel \(expected reference, lean, flashinfer or auto\)"),
         (["--kernel", "auto", "--policy", "trtllm"],
          r"--kernel auto lets the model policy choose the kernel; --policy trtllm takes one kernel body \(reference, "
-         r"lean, flashinfer\)"),
-        (["--kernel", "lean", "--algo", "twoshot", "--policy", "trtllm"],
-         r"--kernel lean with --algo twoshot: the lean kernel is one-shot only, and --policy trtllm keeps the "
-         r"problem's algorithm")]
+         r"lean, flashinfer\)")]
     for argv, pattern in kernel_refusals:
         add("kernel: run " + " ".join(argv), ["run"] + argv, 2, pattern)
         add("kernel: predict " + " ".join(argv), ["predict", "--no-terms"] + argv, 2, pattern)
@@ -544,8 +539,6 @@ def cases(have_cuda, arlab):
     add("measurement: kernel_variant fast", ["validate", "kv_bogus.csv"], 2,
         r"kv_bogus\.csv:4: column 'kernel_variant': implementation 'fused' with kernel_variant 'fast' is no "
         r"implementation of this arlab")
-    add("measurement: kernel_variant lean with two-shot", ["validate", "kv_twoshot_lean.csv"], 2,
-        r"kv_twoshot_lean\.csv:4: column 'kernel_variant': kernel_variant lean with algo twoshot")
     add("measurement: a policy label naming another kernel", ["validate", "kv_label_differs.csv"], 2,
         r"kv_label_differs\.csv:4: column 'policy': policy label 'trtllm/lean' names the lean kernel, the row's "
         r"kernel_variant is reference")

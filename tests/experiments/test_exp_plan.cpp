@@ -399,14 +399,14 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
       INFO("case " << index << ": " << c.key);
       CHECK(c.baselines.empty());
       CHECK(c.key == exp::case_key(c.problem));
+      // Both bodies (each runs both algorithms), and in one-shot groups the model's own pick of body,
+      // algorithm and shape.
+      CHECK(c.kernels == std::vector<std::string>{"reference", "lean"});
       if (c.problem.algo == Algorithm::oneshot) {
         ++oneshot_cases;
-        // Both bodies, and the model's own pick of body, algorithm and shape in the same group.
         CHECK(c.policies == std::vector<std::string>{"trtllm", "model/auto"});
-        CHECK(c.kernels == std::vector<std::string>{"reference", "lean"});
       } else {
         CHECK(c.policies == std::vector<std::string>{"trtllm"});
-        CHECK(c.kernels == std::vector<std::string>{"reference"});  // lean is one-shot only
       }
       const auto candidates = model::candidate_configs(c.problem, ctx.rank_spec, ctx.res, {c.problem.algo});
       std::vector<std::string> all;

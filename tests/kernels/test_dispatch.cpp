@@ -1,9 +1,10 @@
 // CPU tests of the kernels' host side (no GPU needed): the dispatch point has one instantiation per
-// supported (algorithm, dtype, N, pattern, accumulation) and, for one-shot, per kernel body
-// (reference, lean), refuses the rest (the lean body with two-shot among them) with messages naming
-// the value, and sizes the NVFP4 amax-exchange shared memory only for odd block sizes.
+// supported (kernel body, algorithm, dtype, N, pattern, accumulation), refuses the rest with
+// messages naming the value, and sizes the NVFP4 amax-exchange shared memory only for odd block sizes.
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "common/launch_config.h"
 #include "common/problem.h"
@@ -16,17 +17,14 @@ using namespace arlab::kernels;
 
 TEST_CASE("every supported combination has its own kernel") {
   const std::vector<KernelKey> keys = all_kernel_keys();
-  // Per kernel body (one-shot reference, two-shot reference, one-shot lean): bf16, fp16: 4 N x 6
+  // Per kernel family (reference and lean, one-shot and two-shot each): bf16, fp16: 4 N x 6
   // patterns x 2 acc; fp32: 4 N x 4 patterns (no NVFP4), one acc.
-  constexpr size_t kPerBody = 2u * 4 * 6 * 2 + 4u * 4;
-  REQUIRE(keys.size() == 3 * kPerBody);
-  size_t lean = 0;
-  for (const KernelKey& k : keys) {
-    if (k.body != Impl::lean) continue;
-    ++lean;
-    REQUIRE(k.algo == Algorithm::oneshot);  // the lean body is one-shot only
-  }
-  REQUIRE(lean == kPerBody);
+  constexpr size_t kPerFamily = 2u * 4 * 6 * 2 + 4u * 4;
+  REQUIRE(keys.size() == 4 * kPerFamily);
+  std::map<std::pair<Impl, Algorithm>, size_t> per_family;
+  for (const KernelKey& k : keys) ++per_family[{k.body, k.algo}];
+  REQUIRE(per_family.size() == 4);
+  for (const auto& [family, count] : per_family) REQUIRE(count == kPerFamily);
   std::set<const void*> fns;
   std::set<std::string> names;
   for (const KernelKey& k : keys) {
@@ -101,10 +99,11 @@ TEST_CASE("unsupported combinations are refused, naming the value") {
   REQUIRE(message(k).find("needs a 16-bit dtype, got fp32") != std::string::npos);
   k = KernelKey{Algorithm::twoshot, DType::bf16, 2, Pattern::ar, Accumulation::pairwise};
   REQUIRE(find_fused_kernel(k).name == "twoshot<bf16,N=2,ar,pairwise>");
-  // The lean body is one-shot only.
+  // The lean body's two-shot kernel is its own.
   k.body = Impl::lean;
-  REQUIRE(message(k).find("the lean kernel is one-shot only") != std::string::npos);
-  REQUIRE(message(k).find("twoshot_lean<bf16,N=2,ar,pairwise>") != std::string::npos);
+  REQUIRE(find_fused_kernel(k).name == "twoshot_lean<bf16,N=2,ar,pairwise>");
+  REQUIRE(find_fused_kernel(k).fn != find_fused_kernel(KernelKey{Algorithm::twoshot, DType::bf16, 2, Pattern::ar,
+                                                                  Accumulation::pairwise}).fn);
   k = KernelKey{Algorithm::oneshot, DType::fp32, 2, Pattern::ar_res_rms_fp4, Accumulation::pairwise,
                 Impl::lean};
   REQUIRE(message(k).find("needs a 16-bit dtype, got fp32") != std::string::npos);

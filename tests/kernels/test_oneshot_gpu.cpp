@@ -462,7 +462,7 @@ TEST_CASE("a rank that never runs: its peer times out naming rank/block/what, th
   }
 }
 
-TEST_CASE("the lean kernel is one-shot only: a two-shot call with it is refused") {
+TEST_CASE("each body runs its own kernel of each algorithm") {
   EmulatedNode node(matrix_node(2));
   const Problem p = base_problem(2, 16, 4096, DType::bf16, Pattern::ar_res_rms);
   {
@@ -474,27 +474,39 @@ TEST_CASE("the lean kernel is one-shot only: a two-shot call with it is refused"
   Problem two = p;
   two.algo = Algorithm::twoshot;
   FusedRunner runner(node, two, 1, 3, ref::Distribution::normal);
-  LaunchConfig cfg = trtllm_config(runner, two);
-  REQUIRE(runner.check(two, cfg).pass);
-  cfg.impl = Impl::lean;
-  REQUIRE_THROWS_WITH(runner.prepare(two, cfg), Catch::Contains("lean kernel is one-shot only"));
-  REQUIRE_THROWS_WITH(runner.kernel_for(cfg), Catch::Contains("lean kernel is one-shot only"));
+  const LaunchConfig ref_cfg = trtllm_config(runner, two);
+  const LaunchConfig lean_cfg = trtllm_config(runner, two, Impl::lean);
+  REQUIRE(runner.kernel_for(ref_cfg).kernel.name == "twoshot<bf16,N=2,ar_res_rms,pairwise>");
+  REQUIRE(runner.kernel_for(lean_cfg).kernel.name == "twoshot_lean<bf16,N=2,ar_res_rms,pairwise>");
+  REQUIRE(runner.check(two, ref_cfg).pass);
+  REQUIRE(runner.check(two, lean_cfg).pass);
 }
 
 TEST_CASE("one runner, one group: one- and two-shot calls and both bodies, in any order, all pass the gate") {
   // A group mixes algorithms (the model's pick beside trtllm's): calls of either algorithm and either
-  // body share the workspace and follow each other on one runner.
+  // body share the workspace and follow each other on one runner. Three of the four share the
+  // Lamport workspace and its control block (both one-shot bodies and the lean two-shot one).
   EmulatedNode node(matrix_node(2));
   const Problem p = base_problem(2, 64, 4096, DType::bf16, Pattern::ar_res_rms);
   FusedRunner runner(node, p, 1, 11, ref::Distribution::normal);
   Problem two = p;
   two.algo = Algorithm::twoshot;
-  LaunchConfig twoshot_cfg = model::choose_launch_config(model::Policy::trtllm, two, node.rank_spec(),
-                                                         runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot}),
-                                                         model::default_calibration());
-  const CheckedCall calls[] = {runner.prepare(p, trtllm_config(runner, p, Impl::lean)), runner.prepare(p, twoshot_cfg),
-                               runner.prepare(p, trtllm_config(runner, p)), runner.prepare(p, twoshot_cfg)};
+  const auto twoshot_cfg = [&](Impl body) {
+    LaunchConfig probe;
+    probe.algo = Algorithm::twoshot;
+    probe.impl = body;
+    return model::choose_launch_config(model::Policy::trtllm, two, node.rank_spec(), runner.resources(probe),
+                                       model::default_calibration(), nullptr, {body});
+  };
+  const CheckedCall calls[] = {runner.prepare(p, trtllm_config(runner, p, Impl::lean)),
+                               runner.prepare(p, twoshot_cfg(Impl::reference)),
+                               runner.prepare(p, trtllm_config(runner, p)),
+                               runner.prepare(p, twoshot_cfg(Impl::lean)),
+                               runner.prepare(p, twoshot_cfg(Impl::lean)),
+                               runner.prepare(p, trtllm_config(runner, p, Impl::lean)),
+                               runner.prepare(p, twoshot_cfg(Impl::reference))};
   REQUIRE(calls[1].problem().algo == Algorithm::twoshot);  // the call takes its configuration's algorithm
+  REQUIRE(calls[3].config().impl == Impl::lean);
   for (int round = 0; round < 3; ++round)
     for (const CheckedCall& c : calls) {
       INFO("round " << round << " " << to_string(c.config()));

@@ -412,8 +412,7 @@ TEST_CASE("policy names round-trip", "[policies]") {
 }
 
 // Kernel bodies (issue 13, common/implementations.h): every policy but the model takes
-// exactly one and stamps it on its configuration, which is otherwise the reference variant's; the
-// lean body is one-shot only.
+// exactly one and stamps it on its configuration, which is otherwise the reference variant's.
 TEST_CASE("kernel variants: the fixed policies take one variant and stamp it", "[policies][variants]") {
   const GpuSpec s = gpu_preset("h200_sxm");
   const Calibration cal = default_calibration();
@@ -455,14 +454,15 @@ TEST_CASE("kernel variants: refusals name the policy and the variant", "[policie
                           Catch::Contains("only the model policy chooses among several"));
     CHECK_THROWS_WITH(choose_launch_config(pol, one, s, kRes, cal, nullptr, {}),
                       Catch::Contains("no kernel body given"));
-    CHECK_THROWS_WITH(choose_launch_config(pol, two, s, kRes, cal, nullptr, {Impl::lean}),
-                      Catch::Contains(to_string(pol)) && Catch::Contains("lean kernel is one-shot only"));
-    CHECK(choose_launch_config(pol, two, s, kRes, cal, nullptr, {Impl::reference}).algo ==
-          Algorithm::twoshot);
+    // Both bodies run both algorithms: a two-shot problem keeps its algorithm with either.
+    for (Impl body : {Impl::reference, Impl::lean}) {
+      const LaunchConfig c = choose_launch_config(pol, two, s, kRes, cal, nullptr, {body});
+      CHECK(c.algo == Algorithm::twoshot);
+      CHECK(c.impl == body);
+    }
   }
   LaunchConfig c = choose_launch_config(Policy::trtllm, two, s, kRes, cal);
-  CHECK_THROWS_WITH(choose_launch_config(Policy::explicit_config, two, s, kRes, cal, &c, {Impl::lean}),
-                    Catch::Contains("explicit") && Catch::Contains("one-shot only"));
+  CHECK(choose_launch_config(Policy::explicit_config, two, s, kRes, cal, &c, {Impl::lean}).impl == Impl::lean);
   CHECK_THROWS_WITH(choose_launch_config(Policy::model, one, s, kRes, cal, nullptr, {}),
                     Catch::Contains("no kernel body given"));
   CHECK_THROWS_AS(candidate_configs(one, s, kRes, {Algorithm::oneshot}, {}), InvalidArgument);
@@ -485,11 +485,10 @@ TEST_CASE("kernel variants: the model policy searches the variants it is given",
       const PolicyChoice b = explain_launch_config(Policy::model, p, *s, kRes, cal, nullptr, both);
       INFO("reference " << to_string(r) << ", lean " << to_string(l) << ", both " << to_string(b.config));
       CHECK(r.impl == Impl::reference);
-      // Lean alone: two-shot candidates have no lean body, so the pick is one-shot lean whatever the problem.
+      // Lean alone: one- or two-shot, always the lean body; tokens < N leaves one-shot only.
       CHECK(l.impl == Impl::lean);
-      CHECK(l.algo == Algorithm::oneshot);
-      // Both: a two-shot pick runs the reference body; the pick is no slower than either search alone.
-      if (b.config.algo == Algorithm::twoshot) CHECK(b.config.impl == Impl::reference);
+      if (p.tokens < p.nranks) CHECK(l.algo == Algorithm::oneshot);
+      // Both: the pick is no slower than either search alone.
       CHECK(b.note.find("kernel reference, lean") != std::string::npos);
       auto time = [&](const LaunchConfig& c) {
         Problem run = p;
@@ -506,30 +505,24 @@ TEST_CASE("kernel variants: the model policy searches the variants it is given",
   }
 }
 
-TEST_CASE("kernel variants: candidates double for one-shot, two-shot keeps the reference body",
-          "[candidates][variants]") {
+TEST_CASE("kernel variants: candidates double, one- and two-shot, with the lean body", "[candidates][variants]") {
   const GpuSpec s = gpu_preset("h200_sxm");
   const Problem p = problem(128, 4096);
-  const auto one_ref = candidate_configs(p, s, kRes, {Algorithm::oneshot});
-  const auto two_ref = candidate_configs(p, s, kRes, {Algorithm::twoshot});
   const auto all = candidate_configs(p, s, kRes, {Algorithm::oneshot, Algorithm::twoshot}, arlab_bodies());
-  size_t one_lean = 0, one_reference = 0, two = 0;
-  for (const LaunchConfig& c : all) {
-    if (c.algo == Algorithm::twoshot) {
-      CHECK(c.impl == Impl::reference);
-      ++two;
-    } else {
-      (c.impl == Impl::lean ? one_lean : one_reference) += 1;
+  for (Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot}) {
+    INFO(to_string(algo));
+    const auto ref = candidate_configs(p, s, kRes, {algo});
+    size_t lean = 0, reference = 0;
+    for (const LaunchConfig& c : all)
+      if (c.algo == algo) (c.impl == Impl::lean ? lean : reference) += 1;
+    CHECK(reference == ref.size());
+    CHECK(lean == ref.size());
+    // The lean candidates are the reference ones with the variant changed.
+    for (LaunchConfig c : candidate_configs(p, s, kRes, {algo}, {Impl::lean})) {
+      CHECK(c.impl == Impl::lean);
+      c.impl = Impl::reference;
+      CHECK(std::find(ref.begin(), ref.end(), c) != ref.end());
     }
-  }
-  CHECK(one_reference == one_ref.size());
-  CHECK(one_lean == one_ref.size());
-  CHECK(two == two_ref.size());
-  // The lean candidates are the reference ones with the variant changed.
-  for (LaunchConfig c : candidate_configs(p, s, kRes, {Algorithm::oneshot}, {Impl::lean})) {
-    CHECK(c.impl == Impl::lean);
-    c.impl = Impl::reference;
-    CHECK(std::find(one_ref.begin(), one_ref.end(), c) != one_ref.end());
   }
 }
 

@@ -1,15 +1,18 @@
-// GPU tests of the two-shot fused kernel on the emulated node (issue 5):
+// GPU tests of the two-shot fused kernels on the emulated node (issue 5; the lean body, issue 24):
 //  * the correctness matrix of the one-shot tests extended to two-shot: pattern x dtype x N x
 //    tokens (all >= N, including ranges that leave the last rank empty) x H x accumulation x
 //    launch configuration x PDL x scale-factor layout, as a pairwise covering array
-//    (harness/covering_array.h), each case poisoned, run and gated on every output of every rank;
+//    (harness/covering_array.h), each case poisoned, run and gated on every output of every rank,
+//    once per kernel body;
 //  * refusals: fewer tokens than ranks, a grid that cannot be co-resident, more blocks than barrier
 //    flags -- each with a message naming the value and the limit;
 //  * consecutive calls changing token counts AND grids (checked one by one, then back-to-back
-//    without synchronization), which is what the cycling barrier values must survive;
-//  * CUDA-graph capture and replay;
-//  * a rank that never runs: its peer's barrier times out with an error naming rank, block and
-//    barrier, and the node recovers (workspaces re-initialized).
+//    without synchronization), which is what the cycling barrier values and the Lamport buffer
+//    rotation must survive: each body alone, then the two mixed call by call;
+//  * CUDA-graph capture and replay, both bodies;
+//  * a rank that never runs: its peer times out (the reference at its barrier, the lean body in its
+//    poll) with an error naming rank, block and what it waited for, and the node recovers
+//    (workspaces re-initialized).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/implementations.h"
 #include "common/launch_config.h"
 #include "common/problem.h"
 #include "harness/check.h"
@@ -165,17 +169,24 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 }  // namespace
 
-TEST_CASE("two-shot correctness matrix (pairwise covering array)") {
+TEST_CASE("two-shot correctness matrix (pairwise covering array), both kernel bodies") {
   const testing::MatrixAxes axes{kPatterns, kDtypes, kRanks, kTokens, kHidden, kAccs,
                                  static_cast<int>(kRecipes.size()), kLayouts};
-  testing::run_pairwise_matrix(
-      "two-shot matrix", Algorithm::twoshot, axes, 2000, [](int n) { return test_node(n, 1000, 4); },
-      [](int recipe, const Problem& p, const model::GpuSpec& spec, const model::KernelResources& res) {
-        return make_config(kRecipes[static_cast<size_t>(recipe)], p, spec, res);
-      },
-      [](const Problem& p, int recipe, const LaunchConfig& c) {
-        return describe(p, kRecipes[static_cast<size_t>(recipe)], c);
-      });
+  uint64_t seed_base = 2000;  // other inputs per body
+  for (Impl body : arlab_bodies()) {
+    INFO("kernel " << to_string(body));
+    testing::run_pairwise_matrix(
+        std::string("two-shot matrix, kernel ") + to_string(body), Algorithm::twoshot, axes, seed_base,
+        [](int n) { return test_node(n, 1000, 4); },
+        [](int recipe, const Problem& p, const model::GpuSpec& spec, const model::KernelResources& res) {
+          return make_config(kRecipes[static_cast<size_t>(recipe)], p, spec, res);
+        },
+        [](const Problem& p, int recipe, const LaunchConfig& c) {
+          return describe(p, kRecipes[static_cast<size_t>(recipe)], c);
+        },
+        body);
+    seed_base += 1000;
+  }
 }
 
 TEST_CASE("two-shot refuses fewer tokens than ranks, non-co-resident grids and grids beyond the flags") {
@@ -220,64 +231,87 @@ TEST_CASE("two-shot: consecutive calls with changing token counts and grids") {
   EmulatedNode node(test_node(kN, kMaxTokens, 2));
   const Problem shape = twoshot_problem(kN, kMaxTokens, kHiddenSize, DType::bf16, Pattern::ar_res_rms_out_fp8);
   FusedRunner runner(node, shape, 1, 11, ref::Distribution::normal);
-  const model::KernelResources res = runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot});
-  const int sms = node.rank_spec().sm_count;
-  std::mt19937 rng(12345);  // fixed seed: the sequence of (tokens, grid) is reproducible
-  std::uniform_int_distribution<int> tokens_dist(kN, kMaxTokens);
-
-  // A call of `tokens` tokens with a grid drawn from 1 .. a co-resident maximum (vpt 1, tpb 128).
-  auto random_call = [&](Problem& p, LaunchConfig& c) {
-    p = shape;
-    p.tokens = tokens_dist(rng);
-    const int cluster = (rng() % 2 == 0) ? 1 : 2;
-    c = shaped(p, 128 / cluster, cluster, cluster);
-    const int max_grid = largest_legal_grid(p, c, std::min(4 * sms, kMaxTwoShotBlocks), node.rank_spec(), res).grid;
-    c.grid = cluster * (1 + static_cast<int>(rng() % static_cast<unsigned>(max_grid / cluster)));
+  const auto resources = [&](Impl body) {
+    LaunchConfig probe;
+    probe.algo = Algorithm::twoshot;
+    probe.impl = body;
+    return runner.resources(probe);
   };
+  const int sms = node.rank_spec().sm_count;
+  // Each body alone, then both mixed call by call (the mixed sequence alternates the reference's
+  // barrier workspace and the lean body's Lamport buffers).
+  enum class Bodies { reference, lean, mixed };
+  const Bodies modes[] = {Bodies::reference, Bodies::lean, Bodies::mixed};
+  for (Bodies mode : modes) {
+    const char* mode_name = mode == Bodies::reference ? "reference" : mode == Bodies::lean ? "lean" : "mixed";
+    INFO("bodies: " << mode_name);
+    std::mt19937 rng(12345);  // fixed seed: the sequence of (tokens, grid) is reproducible
+    std::uniform_int_distribution<int> tokens_dist(kN, kMaxTokens);
 
-  int failures = 0;
-  constexpr int kCheckedCalls = 300;
-  for (int i = 0; i < kCheckedCalls; ++i) {
-    Problem p;
-    LaunchConfig c;
-    random_call(p, c);
-    const ref::GateReport rep = runner.check(p, c);
-    if (!rep.pass) {
-      ++failures;
-      std::printf("  call %d tokens %d grid %d cluster %d: %s\n", i, p.tokens, c.grid, c.cluster,
-                  rep.summary().c_str());
+    // A call of `tokens` tokens with a grid drawn from 1 .. a co-resident maximum (vpt 1, tpb 128).
+    auto random_call = [&](Problem& p, LaunchConfig& c) {
+      p = shape;
+      p.tokens = tokens_dist(rng);
+      const int cluster = (rng() % 2 == 0) ? 1 : 2;
+      const Impl body = mode == Bodies::reference ? Impl::reference
+                        : mode == Bodies::lean    ? Impl::lean
+                                                  : (rng() % 2 == 0 ? Impl::reference : Impl::lean);
+      c = shaped(p, 128 / cluster, cluster, cluster);
+      c.impl = body;
+      const int max_grid =
+          largest_legal_grid(p, c, std::min(4 * sms, kMaxTwoShotBlocks), node.rank_spec(), resources(body)).grid;
+      c.grid = cluster * (1 + static_cast<int>(rng() % static_cast<unsigned>(max_grid / cluster)));
+    };
+
+    int failures = 0;
+    constexpr int kCheckedCalls = 300;
+    for (int i = 0; i < kCheckedCalls; ++i) {
+      Problem p;
+      LaunchConfig c;
+      random_call(p, c);
+      const ref::GateReport rep = runner.check(p, c);
+      if (!rep.pass) {
+        ++failures;
+        std::printf("  call %d tokens %d grid %d cluster %d: %s\n", i, p.tokens, c.grid, c.cluster,
+                    rep.summary().c_str());
+      }
     }
-  }
-  CHECK(failures == 0);
+    CHECK(failures == 0);
 
-  // Back to back, no host synchronization: barrier values of consecutive calls with different grids
-  // must never be confused. Then one checked call.
-  constexpr int kUnsyncedCalls = 1000;
-  for (int i = 0; i < kUnsyncedCalls; ++i) {
+    // Back to back, no host synchronization: barrier values of consecutive calls with different grids
+    // must never be confused. Then one checked call.
+    constexpr int kUnsyncedCalls = 1000;
+    for (int i = 0; i < kUnsyncedCalls; ++i) {
+      Problem p;
+      LaunchConfig c;
+      random_call(p, c);
+      runner.enqueue(runner.prepare(p, c), 0, /*gate=*/false);
+    }
+    node.synchronize();  // throws DeviceTimeout if any barrier was confused into a hang
     Problem p;
     LaunchConfig c;
     random_call(p, c);
-    runner.enqueue(runner.prepare(p, c), 0, /*gate=*/false);
+    CHECK(runner.check(p, c).pass);
   }
-  node.synchronize();  // throws DeviceTimeout if any barrier was confused into a hang
-  Problem p;
-  LaunchConfig c;
-  random_call(p, c);
-  CHECK(runner.check(p, c).pass);
 }
 
 TEST_CASE("two-shot under CUDA-graph capture and replay") {
   EmulatedNode node(test_node(2, 256, 2));
-  for (Pattern pat : {Pattern::ar_res_rms, Pattern::ar_res_rms_out_fp4}) {
-    const Problem p = twoshot_problem(2, 256, 4096, DType::bf16, pat);
-    FusedRunner runner(node, p, 1, 21, ref::Distribution::normal);
-    const LaunchConfig cfg = model::choose_launch_config(
-        model::Policy::trtllm, p, node.rank_spec(), runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot}), model::default_calibration());
-    INFO(to_string(pat));
-    const ref::GateReport rep = check_graph_replay(runner, runner.prepare(p, cfg), 16);
-    std::printf("  graph replay (16 calls) %s: %s\n", to_string(pat), rep.summary().c_str());
-    CHECK(rep.pass);
-  }
+  for (Impl body : arlab_bodies())
+    for (Pattern pat : {Pattern::ar_res_rms, Pattern::ar_res_rms_out_fp4}) {
+      const Problem p = twoshot_problem(2, 256, 4096, DType::bf16, pat);
+      FusedRunner runner(node, p, 1, 21, ref::Distribution::normal);
+      LaunchConfig probe;
+      probe.algo = Algorithm::twoshot;
+      probe.impl = body;
+      const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, p, node.rank_spec(),
+                                                           runner.resources(probe), model::default_calibration(),
+                                                           nullptr, {body});
+      INFO(to_string(body) << " " << to_string(pat));
+      const ref::GateReport rep = check_graph_replay(runner, runner.prepare(p, cfg), 16);
+      std::printf("  graph replay (16 calls) %s %s: %s\n", to_string(body), to_string(pat), rep.summary().c_str());
+      CHECK(rep.pass);
+    }
 }
 
 TEST_CASE("two-shot: a rank that never runs times out at the barrier, naming it, and the node recovers") {
@@ -300,6 +334,37 @@ TEST_CASE("two-shot: a rank that never runs times out at the barrier, naming it,
     CHECK(e.fault.peer == 1);
     CHECK(e.fault.token == 1);  // barrier 1: rank 1 never copied its input
     CHECK(contains(what, "two-shot barrier 1"));
+    CHECK(contains(what, "rank 1"));
+  }
+  CHECK(timed_out);
+  CHECK(runner.check(p, cfg).pass);  // workspaces re-initialized: the next call is correct
+}
+
+TEST_CASE("lean two-shot: a rank that never runs times out in the poll, naming it, and the node recovers") {
+  EmulatedNode node(test_node(2, 64, 2));
+  node.set_timeout_ms(200);
+  const Problem p = twoshot_problem(2, 64, 4096, DType::bf16, Pattern::ar_res_rms);
+  FusedRunner runner(node, p, 1, 33, ref::Distribution::normal);
+  LaunchConfig probe;
+  probe.algo = Algorithm::twoshot;
+  probe.impl = Impl::lean;
+  const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, p, node.rank_spec(),
+                                                       runner.resources(probe), model::default_calibration(), nullptr,
+                                                       {Impl::lean});
+  REQUIRE(cfg.impl == Impl::lean);
+  runner.enqueue_rank(0, runner.prepare(p, cfg), 0, /*gate=*/false);  // rank 1 never runs its part
+  bool timed_out = false;
+  try {
+    node.synchronize();
+  } catch (const DeviceTimeout& e) {
+    timed_out = true;
+    const std::string what = e.what();
+    INFO(what);
+    // Rank 0 owns tokens 0-31: its first poll waits for rank 1's stage-1 push of its block's token.
+    CHECK(e.fault.kind == kernels::WaitKind::peer_data);
+    CHECK(e.fault.rank == 0);
+    CHECK(e.fault.peer == 1);
+    CHECK(e.fault.token < 32);
     CHECK(contains(what, "rank 1"));
   }
   CHECK(timed_out);

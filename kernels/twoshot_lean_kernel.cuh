@@ -18,7 +18,7 @@
 //
 // TOKEN RANGES: chunk = ceil(tokens / N); rank r owns tokens [r * chunk, min((r + 1) * chunk, tokens))
 // (the reference two-shot's ranges; with tokens < N some ranks own none). Clusters stride over the
-// tokens as in the one-shot kernels (cluster c: c, c + C, ...), the same on every rank.
+// tokens as in the one-shot kernels (cluster c: c, c + C, ...), the same set on every rank.
 //
 // PROTOCOL (one call; every rank runs the same sequence of calls, one- and two-shot, any body):
 //  1. Thread 0 reads my control block (flag: buffer cur = flag % 3; the bytes a previous REFERENCE
@@ -27,8 +27,14 @@
 //     stored (relaxed.sys) at its [tokens, H] offset in slot `rank` of buffer cur of rank r.
 //  3. The last arriver publishes flag + 1 with 0 bytes for buffer cur (clean by the end of the call).
 //  4. Buffer prev is refilled with -0.0 only after a reference one-shot call (as the lean one-shot).
-//  5. Per token, in the cluster's order: stage 2 where I own it, stage 3 where I do not, then the
-//     epilogue (kernels/fused_epilogue.cuh, shared with every body).
+//  5. Stage 2 over the cluster's tokens that I own, then stage 3 over the others, each in the
+//     cluster's order and each followed by that token's epilogue (kernels/fused_epilogue.cuh, shared
+//     with every body). Owned rows first: every rank pushes all its sums before it waits for anyone
+//     else's, so the others' sums are on their way while it works on its own rows, and a call costs
+//     one hop from owner to reader, not one per token. (In the cluster's plain token order, with
+//     ranges that change owner from one token of the cluster to the next, every token waited one hop
+//     for its owner: at TP8 and trtllm's grid, 1.5-2x the reference two-shot's time. Emulated H200,
+//     2026-12-02, arlab run --algo twoshot --kernel reference,lean, binary 38f6bb3.)
 // Slot s of my buffer cur therefore holds, in rows of my range, peer s's input (stage 1), and in
 // rows of rank s's range, rank s's sums (stage 3): disjoint rows, each written once per call.
 //
@@ -49,10 +55,11 @@
 // peer in call f + 3 has seen me enter call f + 2, after this kernel ended. Buffer prev and the
 // control block: as in the lean one-shot kernel (kernels/oneshot_lean_kernel.cuh).
 //
-// BOUNDED WAITS AND CO-RESIDENCY: a block waits for the same block index of other ranks (stage 2 for
-// their stage-1 pushes, stage 3 for the owner's stage 2, which comes after that block's earlier
-// tokens), so, like the reference two-shot kernel, every block of every rank must be resident at
-// once (model::check_legal refuses larger two-shot grids). Every poll gives up after p.timeout_ns,
+// BOUNDED WAITS AND CO-RESIDENCY: a block waits only for the same block index of other ranks (stage
+// 2 for their stage-1 pushes, which precede every wait; stage 3 for the owner's stage 2, which
+// precedes every stage-3 wait of the owner), so no wait can close a cycle; but the block it waits
+// for must run, so, like the reference two-shot kernel, every block of every rank must be resident
+// at once (model::check_legal refuses larger two-shot grids). Every poll gives up after p.timeout_ns,
 // records (rank, block, the missing slot, token) and abandons the protocol; an owner whose poll gave
 // up pushes no sum, so its peers' stage-3 polls give up too; the host re-initializes the workspace.
 //
@@ -134,27 +141,31 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
   int parity = 0;
-  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
-    const int owner = tok / chunk;
-    fused_token_epilogue<T, P, TwoshotLeanEpilogue>(
-        p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
-          if (owner == p.rank) {
-            const uint4 own = vec_clear_neg_zero<T>(ld_input_v4(x + off));
-            poll_sum_clear<T, N, A, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
-            if (st.aborted) return;  // no sum to push: the peers' polls give up in turn
-            unsigned bits[kVec];
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) bits[e] = Tr::from_float(acc[e]);  // exact: acc is T-rounded
-            push_vector<N, true>(p, my_slot + off, vec_clear_neg_zero<T>(vec_pack<T>(bits)));
-          } else {
-            char* slot = my_cur + static_cast<long long>(owner) * p.slot_bytes + off;
-            uint4 val[1] = {ld_relaxed_sys_v4(slot)};
-            wait_arrived<T, 1>(val, slot, p.slot_bytes, owner, tok, p, st);
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(val[0], e));
-            if (!st.aborted) st_v4(slot, vec_neg_zero<T>());
-          }
-        });
+  for (int pass = 0; pass < 2; ++pass) {  // pass 0: my rows (stage 2); pass 1: the others' (stage 3)
+    for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
+      const int owner = tok / chunk;
+      if ((owner == p.rank) != (pass == 0)) continue;
+      parity ^= 1;
+      fused_token_epilogue<T, P, TwoshotLeanEpilogue>(
+          p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
+            if (owner == p.rank) {
+              const uint4 own = vec_clear_neg_zero<T>(ld_input_v4(x + off));
+              poll_sum_clear<T, N, A, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
+              if (st.aborted) return;  // no sum to push: the peers' polls give up in turn
+              unsigned bits[kVec];
+  #pragma unroll
+              for (int e = 0; e < kVec; ++e) bits[e] = Tr::from_float(acc[e]);  // exact: acc is T-rounded
+              push_vector<N, true>(p, my_slot + off, vec_clear_neg_zero<T>(vec_pack<T>(bits)));
+            } else {
+              char* slot = my_cur + static_cast<long long>(owner) * p.slot_bytes + off;
+              uint4 val[1] = {ld_relaxed_sys_v4(slot)};
+              wait_arrived<T, 1>(val, slot, p.slot_bytes, owner, tok, p, st);
+  #pragma unroll
+              for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(val[0], e));
+              if (!st.aborted) st_v4(slot, vec_neg_zero<T>());
+            }
+          });
+    }
   }
 
   // Lifetime of this block's shared memory where another block of the cluster may read it (as in the

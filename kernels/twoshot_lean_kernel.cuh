@@ -121,20 +121,9 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   const long long my_slot = buf.cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
 
   // ---- 2. stage 1: the rows of other ranks' ranges into their owners' slot `rank` ----
-  // My first vector of my first own row is loaded here too and kept in a register: stage 2 of that
-  // row then starts from the peers' polls alone, without a DRAM load of x between the poll and the
-  // sum every other rank waits for.
-  long long own_first_off = -1;  // byte offset of that vector (-1: none)
-  uint4 own_first = make_uint4(0u, 0u, 0u, 0u);
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
     const int owner = tok / chunk;
-    if (owner == p.rank) {
-      if (own_first_off < 0 && m.t_in_cluster < m.vecs_per_token) {
-        own_first_off = tok * m.row_bytes + static_cast<long long>(m.t_in_cluster) * kVectorBytes;
-        own_first = vec_clear_neg_zero<T>(ld_input_v4(x + own_first_off));
-      }
-      continue;
-    }
+    if (owner == p.rank) continue;
     for_each_my_vector(m, tok * m.row_bytes, [&](int, long long off) {
       push_to_owner<N>(p, owner, my_slot + off, vec_clear_neg_zero<T>(ld_input_v4(x + off)));
     });
@@ -160,7 +149,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
       fused_token_epilogue<T, P, TwoshotLeanEpilogue>(
           p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
             if (owner == p.rank) {
-              const uint4 own = off == own_first_off ? own_first : vec_clear_neg_zero<T>(ld_input_v4(x + off));
+              const uint4 own = vec_clear_neg_zero<T>(ld_input_v4(x + off));
               poll_sum_clear<T, N, A, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
               if (st.aborted) return;  // no sum to push: the peers' polls give up in turn
               unsigned bits[kVec];

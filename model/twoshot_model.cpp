@@ -72,10 +72,13 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
            fmt("flag read %.0f ns (L2); the arrival off the critical path", cal.l2_latency_ns);
   });
 
+  // The bandwidth bounds see the average cluster's share of rows to push; the chain the busiest
+  // cluster's (every round but the ones it owns: at one round per cluster, a whole push step).
   const double push_rounds = static_cast<double>(rounds) * pushed_share;
+  const double chain_push_rounds = std::ceil(push_rounds);
   const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
   const std::vector<Bound> push = {
-      {"chain", push_rounds * vecs * push_step_ns(in)},
+      {"chain", chain_push_rounds * vecs * push_step_ns(in)},
       {"sm_loads", push_rounds * k * slice / sm_load_bytes_per_ns},
       {"sm_port", push_rounds * k * slice / port},
       {"sm_peer_stores", push_rounds * k * slice / in.peer_sm_bytes_per_ns},
@@ -83,8 +86,8 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
       {"hbm", (1 + pushed_share) * S / hbm}};
   sheet.add("push", slowest(push).ns, [&] {
     return bounds_text(push) +
-           fmt(" [(%d-1)/%d of %lld tokens/cluster x %d vector(s) x push step %.0f ns, one store each (to the "
-               "row's owner); link: ",
+           fmt(" [chain: ceil((%d-1)/%d x %lld tokens/cluster) x %d vector(s) x push step %.0f ns, one store each "
+               "(to the row's owner); link: ",
                n, n, rounds, in.vecs_used, push_step_ns(in)) +
            (in.nvlink ? fmt("%.0f B / %.3g B/ns; ", pushed_share * S, in.link_bytes_per_ns)
                       : std::string("none, ") + link_name + "; ") +
@@ -123,9 +126,13 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(" + gamma %.0f + overhead %.0f) + %.3g owned round(s) x %d x %d adds x %.3g ns]", round.gamma,
                round.overhead, owned_rounds, in.vecs_used, n - 1, cal.vector_op_latency_ns);
   });
-  sheet.add("second_wait", cal.peer_visibility_ns, [&] {
-    return fmt("store-to-seen %.0f ns of the owner's sum: the other ranks' rounds run one hop behind",
-               cal.peer_visibility_ns);
+  // The second exchange (every owner to every other rank) pays what any exchange among N ranks pays
+  // beyond one among 2 (the `ranks` term, once more).
+  const double second_ranks_ns = n > 2 ? rank_exchange_extra_ns(cal, n) : 0.0;
+  sheet.add("second_wait", cal.peer_visibility_ns + second_ranks_ns, [&] {
+    return fmt("store-to-seen %.0f ns of the owner's sum: the other ranks' rounds run one hop behind", cal.peer_visibility_ns) +
+           (n > 2 ? fmt(" + the second exchange among %d ranks beyond one among 2 %.0f ns (as `ranks`)", n, second_ranks_ns)
+                  : std::string());
   });
   const bool exit_barrier = norm && c.cluster > 1 && !pushed;
   sheet.add("exit", exit_barrier ? cal.cluster_lifetime_barrier_ns : 0.0, [&] {

@@ -8,6 +8,7 @@
 #include "model/calibration.h"
 #include "model/candidates.h"
 #include "model/occupancy.h"
+#include "model/model_terms.h"
 #include "model/policies.h"
 #include "model/timing_model.h"
 #include "tests/catch.h"
@@ -252,4 +253,40 @@ TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "
   CHECK(explanation(eight, "reduce").find("pushed through DSMEM") == std::string::npos);
   // One block: no cluster terms for either design.
   CHECK(term(predict(p, config(1024, 1, Impl::lean), emu, cal, kRes), "exit") == 0.0);
+}
+
+TEST_CASE("lean two-shot design: no copy and no barrier, two one-way hops, terms that add up", "[timing][lean]") {
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  for (int n : {2, 4, 8}) {
+    INFO("N = " << n);
+    const Problem p = problem(64, 4096, n, Algorithm::twoshot);
+    LaunchConfig c = choose_launch_config(Policy::trtllm, p, emu, kRes, cal);
+    const Prediction ref = predict(p, c, emu, cal, kRes);
+    c.impl = Impl::lean;
+    const Prediction lean = predict(p, c, emu, cal, kRes);
+    std::set<std::string> ref_names, lean_names;
+    double sum = 0;
+    for (const auto& t : ref.terms) ref_names.insert(t.name);
+    for (const auto& t : lean.terms) {
+      CHECK(t.us >= 0);
+      CHECK_FALSE(t.explanation.empty());
+      CHECK(lean_names.insert(t.name).second);
+      sum += t.us;
+    }
+    CHECK(sum == Approx(lean.total_us).epsilon(1e-12));
+    CHECK(ref_names.count("barrier_1") == 1);
+    CHECK(ref_names.count("copy") == 1);
+    for (const char* gone : {"barrier_1", "barrier_2", "copy", "reduce_scatter"}) CHECK(lean_names.count(gone) == 0);
+    // The two hops: a peer's row seen by its owner, the owner's sum seen by the others; the second
+    // exchange pays the `ranks` term again where there are more than two ranks.
+    CHECK(term(lean, "first_wait") == Approx(cal.peer_visibility_ns / 1e3));
+    const double ranks_us = n > 2 ? term(lean, "ranks") : 0.0;
+    CHECK(ranks_us == Approx(n > 2 ? detail::rank_exchange_extra_ns(cal, n) / 1e3 : 0.0));
+    CHECK(term(lean, "second_wait") == Approx(cal.peer_visibility_ns / 1e3 + ranks_us));
+    // Larger constants never make it faster.
+    Calibration slower = cal;
+    slower.peer_visibility_ns *= 2;
+    CHECK(predict_total_us(p, c, emu, slower, kRes) > lean.total_us);
+  }
 }

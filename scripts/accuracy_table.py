@@ -36,13 +36,16 @@ FILES = [
     ("exp/speedup_emulated_wide2.csv", "emulated", "speedup experiment, issue 24's grid, bodies of cf68dab"),
     ("exp/speedup_emulated_wide3.csv", "emulated", "speedup experiment, issue 24's grid, bodies of cf68dab, current model policy"),
     ("exp/speedup_emulated_wide4.csv", "emulated", "speedup experiment, issue 24's grid, current bodies and model policy"),
-    ("exp/peers_emulated_tp2_rerun.csv", "emulated", "peers experiment TP2, current bodies (arlab's rows)"),
+    ("exp/peers_emulated_tp2_rerun.csv", "emulated", "peers experiment TP2, bodies of 4660beb (arlab's rows)"),
+    ("exp/speedup_emulated_wide5.csv", "emulated", "speedup experiment, issue 24's grid, the lean two-shot body, by algorithm"),
+    ("exp/peers_emulated_tp2_rerun2.csv", "emulated", "peers experiment TP2, the lean two-shot body (arlab's rows), by algorithm"),
+    ("exp/model-accuracy_emulated_grid3.csv", "emulated", "model-accuracy experiment, fresh grid of the lean two-shot model, by algorithm"),
 ]
 
 
-def validated_rows(arlab, path, tmp, by_pattern=False):
+def validated_rows(arlab, path, tmp, by_pattern=False, by_algo=False):
     """(body, problem_id, configuration, measured_us, predicted_us, ape_pct) per predicted row of `path`
-    (body: "BODY, PATTERN" with by_pattern)."""
+    (body: "BODY, PATTERN" with by_pattern, "BODY, ALGORITHM" with by_algo)."""
     out = os.path.join(tmp, "v.csv")
     r = subprocess.run([arlab, "validate", path, "--out", out], capture_output=True, text=True)
     if r.returncode != 0:
@@ -52,7 +55,8 @@ def validated_rows(arlab, path, tmp, by_pattern=False):
         body_of_line = {}
         for row in reader:
             body = row.get("kernel_variant") or "reference"
-            body_of_line[reader.line_num] = f"{body}, {row['pattern']}" if by_pattern else body
+            body_of_line[reader.line_num] = (f"{body}, {row['pattern']}" if by_pattern
+                                             else f"{body}, {row['algo']}" if by_algo else body)
     rows = []
     with open(out, newline="") as f:
         for v in csv.DictReader(f):
@@ -75,7 +79,8 @@ def main():
         for name, node, what in FILES:
             path = os.path.join(a.root, "data", "h200", name)
             by_body = defaultdict(list)
-            for body, pid, config, meas, pred, ape in validated_rows(a.arlab, path, tmp, "by pattern" in what):
+            for body, pid, config, meas, pred, ape in validated_rows(a.arlab, path, tmp, "by pattern" in what,
+                                                                     "by algorithm" in what):
                 by_body[body].append((pid, config, meas, pred, ape))
             for body in sorted(by_body):
                 rows = by_body[body]

@@ -33,7 +33,7 @@
 //     else's, so the others' sums are on their way while it works on its own rows, and a call costs
 //     one hop from owner to reader, not one per token. (In the cluster's plain token order, with
 //     ranges that change owner from one token of the cluster to the next, every token waited one hop
-//     for its owner: at TP8 and trtllm's grid, 1.5-2x the reference two-shot's time. Emulated H200,
+//     for its owner: at TP8 and trtllm's grid, 1.4-2.0x the reference two-shot's time. Emulated H200,
 //     2026-12-02, arlab run --algo twoshot --kernel reference,lean, binary 38f6bb3.)
 // Slot s of my buffer cur therefore holds, in rows of my range, peer s's input (stage 1), and in
 // rows of rank s's range, rank s's sums (stage 3): disjoint rows, each written once per call.

@@ -35,7 +35,7 @@ FILES = [
     ("exp/speedup_emulated_wide.csv", "emulated", "speedup experiment, issue 24's grid, lean before 2026-12-01 21:00"),
     ("exp/speedup_emulated_wide2.csv", "emulated", "speedup experiment, issue 24's grid, bodies of cf68dab"),
     ("exp/speedup_emulated_wide3.csv", "emulated", "speedup experiment, issue 24's grid, bodies of cf68dab, current model policy"),
-    ("exp/speedup_emulated_wide4.csv", "emulated", "speedup experiment, issue 24's grid, current bodies and model policy"),
+    ("exp/speedup_emulated_wide4.csv", "emulated", "speedup experiment, issue 24's grid, one-shot bodies of 4660beb"),
     ("exp/peers_emulated_tp2_rerun.csv", "emulated", "peers experiment TP2, bodies of 4660beb (arlab's rows)"),
     ("exp/speedup_emulated_wide5.csv", "emulated", "speedup experiment, issue 24's grid, the lean two-shot body, by algorithm"),
     ("exp/peers_emulated_tp2_rerun2.csv", "emulated", "peers experiment TP2, the lean two-shot body (arlab's rows), by algorithm"),

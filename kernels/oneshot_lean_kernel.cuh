@@ -73,32 +73,6 @@
 
 namespace arlab::kernels {
 
-// Polls the peers' slots of one vector (address `vec0` in slot 0), adds them and my own vector
-// `own` in rank order 0..N-1 (acc: the T-rounded sum as fp32 values), then clears the peers' slots
-// back to -0.0. kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
-template <typename T, int N, Accumulation A, int kBatch>
-__device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
-                                               const FusedParams& p, PollState& st,
-                                               float (&acc)[DTypeTraits<T>::kVec]) {
-#pragma unroll
-  for (int base = 0; base < N; base += kBatch) {
-    uint4 val[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      val[j] = base + j == p.rank ? own : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
-    // `own` never looks "not arrived" (its -0.0 were turned into +0.0), so it is never reloaded.
-    wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
-  }
-  finish_rank_sum<T, A>(acc);
-  if (st.aborted) return;  // not every slot arrived: leave them; the host re-initializes the workspace
-  const uint4 neg_zero = vec_neg_zero<T>();
-#pragma unroll
-  for (int r = 0; r < N; ++r)
-    if (r != p.rank) st_v4(vec0 + r * slot_bytes, neg_zero);
-}
-
 // The lean body's epilogue options (kernels/fused_epilogue.cuh EpilogueOptions): the second vector's
 // residual sum and gamma in registers at N = 2 for patterns without a norm_out beside a quantized
 // output (there it fits the 64-register cap without spilling, except ar_res_rms_fp4, which spills

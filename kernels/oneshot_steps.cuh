@@ -1,9 +1,10 @@
-// The one-shot skeleton: the steps every one-shot kernel body (kernels/oneshot_kernel.cuh,
-// kernels/oneshot_lean_kernel.cuh) takes on the Lamport workspace of kernels/lamport_layout.h, as
-// device functions. A body is the order in which it calls them and what it does differently
-// (docs/kernels.md): the control-block read, the buffers of this call, the store of one pushed
-// vector into every rank's (or every peer's) slot, the publication of the next call's state, the
-// clear pass over the previous call's buffer, and the bounded poll of one vector's slots.
+// The one-shot skeleton: the steps every body on the Lamport workspace of kernels/lamport_layout.h
+// takes (kernels/oneshot_kernel.cuh, kernels/oneshot_lean_kernel.cuh, and the lean two-shot
+// kernels/twoshot_lean_kernel.cuh), as device functions. A body is the order in which it calls them
+// and what it does differently (docs/kernels.md): the control-block read, the buffers of this call,
+// the store of one pushed vector into every rank's (or every peer's) slot, the publication of the
+// next call's state, the clear pass over the previous call's buffer, the bounded poll of one
+// vector's slots, and the lean bodies' poll that sums and clears what it read.
 #pragma once
 
 #include "kernels/fused_epilogue.cuh"
@@ -160,6 +161,33 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
       return;
     }
   }
+}
+
+// The lean bodies' poll (kernels/oneshot_lean_kernel.cuh, kernels/twoshot_lean_kernel.cuh): polls the
+// peers' slots of one vector (address `vec0` in slot 0), adds them and my own vector `own` in rank
+// order 0..N-1 (acc: the T-rounded sum as fp32 values), then clears the peers' slots back to -0.0.
+// kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
+template <typename T, int N, Accumulation A, int kBatch>
+__device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
+                                               const FusedParams& p, PollState& st,
+                                               float (&acc)[DTypeTraits<T>::kVec]) {
+#pragma unroll
+  for (int base = 0; base < N; base += kBatch) {
+    uint4 val[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      val[j] = base + j == p.rank ? own : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
+    // `own` never looks "not arrived" (its -0.0 were turned into +0.0), so it is never reloaded.
+    wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
+  }
+  finish_rank_sum<T, A>(acc);
+  if (st.aborted) return;  // not every slot arrived: leave them; the host re-initializes the workspace
+  const uint4 neg_zero = vec_neg_zero<T>();
+#pragma unroll
+  for (int r = 0; r < N; ++r)
+    if (r != p.rank) st_v4(vec0 + r * slot_bytes, neg_zero);
 }
 
 }  // namespace arlab::kernels

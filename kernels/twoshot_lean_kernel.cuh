@@ -66,7 +66,7 @@
 // LAYOUT: kernels/lamport_layout.h. THREAD MAPPING: the one-shot kernels' (kernels/oneshot_kernel.cuh).
 #pragma once
 
-#include "kernels/oneshot_lean_kernel.cuh"
+#include "kernels/oneshot_steps.cuh"
 
 namespace arlab::kernels {
 

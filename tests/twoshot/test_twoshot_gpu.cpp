@@ -167,6 +167,40 @@ std::string invalid_argument_message(F&& f) {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// The registers and shared memory of the runner's two-shot kernel of `body` (what grids are sized by).
+model::KernelResources twoshot_resources(const FusedRunner& runner, Impl body) {
+  LaunchConfig probe;
+  probe.algo = Algorithm::twoshot;
+  probe.impl = body;
+  return runner.resources(probe);
+}
+
+// trtllm's two-shot configuration for `body`.
+LaunchConfig trtllm_twoshot(FusedRunner& runner, const Problem& p, Impl body) {
+  return model::choose_launch_config(model::Policy::trtllm, p, runner.node().rank_spec(),
+                                     twoshot_resources(runner, body), model::default_calibration(), nullptr, {body});
+}
+
+// Rank 0 runs its part of one call and rank 1 never does: the wait must time out (DeviceTimeout,
+// looked at by `check`), and after it the node must recover (workspaces re-initialized: the next call
+// is correct).
+template <typename Check>
+void expect_timeout_without_rank1(EmulatedNode& node, FusedRunner& runner, const Problem& p, const LaunchConfig& cfg,
+                                  Check&& check) {
+  runner.enqueue_rank(0, runner.prepare(p, cfg), 0, /*gate=*/false);
+  bool timed_out = false;
+  try {
+    node.synchronize();
+  } catch (const DeviceTimeout& e) {
+    timed_out = true;
+    const std::string what = e.what();
+    INFO(what);
+    check(e, what);
+  }
+  CHECK(timed_out);
+  CHECK(runner.check(p, cfg).pass);
+}
+
 }  // namespace
 
 TEST_CASE("two-shot correctness matrix (pairwise covering array), both kernel bodies") {
@@ -193,7 +227,7 @@ TEST_CASE("two-shot refuses fewer tokens than ranks, non-co-resident grids and g
   EmulatedNode node(test_node(4, 64, 2));
   const Problem shape = twoshot_problem(4, 64, 4096, DType::bf16, Pattern::ar_res_rms);
   FusedRunner runner(node, shape, 1, 7, ref::Distribution::normal);
-  const model::KernelResources res = runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot});
+  const model::KernelResources res = twoshot_resources(runner, Impl::reference);
 
   // tokens 3 < N 4
   Problem few = shape;
@@ -231,12 +265,6 @@ TEST_CASE("two-shot: consecutive calls with changing token counts and grids") {
   EmulatedNode node(test_node(kN, kMaxTokens, 2));
   const Problem shape = twoshot_problem(kN, kMaxTokens, kHiddenSize, DType::bf16, Pattern::ar_res_rms_out_fp8);
   FusedRunner runner(node, shape, 1, 11, ref::Distribution::normal);
-  const auto resources = [&](Impl body) {
-    LaunchConfig probe;
-    probe.algo = Algorithm::twoshot;
-    probe.impl = body;
-    return runner.resources(probe);
-  };
   const int sms = node.rank_spec().sm_count;
   // Each body alone, then both mixed call by call (the mixed sequence alternates the reference's
   // barrier workspace and the lean body's Lamport buffers).
@@ -258,8 +286,9 @@ TEST_CASE("two-shot: consecutive calls with changing token counts and grids") {
                                                   : (rng() % 2 == 0 ? Impl::reference : Impl::lean);
       c = shaped(p, 128 / cluster, cluster, cluster);
       c.impl = body;
-      const int max_grid =
-          largest_legal_grid(p, c, std::min(4 * sms, kMaxTwoShotBlocks), node.rank_spec(), resources(body)).grid;
+      const int max_grid = largest_legal_grid(p, c, std::min(4 * sms, kMaxTwoShotBlocks), node.rank_spec(),
+                                              twoshot_resources(runner, body))
+                               .grid;
       c.grid = cluster * (1 + static_cast<int>(rng() % static_cast<unsigned>(max_grid / cluster)));
     };
 
@@ -301,12 +330,7 @@ TEST_CASE("two-shot under CUDA-graph capture and replay") {
     for (Pattern pat : {Pattern::ar_res_rms, Pattern::ar_res_rms_out_fp4}) {
       const Problem p = twoshot_problem(2, 256, 4096, DType::bf16, pat);
       FusedRunner runner(node, p, 1, 21, ref::Distribution::normal);
-      LaunchConfig probe;
-      probe.algo = Algorithm::twoshot;
-      probe.impl = body;
-      const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, p, node.rank_spec(),
-                                                           runner.resources(probe), model::default_calibration(),
-                                                           nullptr, {body});
+      const LaunchConfig cfg = trtllm_twoshot(runner, p, body);
       INFO(to_string(body) << " " << to_string(pat));
       const ref::GateReport rep = check_graph_replay(runner, runner.prepare(p, cfg), 16);
       std::printf("  graph replay (16 calls) %s %s: %s\n", to_string(body), to_string(pat), rep.summary().c_str());
@@ -319,25 +343,15 @@ TEST_CASE("two-shot: a rank that never runs times out at the barrier, naming it,
   node.set_timeout_ms(200);
   const Problem p = twoshot_problem(2, 64, 4096, DType::bf16, Pattern::ar_res_rms);
   FusedRunner runner(node, p, 1, 31, ref::Distribution::normal);
-  const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, p, node.rank_spec(),
-                                                       runner.resources(LaunchConfig{0, 1, 0, 1, Algorithm::twoshot}), model::default_calibration());
-  runner.enqueue_rank(0, runner.prepare(p, cfg), 0, /*gate=*/false);  // rank 1 never runs its part
-  bool timed_out = false;
-  try {
-    node.synchronize();
-  } catch (const DeviceTimeout& e) {
-    timed_out = true;
-    const std::string what = e.what();
-    INFO(what);
-    CHECK(e.fault.kind == kernels::WaitKind::barrier);
-    CHECK(e.fault.rank == 0);
-    CHECK(e.fault.peer == 1);
-    CHECK(e.fault.token == 1);  // barrier 1: rank 1 never copied its input
-    CHECK(contains(what, "two-shot barrier 1"));
-    CHECK(contains(what, "rank 1"));
-  }
-  CHECK(timed_out);
-  CHECK(runner.check(p, cfg).pass);  // workspaces re-initialized: the next call is correct
+  expect_timeout_without_rank1(node, runner, p, trtllm_twoshot(runner, p, Impl::reference),
+                               [](const DeviceTimeout& e, const std::string& what) {
+                                 CHECK(e.fault.kind == kernels::WaitKind::barrier);
+                                 CHECK(e.fault.rank == 0);
+                                 CHECK(e.fault.peer == 1);
+                                 CHECK(e.fault.token == 1);  // barrier 1: rank 1 never copied its input
+                                 CHECK(contains(what, "two-shot barrier 1"));
+                                 CHECK(contains(what, "rank 1"));
+                               });
 }
 
 TEST_CASE("lean two-shot: a rank that never runs times out in the poll, naming it, and the node recovers") {
@@ -345,28 +359,14 @@ TEST_CASE("lean two-shot: a rank that never runs times out in the poll, naming i
   node.set_timeout_ms(200);
   const Problem p = twoshot_problem(2, 64, 4096, DType::bf16, Pattern::ar_res_rms);
   FusedRunner runner(node, p, 1, 33, ref::Distribution::normal);
-  LaunchConfig probe;
-  probe.algo = Algorithm::twoshot;
-  probe.impl = Impl::lean;
-  const LaunchConfig cfg = model::choose_launch_config(model::Policy::trtllm, p, node.rank_spec(),
-                                                       runner.resources(probe), model::default_calibration(), nullptr,
-                                                       {Impl::lean});
+  const LaunchConfig cfg = trtllm_twoshot(runner, p, Impl::lean);
   REQUIRE(cfg.impl == Impl::lean);
-  runner.enqueue_rank(0, runner.prepare(p, cfg), 0, /*gate=*/false);  // rank 1 never runs its part
-  bool timed_out = false;
-  try {
-    node.synchronize();
-  } catch (const DeviceTimeout& e) {
-    timed_out = true;
-    const std::string what = e.what();
-    INFO(what);
+  expect_timeout_without_rank1(node, runner, p, cfg, [](const DeviceTimeout& e, const std::string& what) {
     // Rank 0 owns tokens 0-31: its first poll waits for rank 1's stage-1 push of its block's token.
     CHECK(e.fault.kind == kernels::WaitKind::peer_data);
     CHECK(e.fault.rank == 0);
     CHECK(e.fault.peer == 1);
     CHECK(e.fault.token < 32);
     CHECK(contains(what, "rank 1"));
-  }
-  CHECK(timed_out);
-  CHECK(runner.check(p, cfg).pass);  // workspaces re-initialized: the next call is correct
+  });
 }

@@ -2,6 +2,7 @@
 #include "model/model_terms.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/fmt.h"
 #include "model/occupancy.h"
@@ -121,6 +122,13 @@ void add_ranks_term(const ModelInputs& in, TermSheet& sheet) {
     return fmt("one exchange round among %d ranks beyond one among 2: %.3g ns x %d + %.3g ns x %d^2", n,
                cal.exchange_ns_per_rank, std::max(0, n - 2), cal.exchange_ns_per_rank_sq, std::max(0, n - 2));
   });
+}
+
+double chain_with_bandwidth_ns(const std::vector<Bound>& bounds) {
+  constexpr double kOverlapPower = 3.0;
+  const double chain_ns = bounds.front().ns;
+  const double bw_ns = slowest({bounds.begin() + 1, bounds.end()}).ns;
+  return std::pow(std::pow(chain_ns, kOverlapPower) + std::pow(bw_ns, kOverlapPower), 1.0 / kOverlapPower);
 }
 
 RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {

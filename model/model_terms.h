@@ -96,6 +96,15 @@ double round_dram_ns(const ModelInputs& in);
 // loads, no barrier between them).
 double token_loads_ns(const ModelInputs& in, double vecs);
 
+// A phase whose first bound is its rounds' latency chain and whose others are bandwidth limits
+// (`bounds`, at least two): the chain and the slowest bandwidth bound overlap imperfectly (a round's
+// loads wait longer when the memory system is busy), combined as (chain^p + bandwidth^p)^(1/p), the
+// larger one where one dominates and up to 2^(1/p) times it where they are equal. p = 3 is a
+// structural choice, not a calibrated constant: of p in {2, 3, 4, inf (the plain max)} it gave the
+// lowest error over the committed validation rows of both nodes together (data/h200/model_grid_*.csv,
+// data/h200/exp/*_emulated.csv; docs/model.md). The one-shot reduce phase and the lean two-shot rounds.
+double chain_with_bandwidth_ns(const std::vector<Bound>& bounds);
+
 // One RMSNorm (or all-reduce-only) token round of the one-shot poll + reduce + epilogue phase with
 // `blocks_per_sm` blocks per SM: its parts as modelled, and their sum + round_overhead_ns.
 struct RoundParts {

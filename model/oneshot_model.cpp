@@ -28,7 +28,7 @@
 //   first_wait    the first poll waits until the peer's last push is visible: what of the one-way
 //                 store-to-seen latency the clear has not hidden
 //   reduce        per wave, the rounds' chain and the bandwidth bounds overlapping imperfectly
-//                 ((chain^3 + bandwidth^3)^(1/3), see kOverlapPower); R rounds of (per vector: the
+//                 ((chain^3 + bandwidth^3)^(1/3), model_terms.h chain_with_bandwidth_ns); R rounds of (per vector: the
 //                 residual load (DRAM) and the polls (ld.relaxed.sys
 //                 L2 hits; lean: the N-1 peer slots, its own vector re-read from x, an L2 hit) in flight
 //                 together; the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
@@ -58,7 +58,6 @@
 // The headline is the skew-free time (docs/measurement.md): the start skew between ranks does not lengthen it
 // (the last rank to start finds every peer's data already pushed); the max over ranks adds it.
 #include <algorithm>
-#include <cmath>
 
 #include "common/fmt.h"
 #include "common/launch_limits.h"
@@ -206,17 +205,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                                                      in.out_bytes_per_token / c.cluster) / port},
       {"hbm", (d.polled_slots * s_wave + res_bytes + tokens_wave * in.out_bytes_per_token +
                (d.clear_on_consume ? (n - 1) * s_wave : 0.0)) / hbm}};
-  // The rounds' latency chain and the bandwidth limits overlap imperfectly (a round's loads wait
-  // longer when the memory system is busy): combined as (chain^p + bandwidth^p)^(1/p), which is the
-  // larger one where one dominates and up to 2^(1/p) times it where they are equal. p = 3 is a
-  // structural choice, not a calibrated constant: of p in {2, 3, 4, inf (the plain max)} it gave
-  // the lowest error over the committed validation rows of both nodes together (data/h200/
-  // model_grid_*.csv, data/h200/exp/*_emulated.csv; README, "Timing model").
-  constexpr double kOverlapPower = 3.0;
-  const double chain_ns = reduce.front().ns;
-  const double bw_ns = slowest({reduce.begin() + 1, reduce.end()}).ns;
-  const double reduce_ns =
-      std::pow(std::pow(chain_ns, kOverlapPower) + std::pow(bw_ns, kOverlapPower), 1.0 / kOverlapPower);
+  const double reduce_ns = chain_with_bandwidth_ns(reduce);
   sheet.add("reduce", static_cast<double>(waves) * reduce_ns, [&] {
     return fmt("%lld wave(s) x (rounds^3 + max(bandwidth bounds)^3)^(1/3) = %.3f us of ", waves, reduce_ns / 1e3) +
            bounds_text(reduce) +

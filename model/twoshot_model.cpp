@@ -113,11 +113,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
       {"sm_port", static_cast<double>(rounds) * k * (stored_per_token + slice * (norm ? 2 : 1)) / port},
       {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0},
       {"hbm", hbm_bytes / hbm}};
-  constexpr double kOverlapPower = 3.0;  // as the one-shot model's reduce phase (model/oneshot_model.cpp)
-  const double chain_ns = reduce.front().ns;
-  const double bw_ns = slowest({reduce.begin() + 1, reduce.end()}).ns;
-  const double reduce_ns =
-      std::pow(std::pow(chain_ns, kOverlapPower) + std::pow(bw_ns, kOverlapPower), 1.0 / kOverlapPower);
+  const double reduce_ns = chain_with_bandwidth_ns(reduce);
   sheet.add("rounds", reduce_ns, [&] {
     return fmt("(rounds^3 + max(bandwidth bounds)^3)^(1/3) of ") + bounds_text(reduce) +
            fmt(" [%lld round(s) of %.0f ns (the lean one-shot round: loads %.0f + compute %.0f + ", rounds,
@@ -130,14 +126,17 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   // beyond one among 2 (the `ranks` term, once more).
   const double second_ranks_ns = n > 2 ? rank_exchange_extra_ns(cal, n) : 0.0;
   sheet.add("second_wait", cal.peer_visibility_ns + second_ranks_ns, [&] {
-    return fmt("store-to-seen %.0f ns of the owner's sum: the other ranks' rounds run one hop behind", cal.peer_visibility_ns) +
-           (n > 2 ? fmt(" + the second exchange among %d ranks beyond one among 2 %.0f ns (as `ranks`)", n, second_ranks_ns)
+    return fmt("store-to-seen %.0f ns of the owner's sum: the other ranks' rounds run one hop behind",
+               cal.peer_visibility_ns) +
+           (n > 2 ? fmt(" + the second exchange among %d ranks beyond one among 2 %.0f ns (as `ranks`)", n,
+                        second_ranks_ns)
                   : std::string());
   });
   const bool exit_barrier = norm && c.cluster > 1 && !pushed;
   sheet.add("exit", exit_barrier ? cal.cluster_lifetime_barrier_ns : 0.0, [&] {
-    return exit_barrier ? fmt("lean: closing lifetime barrier (relaxed arrive) %.0f ns", cal.cluster_lifetime_barrier_ns)
-                        : std::string("lean: no closing cluster barrier (no block reads another's shared memory)");
+    return exit_barrier
+               ? fmt("lean: closing lifetime barrier (relaxed arrive) %.0f ns", cal.cluster_lifetime_barrier_ns)
+               : std::string("lean: no closing cluster barrier (no block reads another's shared memory)");
   });
   return sheet.total_ns();
 }

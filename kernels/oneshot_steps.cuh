@@ -167,6 +167,12 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
 // peers' slots of one vector (address `vec0` in slot 0), adds them and my own vector `own` in rank
 // order 0..N-1 (acc: the T-rounded sum as fp32 values), then clears the peers' slots back to -0.0.
 // kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
+// `own` is my vector as it was loaded from x: its -0.0 elements become +0.0 here, at the add, as they
+// did in the push. Nothing before the add reads it, so the poll loads issue while its load is still in
+// flight: the slot of my own rank is given a +0.0 placeholder, not `own`. (Until 2026-12-02 `own`,
+// cleared by the caller, was the default value of each predicated poll load; the loads then waited for
+// its load and its clearing: one more round trip per vector beyond a thread's first, the SASS of
+// cuobjdump, CUDA 13.0, sm_90; docs/kernels.md.)
 template <typename T, int N, Accumulation A, int kBatch>
 __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
                                                const FusedParams& p, PollState& st,
@@ -176,11 +182,12 @@ __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes,
     uint4 val[kBatch];
 #pragma unroll
     for (int j = 0; j < kBatch; ++j)
-      val[j] = base + j == p.rank ? own : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
-    // `own` never looks "not arrived" (its -0.0 were turned into +0.0), so it is never reloaded.
+      val[j] = base + j == p.rank ? make_uint4(0u, 0u, 0u, 0u) : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
+    // The placeholder (+0.0) never looks "not arrived", so my own slot is never polled.
     wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
+    for (int j = 0; j < kBatch; ++j)
+      add_rank_contribution<T, A>(acc, base + j == p.rank ? vec_clear_neg_zero<T>(own) : val[j], base + j == 0);
   }
   finish_rank_sum<T, A>(acc);
   if (st.aborted) return;  // not every slot arrived: leave them; the host re-initializes the workspace

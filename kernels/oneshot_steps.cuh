@@ -166,28 +166,49 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
 // The lean bodies' poll (kernels/oneshot_lean_kernel.cuh, kernels/twoshot_lean_kernel.cuh): polls the
 // peers' slots of one vector (address `vec0` in slot 0), adds them and my own vector `own` in rank
 // order 0..N-1 (acc: the T-rounded sum as fp32 values), then clears the peers' slots back to -0.0.
-// kBatch slots are in flight together (poll_batch: the reference kernel's register cap).
-// `own` is my vector as it was loaded from x: its -0.0 elements become +0.0 here, at the add, as they
-// did in the push. Nothing before the add reads it, so the poll loads issue while its load is still in
-// flight: the slot of my own rank is given a +0.0 placeholder, not `own`. (Until 2026-12-02 `own`,
-// cleared by the caller, was the default value of each predicated poll load; the loads then waited for
-// its load and its clearing: one more round trip per vector beyond a thread's first, the SASS of
-// cuobjdump, CUDA 13.0, sm_90; docs/kernels.md.)
+// `own` is my vector as it was loaded from x; its -0.0 elements become +0.0 here, as they did in the
+// push.
+//  - N = 2: the one peer slot is polled while my vector's load is still in flight (nothing reads
+//    `own` before the add). Until 2026-12-02 the N = 2 poll was the general one below, whose
+//    predicated poll loads had `own` as their default value, so they issued only once its load (an L1
+//    or L2 hit: x was read in the push) had returned: one more round trip per vector beyond a
+//    thread's first (cuobjdump -sass, CUDA 13.0, sm_90). Same registers: one peer vector and mine.
+//  - N >= 4: kBatch slots in flight together (poll_batch: the reference kernel's register cap), my
+//    own vector in its slot's place. Holding `own` beside the batch instead (polls not waiting for
+//    it) took 8-32 more bytes of stack under the 64-register cap and measured no faster at TP4/TP8
+//    (docs/kernels.md).
 template <typename T, int N, Accumulation A, int kBatch>
 __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
                                                const FusedParams& p, PollState& st,
                                                float (&acc)[DTypeTraits<T>::kVec]) {
+  if constexpr (N == 2) {
+    const int peer = 1 - p.rank;
+    char* peer_vec = vec0 + peer * slot_bytes;
+    uint4 val[1] = {ld_relaxed_sys_v4(peer_vec)};
+    wait_arrived<T, 1>(val, peer_vec, slot_bytes, peer, token, p, st);
+    const uint4 mine = vec_clear_neg_zero<T>(own);
+    // Rank order; a branch, not selects (rank is the same for the whole grid): selects of uint4 values
+    // went through local memory or kept both in registers (nvcc 13.0, ptxas -v).
+    if (p.rank == 0) {
+      add_rank_contribution<T, A>(acc, mine, true);
+      add_rank_contribution<T, A>(acc, val[0], false);
+    } else {
+      add_rank_contribution<T, A>(acc, val[0], true);
+      add_rank_contribution<T, A>(acc, mine, false);
+    }
+  } else {
+    const uint4 mine = vec_clear_neg_zero<T>(own);
 #pragma unroll
-  for (int base = 0; base < N; base += kBatch) {
-    uint4 val[kBatch];
+    for (int base = 0; base < N; base += kBatch) {
+      uint4 val[kBatch];
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      val[j] = base + j == p.rank ? make_uint4(0u, 0u, 0u, 0u) : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
-    // The placeholder (+0.0) never looks "not arrived", so my own slot is never polled.
-    wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
+      for (int j = 0; j < kBatch; ++j)
+        val[j] = base + j == p.rank ? mine : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
+      // `mine` never looks "not arrived" (its -0.0 were turned into +0.0), so it is never reloaded.
+      wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      add_rank_contribution<T, A>(acc, base + j == p.rank ? vec_clear_neg_zero<T>(own) : val[j], base + j == 0);
+      for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
+    }
   }
   finish_rank_sum<T, A>(acc);
   if (st.aborted) return;  // not every slot arrived: leave them; the host re-initializes the workspace

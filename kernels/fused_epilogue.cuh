@@ -167,44 +167,24 @@ __device__ __forceinline__ float cluster_sum_pushed(float v, EpilogueShared& sh,
     st_relaxed_cluster_u64(
         cooperative_groups::this_cluster().map_shared_rank(&sh.pushed_total[parity][block_in_cluster], threadIdx.x),
         tagged);
-  // Every other block's slot is loaded, all of them in flight together; while any tag is not yet this
-  // token's, those slots are loaded again, together; then the totals are summed in block order.
-  // (Until 2026-12-02 the slots were read one after the other, each load issued after the previous
-  // one's tag test: one shared-memory round trip per other block, the slope over cluster - 1 of
-  // `arlab calibrate` cluster_sync/pushed; docs/kernels.md.)
-  const auto expected = [&](int r) { return r < cluster && r != block_in_cluster; };
-  const auto tagged_now = [&](unsigned long long word) {
-    return static_cast<unsigned>(word >> 32) == static_cast<unsigned>(tok);
-  };
-  unsigned long long w[kMaxPushedClusterSize];
-#pragma unroll
-  for (int r = 0; r < kMaxPushedClusterSize; ++r)
-    w[r] = expected(r) ? ld_relaxed_cluster_u64(&sh.pushed_total[parity][r]) : 0ull;
-  bool all_here = true;
-#pragma unroll
-  for (int r = 0; r < kMaxPushedClusterSize; ++r) all_here = all_here && (!expected(r) || tagged_now(w[r]));
-  if (!all_here) {
-    const unsigned long long start = global_timer_ns();
-    for (;;) {
-#pragma unroll
-      for (int r = 0; r < kMaxPushedClusterSize; ++r)
-        if (expected(r) && !tagged_now(w[r])) w[r] = ld_relaxed_cluster_u64(&sh.pushed_total[parity][r]);
-      int missing = -1;
-#pragma unroll
-      for (int r = kMaxPushedClusterSize - 1; r >= 0; --r)
-        if (expected(r) && !tagged_now(w[r])) missing = r;
-      if (missing < 0) break;
-      if (global_timer_ns() - start > p.timeout_ns) {
-        record_fault(p.fault, encode_fault(WaitKind::cluster_total, p.rank, missing, static_cast<int>(blockIdx.x), tok));
-        break;
+  float total = 0.0f;
+  for (int r = 0; r < cluster; ++r) {
+    if (r == block_in_cluster) {
+      total += mine;
+      continue;
+    }
+    const unsigned long long* slot = &sh.pushed_total[parity][r];
+    unsigned long long w = ld_relaxed_cluster_u64(slot);
+    if (static_cast<unsigned>(w >> 32) != static_cast<unsigned>(tok)) {
+      const unsigned long long start = global_timer_ns();
+      while (static_cast<unsigned>((w = ld_relaxed_cluster_u64(slot)) >> 32) != static_cast<unsigned>(tok)) {
+        if (global_timer_ns() - start > p.timeout_ns) {
+          record_fault(p.fault, encode_fault(WaitKind::cluster_total, p.rank, r, static_cast<int>(blockIdx.x), tok));
+          break;
+        }
       }
     }
-  }
-  float total = 0.0f;
-#pragma unroll
-  for (int r = 0; r < kMaxPushedClusterSize; ++r) {
-    if (r >= cluster) break;
-    total += r == block_in_cluster ? mine : __uint_as_float(static_cast<unsigned>(w[r]));
+    total += __uint_as_float(static_cast<unsigned>(w));
   }
   return total;
 }

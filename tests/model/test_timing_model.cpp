@@ -290,3 +290,54 @@ TEST_CASE("lean two-shot design: no copy and no barrier, two one-way hops, terms
     CHECK(predict_total_us(p, c, emu, slower, kRes) > lean.total_us);
   }
 }
+
+TEST_CASE("lean at N >= 4: each vector's polls wait for its own vector's re-read; at N = 2 they do not",
+          "[timing][lean]") {
+  // kernels/oneshot_steps.cuh poll_sum_clear: at N >= 4 the own vector is the default value of the
+  // predicated poll loads; at N = 2 the peer's slot is polled while it loads.
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  LaunchConfig c;
+  c.tpb = 256;
+  c.cluster = 1;
+  c.grid = 8;
+  c.vecs_per_thread = 2;  // H 4096 bf16: 512 vectors, 256 threads
+  c.impl = Impl::lean;
+  // One-shot, 64 tokens: 8 rounds of 2 vectors; the first vector of the first round is held.
+  for (int n : {2, 4, 8}) {
+    INFO("one-shot, N = " << n);
+    const Problem p = problem(64, 4096, n);
+    const Prediction base = predict(p, c, emu, cal, kRes);
+    const double wait_ns = detail::lean_own_vector_wait_ns(
+        detail::ModelInputs{p, c, emu, cal}, 2.0, cal.l2_latency_ns);
+    CHECK(wait_ns == Approx(n > 2 ? 2.0 * cal.l2_latency_ns : 0.0));
+    const std::string why = [&] {
+      for (const auto& t : base.terms)
+        if (t.name == "reduce") return t.explanation;
+      return std::string();
+    }();
+    CHECK((why.find("own vector's re-read") != std::string::npos) == (n > 2));
+    // The reference polls its own slot: no such wait at any N.
+    LaunchConfig ref = c;
+    ref.impl = Impl::reference;
+    const std::string ref_why = [&] {
+      for (const auto& t : predict(p, ref, emu, cal, kRes).terms)
+        if (t.name == "reduce") return t.explanation;
+      return std::string();
+    }();
+    CHECK(ref_why.find("own vector's re-read") == std::string::npos);
+  }
+  // Two-shot, 64 tokens: the owner's rounds wait for its own rows' x (a DRAM miss), at N >= 4 only.
+  for (int n : {2, 4}) {
+    INFO("two-shot, N = " << n);
+    const Problem p = problem(64, 4096, n, Algorithm::twoshot);
+    LaunchConfig two = c;
+    two.algo = Algorithm::twoshot;
+    const std::string why = [&] {
+      for (const auto& t : predict(p, two, emu, cal, kRes).terms)
+        if (t.name == "rounds") return t.explanation;
+      return std::string();
+    }();
+    CHECK((why.find("own vector of x") != std::string::npos) == (n > 2));
+  }
+}

@@ -40,6 +40,8 @@ FILES = [
     ("exp/speedup_emulated_wide5.csv", "emulated", "speedup experiment, issue 24's grid, the lean two-shot body, by algorithm"),
     ("exp/peers_emulated_tp2_rerun2.csv", "emulated", "peers experiment TP2, the lean two-shot body (arlab's rows), by algorithm"),
     ("exp/model-accuracy_emulated_grid3.csv", "emulated", "model-accuracy experiment, fresh grid of the lean two-shot model, by algorithm"),
+    ("exp/speedup_emulated_wide6.csv", "emulated", "speedup experiment, issue 24's grid, the lean poll at N = 2, by algorithm"),
+    ("exp/model-accuracy_emulated_grid3_rerun.csv", "emulated", "model-accuracy experiment, the grid3 sizes with the lean poll at N = 2, by algorithm"),
 ]
 
 

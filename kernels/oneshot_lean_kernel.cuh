@@ -75,8 +75,9 @@ namespace arlab::kernels {
 
 // The lean body's epilogue options (kernels/fused_epilogue.cuh EpilogueOptions): the second vector's
 // residual sum and gamma in registers at N = 2 for patterns without a norm_out beside a quantized
-// output (there it fits the 64-register cap without spilling, except ar_res_rms_fp4, which spills
-// 16 bytes since the pushed cluster exchange: ptxas -v, CUDA 13.0, sm_90); gamma loaded before the
+// output (under the 64-register cap; since the N = 2 poll holds the own vector beside the peer's,
+// ar_res_rms, _fp8 and _fp4 spill 4-12 bytes, for _fp8 and _fp4 one local-memory reload per vector
+// beside the poll: ptxas -v and cuobjdump, CUDA 13.0, sm_90, bf16 pairwise); gamma loaded before the
 // poll wherever there is a norm; the lean reduction.
 template <int N, Pattern P>
 struct LeanEpilogueFor {

@@ -261,6 +261,8 @@ def table_rows(out):
 
 CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"], derive=table_rows),
+    dict(doc="docs/results.md", cmd=["{py}", "scripts/ab_table.py", "data/h200/lean_poll_probe_emulated.csv"],
+         derive=table_rows),
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),

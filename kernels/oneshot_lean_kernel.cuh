@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     fused_token_epilogue<T, P, Epilogue>(
         p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
         [&](long long off, float(&acc)[kVec]) {
-          // My vector as loaded (poll_sum_clear turns its -0.0 into +0.0 at the add, after the polls).
+          // My vector as loaded (poll_sum_clear turns its -0.0 into +0.0).
           const uint4 own = off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off);
           poll_sum_clear<T, N, A, poll_batch<N, PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4>()>(
               my_cur + off, p.slot_bytes, own, tok, p, st, acc);

@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
       fused_token_epilogue<T, P, TwoshotLeanEpilogue>(
           p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
             if (owner == p.rank) {
-              const uint4 own = ld_input_v4(x + off);  // -0.0 turned into +0.0 at the add (poll_sum_clear)
+              const uint4 own = ld_input_v4(x + off);  // its -0.0 turned into +0.0 by poll_sum_clear
               poll_sum_clear<T, N, A, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
               if (st.aborted) return;  // no sum to push: the peers' polls give up in turn
               unsigned bits[kVec];

@@ -31,7 +31,7 @@
 //                 ((chain^3 + bandwidth^3)^(1/3), model_terms.h chain_with_bandwidth_ns); R rounds of (per vector: the
 //                 residual load (DRAM) and the polls (ld.relaxed.sys
 //                 L2 hits; lean: the N-1 peer slots, its own vector re-read from x, an L2 hit) in flight
-//                 together; the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
+//                 together (lean at N >= 4: after that re-read, lean_own_vector_wait_ns); the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
 //                 loads (L2; the reference holds the gamma of its first vector in a register, lean
 //                 the gamma and residual sum of its first vector, and of its second at N = 2; both bodies load the
 //                 residual of their first vector of their first token at the start, so a wave's first

@@ -34,6 +34,28 @@ double term(const Prediction& pr, const std::string& name) {
   FAIL("no term " << name);
   return 0;
 }
+
+// The explanation of term `name` ("" when the prediction has no such term).
+std::string explanation_of(const Prediction& pr, const std::string& name) {
+  for (const auto& t : pr.terms)
+    if (t.name == name) return t.explanation;
+  return {};
+}
+
+// Every term non-negative and explained, names unique, and the terms add up to the total; returns
+// the names.
+std::set<std::string> check_term_bookkeeping(const Prediction& pr) {
+  double sum = 0;
+  std::set<std::string> names;
+  for (const auto& t : pr.terms) {
+    CHECK(t.us >= 0);
+    CHECK_FALSE(t.explanation.empty());
+    CHECK(names.insert(t.name).second);
+    sum += t.us;
+  }
+  CHECK(sum == Approx(pr.total_us).epsilon(1e-12));
+  return names;
+}
 }  // namespace
 
 TEST_CASE("seed: legacy is much slower than trtllm at 128 tokens, TP2, on the H200 preset", "[timing][seed]") {
@@ -116,21 +138,10 @@ TEST_CASE("terms: non-negative, unique names, explained, sum to the total", "[ti
         p.pattern = pat;
         const LaunchConfig c = choose_launch_config(Policy::occupancy, p, s, kRes, cal);
         const Prediction pr = predict(p, c, s, cal, kRes);
-        double sum = 0;
-        std::set<std::string> names;
-        for (const auto& t : pr.terms) {
-          CHECK(t.us >= 0);
-          CHECK_FALSE(t.explanation.empty());
-          CHECK(names.insert(t.name).second);
-          sum += t.us;
-        }
-        CHECK(sum == Approx(pr.total_us).epsilon(1e-12));
+        check_term_bookkeeping(pr);
         CHECK(pr.total_us == Approx(predict_total_us(p, c, s, cal, kRes)).epsilon(1e-15));
         CHECK(pr.link.rfind(s.link == LinkKind::nvlink ? "nvlink" : "local", 0) == 0);
-        const std::string phase = a == Algorithm::oneshot ? "reduce" : "epilogue";
-        std::string expl;
-        for (const auto& t : pr.terms)
-          if (t.name == phase) expl = t.explanation;
+        const std::string expl = explanation_of(pr, a == Algorithm::oneshot ? "reduce" : "epilogue");
         CHECK((expl.find("no RMSNorm") != std::string::npos) == (pat == Pattern::ar));
       }
     }
@@ -217,11 +228,6 @@ TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "
     c.impl = v;
     return c;
   };
-  auto explanation = [](const Prediction& pr, const std::string& name) {
-    for (const auto& t : pr.terms)
-      if (t.name == name) return t.explanation;
-    return std::string();
-  };
   // 4 blocks of 256 threads (whole warps): the reference pays a cluster barrier per token and one at
   // exit; lean pushes its totals (a fraction of a barrier) and has no exit barrier.
   const Prediction ref = predict(p, config(256, 4, Impl::reference), emu, cal, kRes);
@@ -234,8 +240,8 @@ TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "
   CHECK(term(lean, "reduce") + term(lean, "exit") + term(lean, "prologue") <
         term(ref, "reduce") + term(ref, "exit") + term(ref, "prologue"));
   CHECK(term(lean, "prologue") == Approx(term(ref, "prologue") + cal.bare_cluster_barrier_ns / 1e3));
-  CHECK(explanation(lean, "reduce").find("pushed through DSMEM") != std::string::npos);
-  CHECK(explanation(ref, "reduce").find("pushed through DSMEM") == std::string::npos);
+  CHECK(explanation_of(lean, "reduce").find("pushed through DSMEM") != std::string::npos);
+  CHECK(explanation_of(ref, "reduce").find("pushed through DSMEM") == std::string::npos);
   // Blocks of 160 threads are 5 whole warps: pushed. Blocks of 130 threads are not whole warps, and
   // clusters of 8 are larger than kMaxPushedClusterSize: there the lean kernel keeps the cluster
   // barriers (kernels/fused_epilogue.cuh pushed_exchange_applies).
@@ -250,7 +256,7 @@ TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "
   CHECK(term(predict(p, config(128, 8, Impl::lean), emu, distinct, kRes), "exit") == Approx(120.0 / 1e3));
   CHECK(term(predict(p, config(128, 8, Impl::reference), emu, distinct, kRes), "exit") ==
         Approx((500.0 + cal.l2_latency_ns) / 1e3));
-  CHECK(explanation(eight, "reduce").find("pushed through DSMEM") == std::string::npos);
+  CHECK(explanation_of(eight, "reduce").find("pushed through DSMEM") == std::string::npos);
   // One block: no cluster terms for either design.
   CHECK(term(predict(p, config(1024, 1, Impl::lean), emu, cal, kRes), "exit") == 0.0);
 }
@@ -265,16 +271,9 @@ TEST_CASE("lean two-shot design: no copy and no barrier, two one-way hops, terms
     const Prediction ref = predict(p, c, emu, cal, kRes);
     c.impl = Impl::lean;
     const Prediction lean = predict(p, c, emu, cal, kRes);
-    std::set<std::string> ref_names, lean_names;
-    double sum = 0;
+    std::set<std::string> ref_names;
     for (const auto& t : ref.terms) ref_names.insert(t.name);
-    for (const auto& t : lean.terms) {
-      CHECK(t.us >= 0);
-      CHECK_FALSE(t.explanation.empty());
-      CHECK(lean_names.insert(t.name).second);
-      sum += t.us;
-    }
-    CHECK(sum == Approx(lean.total_us).epsilon(1e-12));
+    const std::set<std::string> lean_names = check_term_bookkeeping(lean);
     CHECK(ref_names.count("barrier_1") == 1);
     CHECK(ref_names.count("copy") == 1);
     for (const char* gone : {"barrier_1", "barrier_2", "copy", "reduce_scatter"}) CHECK(lean_names.count(gone) == 0);
@@ -311,20 +310,12 @@ TEST_CASE("lean at N >= 4: each vector's polls wait for its own vector's re-read
     const double wait_ns = detail::lean_own_vector_wait_ns(
         detail::ModelInputs{p, c, emu, cal}, 2.0, cal.l2_latency_ns);
     CHECK(wait_ns == Approx(n > 2 ? 2.0 * cal.l2_latency_ns : 0.0));
-    const std::string why = [&] {
-      for (const auto& t : base.terms)
-        if (t.name == "reduce") return t.explanation;
-      return std::string();
-    }();
+    const std::string why = explanation_of(base, "reduce");
     CHECK((why.find("own vector's re-read") != std::string::npos) == (n > 2));
     // The reference polls its own slot: no such wait at any N.
     LaunchConfig ref = c;
     ref.impl = Impl::reference;
-    const std::string ref_why = [&] {
-      for (const auto& t : predict(p, ref, emu, cal, kRes).terms)
-        if (t.name == "reduce") return t.explanation;
-      return std::string();
-    }();
+    const std::string ref_why = explanation_of(predict(p, ref, emu, cal, kRes), "reduce");
     CHECK(ref_why.find("own vector's re-read") == std::string::npos);
   }
   // Two-shot, 64 tokens: the owner's rounds wait for its own rows' x (a DRAM miss), at N >= 4 only.
@@ -333,11 +324,7 @@ TEST_CASE("lean at N >= 4: each vector's polls wait for its own vector's re-read
     const Problem p = problem(64, 4096, n, Algorithm::twoshot);
     LaunchConfig two = c;
     two.algo = Algorithm::twoshot;
-    const std::string why = [&] {
-      for (const auto& t : predict(p, two, emu, cal, kRes).terms)
-        if (t.name == "rounds") return t.explanation;
-      return std::string();
-    }();
+    const std::string why = explanation_of(predict(p, two, emu, cal, kRes), "rounds");
     CHECK((why.find("own vector of x") != std::string::npos) == (n > 2));
   }
 }

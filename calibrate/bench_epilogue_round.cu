@@ -43,7 +43,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "calibrate/bench_common.cuh"
 #include "calibrate/calibrate_core.h"
@@ -99,6 +101,11 @@ __global__ void __launch_bounds__(1024) warm_kernel(const uint4* p, long long n,
 struct Config {
   int hidden, tpb, cluster;
 };
+// Variant bf16_ar_res_rms_idle: the ar_res_rms round with half of every cluster's threads holding no
+// vector (tpb x cluster x 8 = 2 H, vecs_per_thread 1): the first blocks of a cluster (block 0 at
+// cluster 1: its first half) hold the token, the others only reduce. Whether a round's per-warp
+// costs follow the warps that hold a vector or all the warps of the block.
+const Config kIdleConfigs[] = {{4096, 1024, 1}, {4096, 512, 2}, {4096, 256, 4}, {4096, 128, 8}};
 
 // The patterns measured, with their row variant (+ "_busy" for the partner variant).
 struct PatternRun {
@@ -163,11 +170,26 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   const size_t flush_bytes = static_cast<size_t>(4 * std::max<int64_t>(env.device->props.l2_bytes, 1 << 20));
   harness::DeviceBuffer flush(flush_bytes, env.rank);
   int flips = 0;
+  struct Pass {
+    const PatternRun* run;
+    bool busy, idle;
+  };
+  std::vector<Pass> passes;
   for (const PatternRun& run : kPatternRuns) {
-    for (const bool busy : {false, true}) {
-      if (busy && !with_partner) break;
-      for (const Config& c : configs) {
-        if (c.tpb * c.cluster * kVec != c.hidden) throw CudaError("epilogue_round: a configuration without vpt 1");
+    passes.push_back({&run, false, false});
+    if (with_partner) passes.push_back({&run, true, false});
+  }
+  passes.push_back({&kPatternRuns[0], false, true});
+  for (const Pass& pass : passes) {
+    const PatternRun& run = *pass.run;
+    const bool busy = pass.busy;
+    const auto first = pass.idle ? std::begin(kIdleConfigs) : std::begin(configs);
+    const auto last = pass.idle ? std::end(kIdleConfigs) : std::end(configs);
+    {
+      for (auto it = first; it != last; ++it) {
+        const Config& c = *it;
+        if (c.tpb * c.cluster * kVec != (pass.idle ? 2 : 1) * c.hidden)
+          throw CudaError("epilogue_round: a configuration without vpt 1");
         const int clusters = env.sms / c.cluster;
         if (clusters < 1) continue;
         const int grid = clusters * c.cluster;
@@ -245,7 +267,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
           throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
                           ", " + std::to_string(partner_fault) + ")");
         distinct_sms(ids, grid, "epilogue_round");
-        const std::string variant = busy ? std::string(run.variant) + "_busy" : std::string(run.variant);
+        const std::string variant = std::string(run.variant) + (busy ? "_busy" : pass.idle ? "_idle" : "");
         const PointKey key{"epilogue_round", variant, grid, c.tpb, c.cluster, double(c.hidden), "hidden",
                            "ns_per_round"};
         out.push_back(make_point(key, ns));

@@ -11,6 +11,8 @@
 // loads a vector of x the same way and stores it with st.relaxed.sys.v4 into two other buffers (the
 // own slot and a peer's slot, both on this GPU here), with no barrier between steps: a thread's next
 // load issues after its stores (they need the loaded value); ns_per_step = the whole loop / steps.
+// Variants push_store_1, push_store_4, push_store_8 (since 2026-12-02): the same step with 1, 4 and 8
+// stores (the lean body at N = 2; N = 4 and 8 ranks), for the push step's cost per warp and store.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -55,8 +57,10 @@ __global__ void __launch_bounds__(1024)
   if (acc == 0x5bd1e995u) sink[0] = acc + dep;  // never (zeros); the loads cannot be removed
 }
 
+// kStores destinations, `dst_stride` vectors apart (the ranks' slots a pushed vector goes to).
+template <int kStores>
 __global__ void __launch_bounds__(1024)
-    push_store_kernel(const uint4* buf, uint4* own, uint4* peer, int steps, unsigned long long* times) {
+    push_store_kernel(const uint4* buf, uint4* dst, long long dst_stride, int steps, unsigned long long* times) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long mine = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   __syncthreads();
@@ -70,8 +74,8 @@ __global__ void __launch_bounds__(1024)
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(buf + i)
                  : "memory");
-    kernels::st_relaxed_sys_v4(own + i, v);
-    kernels::st_relaxed_sys_v4(peer + i, v);
+#pragma unroll
+    for (int j = 0; j < kStores; ++j) kernels::st_relaxed_sys_v4(dst + j * dst_stride + i, v);
   }
   __syncthreads();  // the block's slowest warp
   if (threadIdx.x == 0 && blockIdx.x == 0) {
@@ -81,6 +85,21 @@ __global__ void __launch_bounds__(1024)
     times[1] = t1;
   }
 }
+
+// The push variants: stores per step and row variant. "push_store" (two: the reference's own and peer
+// slot at N = 2) is the one the calibration's push step is fitted on; the others give its slope per
+// warp as a function of the stores per step (the lean body at N = 2 stores once, N ranks N or N - 1
+// times).
+struct PushVariant {
+  int stores;
+  const char* variant;
+  void (*kernel)(const uint4*, uint4*, long long, int, unsigned long long*);
+};
+const PushVariant kPushVariants[] = {{2, "push_store", push_store_kernel<2>},
+                                     {1, "push_store_1", push_store_kernel<1>},
+                                     {4, "push_store_4", push_store_kernel<4>},
+                                     {8, "push_store_8", push_store_kernel<8>}};
+constexpr int kMaxPushStores = 8;
 
 }  // namespace
 
@@ -107,18 +126,22 @@ void bench_round_load(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
                                       "ns_per_step"},
                              ns));
   }
-  harness::DeviceBuffer own(bytes, env.rank), peer(bytes, env.rank);
-  for (int tpb : {128, 256, 512, 1024}) {
-    std::vector<double> ns;
-    for (int r = 0; r < env.reps; ++r) {
-      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
-      launch(Shape{env.sms, tpb, 1}, env.stream, env.rank, push_store_kernel, buf.as<const uint4>(), own.as<uint4>(),
-             peer.as<uint4>(), steps, times.as<unsigned long long>());
-      ns.push_back(device_interval_ns(env, times.as<unsigned long long>()) / steps);
+  // Destinations: kMaxPushStores buffers of every step's vectors (as big as the source), one allocation.
+  const long long dst_stride = static_cast<long long>(bytes / 16);
+  harness::DeviceBuffer dst(static_cast<size_t>(kMaxPushStores) * bytes, env.rank);
+  for (const PushVariant& pv : kPushVariants) {
+    for (int tpb : {128, 256, 512, 1024}) {
+      std::vector<double> ns;
+      for (int r = 0; r < env.reps; ++r) {
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+        launch(Shape{env.sms, tpb, 1}, env.stream, env.rank, pv.kernel, buf.as<const uint4>(), dst.as<uint4>(),
+               dst_stride, steps, times.as<unsigned long long>());
+        ns.push_back(device_interval_ns(env, times.as<unsigned long long>()) / steps);
+      }
+      out.push_back(make_point(PointKey{"round_load", pv.variant, env.sms, tpb, 1, double(steps), "steps",
+                                        "ns_per_step"},
+                               ns));
     }
-    out.push_back(make_point(PointKey{"round_load", "push_store", env.sms, tpb, 1, double(steps), "steps",
-                                      "ns_per_step"},
-                             ns));
   }
 }
 

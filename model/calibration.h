@@ -108,6 +108,11 @@ namespace arlab::model {
   X(push_step_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                                   \
     "extra push-step time per warp of the block: one SM issuing every warp's stores (calibrate: round_load "        \
     "push_store, slope over warps)")                                                                               \
+  /* prior: 0, every step's slope that of two stores; range: as dram_round_ns_per_warp */                           \
+  X(push_step_ns_per_warp_store, 0.0, 0.0, 1000.0, "ns",                                                             \
+    "extra push-step time per warp of the block and store beyond two (fewer: less), the SM issuing one more "       \
+    "16-byte store per thread (calibrate: round_load push_store_1 / push_store / push_store_4, the slopes over "    \
+    "warps against the stores per step)")                                                                          \
   /* range: 10 us: over 3x the whole measured round */                                                               \
   X(round_overhead_ns, 0.0, 0.0, 10000.0, "ns",                                                                      \
     "per RMSNorm token round, what the round's modelled parts (loads, vector ops, reductions, gamma) leave out of "  \
@@ -115,8 +120,14 @@ namespace arlab::model {
     "epilogue_round minus the model's parts: intercept over warps)")                                               \
   /* range: 1 us per warp: far above the few ns measured */                                                          \
   X(round_overhead_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                              \
-    "extra round overhead per warp of the block (calibrate: epilogue_round minus the model's parts, slope over "    \
-    "warps)")                                                                                                       \
+    "extra round overhead per warp of the block that holds a vector (calibrate: epilogue_round minus the model's "  \
+    "parts, slope over warps)")                                                                                                       \
+  /* prior: 1, a warp that holds no vector costs as much as one that does (the round before the idle bench); */       \
+  /* range: 0 (only the warps that hold a vector) to 1 */                                                            \
+  X(round_overhead_idle_warp_fraction, 1.0, 0.0, 1.0, "fraction",                                                    \
+    "what a warp of the block that holds no vector (threads beyond H/VEC: they still compute the norm's scale and "  \
+    "loop) adds to the round overhead, as a fraction of round_overhead_ns_per_warp (calibrate: epilogue_round "    \
+    "bf16_ar_res_rms_idle, half of each cluster's threads idle, against the line of the full rounds)")           \
   /* prior: 0, an NVFP4 round as long as its modelled parts; range: 10 us, as round_overhead_ns */                   \
   X(nvfp4_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                         \
     "per NVFP4 token round, what its modelled parts and the RMSNorm round overhead leave out: the scale factor "     \

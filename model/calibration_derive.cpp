@@ -207,8 +207,9 @@ class Deriver {
           fmt("intercept over warps of round_load push_store (a coalesced DRAM load + two st.relaxed.sys stores per "
               "step, one block per SM; %zu block sizes)", push.size()));
       set("push_step_ns_per_warp", std::max(0.0, pl.slope), "slope per warp of the same line");
+      push_step_per_store(pl.slope);
     } else {
-      for (const char* name : {"push_step_ns", "push_step_ns_per_warp"})
+      for (const char* name : {"push_step_ns", "push_step_ns_per_warp", "push_step_ns_per_warp_store"})
         out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
                              ": prior kept (fewer than two round_load push_store rows)");
     }
@@ -217,6 +218,34 @@ class Deriver {
         fmt("intercept over warps of a coalesced DRAM load + __syncthreads per step, one block per SM (%zu block "
             "sizes)", xy.size()));
     set("dram_round_ns_per_warp", std::max(0.0, l.slope), "slope per warp of the same line");
+  }
+
+  // The push step's slope per warp against the stores per step: push_store_1 and push_store_4 beside
+  // push_store's two (`slope2`); each store more is one more 16-byte store per thread for the SM to
+  // issue. A line through (2, slope2): least squares of (slope - slope2) over (stores - 2). push_store_8
+  // is left out: at one 1024-thread block per SM of a 64-SM partition a step stores 8 MB to lines not
+  // in L2 and runs at HBM's write rate (about 3 TB/s), which the model's HBM bound covers, not the chain.
+  // Microbenchmarks from before these variants keep the prior (0: every step's slope that of two stores).
+  void push_step_per_store(double slope2) {
+    double sxy = 0, sxx = 0;
+    std::string per;
+    for (const auto& [stores, variant] : {std::pair<int, const char*>{1, "push_store_1"}, {4, "push_store_4"}}) {
+      std::vector<std::pair<double, double>> xy;
+      for (const auto* r : pick_rows("round_load", variant, "ns_per_step")) xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
+      if (xy.size() < 2) continue;
+      const double slope = line_of(xy, std::string("round_load ") + variant + " over warps").slope;
+      sxy += (stores - 2) * (slope - slope2);
+      sxx += (stores - 2) * (stores - 2);
+      per += fmt(" %d stores %.2f ns/warp;", stores, slope);
+    }
+    if (sxx == 0) {
+      out_.notes.push_back(fmt("push_step_ns_per_warp_store = %.4g", out_.calibration.push_step_ns_per_warp_store) +
+                           ": prior kept (no round_load push_store_1 / push_store_4 rows: microbenchmarks of an "
+                           "arlab before those variants)");
+      return;
+    }
+    set("push_step_ns_per_warp_store", std::max(0.0, sxy / sxx),
+        fmt("slope per warp of round_load push_store_N against N - 2 through two stores' %.2f ns/warp:", slope2) + per);
   }
 
   // cluster_sync's `pushed` variant is new in the bench set: an older microbench.csv has no rows for it.
@@ -471,6 +500,67 @@ class Deriver {
         "intercept over warps of the measured round minus its modelled parts (tpb/cluster: measured - parts "
         "ns):" + per);
     set("round_overhead_ns_per_warp", std::max(0.0, l.slope), "slope per warp of the same line");
+    idle_warps(cal);
+  }
+
+  // Warps that hold no vector (epilogue_round bf16_ar_res_rms_idle: half of each cluster's threads idle)
+  // against the line of the full rounds measured the same way (bf16_ar_res_rms, no partner): in the one
+  // configuration whose busiest block has idle warps (1024 threads, H 4096), what they add beyond the
+  // line at the warps that hold a vector, as a fraction of the line's slope (0: nothing, 1: as much as
+  // a warp that holds one); every idle row is then printed beside the round the model gives it (the
+  // others check the cluster terms over the warps that hold a vector: whole blocks of the cluster idle).
+  // `cal` holds every derived constant but the round overhead. Microbenchmarks from before the variant
+  // keep the prior (1: every warp counts).
+  void idle_warps(const Calibration& cal) {
+    const auto idle = pick_rows("epilogue_round", "bf16_ar_res_rms_idle", "ns_per_round");
+    const auto full = pick_rows("epilogue_round", "bf16_ar_res_rms", "ns_per_round");
+    if (idle.empty() || full.size() < 2) {
+      out_.notes.push_back(fmt("round_overhead_idle_warp_fraction = %.4g",
+                               out_.calibration.round_overhead_idle_warp_fraction) +
+                           ": prior kept (no epilogue_round bf16_ar_res_rms_idle rows: microbenchmarks of an arlab "
+                           "before that variant)");
+      return;
+    }
+    std::vector<std::pair<double, double>> diff;  // the full rounds without a partner: (warps, measured - parts)
+    for (const MicrobenchRow* r : full)
+      if (const auto round = bench_round(*r, Pattern::ar_res_rms, cal))
+        diff.emplace_back(std::ceil(r->tpb / 32.0), r->value - round->parts());
+    if (diff.size() < 2) fail("fewer than two epilogue_round bf16_ar_res_rms rows have a launchable shape");
+    const Line line = line_of(diff, "epilogue_round bf16_ar_res_rms over warps");
+    std::vector<double> fractions;
+    std::string per;
+    for (const MicrobenchRow* r : idle) {
+      const auto round = bench_round(*r, Pattern::ar_res_rms, cal);
+      if (!round || line.slope <= 0) continue;
+      const int warps = static_cast<int>(std::ceil(r->tpb / 32.0));
+      const int active = static_cast<int>(std::ceil(std::min(r->tpb, static_cast<int>(r->size) / 8) / 32.0));
+      const double extra = r->value - round->parts() - (line.intercept + line.slope * active);
+      if (warps > active) {
+        fractions.push_back(extra / (line.slope * (warps - active)));
+        per += fmt(" %d/", r->tpb) + fmt("%d:", std::max(1, r->cluster)) +
+               fmt(" %.0f ns beyond the line at %d of ", extra, active) + fmt("%d warps;", warps);
+      }
+    }
+    if (fractions.empty()) {
+      out_.notes.push_back("round_overhead_idle_warp_fraction: prior kept (no idle row with idle warps in its "
+                           "busiest block)");
+    } else {
+      set("round_overhead_idle_warp_fraction", std::clamp(median_of(fractions), 0.0, 1.0),
+          "idle warps' share of the per-warp round overhead (epilogue_round bf16_ar_res_rms_idle against the line "
+          "of bf16_ar_res_rms, both without a partner; tpb/cluster:" + per + ")");
+    }
+    // The check: each idle row beside the model's round (the line of the rows without a partner).
+    Calibration with = cal;
+    with.round_overhead_ns = line.intercept;
+    with.round_overhead_ns_per_warp = line.slope;
+    with.round_overhead_idle_warp_fraction = out_.calibration.round_overhead_idle_warp_fraction;
+    std::string check;
+    for (const MicrobenchRow* r : idle)
+      if (const auto round = bench_round(*r, Pattern::ar_res_rms, with))
+        check += fmt(" %d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+                 fmt(" measured %.0f ns, model %.0f ns;", r->value, round->total());
+    out_.notes.push_back("check, epilogue_round bf16_ar_res_rms_idle (H " + fmt("%.0f", idle.front()->size) +
+                         ", half of each cluster's threads idle) against the model's round:" + check);
   }
 
   // The NVFP4 and ar patterns' rounds of the same bench (variants bf16_ar_res_rms_fp4 and bf16_ar)

@@ -48,6 +48,10 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   const long long threads_per_cluster = static_cast<long long>(c.tpb) * c.cluster;
   in.vecs_used = static_cast<int>(std::min<long long>(c.vecs_per_thread,
                                                       ceil_div(threads_per_token(p), threads_per_cluster)));
+  in.warps = static_cast<int>(ceil_div(c.tpb, 32));
+  in.active_threads = static_cast<int>(std::min<long long>(c.tpb, threads_per_token(p)));
+  in.active_warps = static_cast<int>(ceil_div(in.active_threads, 32));
+  in.cluster_active_warps = static_cast<int>(ceil_div(std::min<long long>(threads_per_cluster, threads_per_token(p)), 32));
   const Calibration& cal = in.cal;
   in.port_bytes_per_ns = cal.sm_l2_bytes_per_cycle * in.s.sm_clock_ghz;
   in.hbm_bytes_per_ns = in.s.hbm_gbps * cal.hbm_efficiency;
@@ -57,11 +61,13 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
 }
 
 double round_dram_ns(const ModelInputs& in) {
-  return in.cal.dram_round_latency_ns + in.cal.dram_round_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
+  return in.cal.dram_round_latency_ns + in.cal.dram_round_ns_per_warp * in.active_warps;
 }
 
-double push_step_ns(const ModelInputs& in) {
-  return in.cal.push_step_ns + in.cal.push_step_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
+double push_step_ns(const ModelInputs& in, int stores) {
+  const Calibration& cal = in.cal;
+  return cal.push_step_ns +
+         (cal.push_step_ns_per_warp + cal.push_step_ns_per_warp_store * (stores - 2)) * in.active_warps;
 }
 
 double token_loads_ns(const ModelInputs& in, double vecs) {
@@ -75,13 +81,13 @@ double lean_own_vector_wait_ns(const ModelInputs& in, double vecs, double reload
 double cluster_barrier_ns(const ModelInputs& in) {
   if (in.c.cluster <= 1) return 0;
   const Calibration& cal = in.cal;
-  return cal.cluster_sync_ns + cal.dsmem_access_ns * in.c.cluster * static_cast<double>(ceil_div(in.c.tpb, 32));
+  return cal.cluster_sync_ns + cal.dsmem_access_ns * in.cluster_active_warps;
 }
 
 std::string cluster_barrier_text(const ModelInputs& in) {
   if (in.c.cluster <= 1) return "no cluster barrier (cluster = 1)";
-  return fmt("cluster barrier %.0f ns + %.3g ns x %d blocks x %lld warps", in.cal.cluster_sync_ns,
-             in.cal.dsmem_access_ns, in.c.cluster, ceil_div(in.c.tpb, 32));
+  return fmt("cluster barrier %.0f ns + %.3g ns x %d warps of the cluster that hold a vector", in.cal.cluster_sync_ns,
+             in.cal.dsmem_access_ns, in.cluster_active_warps);
 }
 
 double norm_reduce_ns(const ModelInputs& in) {
@@ -142,17 +148,21 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
   RoundParts r;
   r.loads = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.sys_load_latency_ns) : vecs * cal.sys_load_latency_ns;
   r.compute = std::max(vecs * in.ops * cal.vector_op_latency_ns,
-                       blocks_per_sm * in.c.tpb * vecs * in.ops * cal.sm_ns_per_vector_op);
+                       blocks_per_sm * in.active_threads * vecs * in.ops * cal.sm_ns_per_vector_op);
   r.reduce = norm_reduce_ns(in);
   r.gamma = norm ? vecs * cal.l2_latency_ns : 0.0;
-  r.overhead = round_overhead_ns(cal, in.p.pattern, in.c.tpb);
+  r.overhead = round_overhead_ns(in);
   return r;
 }
 
-double round_overhead_ns(const Calibration& cal, Pattern pattern, int tpb) {
+double round_overhead_ns(const ModelInputs& in) {
+  const Calibration& cal = in.cal;
+  const Pattern pattern = in.p.pattern;
   double ns = 0.0;
   if (has_residual(pattern))
-    ns += cal.round_overhead_ns + cal.round_overhead_ns_per_warp * static_cast<double>(ceil_div(tpb, 32));
+    ns += cal.round_overhead_ns +
+          cal.round_overhead_ns_per_warp *
+              (in.active_warps + cal.round_overhead_idle_warp_fraction * (in.warps - in.active_warps));
   if (has_fp4(pattern)) ns += cal.nvfp4_round_ns;
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;
   return ns;

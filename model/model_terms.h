@@ -71,6 +71,14 @@ struct ModelInputs {
   long long clusters = 0;       // grid / cluster
   long long cluster_capacity = 0;
   int vecs_used = 0;            // vectors one thread handles per token: min(vpt, ceil(H/VEC / (tpb*cs)))
+  // Threads beyond a token's H/VEC vectors hold none (kernels/fused_epilogue.cuh token_mapping: a
+  // cluster's first blocks hold the token; the others, or the rest of a block, only take part in the
+  // reduction): per-warp costs of loads, pushes, vector ops and stores count the warps that hold a
+  // vector (calibrate epilogue_round bf16_ar_res_rms_idle measures a round with half of them idle).
+  int warps = 0;                 // warps of a block: ceil(tpb / 32)
+  int active_threads = 0;        // threads of a cluster's first (busiest) block that hold a vector: min(tpb, H/VEC)
+  int active_warps = 0;          // ceil(active_threads / 32)
+  int cluster_active_warps = 0;  // warps of the cluster that hold a vector: ceil(min(tpb x cluster, H/VEC) / 32)
   double port_bytes_per_ns = 0; // one SM's store (and load) rate into L2
   double hbm_bytes_per_ns = 0;  // one rank's achievable HBM bandwidth (read + write bytes)
   double link_bytes_per_ns = 0; // one rank's achievable peer-store bandwidth per direction (0: local)
@@ -85,11 +93,14 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res);
 double cluster_barrier_ns(const ModelInputs& in);
 std::string cluster_barrier_text(const ModelInputs& in);
 
-// One step of the one-shot push loop (load a vector of x, store it to the ranks) as a block of the
-// configuration's size sees it (round_load, push_store).
-double push_step_ns(const ModelInputs& in);
+// One step of the push loop (load a vector of x, store it `stores` times: to the ranks, or to a row's
+// owner) as a block of the configuration's size sees it (round_load push_store: two stores; its
+// slope per warp grows by push_step_ns_per_warp_store per store, push_store_1 / _4). Only the warps
+// that hold a vector load and store (in.active_warps).
+double push_step_ns(const ModelInputs& in, int stores);
 
-// One DRAM load of a token round as a block of the configuration's size sees it (round_load).
+// One DRAM load of a token round as a block of the configuration's size sees it (round_load), over the
+// warps that hold a vector.
 double round_dram_ns(const ModelInputs& in);
 // A thread's `vecs` dependent DRAM loads of one token: the first as a round sees it (the block waits
 // for its slowest warp at the round's barrier), the others at the idle chase latency (one warp's own
@@ -123,9 +134,10 @@ struct RoundParts {
 RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm);
 
 // What a token round's modelled parts leave out of the kernels' own round code (calibrate's
-// epilogue_round bench): the RMSNorm overhead (intercept + per warp), plus the NVFP4 or the ar
-// pattern's own part. Shared by the one-shot rounds and the two-shot epilogue (the same code).
-double round_overhead_ns(const Calibration& cal, Pattern pattern, int tpb);
+// epilogue_round bench): the RMSNorm overhead (intercept + per warp that holds a vector + a fraction
+// of that per warp that holds none: they still compute the norm's scale and loop), plus the NVFP4 or
+// the ar pattern's own part. Shared by the one-shot rounds and the two-shot epilogue (the same code).
+double round_overhead_ns(const ModelInputs& in);
 
 // Per round, the time of one block-wide (and cluster-wide) RMSNorm reduction: block reduce over
 // the block's warps, then (cluster > 1) one cluster barrier and one DSMEM read per block.

@@ -146,7 +146,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   // ---- push (per wave) ----
   const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
   const std::vector<Bound> push = {
-      {"chain", static_cast<double>(rounds) * vecs * push_step_ns(in)},
+      {"chain", static_cast<double>(rounds) * vecs * push_step_ns(in, d.stored_slots)},
       {"sm_loads", static_cast<double>(rounds) * k * slice / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * slice * d.stored_slots / port},
       {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
@@ -159,7 +159,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                "loads: %.0f B in flight per SM / "
                "DRAM latency; port: %.0f block(s)/SM x "
                "%.0f B x %d slots (%s) / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
-               rounds, in.vecs_used, push_step_ns(in), cal.bytes_in_flight_per_sm, k, slice, d.stored_slots,
+               rounds, in.vecs_used, push_step_ns(in, d.stored_slots), cal.bytes_in_flight_per_sm, k, slice, d.stored_slots,
                d.stored_slots == n ? "every rank's, own included" : "the peers'", port, in.peer_sm_bytes_per_ns) +
            (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
                       : std::string("link: none, ") + link_name + "; ") +
@@ -229,7 +229,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                             : std::string()) +
            fmt(") + compute max(latency %d x %d ops x %.3g ns, issue %.0f block(s) x %d threads x %d x %d ops x "
                "%.3g ns) = %.0f ns + ",
-               in.vecs_used, in.ops, cal.vector_op_latency_ns, k, c.tpb, in.vecs_used, in.ops,
+               in.vecs_used, in.ops, cal.vector_op_latency_ns, k, in.active_threads, in.vecs_used, in.ops,
                cal.sm_ns_per_vector_op, round.compute) +
            norm_reduce_text(in) +
            (norm && pushed ? fmt(" (%s: no cluster barrier; the totals pushed through DSMEM, %.0f ns = %.0f + %.0f x "

@@ -78,7 +78,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   const double chain_push_rounds = std::ceil(push_rounds);
   const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
   const std::vector<Bound> push = {
-      {"chain", chain_push_rounds * vecs * push_step_ns(in)},
+      {"chain", chain_push_rounds * vecs * push_step_ns(in, 1)},
       {"sm_loads", push_rounds * k * slice / sm_load_bytes_per_ns},
       {"sm_port", push_rounds * k * slice / port},
       {"sm_peer_stores", push_rounds * k * slice / in.peer_sm_bytes_per_ns},
@@ -88,7 +88,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
     return bounds_text(push) +
            fmt(" [chain: ceil((%d-1)/%d x %lld tokens/cluster) x %d vector(s) x push step %.0f ns, one store each "
                "(to the row's owner); link: ",
-               n, n, rounds, in.vecs_used, push_step_ns(in)) +
+               n, n, rounds, in.vecs_used, push_step_ns(in, 1)) +
            (in.nvlink ? fmt("%.0f B / %.3g B/ns; ", pushed_share * S, in.link_bytes_per_ns)
                       : std::string("none, ") + link_name + "; ") +
            fmt("HBM: x read + %.2f x S written]", pushed_share);
@@ -204,9 +204,9 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double load_ns = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.l2_latency_ns) : vecs * cal.l2_latency_ns;
   const int epi_ops = std::max(1, in.ops - n);  // the rank sum was done in the reduce-scatter
   const double compute_ns = std::max(vecs * epi_ops * cal.vector_op_latency_ns,
-                                     k * c.tpb * vecs * epi_ops * cal.sm_ns_per_vector_op);
+                                     k * in.active_threads * vecs * epi_ops * cal.sm_ns_per_vector_op);
   // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
-  const double overhead_ns = round_overhead_ns(cal, p.pattern, c.tpb);
+  const double overhead_ns = round_overhead_ns(in);
   const double round_ns =
       load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + overhead_ns;
   const std::vector<Bound> epi = {

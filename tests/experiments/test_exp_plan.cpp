@@ -362,8 +362,8 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
     std::vector<std::string> expected_keys;
     size_t problems = 0;
     for (int n : nranks)
-      for (int h : {2560, 5632, 11264})
-        for (int t : {5, 40, 320, 1280}) {
+      for (int h : {3328, 6656, 10752})
+        for (int t : {10, 56, 224, 896}) {
           ++problems;
           Problem p = seed::seed_problem(t, h, n);
           expected_keys.push_back(exp::case_key(p));
@@ -375,8 +375,8 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
     for (int n : nranks)
       for (Pattern pattern : {Pattern::ar, Pattern::ar_res_rms_fp8, Pattern::ar_res_rms_fp4, Pattern::ar_res_rms_out_fp8,
                               Pattern::ar_res_rms_out_fp4})
-        for (int h : {2816, 7680})
-          for (int t : {12, 96}) {
+        for (int h : {3840, 8704})
+          for (int t : {14, 80}) {
             ++problems;
             Problem p = seed::seed_problem(t, h, n);
             p.pattern = pattern;

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "common/fmt.h"
 #include "model/calibration.h"
 #include "model/candidates.h"
 #include "model/occupancy.h"
@@ -326,5 +327,72 @@ TEST_CASE("lean at N >= 4: each vector's polls wait for its own vector's re-read
     two.algo = Algorithm::twoshot;
     const std::string why = explanation_of(predict(p, two, emu, cal, kRes), "rounds");
     CHECK((why.find("own vector of x") != std::string::npos) == (n > 2));
+  }
+}
+
+TEST_CASE("threads beyond a token's vectors: per-warp costs count the warps that hold a vector", "[timing]") {
+  // kernels/fused_epilogue.cuh token_mapping: at H 4096 (512 bf16 vectors) a block of 1024 threads has
+  // 16 warps with a vector and 16 without; those only take part in the reduction and the norm's scale.
+  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  cal.block_reduce_ns_per_warp = 0;  // the one per-warp cost every warp of the block pays in full
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  const Problem p = problem(3, 4096);
+  LaunchConfig half;
+  half.tpb = 1024;
+  half.cluster = 1;
+  half.grid = 1;  // three rounds in one block
+  LaunchConfig full = half;
+  full.tpb = 512;
+  for (Impl body : {Impl::reference, Impl::lean}) {
+    INFO(to_string(body));
+    half.impl = full.impl = body;
+    cal.round_overhead_idle_warp_fraction = 0;
+    const double idle_free = predict(p, half, emu, cal, kRes).total_us;
+    CHECK(idle_free == Approx(predict(p, full, emu, cal, kRes).total_us).epsilon(1e-12));
+    // Each idle warp adds the fraction of the per-warp round overhead to every round.
+    cal.round_overhead_idle_warp_fraction = 0.5;
+    CHECK(predict(p, half, emu, cal, kRes).total_us > idle_free);
+    detail::ModelInputs in{p, half, emu, cal}, in_full{p, full, emu, cal};
+    REQUIRE(detail::derive_inputs(in, kRes));
+    REQUIRE(detail::derive_inputs(in_full, kRes));
+    CHECK(detail::round_overhead_ns(in) - detail::round_overhead_ns(in_full) ==
+          Approx(16 * 0.5 * cal.round_overhead_ns_per_warp));
+  }
+  // A cluster's idle blocks add nothing to the cluster barrier's per-warp part: 128 x 8 threads hold
+  // 512 vectors in 4 of its 8 blocks.
+  LaunchConfig c8;
+  c8.tpb = 128;
+  c8.cluster = 8;
+  c8.grid = 8;
+  detail::ModelInputs derived{p, c8, emu, cal};
+  REQUIRE(detail::derive_inputs(derived, kRes));
+  CHECK(derived.cluster_active_warps == 16);
+  CHECK(detail::cluster_barrier_ns(derived) == Approx(cal.cluster_sync_ns + 16 * cal.dsmem_access_ns));
+}
+
+TEST_CASE("push step: its slope per warp grows with the stores per step", "[timing]") {
+  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.push_step_ns_per_warp_store > 0);
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  LaunchConfig c;
+  c.tpb = 256;
+  c.cluster = 1;
+  c.grid = 64;
+  for (int n : {2, 4, 8}) {
+    INFO("N = " << n);
+    const Problem p = problem(64, 2048, n);  // one token per block, one vector per thread, 8 warps
+    detail::ModelInputs in{p, c, emu, cal};
+    REQUIRE(detail::derive_inputs(in, kRes));
+    const double two = cal.push_step_ns + 8 * cal.push_step_ns_per_warp;
+    CHECK(detail::push_step_ns(in, 2) == Approx(two));
+    CHECK(detail::push_step_ns(in, n) - detail::push_step_ns(in, n - 1) ==
+          Approx(8 * cal.push_step_ns_per_warp_store));
+    // The reference stores every pushed vector N times (its own slot too), lean N - 1 times.
+    c.impl = Impl::reference;
+    const std::string ref_why = explanation_of(predict(p, c, emu, cal, kRes), "push");
+    c.impl = Impl::lean;
+    const std::string lean_why = explanation_of(predict(p, c, emu, cal, kRes), "push");
+    CHECK(ref_why.find(fmt("push step %.0f ns", detail::push_step_ns(in, n))) != std::string::npos);
+    CHECK(lean_why.find(fmt("push step %.0f ns", detail::push_step_ns(in, n - 1))) != std::string::npos);
   }
 }

@@ -42,6 +42,8 @@ FILES = [
     ("exp/model-accuracy_emulated_grid3.csv", "emulated", "model-accuracy experiment, fresh grid of the lean two-shot model, by algorithm"),
     ("exp/speedup_emulated_wide6.csv", "emulated", "speedup experiment, issue 24's grid, the lean poll at N = 2, by algorithm"),
     ("exp/model-accuracy_emulated_grid3_rerun.csv", "emulated", "model-accuracy experiment, the grid3 sizes with the lean poll at N = 2, by algorithm"),
+    ("exp/model-accuracy_emulated_grid4.csv", "emulated", "model-accuracy experiment, fresh grid after the warps that hold a vector and the push step per store, by algorithm"),
+    ("exp/model-accuracy_emulated_grid4_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
 ]
 
 

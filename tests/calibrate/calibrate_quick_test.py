@@ -10,7 +10,9 @@ from pathlib import Path
 
 SKIP = 77
 BENCHES = ["launch", "chase", "bandwidth", "clear", "block_reduce", "cluster_sync", "atomic", "epilogue_math"]
-ROUND_VARIANTS = ["bf16_ar_res_rms", "bf16_ar_res_rms_fp4", "bf16_ar"]
+ROUND_VARIANTS = ["bf16_ar_res_rms", "bf16_ar_res_rms_fp4", "bf16_ar", "bf16_ar_res_rms_idle"]
+# The push step with 1, 2, 4 and 8 stores (push_step_ns_per_warp_store).
+PUSH_VARIANTS = ["push_store_1", "push_store", "push_store_4", "push_store_8"]
 
 
 def main() -> int:
@@ -35,11 +37,17 @@ def main() -> int:
         if missing:
             print(f"FAIL: no rows of {missing} in {csv_path}")
             return 1
-        # The epilogue_round bench measures one round of each of these patterns (nvfp4_round_ns, ar_round_ns).
+        # The epilogue_round bench measures one round of each of these patterns (nvfp4_round_ns, ar_round_ns)
+        # and the half-idle round (round_overhead_idle_warp_fraction).
         missing = [v for v in ROUND_VARIANTS if not any(r["bench"] == "epilogue_round" and r["variant"] == v and
                                                          float(r["value"]) > 0 for r in rows)]
         if missing:
             print(f"FAIL: no positive epilogue_round rows of variant {missing} in {csv_path}")
+            return 1
+        missing = [v for v in PUSH_VARIANTS if sum(r["bench"] == "round_load" and r["variant"] == v and
+                                                   float(r["value"]) > 0 for r in rows) < 2]
+        if missing:
+            print(f"FAIL: fewer than two positive round_load rows of variant {missing} in {csv_path}")
             return 1
         if p.returncode != 0:
             print(f"FAIL: exit code {p.returncode} (microbench.csv has {len(rows)} rows)")

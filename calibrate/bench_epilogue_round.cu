@@ -185,93 +185,91 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
     const bool busy = pass.busy;
     const auto first = pass.idle ? std::begin(kIdleConfigs) : std::begin(configs);
     const auto last = pass.idle ? std::end(kIdleConfigs) : std::end(configs);
-    {
-      for (auto it = first; it != last; ++it) {
-        const Config& c = *it;
-        if (c.tpb * c.cluster * kVec != (pass.idle ? 2 : 1) * c.hidden)
-          throw CudaError("epilogue_round: a configuration without vpt 1");
-        const int clusters = env.sms / c.cluster;
-        if (clusters < 1) continue;
-        const int grid = clusters * c.cluster;
-        const int tokens = clusters * rounds;
-        const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
-        kernels::FusedParams p{};
-        p.residual_in = residual_in.data();
-        p.gamma = gamma.data();
-        p.residual_out = residual_out.data();
-        p.allreduce_out = residual_out.data();  // ar: the sum goes where the residual sum would
-        p.norm_out = norm_out.data();
-        p.quant_out = quant_out.data();
-        p.scale_out = scale_out.data();
-        p.scale = scale.as<float>();
-        p.sf_swizzled = 1;
-        p.eps = 1e-6f;
-        p.tokens = tokens;
-        p.hidden = c.hidden;
-        p.rank = 0;
-        p.cluster = c.cluster;
-        p.vecs_per_thread = 1;
-        p.regions[0] = slots.data();
-        p.my_region = slots.data();
-        p.fault = fault.as<unsigned long long>();
-        p.slot_bytes = slot_bytes;
-        p.buffer_bytes = kRanks * slot_bytes;
-        p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
-        // The partner: the same shape on rank 1's SMs, 2 x the rounds, its own buffers (same gamma values).
-        const int p_clusters = std::max(1, env.busy_sms / c.cluster);
-        kernels::FusedParams q = p;
-        if (busy) {
-          q.residual_in = p_res_in.data();
-          q.residual_out = p_res_out.data();
-          q.allreduce_out = p_res_out.data();
-          q.norm_out = p_norm_out.data();
-          q.quant_out = p_quant_out.data();
-          q.scale_out = p_scale_out.data();
-          q.scale = p_scale.as<float>();
-          q.gamma = gamma.data();
-          q.tokens = p_clusters * 2 * rounds;
-          q.slot_bytes = static_cast<long long>(q.tokens) * c.hidden * static_cast<long long>(sizeof(T));
-          q.buffer_bytes = kRanks * q.slot_bytes;
-          q.regions[0] = p_slots.data();
-          q.my_region = p_slots.data();
-          q.fault = p_fault.as<unsigned long long>();
-          q.rank = 1;
-        }
-        std::vector<double> ns;
-        for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
-          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
-          launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
-                 static_cast<long long>(p.buffer_bytes / 16), sink.as<unsigned>());
-          if (busy) {
-            ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-            launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, env.busy_stream, env.busy_rank,
-                   run.kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
-          }
-          launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p,
-                 times.as<unsigned long long>(), smids.as<unsigned>());
-          const double t = device_interval_ns(env, times.as<unsigned long long>());
-          if (busy) ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
-          if (r > 0) ns.push_back(t / rounds);
-        }
-        std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
-        unsigned long long fault_word = 0, partner_fault = 0;
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
-                                                        cudaMemcpyDeviceToHost, env.stream));
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
-                                                        cudaMemcpyDeviceToHost, env.stream));
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-        if (busy)
-          ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemcpy(&partner_fault, p_fault.data(), sizeof(partner_fault),
-                                                          cudaMemcpyDeviceToHost));
-        if (fault_word != 0 || partner_fault != 0)
-          throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
-                          ", " + std::to_string(partner_fault) + ")");
-        distinct_sms(ids, grid, "epilogue_round");
-        const std::string variant = std::string(run.variant) + (busy ? "_busy" : pass.idle ? "_idle" : "");
-        const PointKey key{"epilogue_round", variant, grid, c.tpb, c.cluster, double(c.hidden), "hidden",
-                           "ns_per_round"};
-        out.push_back(make_point(key, ns));
+    for (auto it = first; it != last; ++it) {
+      const Config& c = *it;
+      if (c.tpb * c.cluster * kVec != (pass.idle ? 2 : 1) * c.hidden)
+        throw CudaError("epilogue_round: a configuration without vpt 1");
+      const int clusters = env.sms / c.cluster;
+      if (clusters < 1) continue;
+      const int grid = clusters * c.cluster;
+      const int tokens = clusters * rounds;
+      const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
+      kernels::FusedParams p{};
+      p.residual_in = residual_in.data();
+      p.gamma = gamma.data();
+      p.residual_out = residual_out.data();
+      p.allreduce_out = residual_out.data();  // ar: the sum goes where the residual sum would
+      p.norm_out = norm_out.data();
+      p.quant_out = quant_out.data();
+      p.scale_out = scale_out.data();
+      p.scale = scale.as<float>();
+      p.sf_swizzled = 1;
+      p.eps = 1e-6f;
+      p.tokens = tokens;
+      p.hidden = c.hidden;
+      p.rank = 0;
+      p.cluster = c.cluster;
+      p.vecs_per_thread = 1;
+      p.regions[0] = slots.data();
+      p.my_region = slots.data();
+      p.fault = fault.as<unsigned long long>();
+      p.slot_bytes = slot_bytes;
+      p.buffer_bytes = kRanks * slot_bytes;
+      p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
+      // The partner: the same shape on rank 1's SMs, 2 x the rounds, its own buffers (same gamma values).
+      const int p_clusters = std::max(1, env.busy_sms / c.cluster);
+      kernels::FusedParams q = p;
+      if (busy) {
+        q.residual_in = p_res_in.data();
+        q.residual_out = p_res_out.data();
+        q.allreduce_out = p_res_out.data();
+        q.norm_out = p_norm_out.data();
+        q.quant_out = p_quant_out.data();
+        q.scale_out = p_scale_out.data();
+        q.scale = p_scale.as<float>();
+        q.gamma = gamma.data();
+        q.tokens = p_clusters * 2 * rounds;
+        q.slot_bytes = static_cast<long long>(q.tokens) * c.hidden * static_cast<long long>(sizeof(T));
+        q.buffer_bytes = kRanks * q.slot_bytes;
+        q.regions[0] = p_slots.data();
+        q.my_region = p_slots.data();
+        q.fault = p_fault.as<unsigned long long>();
+        q.rank = 1;
       }
+      std::vector<double> ns;
+      for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+        launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
+               static_cast<long long>(p.buffer_bytes / 16), sink.as<unsigned>());
+        if (busy) {
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+          launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, env.busy_stream, env.busy_rank,
+                 run.kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
+        }
+        launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p,
+               times.as<unsigned long long>(), smids.as<unsigned>());
+        const double t = device_interval_ns(env, times.as<unsigned long long>());
+        if (busy) ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+        if (r > 0) ns.push_back(t / rounds);
+      }
+      std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
+      unsigned long long fault_word = 0, partner_fault = 0;
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
+                                                      cudaMemcpyDeviceToHost, env.stream));
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
+                                                      cudaMemcpyDeviceToHost, env.stream));
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+      if (busy)
+        ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemcpy(&partner_fault, p_fault.data(), sizeof(partner_fault),
+                                                        cudaMemcpyDeviceToHost));
+      if (fault_word != 0 || partner_fault != 0)
+        throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
+                        ", " + std::to_string(partner_fault) + ")");
+      distinct_sms(ids, grid, "epilogue_round");
+      const std::string variant = std::string(run.variant) + (busy ? "_busy" : pass.idle ? "_idle" : "");
+      const PointKey key{"epilogue_round", variant, grid, c.tpb, c.cluster, double(c.hidden), "hidden",
+                         "ns_per_round"};
+      out.push_back(make_point(key, ns));
     }
   }
 }

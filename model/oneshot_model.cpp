@@ -15,7 +15,8 @@
 //   push          per wave: each thread loads a vector of x (a DRAM miss) and stores it to the ranks
 //                 (reference: all N, its own slot included; lean: the N-1 peers), tokens x vectors one
 //                 after the other (the store needs the load; push_step, measured by the round_load
-//                 push_store bench; both bodies load and push one vector at a time), so
+//                 push_store benches, over the warps that hold a vector and per store: N for the
+//                 reference, N-1 for lean; both bodies load and push one vector at a time), so
 //                 chain = R x vecs x a round's DRAM load (round_load: many warps loading, the
 //                 slowest one waited for); against the per-SM load rate (Little's law: bytes in
 //                 flight / DRAM latency), the per-SM store rate (the stored slices per token through

@@ -5,7 +5,12 @@ the --by columns (any column of the measurement CSV, e.g. pattern, algo, nranks,
 vecs_per_thread), prints the rows, the MAPE and the bias: the mean of predicted / measured - 1 (negative:
 the model under-predicts). Measured = the validation CSV's kernel_us_median (the headline the model was
 judged against). Columns are read by name; rows written before a column existed read it as empty
-(kernel_variant: reference).
+(kernel_variant: reference). Two derived groupings may stand beside the columns in --by:
+  @occupancy  full (every thread of a cluster holds vecs_per_thread vectors: tpb x cluster x
+              vecs_per_thread <= H / (16 B / dtype size)), partial (some threads hold fewer or none),
+              idle_blocks (a cluster holds whole blocks with no vector)
+  @grid       the grid against the rank's SMs (sm_per_rank): le16 (at most 16 blocks), below_sms,
+              equal_sms or above_sms
 
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv --by COL[,COL...] [--where COL=VALUE ...]
 
@@ -13,7 +18,26 @@ e.g. build/cli/arlab validate data/h200/model_grid_nvlink.csv --calibration data
          --out /tmp/v.csv && scripts/model_bias.py data/h200/model_grid_nvlink.csv /tmp/v.csv --by pattern
 """
 import csv
+import math
 import sys
+
+DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+
+
+def occupancy(m):
+    vecs = int(m["hidden"]) // (16 // DTYPE_BYTES[m["dtype"]])
+    tpb, cluster, vpt = int(m["tpb"]), int(m["cluster"]), int(m["vecs_per_thread"] or 1)
+    if tpb * cluster * vpt <= vecs:
+        return "full"
+    return "idle_blocks" if math.ceil(vecs / (tpb * vpt)) < cluster else "partial"
+
+
+def grid_class(m):
+    grid, sms = int(m["grid"]), int(m["sm_per_rank"])
+    return "le16" if grid <= 16 else "below_sms" if grid < sms else "equal_sms" if grid == sms else "above_sms"
+
+
+DERIVED = {"@occupancy": occupancy, "@grid": grid_class}
 
 
 def main(argv):
@@ -41,7 +65,10 @@ def main(argv):
             m = meas.get(int(v["line"]))
             if m is None:
                 sys.exit(f"model_bias: {files[1]} line {v['line']} is not a row of {files[0]}")
-            cell = lambda c: m.get(c) or ("reference" if c == "kernel_variant" else "")  # noqa: E731
+            def cell(c, m=m):
+                if c in DERIVED:
+                    return DERIVED[c](m)
+                return m.get(c) or ("reference" if c == "kernel_variant" else "")
             if any(cell(c) != val for c, val in where):
                 continue
             measured, predicted = float(v["kernel_us_median"]), float(v["predicted_us"])
@@ -50,7 +77,9 @@ def main(argv):
         sys.exit("model_bias: no predicted row matches")
     width = max(len(" ".join(k)) for k in groups)
     print(f"{' '.join(by):<{width}}  rows    MAPE    bias")
-    for key in sorted(groups, key=lambda k: [(0, int(x)) if x.isdigit() else (1, x) for x in k]):
+    order = {"le16": 0, "below_sms": 1, "equal_sms": 2, "above_sms": 3}
+    for key in sorted(groups, key=lambda k: [(0, int(x)) if x.isdigit() else (0, order[x]) if x in order else (1, x)
+                                             for x in k]):
         e = groups[key]
         mape = 100 * sum(abs(x) for x in e) / len(e)
         bias = 100 * sum(e) / len(e)

@@ -184,6 +184,15 @@ def model_bias_rows(node_label_col):
     return derive
 
 
+def bias_table_rows(out):
+    """scripts/model_bias.py --by COL,@grid output -> markdown rows '| COL | GROUP | rows | MAPE | bias |'."""
+    rows = []
+    for line in out.splitlines()[1:]:
+        c = line.split()
+        rows.append(f"| {c[0]} | {c[1]} | {c[2]} | {c[3]} % | {c[5]} % |")
+    return rows
+
+
 def validate_cells(out):
     m = re.search(r"MAPE ([\d.]+ %)   median", out).group(1)
     mx = re.search(r"max-over-ranks median \(\d+ rows\): MAPE ([\d.]+ %)", out).group(1)
@@ -342,6 +351,11 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=bias("data/h200/model_grid_emulated.csv", "data/calibration/h200_emulated.csv",
                                        "--by algo,nranks --where pattern=ar_res_rms"),
          quotes=[(r"^twoshot 4\s+(\d+)\s+([\d.]+) %\s+(\S+) %$", "prints {1} rows, MAPE {2} %, bias {3} %")]),
+    dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid4.csv", "data/calibration/h200_emulated.csv",
+                                       "--by kernel_variant,@grid --where pattern=ar_res_rms"), derive=bias_table_rows),
+    dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid4_tp4.csv",
+                                       "data/calibration/h200_emulated.csv",
+                                       "--by kernel_variant,@grid --where pattern=ar_res_rms"), derive=bias_table_rows),
     # docs/seed.md
     dict(doc="docs/seed.md", cmd=REP, derive=seed_table_rows),
     dict(doc="docs/seed.md", cmd=REP, quotes=[(r"\| real TP2 \(nvlink\) \| 8192 \| 128 \| legacy \|[^|]*\| 5 \| ([\d.]+) \(.*?\| "

@@ -38,10 +38,6 @@ __device__ __forceinline__ uint4 ld_input_v4(const void* p) { return __ldg(reint
 
 __device__ __forceinline__ void st_v4(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
 
-// A hint that brings the line holding `p` into L2 (prefetch.global.L2): no register, no wait; a later
-// load of the line then finds it in L2 or merges with the fetch in flight.
-__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
-
 __device__ __forceinline__ unsigned long long ld_volatile_u64(const unsigned long long* p) {
   return *reinterpret_cast<const volatile unsigned long long*>(p);
 }

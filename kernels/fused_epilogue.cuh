@@ -358,10 +358,6 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 //   kResidualHeld the caller loaded residual_in of its first vector of its first token (token
 //                 m.cluster_id) at the kernel's start and passes it in `held` (the library's
 //                 one-shot kernel does the same: its epilogue operands load beside the flag read)
-//   kPrefetchFurther at the start of a token, the thread asks L2 for the residual_in lines of its
-//                 vectors k >= 1 (prefetch_l2), so that the rolled loop over k, which waits for each
-//                 vector's loads before the next, finds them in L2 instead of waiting a DRAM round
-//                 trip per vector (the library does not: the reference bodies leave it off)
 // ReferenceEpilogue is the two-shot and unfused kernels'; the one-shot reference takes
 // ReferenceOneshotEpilogue (gamma and residual of its first vector loaded before the flag read, as
 // the library it reproduces does; kernels/oneshot_kernel.cuh).
@@ -370,14 +366,12 @@ struct ReferenceEpilogue {
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = false;
   static constexpr bool kResidualHeld = false;
-  static constexpr bool kPrefetchFurther = false;
 };
 struct ReferenceOneshotEpilogue {
   static constexpr int kHeldVectors = 1;
   static constexpr bool kGammaHeld = true;
   static constexpr bool kLeanReduce = false;
   static constexpr bool kResidualHeld = true;
-  static constexpr bool kPrefetchFurther = false;
 };
 struct HeldOperands {
   uint4 gamma0 = make_uint4(0u, 0u, 0u, 0u);
@@ -402,14 +396,6 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
 
   uint4 h0 = make_uint4(0u, 0u, 0u, 0u), h1 = make_uint4(0u, 0u, 0u, 0u);
   float sum_sq = 0.0f;
-  if constexpr (Options::kPrefetchFurther && Out::kResidual) {
-#pragma unroll 1
-    for (int k = 1; k < vpt; ++k) {
-      const int v = m.t_in_cluster + k * m.stride;
-      if (v < m.vecs_per_token)
-        prefetch_l2(static_cast<const char*>(p.residual_in) + row + static_cast<long long>(v) * kVectorBytes);
-    }
-  }
 #pragma unroll 1
   for (int k = 0; k < vpt; ++k) {
     const int v = m.t_in_cluster + k * m.stride;

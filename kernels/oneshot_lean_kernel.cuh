@@ -89,9 +89,6 @@ struct LeanEpilogueFor {
   // residual_in of the first vector of the first token, loaded beside the flag read like gamma (the
   // reference does the same).
   static constexpr bool kResidualHeld = kNorm;
-  // residual_in of a token's further vectors asked of L2 at the token's start (and, below, the x
-  // lines its poll re-reads for them).
-  static constexpr bool kPrefetchFurther = true;
 };
 
 template <typename T, int N, Pattern P, Accumulation A>
@@ -167,14 +164,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   const QuantScales q = load_quant_scales<P>(p);
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
-    // The own vectors k >= 1 that the poll re-reads from x: asked of L2 now (read in the push long
-    // before, they may have left it where the call's data outgrows L2).
-#pragma unroll 1
-    for (int k = 1; k < vpt; ++k) {
-      const int v = m.t_in_cluster + k * m.stride;
-      if (v < m.vecs_per_token)
-        prefetch_l2(static_cast<const char*>(p.x) + tok * row_bytes + static_cast<long long>(v) * kVectorBytes);
-    }
     fused_token_epilogue<T, P, Epilogue>(
         p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
         [&](long long off, float(&acc)[kVec]) {

@@ -78,7 +78,6 @@ struct TwoshotLeanEpilogue {
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = true;
   static constexpr bool kResidualHeld = false;
-  static constexpr bool kPrefetchFurther = true;
 };
 
 // Stage 1's store of one vector into slot `rank` of the owner's buffer (`off` from its region's

@@ -34,6 +34,15 @@
 // Configurations (tpb, cluster): (128, 8), (256, 4), (512, 2), (1024, 1) at H 8192 and (128, 4),
 // (512, 1) at H 4096. Row: bench epilogue_round, variant bf16_ar_res_rms, sms = blocks launched,
 // tpb, cluster, size = H ("hidden"), metric ns_per_round.
+// Every block's slowest and the grid's span (since 2026-12-02 14:40): every block's thread 0 records its
+// own interval (times[2 b], times[2 b + 1]); besides block 0's row, each configuration gets a row
+// `VARIANT_slowest` (the longest interval over the grid's blocks, per round) and `VARIANT_span` (the
+// latest end minus the earliest start, per round: the slowest block plus the blocks' start skew). A
+// fused kernel ends with its last block, so these say what a full grid's round takes where block 0's
+// row says what one block's takes.
+// Grid sweep: variant bf16_ar_res_rms_grid (and _grid_busy, the partner running the same grid on its
+// own partition) at (512, 1) H 4096 and (1024, 1) H 8192 with 8, 16 and 32 blocks (the full partition
+// is the main rows), each with its _slowest and _span rows: how a round grows with the grid.
 // Patterns (since 2026-12-02): the same rounds of the kernels' epilogue for ar_res_rms_fp4 (variant
 // bf16_ar_res_rms_fp4[_busy]: quant_out codes and swizzled 128x4 scale factors, global scale 1) and
 // for ar (bf16_ar[_busy]: the sum stored to allreduce_out, no norm): the model's nvfp4_round_ns and
@@ -71,7 +80,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   const kernels::QuantScales q = kernels::load_quant_scales<kPattern>(p);
   kernels::cluster_barrier(m.cluster);  // every block of my cluster has started
   unsigned long long t0 = 0;
-  if (blockIdx.x == 0 && threadIdx.x == 0) t0 = kernels::global_timer_ns();
+  if (threadIdx.x == 0) t0 = kernels::global_timer_ns();
   int parity = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
     const auto sum_of = [&](long long off, float(&acc)[kVec]) {
@@ -81,9 +90,9 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   }
   // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
   kernels::cluster_barrier(m.cluster);
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    times[0] = t0;
-    times[1] = kernels::global_timer_ns();
+  if (threadIdx.x == 0) {
+    times[2 * blockIdx.x] = t0;
+    times[2 * blockIdx.x + 1] = kernels::global_timer_ns();
   }
 }
 
@@ -106,6 +115,29 @@ struct Config {
 // cluster 1: its first half) hold the token, the others only reduce. Whether a round's per-warp
 // costs follow the warps that hold a vector or all the warps of the block.
 const Config kIdleConfigs[] = {{4096, 1024, 1}, {4096, 512, 2}, {4096, 256, 4}, {4096, 128, 8}};
+// The grid sweep's configurations and grids (blocks; the full partition is the main pass).
+const Config kSweepConfigs[] = {{4096, 512, 1}, {8192, 1024, 1}};
+const int kSweepGrids[] = {8, 16, 32};
+
+// One repetition's figures, ns: block 0's interval, the longest block interval, and the span from the
+// earliest start to the latest end, over `grid` blocks' (start, end) pairs.
+struct GridTimes {
+  double block0 = 0, slowest = 0, span = 0;
+};
+GridTimes grid_times(const std::vector<unsigned long long>& t, int grid) {
+  GridTimes g;
+  unsigned long long first = t[0], last = t[1];
+  for (int b = 0; b < grid; ++b) {
+    const unsigned long long s = t[2 * b], e = t[2 * b + 1];
+    if (e < s) throw CudaError("epilogue_round: a block's %globaltimer went backwards");
+    g.slowest = std::max(g.slowest, static_cast<double>(e - s));
+    first = std::min(first, s);
+    last = std::max(last, e);
+  }
+  g.block0 = static_cast<double>(t[1] - t[0]);
+  g.span = static_cast<double>(last - first);
+  return g;
+}
 
 // The patterns measured, with their row variant (+ "_busy" for the partner variant).
 struct PatternRun {
@@ -131,7 +163,8 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   if (max_bytes == 0) return;
   harness::DeviceBuffer residual_in(max_bytes, env.rank), residual_out(max_bytes, env.rank),
       norm_out(max_bytes, env.rank), slots(2 * max_bytes, env.rank), gamma(kMaxHidden * sizeof(T), env.rank);
-  harness::DeviceBuffer fault(sizeof(unsigned long long), env.rank), times(2 * sizeof(unsigned long long), env.rank),
+  harness::DeviceBuffer fault(sizeof(unsigned long long), env.rank),
+      times(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), env.rank),
       smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
   // NVFP4 outputs: two codes per byte, and one e4m3 scale factor per 16 elements in the swizzled 128x4
   // layout (rows padded to 128, 16-blocks to 4: H <= 8192 gives 512 per row); the global scale 1.
@@ -153,7 +186,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   const size_t partner_bytes = with_partner ? 2 * max_bytes : 0;
   harness::DeviceBuffer p_res_in(partner_bytes, env.busy_rank), p_res_out(partner_bytes, env.busy_rank),
       p_norm_out(partner_bytes, env.busy_rank), p_slots(2 * partner_bytes, env.busy_rank),
-      p_fault(sizeof(unsigned long long), env.busy_rank), p_times(2 * sizeof(unsigned long long), env.busy_rank),
+      p_fault(sizeof(unsigned long long), env.busy_rank), p_times(2 * static_cast<size_t>(std::max(env.busy_sms, 1)) * sizeof(unsigned long long), env.busy_rank),
       p_smids(static_cast<size_t>(std::max(env.busy_sms, 1)) * sizeof(unsigned), env.busy_rank),
       p_quant_out(with_partner ? 2 * quant_bytes : 0, env.busy_rank),
       p_scale_out(with_partner ? 2 * sf_bytes : 0, env.busy_rank), p_scale(sizeof(float), env.busy_rank);
@@ -173,23 +206,30 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   struct Pass {
     const PatternRun* run;
     bool busy, idle;
+    int blocks;  // the grid sweep's blocks; 0: the full partition
   };
   std::vector<Pass> passes;
   for (const PatternRun& run : kPatternRuns) {
-    passes.push_back({&run, false, false});
-    if (with_partner) passes.push_back({&run, true, false});
+    passes.push_back({&run, false, false, 0});
+    if (with_partner) passes.push_back({&run, true, false, 0});
   }
-  passes.push_back({&kPatternRuns[0], false, true});
+  passes.push_back({&kPatternRuns[0], false, true, 0});
+  for (const int blocks : kSweepGrids) {
+    if (blocks >= env.sms) continue;
+    passes.push_back({&kPatternRuns[0], false, false, blocks});
+    if (with_partner) passes.push_back({&kPatternRuns[0], true, false, blocks});
+  }
   for (const Pass& pass : passes) {
     const PatternRun& run = *pass.run;
     const bool busy = pass.busy;
-    const auto first = pass.idle ? std::begin(kIdleConfigs) : std::begin(configs);
-    const auto last = pass.idle ? std::end(kIdleConfigs) : std::end(configs);
+    const bool sweep = pass.blocks > 0;
+    const auto first = pass.idle ? std::begin(kIdleConfigs) : sweep ? std::begin(kSweepConfigs) : std::begin(configs);
+    const auto last = pass.idle ? std::end(kIdleConfigs) : sweep ? std::end(kSweepConfigs) : std::end(configs);
     for (auto it = first; it != last; ++it) {
       const Config& c = *it;
       if (c.tpb * c.cluster * kVec != (pass.idle ? 2 : 1) * c.hidden)
         throw CudaError("epilogue_round: a configuration without vpt 1");
-      const int clusters = env.sms / c.cluster;
+      const int clusters = (sweep ? pass.blocks : env.sms) / c.cluster;
       if (clusters < 1) continue;
       const int grid = clusters * c.cluster;
       const int tokens = clusters * rounds;
@@ -217,7 +257,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       p.buffer_bytes = kRanks * slot_bytes;
       p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
       // The partner: the same shape on rank 1's SMs, 2 x the rounds, its own buffers (same gamma values).
-      const int p_clusters = std::max(1, env.busy_sms / c.cluster);
+      const int p_clusters = sweep ? clusters : std::max(1, env.busy_sms / c.cluster);
       kernels::FusedParams q = p;
       if (busy) {
         q.residual_in = p_res_in.data();
@@ -236,7 +276,8 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         q.fault = p_fault.as<unsigned long long>();
         q.rank = 1;
       }
-      std::vector<double> ns;
+      std::vector<double> ns, slowest, span;
+      std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
       for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
         launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
@@ -248,9 +289,17 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         }
         launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p,
                times.as<unsigned long long>(), smids.as<unsigned>());
-        const double t = device_interval_ns(env, times.as<unsigned long long>());
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), times.data(),
+                                                        block_times.size() * sizeof(unsigned long long),
+                                                        cudaMemcpyDeviceToHost, env.stream));
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+        const GridTimes t = grid_times(block_times, grid);
         if (busy) ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
-        if (r > 0) ns.push_back(t / rounds);
+        if (r > 0) {
+          ns.push_back(t.block0 / rounds);
+          slowest.push_back(t.slowest / rounds);
+          span.push_back(t.span / rounds);
+        }
       }
       std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
       unsigned long long fault_word = 0, partner_fault = 0;
@@ -266,10 +315,15 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
                         ", " + std::to_string(partner_fault) + ")");
       distinct_sms(ids, grid, "epilogue_round");
-      const std::string variant = std::string(run.variant) + (busy ? "_busy" : pass.idle ? "_idle" : "");
-      const PointKey key{"epilogue_round", variant, grid, c.tpb, c.cluster, double(c.hidden), "hidden",
-                         "ns_per_round"};
-      out.push_back(make_point(key, ns));
+      const std::string variant =
+          std::string(run.variant) + (sweep ? "_grid" : "") + (busy ? "_busy" : pass.idle ? "_idle" : "");
+      const auto row = [&](const std::string& v, const std::vector<double>& values) {
+        out.push_back(make_point(
+            PointKey{"epilogue_round", v, grid, c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"}, values));
+      };
+      row(variant, ns);
+      row(variant + "_slowest", slowest);
+      row(variant + "_span", span);
     }
   }
 }

@@ -326,11 +326,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-02 11:45, the
-// model's warps that hold a vector and its push step per store: H {3328, 6656, 10752} x tokens {10, 56,
-// 224, 896}, sizes no committed measurement holds, then every other pattern (ar and the four
-// quantizing ones) at H {3840, 8704} x tokens {14, 80}, sizes no committed measurement holds either;
-// the grids before: H {2560, 5632, 11264} x tokens {5, 40, 320, 1280} with H {2816, 7680} x tokens
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-02 15:15, the
+// round constants from the slowest block's rounds: H {2304, 4608, 9728} x tokens {7, 48, 192, 768},
+// sizes no committed measurement holds, then every other pattern (ar and the four quantizing ones) at
+// H {5376, 7936} x tokens {20, 72}, sizes no committed measurement holds either; the grids before:
+// H {3328, 6656, 10752} x tokens {10, 56, 224, 896} with H {3840, 8704} x tokens {14, 80},
+// data/h200/exp/model-accuracy_emulated_grid4*.csv; H {2560, 5632, 11264} x tokens {5, 40, 320, 1280} with H {2816, 7680} x tokens
 // {12, 96}, data/h200/exp/model-accuracy_emulated_grid3.csv; H {3072, 6144, 10240} x tokens {3, 24,
 // 192, 768} with H {3584, 9216} x tokens {6, 160}, and H 4096/8192 x tokens {1, 8, ..., 2048},
 // data/h200/exp/model-accuracy_emulated.csv and its history). Per problem and
@@ -355,9 +356,9 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3328, 6656, 10752};
-  // Held out: from a few decode tokens (10) to a prefill chunk (896), a factor of 4-6 apart.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{10, 56, 224, 896};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{2304, 4608, 9728};
+  // Held out: from a few decode tokens (7) to a prefill chunk (768), a factor of 4-7 apart.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{7, 48, 192, 768};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -365,8 +366,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {3840, 8704})
-        for (int t : {14, 80}) {
+      for (int h : {5376, 7936})
+        for (int t : {20, 72}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

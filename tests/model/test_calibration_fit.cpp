@@ -566,6 +566,10 @@ TEST_CASE("validate and fit refuse degenerate inputs", "[validate][fit][errors]"
   CHECK_THROWS_AS(synthetic_measurements(default_calibration(), bad), InvalidArgument);
 }
 
+namespace {
+size_t count_notes(const DerivedCalibration& d, const std::string& text);
+}  // namespace
+
 TEST_CASE("the committed measured calibrations are what their microbenchmark files derive") {
   // data/calibration/README.md: `arlab save-calibration FILE --from-microbench MICROBENCH
   // [--exchange-microbench MICROBENCH_N8]`.
@@ -587,8 +591,10 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
       INFO(info.name);
       CHECK(get_constant(committed, info.name) == Approx(get_constant(d.calibration, info.name)).epsilon(1e-12));
     }
-    // One note per constant, and on the emulated node (its idle-round rows) the idle rows' check.
-    CHECK(d.notes.size() == calibration_constants().size() + (node == "emulated" ? 1 : 0));
+    // One note per constant, and on the emulated node (its idle-round rows) the idle rows' check; on the
+    // real node (microbenchmarks before the slowest block's rows) that its round overhead is block 0's.
+    CHECK(d.notes.size() == calibration_constants().size() + 1);
+    if (node == "nvlink") CHECK(count_notes(d, "round_overhead_ns: from block 0's rounds") == 1);
   }
 }
 
@@ -609,7 +615,8 @@ TEST_CASE("derive_calibration: the NVFP4 and ar rounds set their constants, shif
   std::vector<MicrobenchRow> base, rounds;
   for (const MicrobenchRow& r : load_microbench(dir + "h200_emulated_microbench.csv"))
     (is_pattern_round(r) ? rounds : base).push_back(r);
-  REQUIRE(rounds.size() == 24);  // 2 patterns x 6 configurations x (alone, beside a busy partner)
+  // 2 patterns x 6 configurations x (alone, beside a busy partner) x (block 0, slowest block, span)
+  REQUIRE(rounds.size() == 72);
   const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
 
   const DerivedCalibration none = derive_calibration(base, spec);
@@ -685,13 +692,17 @@ TEST_CASE("derive_calibration: the idle warps' share of the round overhead, from
   const std::string note = *std::find_if(d.notes.begin(), d.notes.end(), [](const std::string& n) {
     return n.rfind("round_overhead_idle_warp_fraction", 0) == 0;
   });
-  std::vector<MicrobenchRow> longer = rows, others = rows;
+  std::vector<MicrobenchRow> longer = rows, others = rows, block0 = rows;
   const DerivedCalibration base_d = derive_calibration(rows, spec);
   for (MicrobenchRow& r : others)
-    if (r.variant == "bf16_ar_res_rms_idle" && r.tpb != 1024) r.value += 500.0;
+    if (r.variant == "bf16_ar_res_rms_idle_slowest" && r.tpb != 1024) r.value += 500.0;
   CHECK(derive_calibration(others, spec).calibration.round_overhead_idle_warp_fraction == Approx(f).epsilon(1e-12));
+  // The slowest block's rows set it where they exist: block 0's idle rows then do not.
+  for (MicrobenchRow& r : block0)
+    if (r.variant == "bf16_ar_res_rms_idle") r.value += 500.0;
+  CHECK(derive_calibration(block0, spec).calibration.round_overhead_idle_warp_fraction == Approx(f).epsilon(1e-12));
   for (MicrobenchRow& r : longer)
-    if (r.variant == "bf16_ar_res_rms_idle" && r.tpb == 1024) r.value += 100.0;
+    if (r.variant == "bf16_ar_res_rms_idle_slowest" && r.tpb == 1024) r.value += 100.0;
   const double f2 = derive_calibration(longer, spec).calibration.round_overhead_idle_warp_fraction;
   CHECK(f2 > f);  // a longer idle round: idle warps cost more
   // Every other constant is unmoved.
@@ -705,10 +716,51 @@ TEST_CASE("derive_calibration: the idle warps' share of the round overhead, from
   // Without the variant: the prior (every warp counts), and a note that says so.
   std::vector<MicrobenchRow> old;
   for (const MicrobenchRow& r : rows)
-    if (r.variant != "bf16_ar_res_rms_idle") old.push_back(r);
+    if (r.variant.rfind("bf16_ar_res_rms_idle", 0) != 0) old.push_back(r);
   const DerivedCalibration o = derive_calibration(old, spec);
   CHECK(o.calibration.round_overhead_idle_warp_fraction == 1.0);
   CHECK(count_notes(o, "round_overhead_idle_warp_fraction = 1: prior kept") == 1);
+}
+
+TEST_CASE("derive_calibration: the round constants come from the slowest block's rounds, block 0's without them") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  const std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  const auto is_round = [](const MicrobenchRow& r) { return r.bench == "epilogue_round"; };
+  const auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  const DerivedCalibration d = derive_calibration(rows, spec);
+  const char* const kRoundConstants[] = {"round_overhead_ns", "round_overhead_ns_per_warp", "nvfp4_round_ns",
+                                         "ar_round_ns"};
+  // Block 0's rows (and the span's) no longer matter: 300 ns more on every one moves nothing.
+  std::vector<MicrobenchRow> block0_longer = rows;
+  for (MicrobenchRow& r : block0_longer)
+    if (is_round(r) && !ends_with(r.variant, "_slowest")) r.value += 300.0;
+  const DerivedCalibration b = derive_calibration(block0_longer, spec);
+  for (const char* name : kRoundConstants) {
+    INFO(name);
+    CHECK(get_constant(b.calibration, name) == get_constant(d.calibration, name));
+  }
+  // The slowest block's busy rows (the emulated node's) do: 300 ns more on each moves the overhead's
+  // intercept by 300 ns (a line over warps), and the pattern rounds not at all (measured - model, where
+  // the model's round grows by the same 300 ns).
+  std::vector<MicrobenchRow> slowest_longer = rows;
+  for (MicrobenchRow& r : slowest_longer)
+    if (is_round(r) && r.variant == "bf16_ar_res_rms_busy_slowest") r.value += 300.0;
+  const DerivedCalibration s = derive_calibration(slowest_longer, spec);
+  CHECK(s.calibration.round_overhead_ns == Approx(d.calibration.round_overhead_ns + 300.0).epsilon(1e-9));
+  CHECK(s.calibration.round_overhead_ns_per_warp == Approx(d.calibration.round_overhead_ns_per_warp).epsilon(1e-9));
+  CHECK(count_notes(d, "from block 0's rounds") == 0);
+  // Without the _slowest rows (an older arlab's microbenchmarks): block 0's rows, and a note per constant.
+  std::vector<MicrobenchRow> old;
+  for (const MicrobenchRow& r : rows)
+    if (!(is_round(r) && ends_with(r.variant, "_slowest"))) old.push_back(r);
+  const DerivedCalibration o = derive_calibration(old, spec);
+  CHECK(count_notes(o, "round_overhead_ns: from block 0's rounds") == 1);
+  CHECK(count_notes(o, "nvfp4_round_ns: from block 0's rounds") == 1);
+  CHECK(count_notes(o, "ar_round_ns: from block 0's rounds") == 1);
+  CHECK(o.calibration.round_overhead_ns < d.calibration.round_overhead_ns);  // block 0's rounds are shorter
 }
 
 TEST_CASE("derive_calibration: exchange rows of 2, 4 and 8 ranks give the ranks term, 2 ranks alone keep the priors") {

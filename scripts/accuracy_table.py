@@ -44,6 +44,8 @@ FILES = [
     ("exp/model-accuracy_emulated_grid3_rerun.csv", "emulated", "model-accuracy experiment, the grid3 sizes with the lean poll at N = 2, by algorithm"),
     ("exp/model-accuracy_emulated_grid4.csv", "emulated", "model-accuracy experiment, fresh grid after the warps that hold a vector and the push step per store, by algorithm"),
     ("exp/model-accuracy_emulated_grid4_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid5.csv", "emulated", "model-accuracy experiment, fresh grid after the round from the slowest block, by algorithm"),
+    ("exp/model-accuracy_emulated_grid5_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
 ]
 
 

@@ -351,11 +351,16 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=bias("data/h200/model_grid_emulated.csv", "data/calibration/h200_emulated.csv",
                                        "--by algo,nranks --where pattern=ar_res_rms"),
          quotes=[(r"^twoshot 4\s+(\d+)\s+([\d.]+) %\s+(\S+) %$", "prints {1} rows, MAPE {2} %, bias {3} %")]),
-    dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid4.csv", "data/calibration/h200_emulated.csv",
+    dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid5.csv", "data/calibration/h200_emulated.csv",
                                        "--by kernel_variant,@grid --where pattern=ar_res_rms"), derive=bias_table_rows),
-    dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid4_tp4.csv",
+    dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid5_tp4.csv",
                                        "data/calibration/h200_emulated.csv",
                                        "--by kernel_variant,@grid --where pattern=ar_res_rms"), derive=bias_table_rows),
+    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated_tp2_rerun5.csv",
+                                     "--out-dir", "{tmp}/peers_merge_rerun5", "--no-plots"],
+         quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+(geomean [\d.]+x over 72 problems \(min [\d.]+x, max [\d.]+x\))",
+                  "model/auto {1}"),
+                 (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "reference\n  at trtllm {1}")]),
     # docs/seed.md
     dict(doc="docs/seed.md", cmd=REP, derive=seed_table_rows),
     dict(doc="docs/seed.md", cmd=REP, quotes=[(r"\| real TP2 \(nvlink\) \| 8192 \| 128 \| legacy \|[^|]*\| 5 \| ([\d.]+) \(.*?\| "
@@ -465,7 +470,7 @@ CHECKS = [
          quotes=[(r"^(model-accuracy: \d+ rows with a prediction, MAPE .*)$", "{1}")]),
     # docs/experiments.md: wall times quoted from the data README
     dict(doc="docs/experiments.md", cmd="cat data/h200/README.md", derive=lambda out: [
-        w for w in ("30 s", "136 s + 59 s", "100 s + 33 s + 66 s", "43 s", "141 s", "44 s", "150 s", "246 s", "140 s and 130 s")
+        w for w in ("30 s", "136 s + 59 s", "100 s + 33 s + 66 s", "43 s", "141 s", "44 s", "150 s", "140 s and 130 s", "167 s", "233 s")
         if w in out or (_ for _ in ()).throw(AssertionError(f"data/h200/README.md no longer says {w!r}"))]),
     # data/h200/README.md
     dict(doc="data/h200/README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "MAPE {1} (headline)"),

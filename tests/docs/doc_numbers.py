@@ -174,23 +174,24 @@ def first_value(out):
     return out.split(" (")[0].strip()
 
 
+def bias_groups(out):
+    """scripts/model_bias.py output -> (group key words, rows, MAPE, bias) per printed group."""
+    groups = []
+    for line in out.splitlines()[1:]:
+        c = line.split()  # KEY... ROWS MAPE % BIAS %
+        groups.append((c[:-5], c[-5], c[-4], c[-2]))
+    return groups
+
+
 def model_bias_rows(node_label_col):
     def derive(out):
-        want = []
-        for line in out.splitlines()[1:]:
-            c = line.split()
-            want.append(f"{c[1]} rows, MAPE {c[2]} %, bias {c[4]} %")
-        return want
+        return [f"{rows} rows, MAPE {mape} %, bias {bias} %" for _, rows, mape, bias in bias_groups(out)]
     return derive
 
 
 def bias_table_rows(out):
     """scripts/model_bias.py --by COL,@grid output -> markdown rows '| COL | GROUP | rows | MAPE | bias |'."""
-    rows = []
-    for line in out.splitlines()[1:]:
-        c = line.split()
-        rows.append(f"| {c[0]} | {c[1]} | {c[2]} | {c[3]} % | {c[5]} % |")
-    return rows
+    return [f"| {' | '.join(key)} | {rows} | {mape} % | {bias} % |" for key, rows, mape, bias in bias_groups(out)]
 
 
 def validate_cells(out):

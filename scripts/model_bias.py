@@ -25,6 +25,8 @@ DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
 
 def occupancy(m):
+    if m.get("dtype") not in DTYPE_BYTES:
+        sys.exit(f"model_bias: @occupancy needs a dtype of {', '.join(DTYPE_BYTES)}, a row has {m.get('dtype')!r}")
     vecs = int(m["hidden"]) // (16 // DTYPE_BYTES[m["dtype"]])
     tpb, cluster, vpt = int(m["tpb"]), int(m["cluster"]), int(m["vecs_per_thread"] or 1)
     if tpb * cluster * vpt <= vecs:
@@ -55,6 +57,9 @@ def main(argv):
         i += 1
     if len(files) != 2 or not by or any(len(w) != 2 for w in where):
         sys.exit(__doc__)
+    unknown = [c for c in by + [w[0] for w in where] if c.startswith("@") and c not in DERIVED]
+    if unknown:
+        sys.exit(f"model_bias: unknown derived grouping {unknown[0]!r} (derived: {', '.join(DERIVED)})")
     with open(files[0], newline="") as f:
         meas = {line: r for line, r in enumerate(csv.DictReader(f), start=2)}  # header = line 1
     groups = {}

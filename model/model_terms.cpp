@@ -93,15 +93,15 @@ std::string cluster_barrier_text(const ModelInputs& in) {
 double norm_reduce_ns(const ModelInputs& in) {
   if (!has_residual(in.p.pattern)) return 0;  // only RMSNorm patterns reduce
   const Calibration& cal = in.cal;
-  double ns = cal.block_reduce_fixed_ns + cal.block_reduce_ns_per_warp * static_cast<double>(ceil_div(in.c.tpb, 32));
+  double ns = cal.block_reduce_fixed_ns + cal.block_reduce_ns_per_warp * in.warps;
   return ns + cluster_barrier_ns(in);
 }
 
 std::string norm_reduce_text(const ModelInputs& in) {
   if (!has_residual(in.p.pattern)) return "no RMSNorm (pattern ar)";
   const Calibration& cal = in.cal;
-  std::string s = fmt("block reduce %.0f ns + %.3g ns x %lld warps", cal.block_reduce_fixed_ns,
-                      cal.block_reduce_ns_per_warp, ceil_div(in.c.tpb, 32));
+  std::string s = fmt("block reduce %.0f ns + %.3g ns x %d warps", cal.block_reduce_fixed_ns,
+                      cal.block_reduce_ns_per_warp, in.warps);
   if (in.c.cluster > 1) s += " + " + cluster_barrier_text(in);
   return s;
 }

@@ -32,8 +32,7 @@ struct FusedParams {
   int vecs_per_thread = 1;
   // ---- Lamport workspace ----
   void* regions[kMaxRanks] = {};      // every rank's Lamport region, mapped into this process
-  void* my_region = nullptr;          // regions[rank], kept apart so that a body need not index by a run-time rank
-                                      // (the reference one-shot body does, as the library does: kernels/oneshot_kernel.cuh)
+  void* my_region = nullptr;          // regions[rank] (kept apart so the kernel never indexes by a run-time rank)
   LamportControl* control = nullptr;  // my control block
   unsigned long long* fault = nullptr;  // my fault word
   long long slot_bytes = 0;

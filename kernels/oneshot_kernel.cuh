@@ -43,9 +43,7 @@
 // returned the count of every other block's arrival; so no block can read the new flag.
 // With programmatic dependent launch every workspace access comes after griddepcontrol.wait.
 //
-// LAYOUT: slot s of a buffer is rank s's [tokens, H] input, row-major; see lamport_layout.h. Each
-// thread addresses this call's buffers through its own LibraryBufferView, as the library's threads do
-// through theirs: a per-thread array that nvcc keeps in local memory (below).
+// LAYOUT: slot s of a buffer is rank s's [tokens, H] input, row-major; see lamport_layout.h.
 //
 // THREAD MAPPING (every configuration model::check_legal accepts): a cluster of `cluster` blocks
 // covers one token; thread t of the cluster (t = block_in_cluster * tpb + threadIdx.x) handles the
@@ -82,19 +80,6 @@ __device__ __forceinline__ void poll_and_sum(const char* vec0, long long slot_by
   finish_rank_sum<T, A>(acc);
 }
 
-// The library's per-thread view of one call's buffers (its LamportComm): buffer cur of every rank,
-// and my buffer prev. Every thread builds it once the flag is known, and the poll reads my own buffer
-// through data[rank], an index known only at run time, so nvcc keeps the view in local memory: a
-// stack frame (ptxas -v) whose stores every thread makes, as the library's threads do. At 64 blocks
-// of 512-1024 threads that traffic is most of what the library's kernel takes beyond arlab's earlier
-// reference (docs/kernels.md, "The faithful reference"); the lean bodies address buffers from the
-// kernel's parameters and have no frame.
-template <int N>
-struct LibraryBufferView {
-  char* data[N];
-  char* clear;
-};
-
 template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(const __grid_constant__ FusedParams p) {
   constexpr int kVec = DTypeTraits<T>::kVec;
@@ -126,10 +111,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   pdl_launch_dependents();
 
   const LamportBuffers buf = lamport_buffers(sh.flag);
-  LibraryBufferView<N> view;
-#pragma unroll
-  for (int r = 0; r < N; ++r) view.data[r] = static_cast<char*>(p.regions[r]) + buf.cur * p.buffer_bytes;
-  view.clear = static_cast<char*>(p.my_region) + buf.prev * p.buffer_bytes;
 
   // ---- 2. push my input into slot `rank` of buffer cur of every rank (mine included) ----
   const long long my_slot = buf.cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
@@ -147,9 +128,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
     publish_if_last_arriver(p, arrived_before, sh.flag, static_cast<unsigned long long>(p.tokens) * m.row_bytes);
 
   // ---- 3. clear my buffer of the previous call back to -0.0 ----
-  clear_previous_buffer<T, N>(p, view.clear, sh.clear_bytes, m.tpb);
+  clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);
 
   // ---- 4. poll, reduce, epilogue (kernels/fused_epilogue.cuh) ----
+  const char* my_cur = static_cast<const char*>(p.my_region) + buf.cur * p.buffer_bytes;
   PollState st;
   const QuantScales q = quant_scales_from<P>(scale);
   int parity = 0;
@@ -158,7 +140,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
         p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
         [&](long long off, float(&acc)[kVec]) {
           poll_and_sum<T, N, A, poll_batch<N, P != Pattern::ar && P != Pattern::ar_res_rms>()>(
-              view.data[p.rank] + off, p.slot_bytes, tok, p, st, acc);
+              my_cur + off, p.slot_bytes, tok, p, st, acc);
         },
         held);
   }

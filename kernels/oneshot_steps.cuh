@@ -108,8 +108,9 @@ __device__ __forceinline__ void push_vector(const FusedParams& p, long long off,
 // Clear pass: my buffer prev back to -0.0 over the `clear_bytes` per slot its last user wrote, every
 // slot, the grid's threads striding over it. Nobody reads or writes buffer prev now (docs/kernels.md).
 template <typename T, int N>
-__device__ __forceinline__ void clear_previous_buffer(const FusedParams& p, char* prev_buf,
+__device__ __forceinline__ void clear_previous_buffer(const FusedParams& p, long long prev,
                                                       unsigned long long clear_bytes, int tpb) {
+  char* prev_buf = static_cast<char*>(p.my_region) + prev * p.buffer_bytes;
   const long long vecs_per_slot = static_cast<long long>(clear_bytes) / kVectorBytes;
   const long long first = static_cast<long long>(blockIdx.x) * tpb + threadIdx.x;
   const long long step = static_cast<long long>(gridDim.x) * tpb;
@@ -119,11 +120,6 @@ __device__ __forceinline__ void clear_previous_buffer(const FusedParams& p, char
     char* slot = prev_buf + s * p.slot_bytes;
     for (long long i = first; i < vecs_per_slot; i += step) st_v4(slot + i * kVectorBytes, neg_zero);
   }
-}
-template <typename T, int N>
-__device__ __forceinline__ void clear_previous_buffer(const FusedParams& p, long long prev,
-                                                      unsigned long long clear_bytes, int tpb) {
-  clear_previous_buffer<T, N>(p, static_cast<char*>(p.my_region) + prev * p.buffer_bytes, clear_bytes, tpb);
 }
 
 // Bounded poll: waits until every vector in val[0..B) has arrived (no element is the -0.0 bit

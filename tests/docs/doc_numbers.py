@@ -269,9 +269,25 @@ def table_rows(out):
     return [l for l in out.splitlines() if l.startswith("| ") and not l.startswith("|---")]
 
 
+# The rows of docs/kernels.md's table of the reference beside FlashInfer ("Where the library's extra time is not").
+FAITHFUL_PROBE_LABELS = [
+    "probe_v0+probe2_v0=nothing changed (four processes, two per build)",
+    "probe_v1=every thread reading the control words (flag, byte counts) with volatile loads, as its own buffer selector",
+    "probe2_v1=the same with plain (L1-cached) loads, as the library's are",
+    "probe2_v2=the library's cluster reduction: thread 0 loads the block totals one at a time, a second cluster barrier,"
+    " a block barrier, no barrier at exit",
+    "probe_v2=the same, its loads forced one at a time and the exit barrier kept",
+    "probe_v4=block 0 waiting at its end until the next call's flag is published (the library's publication)",
+    "probe_v24=plain stores for the push and `ld.volatile` polls (the library's accesses)",
+    "probe2_v7=plain control reads + the library's reduction + its publication",
+]
+
 CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"], derive=table_rows),
     dict(doc="docs/results.md", cmd=["{py}", "scripts/ab_table.py", "data/h200/lean_poll_probe_emulated.csv"],
+         derive=table_rows),
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_probe_emulated.csv",
+                                     "2048x1,8192x4,8192x64"] + [a for lab in FAITHFUL_PROBE_LABELS for a in ("--label", lab)],
          derive=table_rows),
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),

@@ -55,7 +55,11 @@ __device__ __forceinline__ unsigned long long read_control_block(const FusedPara
 #pragma unroll
   for (int b = 0; b < kLamportBuffers; ++b) bytes[b] = ld_volatile_u64(&p.control->bytes_in_buffer[b]);
   sh.flag = flag;
-  sh.clear_bytes = bytes[(flag + 2) % kLamportBuffers];
+  // Selected without indexing the array by a run-time value: an indexed array lives in local memory, and
+  // its store and load (L1 round trips) would sit between the flag's return and the block's barrier.
+  static_assert(kLamportBuffers == 3, "the select below names the three buffers");
+  const unsigned prev = static_cast<unsigned>((flag + 2) % kLamportBuffers);
+  sh.clear_bytes = prev == 0 ? bytes[0] : (prev == 1 ? bytes[1] : bytes[2]);
   return flag;
 }
 

@@ -378,6 +378,21 @@ CHECKS = [
          quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+(geomean [\d.]+x over 72 problems \(min [\d.]+x, max [\d.]+x\))",
                   "model/auto {1}"),
                  (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "reference\n  at trtllm {1}")]),
+    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated_tp2_rerun6.csv",
+                                     "--out-dir", "{tmp}/peers_merge_rerun6", "--no-plots"],
+         quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x), max ([\d.]+x)\)",
+                  "model/auto geomean {1} over 72 problems (min {2}, max\n  {3})"),
+                 (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "reference at trtllm {1} (within 3 % at 24")]),
+    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide9.csv",
+                                     "--out-dir", "{tmp}/speedup_merge_wide9", "--no-plots"],
+         quotes=[(r"GOAL best \(model/auto\) on local TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x).*"
+                  r"FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
+                  "reference at trtllm {1} /"),
+                 (r"GOAL best \(model/auto\) on local TP2: over the reference at trtllm geomean [\d.]+x, min ([\d.]+x).*"
+                  r"FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
+                  "(min {1} /"),
+                 (r"GOAL best \(model/auto\) on local TP2: .*FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
+                  "over FlashInfer {1} (min {2}) /")]),
     # docs/seed.md
     dict(doc="docs/seed.md", cmd=REP, derive=seed_table_rows),
     dict(doc="docs/seed.md", cmd=REP, quotes=[(r"\| real TP2 \(nvlink\) \| 8192 \| 128 \| legacy \|[^|]*\| 5 \| ([\d.]+) \(.*?\| "

@@ -6,6 +6,7 @@
 //   [DS]   NVIDIA product datasheet of the GPU (H100, H200, B200, A100, H20).
 //   [GC]   CUDA driver API docs, Green Contexts: SM partition minimum and alignment per architecture.
 //   [D7]   docs/model.md: cluster capacity measured on an H200 with cudaOccupancyMaxActiveClusters.
+//   [D8]   docs/model.md "Where clusters land": the emulated partitions' cluster placement, measured on an H200.
 #include "model/gpu_spec.h"
 
 #include <algorithm>
@@ -208,13 +209,24 @@ GpuSpec sm_partition_with_count(const GpuSpec& whole, int sms_per_rank, int nran
   p.hbm_gbps = whole.hbm_gbps / nranks;  // all ranks stream at once through the one GPU's HBM
   p.l2_bytes = whole.l2_bytes / nranks;
   if (whole.max_cluster_size > 1) {
-    p.gpc_sms.assign(sms_per_rank / 8, 8);  // assumption documented in gpu_spec.h
+    if (sms_per_rank >= 16) {
+      // [D8] measured on an H200 (scripts/probes/cluster_placement.cu, data/h200/cluster_placement_emulated.csv):
+      // a partition of S SMs places clusters of 4 on S - 4 of them and clusters of 8 on S - 8 (S = 64,
+      // 32, 16), one block per SM; these groups give exactly those capacities.
+      p.gpc_sms.assign(sms_per_rank / 8 - 1, 8);
+      p.gpc_sms.push_back(6);
+      p.gpc_sms.push_back(2);
+    } else {
+      p.gpc_sms.assign(1, 8);  // 8-SM partitions (N = 16): not measured; one group of 8 assumed
+    }
   } else {
     p.gpc_sms.assign(1, sms_per_rank);
   }
   p.lone_tpcs = 0;
   p.notes = whole.notes + "; emulated rank: " + std::to_string(sms_per_rank) + " of " + std::to_string(whole.sm_count) +
-            " SMs, 1/" + std::to_string(nranks) + " of HBM and L2, cluster groups of 8 SMs assumed";
+            " SMs, 1/" + std::to_string(nranks) + " of HBM and L2, cluster groups " +
+            (sms_per_rank >= 16 ? "measured (8 x " + std::to_string(sms_per_rank / 8 - 1) + ", 6, 2 SMs)"
+                                : std::string("of 8 SMs assumed"));
   return p;
 }
 

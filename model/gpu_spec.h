@@ -68,11 +68,10 @@ int sm_partition_min(int cc_major);
 // The spec one of `nranks` emulated ranks sees (docs/nodes.md): an equal partition of the SMs, rounded
 // down to the partition granularity (132 SMs, N = 2/4/8/16 -> 64/32/16/8), link = local, and an
 // equal share of HBM bandwidth and L2 (all ranks run at once on the one GPU).
-// Cluster capacity assumption (documented, to be checked on the device with
-// cudaOccupancyMaxActiveClusters in the green context): on cc >= 9 the partition is made of groups
-// of 8 SMs (the granularity unit, 4 TPCs), each inside one GPC, so gpc_sms = {8, 8, ...} and no
-// lone TPCs; below cc 9 there are no clusters. Throws InvalidArgument when a partition would be
-// smaller than the minimum.
+// Cluster capacity, measured (docs/model.md, "Where clusters land"): on cc >= 9 a partition of S SMs
+// holds clusters of 4 on S - 4 SMs and clusters of 8 on S - 8, one block per SM (H200, S = 64, 32,
+// 16), so gpc_sms = {8, ..., 8, 6, 2} (S / 8 - 1 groups of 8) and no lone TPCs; below cc 9 there are
+// no clusters. Throws InvalidArgument when a partition would be smaller than the minimum.
 GpuSpec sm_partition(const GpuSpec& whole, int nranks);
 // The same with an explicit SM count per rank (e.g. as recorded in a measurement row).
 GpuSpec sm_partition_with_count(const GpuSpec& whole, int sms_per_rank, int nranks);

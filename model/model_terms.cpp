@@ -9,11 +9,12 @@
 
 namespace arlab::model::detail {
 
-Placement place(long long active_clusters, int cs, int sm_count) {
+Placement place(const GpuSpec& s, long long active_clusters, int cs) {
   Placement pl;
   const long long blocks = active_clusters * cs;
-  pl.sms_used = static_cast<int>(std::min<long long>(blocks, sm_count));
-  pl.blocks_per_used_sm = pl.sms_used > 0 ? static_cast<int>(ceil_div(blocks, pl.sms_used)) : 0;
+  const long long one_per_sm = std::max<long long>(1, max_active_clusters(s, cs, 1));
+  pl.sms_used = static_cast<int>(std::min<long long>(blocks, one_per_sm * cs));
+  pl.blocks_per_used_sm = pl.sms_used > 0 ? static_cast<int>(ceil_div(active_clusters, one_per_sm)) : 0;
   return pl;
 }
 
@@ -151,18 +152,22 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
                        blocks_per_sm * in.active_threads * vecs * in.ops * cal.sm_ns_per_vector_op);
   r.reduce = norm_reduce_ns(in);
   r.gamma = norm ? vecs * cal.l2_latency_ns : 0.0;
-  r.overhead = round_overhead_ns(in);
+  r.overhead = round_overhead_ns(in, blocks_per_sm);
   return r;
 }
 
-double round_overhead_ns(const ModelInputs& in) {
+double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   const Calibration& cal = in.cal;
   const Pattern pattern = in.p.pattern;
   double ns = 0.0;
+  // The per-warp part counts the warps of every block that shares the busiest SM: the other blocks'
+  // vector warps issue on the same SM during the round (their idle warps are not counted again).
+  const double other_blocks = std::max(0.0, blocks_per_sm - 1.0);
   if (has_residual(pattern))
     ns += cal.round_overhead_ns +
           cal.round_overhead_ns_per_warp *
-              (in.active_warps + cal.round_overhead_idle_warp_fraction * (in.warps - in.active_warps));
+              (in.active_warps * (1.0 + other_blocks) +
+               cal.round_overhead_idle_warp_fraction * (in.warps - in.active_warps));
   if (has_fp4(pattern)) ns += cal.nvfp4_round_ns;
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;
   return ns;

@@ -19,12 +19,15 @@ namespace arlab::model::detail {
 
 inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-// Placement of A active clusters of cs blocks, breadth-first over the SMs.
+// Placement of A active clusters of cs blocks: one block per SM while the clusters that fit one block
+// per SM (max_active_clusters(s, cs, 1)) last, then further clusters on SMs already holding one, as
+// the hardware places them (docs/model.md, "Where clusters land": on the emulated node's 64-SM
+// partitions 16 clusters of 4 use 60 SMs, four of them twice).
 struct Placement {
   int sms_used = 0;
   int blocks_per_used_sm = 0;
 };
-Placement place(long long active_clusters, int cs, int sm_count);
+Placement place(const GpuSpec& s, long long active_clusters, int cs);  // blocks_per_used_sm >= 1 when A >= 1
 
 // The terms of one prediction, in the order they were computed. Each add() gives the term's value
 // in ns and a function that writes its explanation; the function runs only when explaining, so the
@@ -137,7 +140,10 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm);
 // epilogue_round bench): the RMSNorm overhead (intercept + per warp that holds a vector + a fraction
 // of that per warp that holds none: they still compute the norm's scale and loop), plus the NVFP4 or
 // the ar pattern's own part. Shared by the one-shot rounds and the two-shot epilogue (the same code).
-double round_overhead_ns(const ModelInputs& in);
+// With `blocks_per_sm` > 1 (several blocks on the busiest SM: a grid beyond one block per SM, or
+// clusters that the partition cannot place one block per SM, `place`) the per-warp part also counts
+// the other blocks' warps that hold a vector (docs/model.md, "Where clusters land").
+double round_overhead_ns(const ModelInputs& in, double blocks_per_sm);
 
 // Per round, the time of one block-wide (and cluster-wide) RMSNorm reduction: block reduce over
 // the block's warps, then (cluster > 1) one cluster barrier and one DSMEM read per block.

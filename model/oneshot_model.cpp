@@ -110,7 +110,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const long long resident = std::min(in.clusters, in.cluster_capacity);
   const long long waves = ceil_div(active, in.cluster_capacity);
   const long long rounds = ceil_div(p.tokens, in.clusters);  // tokens per cluster
-  const Placement pl = place(std::min<long long>(p.tokens, resident), c.cluster, in.s.sm_count);
+  const Placement pl = place(in.s, std::min<long long>(p.tokens, resident), c.cluster);
   const double k = pl.blocks_per_used_sm;
   const double slice = in.token_bytes / c.cluster;  // bytes of one token per block
   const double vecs = in.vecs_used;

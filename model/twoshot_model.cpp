@@ -52,7 +52,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   const int n = p.nranks;
   const long long rounds = ceil_div(p.tokens, in.clusters);  // token rounds per cluster
   const double pushed_share = static_cast<double>(n - 1) / n;  // rows of the other ranks' ranges
-  const Placement pl = place(std::min<long long>(p.tokens, in.clusters), c.cluster, in.s.sm_count);
+  const Placement pl = place(in.s, std::min<long long>(p.tokens, in.clusters), c.cluster);
   const double k = pl.blocks_per_used_sm;
   const double slice = in.token_bytes / c.cluster;
   const double vecs = in.vecs_used;
@@ -159,7 +159,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const long long chunk = ceil_div(p.tokens, n);
   const long long per_range = ceil_div(chunk, in.clusters);  // tokens of one range per cluster
   const long long rounds_all = n * per_range;                // copy and epilogue
-  const Placement pl = place(std::min<long long>(chunk, in.clusters), c.cluster, in.s.sm_count);
+  const Placement pl = place(in.s, std::min<long long>(chunk, in.clusters), c.cluster);
   const double k = pl.blocks_per_used_sm;
   const double slice = in.token_bytes / c.cluster;
   const double vecs = in.vecs_used;
@@ -206,7 +206,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double compute_ns = std::max(vecs * epi_ops * cal.vector_op_latency_ns,
                                      k * in.active_threads * vecs * epi_ops * cal.sm_ns_per_vector_op);
   // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
-  const double overhead_ns = round_overhead_ns(in);
+  const double overhead_ns = round_overhead_ns(in, k);
   const double round_ns =
       load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + overhead_ns;
   const std::vector<Bound> epi = {

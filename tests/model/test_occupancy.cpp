@@ -2,7 +2,10 @@
 // facts, GpuSpec presets, emulated-rank partitions and gpu_spec_from_properties. The comparison with
 // the toolkit's own occupancy calculator is tests/model/test_occupancy_oracle.cpp.
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "model/gpu_spec.h"
 #include "model/occupancy.h"
@@ -66,7 +69,7 @@ TEST_CASE("presets are valid and self-consistent", "[gpu_spec]") {
   CHECK(preset_for_device_name("Tesla V100") == "");
 }
 
-TEST_CASE("sm_partition: multiples of 8 SMs on Hopper, local link, 8-SM cluster groups", "[gpu_spec]") {
+TEST_CASE("sm_partition: multiples of 8 SMs on Hopper, local link, measured cluster groups", "[gpu_spec]") {
   const GpuSpec h = gpu_preset("h200_sxm");
   const int expect[][2] = {{2, 64}, {4, 32}, {8, 16}, {16, 8}};
   for (const auto& e : expect) {
@@ -75,7 +78,10 @@ TEST_CASE("sm_partition: multiples of 8 SMs on Hopper, local link, 8-SM cluster 
     CHECK(p.sm_count == e[1]);
     CHECK(p.link == LinkKind::local);
     CHECK(p.hbm_gbps == Approx(h.hbm_gbps / e[0]));
-    CHECK(max_active_clusters(p, 8, 1) == e[1] / 8);
+    // Measured on an H200 (data/h200/cluster_placement_emulated.csv, checked row by row below): clusters
+    // of 4 fit S - 4 SMs, of 8 S - 8; 8-SM partitions (N = 16) keep the assumed single group of 8.
+    CHECK(max_active_clusters(p, 8, 1) == (e[1] >= 16 ? e[1] / 8 - 1 : 1));
+    CHECK(max_active_clusters(p, 4, 1) == (e[1] >= 16 ? e[1] / 4 - 1 : 2));
     CHECK(max_active_clusters(p, 2, 1) == e[1] / 2);
     CHECK_NOTHROW(validate(p));
   }
@@ -120,4 +126,31 @@ TEST_CASE("gpu_spec_from_properties: queried numbers win, preset fills the rest"
   DeviceProperties bad = d;
   bad.sm_count = 0;
   CHECK_THROWS_AS(gpu_spec_from_properties(bad), InvalidArgument);
+}
+
+// The emulated partitions' cluster placement as the probe measured it (scripts/probes/cluster_placement.cu):
+// a grid of one block per SM of the partition, each block holding more than half of an SM's shared
+// memory, uses exactly the SMs the model's layout lets clusters of that size occupy at once.
+TEST_CASE("sm_partition: the cluster layout is the measured placement", "[gpu_spec]") {
+  const std::string path = std::string(ARLAB_SOURCE_DIR) + "/data/h200/cluster_placement_emulated.csv";
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::string line;
+  std::getline(in, line);
+  REQUIRE(line == "nranks,sms_per_rank,rank,variant,cluster,tpb,grid,distinct_sms,max_blocks_per_sm,best_us");
+  int checked = 0;
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::vector<std::string> f;
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    REQUIRE(f.size() == 10);
+    const int nranks = std::stoi(f[0]), sms = std::stoi(f[1]), cluster = std::stoi(f[4]), grid = std::stoi(f[6]);
+    if (f[3] != "one_per_sm" || grid != sms) continue;
+    INFO(line);
+    const GpuSpec p = sm_partition(gpu_preset("h200_sxm"), nranks);
+    REQUIRE(p.sm_count == sms);
+    CHECK(std::stoi(f[7]) == max_active_clusters(p, cluster, 1) * cluster);
+    ++checked;
+  }
+  CHECK(checked >= 24);  // N = 2, 4, 8 x ranks 0, 1 x clusters 1, 2, 4, 8 (x tpb 128, 1024)
 }

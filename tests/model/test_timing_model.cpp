@@ -355,7 +355,7 @@ TEST_CASE("threads beyond a token's vectors: per-warp costs count the warps that
     detail::ModelInputs in{p, half, emu, cal}, in_full{p, full, emu, cal};
     REQUIRE(detail::derive_inputs(in, kRes));
     REQUIRE(detail::derive_inputs(in_full, kRes));
-    CHECK(detail::round_overhead_ns(in) - detail::round_overhead_ns(in_full) ==
+    CHECK(detail::round_overhead_ns(in, 1.0) - detail::round_overhead_ns(in_full, 1.0) ==
           Approx(16 * 0.5 * cal.round_overhead_ns_per_warp));
   }
   // A cluster's idle blocks add nothing to the cluster barrier's per-warp part: 128 x 8 threads hold

@@ -326,11 +326,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-02 15:15, the
-// round constants from the slowest block's rounds: H {2304, 4608, 9728} x tokens {7, 48, 192, 768},
-// sizes no committed measurement holds, then every other pattern (ar and the four quantizing ones) at
-// H {5376, 7936} x tokens {20, 72}, sizes no committed measurement holds either; the grids before:
-// H {3328, 6656, 10752} x tokens {10, 56, 224, 896} with H {3840, 8704} x tokens {14, 80},
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-02 21:15, the
+// clusters placed where the emulated partitions hold them: H {4352, 7424, 11776} x tokens {9, 36, 144,
+// 640}, sizes no committed measurement holds, then every other pattern (ar and the four quantizing
+// ones) at H {5888, 8960} x tokens {13, 112}, sizes no committed measurement holds either; the grids
+// before: H {2304, 4608, 9728} x tokens {7, 48, 192, 768} with H {5376, 7936} x tokens {20, 72},
+// data/h200/exp/model-accuracy_emulated_grid5*.csv; H {3328, 6656, 10752} x tokens {10, 56, 224, 896} with H {3840, 8704} x tokens {14, 80},
 // data/h200/exp/model-accuracy_emulated_grid4*.csv; H {2560, 5632, 11264} x tokens {5, 40, 320, 1280} with H {2816, 7680} x tokens
 // {12, 96}, data/h200/exp/model-accuracy_emulated_grid3.csv; H {3072, 6144, 10240} x tokens {3, 24,
 // 192, 768} with H {3584, 9216} x tokens {6, 160}, and H 4096/8192 x tokens {1, 8, ..., 2048},
@@ -356,9 +357,9 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{2304, 4608, 9728};
-  // Held out: from a few decode tokens (7) to a prefill chunk (768), a factor of 4-7 apart.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{7, 48, 192, 768};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4352, 7424, 11776};
+  // Held out: from a few decode tokens (9) to a prefill chunk (640), a factor of 4-4.4 apart.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{9, 36, 144, 640};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -366,8 +367,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {5376, 7936})
-        for (int t : {20, 72}) {
+      for (int h : {5888, 8960})
+        for (int t : {13, 112}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

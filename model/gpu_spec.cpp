@@ -209,24 +209,21 @@ GpuSpec sm_partition_with_count(const GpuSpec& whole, int sms_per_rank, int nran
   p.hbm_gbps = whole.hbm_gbps / nranks;  // all ranks stream at once through the one GPU's HBM
   p.l2_bytes = whole.l2_bytes / nranks;
   if (whole.max_cluster_size > 1) {
+    p.gpc_sms.assign(sms_per_rank / 8, 8);  // several blocks per SM: all resident (gpu_spec.h)
     if (sms_per_rank >= 16) {
-      // [D8] measured on an H200 (scripts/probes/cluster_placement.cu, data/h200/cluster_placement_emulated.csv):
-      // a partition of S SMs places clusters of 4 on S - 4 of them and clusters of 8 on S - 8 (S = 64,
-      // 32, 16), one block per SM; these groups give exactly those capacities.
-      p.gpc_sms.assign(sms_per_rank / 8 - 1, 8);
-      p.gpc_sms.push_back(6);
-      p.gpc_sms.push_back(2);
-    } else {
-      p.gpc_sms.assign(1, 8);  // 8-SM partitions (N = 16): not measured; one group of 8 assumed
+      // [D8] measured on an H200 (scripts/probes/cluster_placement.cu, data/h200/probes/cluster_placement_emulated.csv):
+      // one block per SM, clusters of 4 land on S - 4 SMs of a partition of S, clusters of 8 on S - 8.
+      p.one_block_cluster4_sms = sms_per_rank - 4;
+      p.one_block_cluster8_sms = sms_per_rank - 8;
     }
   } else {
     p.gpc_sms.assign(1, sms_per_rank);
   }
   p.lone_tpcs = 0;
   p.notes = whole.notes + "; emulated rank: " + std::to_string(sms_per_rank) + " of " + std::to_string(whole.sm_count) +
-            " SMs, 1/" + std::to_string(nranks) + " of HBM and L2, cluster groups " +
-            (sms_per_rank >= 16 ? "measured (8 x " + std::to_string(sms_per_rank / 8 - 1) + ", 6, 2 SMs)"
-                                : std::string("of 8 SMs assumed"));
+            " SMs, 1/" + std::to_string(nranks) + " of HBM and L2, cluster groups of 8 SMs" +
+            (sms_per_rank >= 16 ? std::string(" (one block per SM: clusters of 4 / 8 on S - 4 / S - 8 SMs, measured)")
+                                : std::string(" assumed"));
   return p;
 }
 
@@ -276,6 +273,10 @@ void validate(const GpuSpec& s) {
                           " must be > 0 for an nvlink spec");
   for (int g : s.gpc_sms)
     if (g < 0) throw InvalidArgument("GPU property gpc_sms has a negative entry " + std::to_string(g));
+  for (int sms : {s.one_block_cluster4_sms, s.one_block_cluster8_sms})
+    if (sms < 0 || sms > s.sm_count)
+      throw InvalidArgument("GPU property one_block_cluster*_sms = " + std::to_string(sms) + " must be in [0, sm_count = " +
+                            std::to_string(s.sm_count) + "]");
   if (s.lone_tpcs < 0)
     throw InvalidArgument("GPU property lone_tpcs = " + std::to_string(s.lone_tpcs) + " must be >= 0");
   const int placed = std::accumulate(s.gpc_sms.begin(), s.gpc_sms.end(), 0) + 2 * s.lone_tpcs;

@@ -47,6 +47,10 @@ struct GpuSpec {
   // outside those GPCs that can host clusters of at most 2 blocks.
   std::vector<int> gpc_sms;
   int lone_tpcs = 0;
+  // Measured where the GPC groups above do not say it: the SMs clusters of 4 / of 8 blocks can occupy
+  // at once when only one block fits an SM (0: as gpc_sms gives). The emulated partitions set them.
+  int one_block_cluster4_sms = 0;
+  int one_block_cluster8_sms = 0;
   int max_cluster_size = 1;       // portable maximum (8 on cc >= 9.0); 1 = no clusters
   double sm_clock_ghz = 0;        // maximum boost clock
   std::string notes;              // provenance of the non-queryable facts (presets say what is assumed)
@@ -68,10 +72,12 @@ int sm_partition_min(int cc_major);
 // The spec one of `nranks` emulated ranks sees (docs/nodes.md): an equal partition of the SMs, rounded
 // down to the partition granularity (132 SMs, N = 2/4/8/16 -> 64/32/16/8), link = local, and an
 // equal share of HBM bandwidth and L2 (all ranks run at once on the one GPU).
-// Cluster capacity, measured (docs/model.md, "Where clusters land"): on cc >= 9 a partition of S SMs
-// holds clusters of 4 on S - 4 SMs and clusters of 8 on S - 8, one block per SM (H200, S = 64, 32,
-// 16), so gpc_sms = {8, ..., 8, 6, 2} (S / 8 - 1 groups of 8) and no lone TPCs; below cc 9 there are
-// no clusters. Throws InvalidArgument when a partition would be smaller than the minimum.
+// Cluster capacity: on cc >= 9 the partition is taken as groups of 8 SMs, each inside one GPC
+// (gpc_sms = {8, 8, ...}, no lone TPCs); with several blocks per SM that is what the H200 shows
+// (clusters of 4 and 8 over a whole partition all resident at once). With one block per SM it is
+// not: a partition of S >= 16 SMs holds clusters of 4 on S - 4 SMs and of 8 on S - 8 (measured,
+// docs/model.md "Where clusters land"; one_block_cluster*_sms). Below cc 9 there are no clusters.
+// Throws InvalidArgument when a partition would be smaller than the minimum.
 GpuSpec sm_partition(const GpuSpec& whole, int nranks);
 // The same with an explicit SM count per rank (e.g. as recorded in a measurement row).
 GpuSpec sm_partition_with_count(const GpuSpec& whole, int sms_per_rank, int nranks);

@@ -61,6 +61,9 @@ constexpr int kClusterBlocksPerSmCap = 8;
 int max_active_clusters(const GpuSpec& s, int cluster_size, int bps) {
   if (bps <= 0 || cluster_size < 1 || cluster_size > s.max_cluster_size) return 0;
   if (cluster_size == 1) return bps * s.sm_count;
+  const int measured_one_block_sms =
+      cluster_size == 4 ? s.one_block_cluster4_sms : (cluster_size == 8 ? s.one_block_cluster8_sms : 0);
+  if (bps == 1 && measured_one_block_sms > 0) return measured_one_block_sms / cluster_size;
   const int k = std::min(bps, kClusterBlocksPerSmCap);
   long long clusters = 0;
   for (int g : s.gpc_sms) clusters += static_cast<long long>(k) * g / cluster_size;

@@ -2,7 +2,7 @@
 // (docs/model.md, "Where clusters land"). A standalone probe, not part of the build:
 //
 //   nvcc -arch=sm_90 -O2 -o cluster_placement scripts/probes/cluster_placement.cu -lcuda
-//   ./cluster_placement > data/h200/cluster_placement_emulated.csv
+//   ./cluster_placement > data/h200/probes/cluster_placement_emulated.csv
 //
 // For N = 2, 4 and 8 ranks it splits the GPU as the harness does (harness/green_partitions.cpp:
 // equal groups of S SMs, asking for the largest potential cluster size), and in the partitions of

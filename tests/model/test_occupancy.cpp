@@ -1,6 +1,7 @@
 // Occupancy and cluster capacity: hand-checked blocks_per_sm cases, the docs/model.md H200 cluster
 // facts, GpuSpec presets, emulated-rank partitions and gpu_spec_from_properties. The comparison with
 // the toolkit's own occupancy calculator is tests/model/test_occupancy_oracle.cpp.
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "model/gpu_spec.h"
+#include "model/model_terms.h"
 #include "model/occupancy.h"
 #include "tests/catch.h"
 
@@ -78,7 +80,7 @@ TEST_CASE("sm_partition: multiples of 8 SMs on Hopper, local link, measured clus
     CHECK(p.sm_count == e[1]);
     CHECK(p.link == LinkKind::local);
     CHECK(p.hbm_gbps == Approx(h.hbm_gbps / e[0]));
-    // Measured on an H200 (data/h200/cluster_placement_emulated.csv, checked row by row below): clusters
+    // Measured on an H200 (data/h200/probes/cluster_placement_emulated.csv, checked row by row below): clusters
     // of 4 fit S - 4 SMs, of 8 S - 8; 8-SM partitions (N = 16) keep the assumed single group of 8.
     CHECK(max_active_clusters(p, 8, 1) == (e[1] >= 16 ? e[1] / 8 - 1 : 1));
     CHECK(max_active_clusters(p, 4, 1) == (e[1] >= 16 ? e[1] / 4 - 1 : 2));
@@ -128,16 +130,19 @@ TEST_CASE("gpu_spec_from_properties: queried numbers win, preset fills the rest"
   CHECK_THROWS_AS(gpu_spec_from_properties(bad), InvalidArgument);
 }
 
-// The emulated partitions' cluster placement as the probe measured it (scripts/probes/cluster_placement.cu):
-// a grid of one block per SM of the partition, each block holding more than half of an SM's shared
-// memory, uses exactly the SMs the model's layout lets clusters of that size occupy at once.
+// The emulated partitions' cluster placement as the probe measured it (scripts/probes/cluster_placement.cu,
+// grids of one block per SM of the partition, each block spinning 20 us): where blocks may share an SM
+// (`shared`), the grid uses exactly the SMs the model's layout lets clusters of that size occupy at
+// once, and its busiest SM holds the blocks `place` puts there; where they may not (`one_per_sm`),
+// the launch takes a second wave exactly when the model says the clusters do not all fit at once.
 TEST_CASE("sm_partition: the cluster layout is the measured placement", "[gpu_spec]") {
-  const std::string path = std::string(ARLAB_SOURCE_DIR) + "/data/h200/cluster_placement_emulated.csv";
+  const std::string path = std::string(ARLAB_SOURCE_DIR) + "/data/h200/probes/cluster_placement_emulated.csv";
   std::ifstream in(path);
   REQUIRE(in.good());
   std::string line;
   std::getline(in, line);
   REQUIRE(line == "nranks,sms_per_rank,rank,variant,cluster,tpb,grid,distinct_sms,max_blocks_per_sm,best_us");
+  constexpr double kSpinUs = 20.0;  // the probe's kSpinNs
   int checked = 0;
   while (std::getline(in, line)) {
     std::stringstream ss(line);
@@ -145,12 +150,19 @@ TEST_CASE("sm_partition: the cluster layout is the measured placement", "[gpu_sp
     for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
     REQUIRE(f.size() == 10);
     const int nranks = std::stoi(f[0]), sms = std::stoi(f[1]), cluster = std::stoi(f[4]), grid = std::stoi(f[6]);
-    if (f[3] != "one_per_sm" || grid != sms) continue;
+    if (grid != sms) continue;
     INFO(line);
     const GpuSpec p = sm_partition(gpu_preset("h200_sxm"), nranks);
     REQUIRE(p.sm_count == sms);
-    CHECK(std::stoi(f[7]) == max_active_clusters(p, cluster, 1) * cluster);
+    const int fit = max_active_clusters(p, cluster, 1);
+    if (f[3] == "shared") {
+      CHECK(std::stoi(f[7]) == std::min(grid, fit * cluster));
+      CHECK(std::stoi(f[8]) == detail::place(p, grid / cluster, cluster).blocks_per_used_sm);
+    } else {
+      REQUIRE(f[3] == "one_per_sm");
+      CHECK((std::stod(f[9]) > 1.5 * kSpinUs) == (grid / cluster > fit));
+    }
     ++checked;
   }
-  CHECK(checked >= 24);  // N = 2, 4, 8 x ranks 0, 1 x clusters 1, 2, 4, 8 (x tpb 128, 1024)
+  CHECK(checked == 96);  // N = 2, 4, 8 x ranks 0, 1 x 2 variants x clusters 1, 2, 4, 8 x tpb 128, 1024
 }

@@ -46,6 +46,8 @@ FILES = [
     ("exp/model-accuracy_emulated_grid4_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid5.csv", "emulated", "model-accuracy experiment, fresh grid after the round from the slowest block, by algorithm"),
     ("exp/model-accuracy_emulated_grid5_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid6.csv", "emulated", "model-accuracy experiment, fresh grid after the measured cluster placement, by algorithm"),
+    ("exp/model-accuracy_emulated_grid6_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
 ]
 
 

@@ -241,6 +241,8 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (norm ? fmt(" + gamma %.0f x %.0f ns (L2)", round.gamma / cal.l2_latency_ns, cal.l2_latency_ns)
                  : std::string()) +
            (round.overhead > 0 ? fmt(" + round overhead %.0f ns", round.overhead) : std::string()) +
+           (round.overhead > 0 && k > 1 ? fmt(" (its per-warp part over the %.0f blocks on the busiest SM)", k)
+                                        : std::string()) +
            (d.clear_on_consume ? fmt("; %s: %d peer slot(s) polled and written back to -0.0", d.name, n - 1)
                                : std::string()) +
            fmt(" = %.0f ns; %lld round(s)", round_ns, rounds) +

@@ -218,7 +218,8 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
     return bounds_text(epi) +
            fmt(" [%lld tokens/cluster x (%.0f ns loads of %d vector(s) + %.0f ns compute (%d ops) + ", rounds_all,
                load_ns, in.vecs_used, compute_ns, epi_ops) +
-           norm_reduce_text(in) + fmt(" + round overhead %.0f ns)]", overhead_ns);
+           norm_reduce_text(in) + fmt(" + round overhead %.0f ns", overhead_ns) +
+           (k > 1 ? fmt(", its per-warp part over the %.0f blocks on the busiest SM", k) : std::string()) + ")]";
   });
   sheet.add("exit", cluster_barrier_ns(in), [&] { return "closing " + cluster_barrier_text(in); });
   return sheet.total_ns();

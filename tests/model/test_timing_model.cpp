@@ -357,6 +357,9 @@ TEST_CASE("threads beyond a token's vectors: per-warp costs count the warps that
     REQUIRE(detail::derive_inputs(in_full, kRes));
     CHECK(detail::round_overhead_ns(in, 1.0) - detail::round_overhead_ns(in_full, 1.0) ==
           Approx(16 * 0.5 * cal.round_overhead_ns_per_warp));
+    // A second block on the busiest SM adds its vector warps' per-warp part (not its idle warps').
+    CHECK(detail::round_overhead_ns(in, 2.0) - detail::round_overhead_ns(in, 1.0) ==
+          Approx(in.active_warps * cal.round_overhead_ns_per_warp));
   }
   // A cluster's idle blocks add nothing to the cluster barrier's per-warp part: 128 x 8 threads hold
   // 512 vectors in 4 of its 8 blocks.

@@ -55,7 +55,8 @@ ARLAB_CSV_SCHEMA(ARLAB_MICROBENCH_COLUMNS, MicrobenchRow, microbench_header)
   X(cluster_sync)                    \
   X(atomic)                          \
   X(epilogue_math)                   \
-  X(epilogue_round)
+  X(epilogue_round)                  \
+  X(cluster_placement)
 #define ARLAB_CROSS_RANK_BENCHES(X) \
   X(peer_store)                     \
   X(ping_pong)                      \

@@ -18,6 +18,7 @@
 #include "common/fmt.h"
 #include "common/problem.h"
 #include "model/model_terms.h"
+#include "model/occupancy.h"
 
 namespace arlab::model {
 namespace {
@@ -100,6 +101,7 @@ class Deriver {
     rank_exchange();
     round_overhead();
     pattern_rounds();
+    placement_check();
     check_ranges(out_.calibration);
     return out_;
   }
@@ -577,6 +579,30 @@ class Deriver {
                  fmt(" measured %.0f ns, model %.0f ns;", r->value, round->total());
     out_.notes.push_back("check, epilogue_round bf16_ar_res_rms_idle (H " + fmt("%.0f", idle.front()->size) +
                          ", half of each cluster's threads idle) against the model's round:" + check);
+  }
+
+  // Not a constant: the cluster placement the cluster_placement bench saw (a grid of one block per SM
+  // of the partition, blocks that may share an SM) beside the model's capacity at one block per SM
+  // (model::max_active_clusters; docs/model.md, "Where clusters land"), as one note.
+  void placement_check() {
+    const auto used = pick_rows("cluster_placement", "shared", "sms_used");
+    if (used.empty()) {
+      out_.notes.push_back("check, cluster_placement: no rows (microbenchmarks of an arlab before the bench)");
+      return;
+    }
+    std::string text;
+    bool agree = true;
+    for (const MicrobenchRow* r : used) {
+      if (r->sms != spec_.sm_count) continue;
+      const int cluster = std::max(1, r->cluster);
+      const long long model = std::min(static_cast<long long>(r->size),
+                                       static_cast<long long>(max_active_clusters(spec_, cluster, 1)) * cluster);
+      agree = agree && std::llround(r->value) == model;
+      text += fmt(" clusters of %d:", cluster) + fmt(" %.0f SMs", r->value) + fmt(" (model %lld);", model);
+    }
+    if (text.empty()) text = fmt(" no rows over the spec's %d SMs", spec_.sm_count);
+    out_.notes.push_back(std::string("check, cluster_placement (a grid of one block per SM; SMs used): ") +
+                         (agree ? "agrees with" : "DISAGREES with") + " the model's cluster capacity:" + text);
   }
 
   // The NVFP4 and ar patterns' rounds of the same bench (variants bf16_ar_res_rms_fp4 and bf16_ar)

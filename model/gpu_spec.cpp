@@ -211,7 +211,8 @@ GpuSpec sm_partition_with_count(const GpuSpec& whole, int sms_per_rank, int nran
   if (whole.max_cluster_size > 1) {
     p.gpc_sms.assign(sms_per_rank / 8, 8);  // several blocks per SM: all resident (gpu_spec.h)
     if (sms_per_rank >= 16) {
-      // [D8] measured on an H200 (scripts/probes/cluster_placement.cu, data/h200/probes/cluster_placement_emulated.csv):
+      // [D8] measured on an H200 (scripts/probes/cluster_placement.cu, data/h200/probes/cluster_placement_emulated.csv;
+      // `arlab calibrate` bench cluster_placement, data/calibration/h200_emulated_n{2,4,8}_placement_microbench.csv):
       // one block per SM, clusters of 4 land on S - 4 SMs of a partition of S, clusters of 8 on S - 8.
       p.one_block_cluster4_sms = sms_per_rank - 4;
       p.one_block_cluster8_sms = sms_per_rank - 8;

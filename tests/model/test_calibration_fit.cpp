@@ -592,8 +592,10 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
       CHECK(get_constant(committed, info.name) == Approx(get_constant(d.calibration, info.name)).epsilon(1e-12));
     }
     // One note per constant, and on the emulated node (its idle-round rows) the idle rows' check; on the
-    // real node (microbenchmarks before the slowest block's rows) that its round overhead is block 0's.
-    CHECK(d.notes.size() == calibration_constants().size() + 1);
+    // real node (microbenchmarks before the slowest block's rows) that its round overhead is block 0's;
+    // on both the cluster_placement check, which says the files predate the bench.
+    CHECK(d.notes.size() == calibration_constants().size() + 2);
+    CHECK(count_notes(d, "check, cluster_placement: no rows") == 1);
     if (node == "nvlink") CHECK(count_notes(d, "round_overhead_ns: from block 0's rounds") == 1);
   }
 }
@@ -844,4 +846,24 @@ TEST_CASE("load_microbench refuses a bench arlab calibrate does not run, and a f
   TempFile empty("microbench_empty.csv", header + "\n");
   CHECK_THAT(expect_csv_error([&] { load_microbench(empty.path); }, 1, "bench"),
              Catch::Contains("no microbenchmark rows"));
+}
+
+TEST_CASE("derive_calibration: the cluster_placement rows are checked against the model's cluster capacity") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
+  const std::vector<MicrobenchRow> placement = load_microbench(dir + "h200_emulated_n2_placement_microbench.csv");
+  REQUIRE(placement.size() == 24);
+  rows.insert(rows.end(), placement.begin(), placement.end());
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  const DerivedCalibration d = derive_calibration(rows, spec);
+  CHECK(count_notes(d, "agrees with the model's cluster capacity: clusters of 1: 64 SMs (model 64); clusters of 2: "
+                       "64 SMs (model 64); clusters of 4: 60 SMs (model 60); clusters of 8: 56 SMs (model 56);") == 1);
+  // The rows set no constant.
+  const DerivedCalibration without = derive_calibration(load_microbench(dir + "h200_emulated_microbench.csv"), spec);
+  for (const auto& info : calibration_constants())
+    CHECK(get_constant(d.calibration, info.name) == get_constant(without.calibration, info.name));
+  // A placement the model does not give is reported.
+  for (MicrobenchRow& r : rows)
+    if (r.bench == "cluster_placement" && r.variant == "shared" && r.metric == "sms_used" && r.cluster == 8) r.value = 64;
+  CHECK(count_notes(derive_calibration(rows, spec), "DISAGREES with the model's cluster capacity") == 1);
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/calibration_derive.h"
 #include "model/gpu_spec.h"
 #include "model/model_terms.h"
 #include "model/occupancy.h"
@@ -165,4 +166,33 @@ TEST_CASE("sm_partition: the cluster layout is the measured placement", "[gpu_sp
     ++checked;
   }
   CHECK(checked == 96);  // N = 2, 4, 8 x ranks 0, 1 x 2 variants x clusters 1, 2, 4, 8 x tpb 128, 1024
+}
+
+// The same facts as `arlab calibrate` measures them (bench cluster_placement, rank 0 of N = 2, 4 and 8;
+// data/calibration/h200_emulated_n{2,4,8}_placement_microbench.csv): per partition and cluster size, the SMs a
+// grid of one block per SM used and the most blocks on one SM are what the model's layout and `place`
+// give, and where blocks may not share an SM the launch takes a second wave exactly when the model says
+// the clusters do not all fit.
+TEST_CASE("sm_partition: the cluster layout is what arlab calibrate measured", "[gpu_spec]") {
+  std::vector<MicrobenchRow> rows;
+  for (int n : {2, 4, 8}) {
+    const auto run = load_microbench(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated_n" +
+                                     std::to_string(n) + "_placement_microbench.csv");
+    rows.insert(rows.end(), run.begin(), run.end());
+  }
+  constexpr double kSpinUs = 20.0;  // calibrate/bench_cluster_placement.cu kSpinNs
+  int checked = 0;
+  for (const MicrobenchRow& r : rows) {
+    REQUIRE(r.bench == "cluster_placement");
+    INFO(r.nranks << " ranks, " << r.variant << ", cluster " << r.cluster << ", " << r.metric << " " << r.value);
+    const GpuSpec p = sm_partition(gpu_preset("h200_sxm"), r.nranks);
+    REQUIRE(p.sm_count == r.sms);
+    const int grid = static_cast<int>(r.size), fit = max_active_clusters(p, r.cluster, 1);
+    if (r.variant == "shared" && r.metric == "sms_used") CHECK(r.value == std::min(grid, fit * r.cluster));
+    if (r.variant == "shared" && r.metric == "max_blocks_per_sm")
+      CHECK(r.value == detail::place(p, grid / r.cluster, r.cluster).blocks_per_used_sm);
+    if (r.variant == "one_per_sm" && r.metric == "duration_us") CHECK((r.value > 1.5 * kSpinUs) == (grid / r.cluster > fit));
+    ++checked;
+  }
+  CHECK(checked == 72);  // N = 2, 4, 8 x 2 variants x clusters 1, 2, 4, 8 x 3 metrics
 }

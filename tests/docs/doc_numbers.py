@@ -251,6 +251,11 @@ SPEEDUP_WIDE3 = ["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_
 SPEEDUP_WIDE4 = ["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide4.csv", "--out-dir",
                  "{tmp}/speedup_merge4", "--no-plots"]
 VAL_LAT = ["{arlab}", "validate", "data/h200/model_grid_latency_emulated.csv"]
+VAL_G6 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid6.csv", "--calibration",
+          "data/calibration/h200_emulated.csv"]
+VAL_G6_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid6_tp4.csv", "--calibration",
+              "data/calibration/h200_emulated.csv"]
+OWN_PICK = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%"
 
 
 def rng(*args):
@@ -316,6 +321,17 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=VAL_LAT,
          quotes=[(r"model \(lowest predicted among measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%",
                   "is {1} % slower than the best on average ({2} % at worst)")]),
+    # docs/model.md, "Where clusters land": the fresh grid6 at TP2 and TP4, and the README's line of it
+    dict(doc="docs/model.md", cmd=VAL_G6, quotes=[(r"MAPE ([\d.]+) %   median", "{1} % (10.77 % with the model before)"),
+                                                 (OWN_PICK, "pick {1} % slower than the best of its group on average and "
+                                                            "{2} % at worst (32 groups)")]),
+    dict(doc="docs/model.md", cmd=VAL_G6_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "MAPE {1} % (11.26 % with the model before)"),
+                                                     (OWN_PICK, "the model's own pick {1} % slower than the best of its "
+                                                                "group on average and {2} % at worst")]),
+    dict(doc="README.md", cmd=VAL_G6, quotes=[(r"MAPE ([\d.]+) %   median", "MAPE {1} % / "),
+                                             (OWN_PICK, "the model's own pick {1} % / ")]),
+    dict(doc="README.md", cmd=VAL_G6_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "/ {1} % over 1120 rows each"),
+                                                 (OWN_PICK, "/ {1} % slower than the best on average")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

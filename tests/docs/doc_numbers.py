@@ -321,6 +321,21 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=VAL_LAT,
          quotes=[(r"model \(lowest predicted among measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%",
                   "is {1} % slower than the best on average ({2} % at worst)")]),
+    # docs/results.md: the committed model's picks measured (rerun8 / wide11)
+    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated_tp2_rerun8.csv",
+                                     "--out-dir", "{tmp}/peers_merge_rerun8", "--no-plots"],
+         quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
+                  "FlashInfer {1} (min {2}), 70 of 72"),
+                 (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "the reference at trtllm {1}, median")]),
+    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide11.csv",
+                                     "--out-dir", "{tmp}/speedup_merge_wide11", "--no-plots"],
+         quotes=[(r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "at trtllm {1} / "),
+                 (r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "(min {2} / "),
+                 (r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} / "),
+                 (r"TP8: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} (min "),
+                 (r"TP8: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {2}), over"),
+                 (r"TP2: .*over FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
+                  "FlashInfer {1} (min {2}) / ")]),
     # docs/model.md, "Where clusters land": the fresh grid6 at TP2 and TP4, and the README's line of it
     dict(doc="docs/model.md", cmd=VAL_G6, quotes=[(r"MAPE ([\d.]+) %   median", "{1} % (10.77 % with the model before)"),
                                                  (OWN_PICK, "pick {1} % slower than the best of its group on average and "

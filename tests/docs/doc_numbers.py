@@ -258,6 +258,12 @@ VAL_G6_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid
 OWN_PICK = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%"
 
 
+def merged(experiment, name):
+    """`arlab exp EXPERIMENT --merge data/h200/exp/NAME.csv` into a scratch folder: its summary lines."""
+    return ["{arlab}", "exp", experiment, "--merge", f"data/h200/exp/{name}.csv", "--out-dir",
+            f"{{tmp}}/{experiment}_merge_{name}", "--no-plots"]
+
+
 def rng(*args):
     return ["{py}", "scripts/csv_range.py"] + list(args)
 
@@ -322,13 +328,11 @@ CHECKS = [
          quotes=[(r"model \(lowest predicted among measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%",
                   "is {1} % slower than the best on average ({2} % at worst)")]),
     # docs/results.md: the committed model's picks measured (rerun8 / wide11)
-    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated_tp2_rerun8.csv",
-                                     "--out-dir", "{tmp}/peers_merge_rerun8", "--no-plots"],
+    dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun8"),
          quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
                   "FlashInfer {1} (min {2}), 70 of 72"),
                  (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "the reference at trtllm {1}, median")]),
-    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide11.csv",
-                                     "--out-dir", "{tmp}/speedup_merge_wide11", "--no-plots"],
+    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide11"),
          quotes=[(r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "at trtllm {1} / "),
                  (r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "(min {2} / "),
                  (r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} / "),
@@ -404,18 +408,15 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid5_tp4.csv",
                                        "data/calibration/h200_emulated.csv",
                                        "--by kernel_variant,@grid --where pattern=ar_res_rms"), derive=bias_table_rows),
-    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated_tp2_rerun5.csv",
-                                     "--out-dir", "{tmp}/peers_merge_rerun5", "--no-plots"],
+    dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun5"),
          quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+(geomean [\d.]+x over 72 problems \(min [\d.]+x, max [\d.]+x\))",
                   "model/auto {1}"),
                  (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "reference\n  at trtllm {1}")]),
-    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "peers", "--merge", "data/h200/exp/peers_emulated_tp2_rerun6.csv",
-                                     "--out-dir", "{tmp}/peers_merge_rerun6", "--no-plots"],
+    dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun6"),
          quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x), max ([\d.]+x)\)",
                   "model/auto geomean {1} over 72 problems (min {2}, max\n  {3})"),
                  (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "reference at trtllm {1} (within 3 % at 24")]),
-    dict(doc="docs/results.md", cmd=["{arlab}", "exp", "speedup", "--merge", "data/h200/exp/speedup_emulated_wide9.csv",
-                                     "--out-dir", "{tmp}/speedup_merge_wide9", "--no-plots"],
+    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide9"),
          quotes=[(r"GOAL best \(model/auto\) on local TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x).*"
                   r"FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
                   "reference at trtllm {1} /"),

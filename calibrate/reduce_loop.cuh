@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(1024)
 
 // The same chain of sums through the lean kernel's pushed exchange (kernels/fused_epilogue.cuh
 // cluster_sum_pushed: each block's one-barrier block sum pushed into the other blocks' shared memory,
-// then a spin on its own) at clusters of 2..kMaxPushedClusterSize blocks of whole warps. `p` carries
+// then a wait on its own mbarrier) at clusters of 2..kMaxPushedClusterSize blocks of whole warps. `p` carries
 // only what the exchange reads: the fault word and the bound of its spin (a stuck exchange records
 // WaitKind::cluster_total there and the bench refuses the point). Token tags are the sum's index.
 __global__ void __launch_bounds__(1024)
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(1024)
   const unsigned long long t0 = kernels::global_timer_ns();
   for (int k = 0; k < k_ops; ++k) {
     v = v + total * 1e-9f;
-    total = kernels::cluster_sum_pushed(v, sh, (k + 1) & 1, cluster, block_in_cluster, k + 1, p);
+    total = kernels::cluster_sum_pushed(v, sh, k + 1, cluster, block_in_cluster, k + 1, p);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     sink[0] = total;

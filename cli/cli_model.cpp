@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -149,8 +150,14 @@ struct SaveCalibrationCliOptions {
   std::string from_microbench;
   std::string exchange_microbench;
   std::string round_microbench;
+  std::string pushed_microbench;
   std::string gpu = "h200_sxm";
 };
+
+// The rows --pushed-microbench replaces: bench cluster_sync, variant pushed (the lean kernels' exchange
+// of block totals, which changed on 2026-12-03: st.async into an mbarrier instead of tagged stores and a
+// spin per slot).
+bool is_pushed_exchange_row(const MicrobenchRow& r) { return r.bench == "cluster_sync" && r.variant == "pushed"; }
 
 // The epilogue_round rows --round-microbench adds: the patterns other than ar_res_rms (the RMSNorm
 // round stays --from-microbench's, so the constants derived from it do not move).
@@ -186,10 +193,19 @@ size_t add_microbench_rows(const std::string& path, const char* option, const Mi
 // gives the datasheet bandwidths and clock; rows of the emulated node (link local) are judged
 // against one rank's partition of it.
 void run_derive_calibration(const SaveCalibrationCliOptions& o) {
-  check_output_path(o.out, {o.from_microbench, o.exchange_microbench, o.round_microbench}, "save-calibration FILE");
+  check_output_path(o.out, {o.from_microbench, o.exchange_microbench, o.round_microbench, o.pushed_microbench},
+                    "save-calibration FILE");
   std::vector<int> lines;
   std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench, &lines);
   const MicrobenchRow first = rows.front();  // every row holds the same provenance (load_microbench)
+  if (!o.pushed_microbench.empty()) {
+    // Its pushed rows replace these (their cluster-1 baseline, variant sync_dsmem, stays this file's).
+    for (size_t i = rows.size(); i-- > 0;)
+      if (is_pushed_exchange_row(rows[i])) {
+        rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(i));
+        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+  }
   const size_t base_rows = rows.size();
   if (!o.exchange_microbench.empty()) {
     // Another run of `arlab calibrate`, on a node of more ranks: only its exchange rows are read.
@@ -207,10 +223,19 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                      "no epilogue_round rows of the NVFP4 or ar pattern (variants bf16_ar_res_rms_fp4*, bf16_ar*: "
                      "an arlab calibrate of 2026-12-02 or later writes them)");
   }
+  const size_t round_end = rows.size();
+  if (!o.pushed_microbench.empty()) {
+    // Another run of `arlab calibrate` (an arlab whose pushed exchange goes through mbarriers): only its
+    // cluster_sync pushed rows are read.
+    if (add_microbench_rows(o.pushed_microbench, "--pushed-microbench", first, is_pushed_exchange_row, rows, lines) == 0)
+      throw CsvError(o.pushed_microbench, 0, "variant",
+                     "no cluster_sync rows of variant pushed (`arlab calibrate` without --quick writes them)");
+  }
   // The file a row came from, for errors.
   const auto file_of_row = [&](size_t i) -> const std::string& {
     if (i < base_rows) return o.from_microbench;
-    return i < exchange_end ? o.exchange_microbench : o.round_microbench;
+    if (i < exchange_end) return o.exchange_microbench;
+    return i < round_end ? o.round_microbench : o.pushed_microbench;
   };
   const model::GpuSpec whole = model::gpu_preset(o.gpu);
   const bool local = first.link == "local";
@@ -237,6 +262,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
               o.exchange_microbench.c_str(), o.round_microbench.empty() ? "" : " and the NVFP4 / ar round rows of ",
               o.round_microbench.c_str(), rows.size(), first.gpu.c_str(), first.topology.c_str(), first.link.c_str(),
               o.gpu.c_str());
+  if (!o.pushed_microbench.empty())
+    std::printf("  the cluster_sync pushed rows are those of %s\n", o.pushed_microbench.c_str());
   model::DerivedCalibration d;
   try {
     d = model::derive_calibration(rows, spec);
@@ -263,7 +290,9 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                               (o.exchange_microbench.empty() ? std::string()
                                                              : " + exchange rows of " + o.exchange_microbench) +
                               (o.round_microbench.empty() ? std::string()
-                                                          : " + NVFP4 / ar round rows of " + o.round_microbench));
+                                                          : " + NVFP4 / ar round rows of " + o.round_microbench) +
+                              (o.pushed_microbench.empty() ? std::string()
+                                                           : " + cluster_sync pushed rows of " + o.pushed_microbench));
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
@@ -272,6 +301,8 @@ void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& su
     throw InvalidArgument("--exchange-microbench adds rows to --from-microbench's: give both");
   if (!o.round_microbench.empty() && o.from_microbench.empty())
     throw InvalidArgument("--round-microbench adds rows to --from-microbench's: give both");
+  if (!o.pushed_microbench.empty() && o.from_microbench.empty())
+    throw InvalidArgument("--pushed-microbench replaces rows of --from-microbench's: give both");
   if (!o.from_microbench.empty()) {
     if (sub.count("--calibration") > 0) throw InvalidArgument("--from-microbench and --calibration exclude each other");
     run_derive_calibration(o);
@@ -642,6 +673,11 @@ void add_save_calibration_command(CLI::App& app) {
   sub->add_option("--round-microbench", o->round_microbench,
                   "with --from-microbench: the NVFP4 and ar rows of bench epilogue_round of another `arlab calibrate` "
                   "run of the same node kind, for nvfp4_round_ns and ar_round_ns")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--pushed-microbench", o->pushed_microbench,
+                  "with --from-microbench: the cluster_sync pushed rows of another `arlab calibrate` run of the same "
+                  "node kind replace its own, for pushed_exchange_ns and pushed_exchange_ns_per_peer (the lean "
+                  "kernels' exchange of block totals through mbarriers, 2026-12-03)")
       ->check(CLI::ExistingFile);
   sub->add_option("--gpu", o->gpu, "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs)");
   sub->callback([o, sub] { run_save_calibration(*o, *sub); });

@@ -69,7 +69,7 @@ const std::vector<ImplRow>& implementation_table() {
       {Impl::lean, "lean", ImplKind::fused_body, true, true, false, 0, ModelDesign::lean, "fused", "lean",
        "kernels/oneshot_lean_kernel.cuh: the own slice added from registers (never pushed or polled), polled "
        "slots cleared as they are consumed (no clear pass), the arrival off the critical path, epilogue operands "
-       "loaded early, block totals pushed through DSMEM in clusters of 2-4; kernels/twoshot_lean_kernel.cuh: "
+       "loaded early, block totals sent into the other blocks' shared memory (st.async, one mbarrier wait) in clusters; kernels/twoshot_lean_kernel.cuh: "
        "two-shot on the Lamport workspace with no barrier (each row pushed to its owner, the owner's sum "
        "pushed back), the same ideas"},
       {Impl::flashinfer, "flashinfer", ImplKind::peer_fused, true, true, false, 0, ModelDesign::not_modelled,

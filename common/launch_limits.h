@@ -20,12 +20,14 @@ constexpr int kMaxTwoShotBlocks = 1024;
 // kernel's per-block exchange slots (kernels/fused_epilogue.cuh) are sized by it.
 constexpr int kMaxClusterSize = 8;
 
-// Largest cluster whose blocks the lean one-shot kernel lets push their RMSNorm totals into each
-// other's shared memory instead of meeting at cluster barriers (kernels/fused_epilogue.cuh
-// pushed_exchange_applies; model/oneshot_model.cpp follows it). Measured on the emulated H200 TP2
-// node (data/h200/README.md, issue 13): pushing is 5-11 % faster than the barriers with clusters of
-// 2 and 4 blocks and 3-10 % slower with 8 (each block then waits for 7 stores and sends 7).
-constexpr int kMaxPushedClusterSize = 4;
+// Largest cluster whose blocks the lean kernels let push their RMSNorm totals into each other's
+// shared memory instead of meeting at cluster barriers (kernels/fused_epilogue.cuh
+// pushed_exchange_applies; model/oneshot_model.cpp follows it): every cluster size. With tagged
+// stores and a spin on each slot in turn (until 2026-12-03) pushing was 3-10 % slower than the
+// barriers at clusters of 8 (each block waited for 7 stores one after another), so the limit was 4;
+// with st.async into an mbarrier (one wait for all 7) it is 4-9 % faster at 8 on the emulated H200
+// (docs/kernels.md, "The cluster exchange through mbarriers").
+constexpr int kMaxPushedClusterSize = 8;
 
 // Whether the lean kernel pushes its cluster's RMSNorm totals (rather than meeting at cluster
 // barriers) for blocks of `tpb` threads in clusters of `cluster`: 2..kMaxPushedClusterSize blocks of

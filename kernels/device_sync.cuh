@@ -77,17 +77,53 @@ __device__ __forceinline__ void st_relaxed_sys(unsigned long long* p, unsigned l
 // before later accesses, an acquire (lighter than __threadfence(), which is sequentially consistent).
 __device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
-// Cluster-scope accesses to distributed shared memory (generic addresses: my own shared memory, or
-// another block's through cooperative_groups' map_shared_rank): the lean kernel's exchange of block
-// totals (kernels/fused_epilogue.cuh cluster_sum_pushed). Strong relaxed accesses, so a reader
-// spinning on its own shared memory and a writer in another block form a well-defined racing pair.
-__device__ __forceinline__ void st_relaxed_cluster_u64(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.cluster.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+// Transaction barriers in shared memory (sm_90 mbarrier objects): the lean kernel's pushed cluster
+// exchange (kernels/fused_epilogue.cuh cluster_sum_pushed). Addresses are 32-bit shared-window
+// addresses (__cvta_generic_to_shared). Semantics from the PTX ISA, "Parallel Synchronization and
+// Communication Instructions: mbarrier" and "st.async".
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-__device__ __forceinline__ unsigned long long ld_relaxed_cluster_u64(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.cluster.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
+// Initialises the mbarrier at `bar` for `count` arrivals per phase (phase 0, tx-count 0).
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+// Makes this thread's earlier mbarrier.init visible to the other blocks of the cluster once they have
+// passed a cluster barrier this thread arrived at after it (a light fence: no wait for global stores).
+__device__ __forceinline__ void fence_mbarrier_init_cluster() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// One arrival on `bar` that also expects `bytes` more of transaction data in the current phase.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+// True once the phase of parity `phase` of `bar` has completed (acquire at cluster scope: the data
+// other blocks stored into this block with st.async before completing the phase is visible after).
+// The hardware may suspend the thread for a while before it returns false.
+__device__ __forceinline__ bool mbarrier_try_wait_parity(unsigned bar, unsigned phase) {
+  unsigned done;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(done)
+      : "r"(bar), "r"(phase)
+      : "memory");
+  return done != 0u;
+}
+// The address `local` (of my shared memory) has in block `block` of my cluster.
+__device__ __forceinline__ unsigned cluster_map_shared(unsigned local, unsigned block) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(block));
+  return remote;
+}
+// Stores 8 bytes into another block's shared memory (`remote`, a shared::cluster address) and
+// completes 8 bytes of transaction on that block's mbarrier `remote_bar` once they are there: the
+// receiver waits on its own barrier, with no fence and no barrier on the sender's side.
+__device__ __forceinline__ void st_async_u64(unsigned remote, unsigned long long value, unsigned remote_bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u64 [%0], %1, [%2];" ::"r"(remote),
+               "l"(value), "r"(remote_bar)
+               : "memory");
 }
 
 // The two halves of a cluster barrier: arrive (release: my earlier stores, e.g. shared-memory
@@ -95,6 +131,7 @@ __device__ __forceinline__ unsigned long long ld_relaxed_cluster_u64(const unsig
 // Not .aligned, so threads may reach them at different points of divergent code.
 __device__ __forceinline__ void cluster_arrive_release() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait_acquire() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory"); }
 // A cluster barrier that only keeps every block alive until all have arrived (no memory order: the
 // arrival is relaxed, so it does not wait for this thread's outstanding stores as a release does).
 __device__ __forceinline__ void cluster_lifetime_barrier() {

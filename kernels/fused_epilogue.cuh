@@ -33,9 +33,11 @@ constexpr float kFp4Max = 6.0f;            // largest e2m1 magnitude (docs/opera
 struct EpilogueShared {
   float warp_partial[2][kMaxWarps];  // [token parity][warp]
   float block_total[2];              // [token parity], read by the other blocks of the cluster
-  // The lean kernel's pushed exchange (cluster_sum_pushed): [token parity][source block] = the
-  // source block's total, tagged with the token, stored here by the source block.
+  // The lean kernel's pushed exchange (cluster_sum_pushed): [round parity][source block] = the
+  // source block's total, tagged with the token, stored here by the source block with st.async, and
+  // the mbarrier of each parity that those stores complete.
   unsigned long long pushed_total[2][kMaxClusterSize];
+  unsigned long long pushed_bar[2];
 };
 
 // Lanes of this thread's warp that exist: 32, or fewer in the last warp of a block whose size is
@@ -121,71 +123,88 @@ __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int pa
 // ---- The lean kernel's pushed cluster exchange (2..kMaxPushedClusterSize blocks of whole warps) ----
 // cluster_sum needs two cluster barriers per call of the lean kernel's size (one per token, one
 // before exit, so that no block leaves while another still reads its shared memory); each waits for
-// every warp of every block of the cluster. The pushed exchange needs none: each block STORES its
-// total into every other block's shared memory (pushed_total[parity][me], tagged with the token)
-// and then reads only its OWN shared memory, spinning until every other block's tagged total is
-// there. The sum runs over the blocks in rank order from 0.0f, as cluster_sum's does: the same bits.
-//  * start: every block sets its slots to an impossible tag and arrives on the cluster barrier
-//    (release); it waits (acquire) before its first exchange, so no block's store can land in
-//    slots not yet initialised (pushed_exchange_init / pushed_exchange_ready).
-//  * overwrite: block B writes its total for the token two after token t into my slot of t's
-//    parity only after it has received my total for the token after t, which I send only after
-//    I have read every total of t.
+// every warp of every block of the cluster, and cooperative_groups' arrive is a release (on sm_90 a
+// GPU-scope MEMBAR that first waits for the thread's outstanding global stores: the residual_out
+// just written). The pushed exchange needs none: each block SENDS its total into every other
+// block's shared memory with st.async (pushed_total[round parity][me], tagged with the token), which
+// completes 8 bytes of transaction on the receiver's mbarrier of that parity; each block then waits
+// on its OWN mbarrier until the other c - 1 totals are there (one arrival, by its thread 0, expecting
+// 8 (c - 1) bytes). The sum runs over the blocks in rank order from 0.0f, as cluster_sum's does: the
+// same bits.
+//  * start: thread 0 initialises the two mbarriers and fences the initialisation for the cluster
+//    (fence.mbarrier_init, no MEMBAR); every thread arrives on the cluster barrier, relaxed, and
+//    waits on it before its first exchange, so no block's st.async can reach an uninitialised
+//    barrier (pushed_exchange_init / pushed_exchange_ready).
+//  * phases: round i (the i-th token of this block) uses barrier i % 2 in its phase (i / 2) % 2.
+//    A block sends its round-(i+2) total only after it has received every total of round i+1, and
+//    I send mine of round i+1 only after my round-i phase has completed and I have read its totals:
+//    no transaction of a later round lands in the phase, or the slot, of an earlier one. A sender's
+//    bytes may land before the receiver's thread 0 has arrived for the round (the tx-count goes
+//    below zero for a while); the phase cannot complete before that arrival.
 //  * lifetime: a block stores into another block only a total that block waits for before it can
 //    finish that token, so the target is alive when the store lands, and no block reads another's
 //    shared memory: no barrier before exit.
-//  * bounded: the spin gives up after p.timeout_ns and records WaitKind::cluster_total. It does not
-//    stop early on another thread's fault: every block reaches every exchange (a block whose polls
-//    gave up still sends its total), so the total arrives soon after and no store can land in a
-//    block that has exited.
-constexpr unsigned kNoTokenTag = 0xFFFFFFFFu;  // tokens are < 2^31: never a real tag
+//  * bounded: the wait gives up after p.timeout_ns and records WaitKind::cluster_total with the first
+//    block whose slot does not hold this token's tag (diagnostic only: a slot is never initialised,
+//    so a stale word could match). It does not stop early on another thread's fault: every block
+//    reaches every exchange (a block whose polls gave up still sends its total), so the total arrives
+//    soon after and no store can land in a block that has exited.
+// Until 2026-12-03 the totals went with st.relaxed.cluster stores, tagged, and each block spun on its
+// slots one after another, after a release arrive (a MEMBAR) at its start (docs/kernels.md).
 
-// Clusters of 2..kMaxPushedClusterSize blocks of whole warps (common/launch_limits.h says why not 8).
+// Clusters of 2..kMaxPushedClusterSize blocks of whole warps (common/launch_limits.h).
 __device__ __forceinline__ bool pushed_exchange_applies(int cluster) {
   return lean_pushes_cluster_totals(cluster, static_cast<int>(blockDim.x));
 }
 
-// Kernel start (all threads): initialise my slots, then arrive on the cluster barrier.
+// Kernel start (all threads): thread 0 initialises my two barriers; every thread arrives, relaxed.
 __device__ __forceinline__ void pushed_exchange_init(EpilogueShared& sh, int cluster) {
   if (!pushed_exchange_applies(cluster)) return;
-  for (unsigned i = threadIdx.x; i < 2u * kMaxClusterSize; i += blockDim.x)
-    (&sh.pushed_total[0][0])[i] = static_cast<unsigned long long>(kNoTokenTag) << 32;
-  cluster_arrive_release();
+  if (threadIdx.x == 0) {
+    mbarrier_init(shared_address(&sh.pushed_bar[0]), 1u);
+    mbarrier_init(shared_address(&sh.pushed_bar[1]), 1u);
+    fence_mbarrier_init_cluster();
+  }
+  cluster_arrive_relaxed();
 }
 
-// Before the first exchange (all threads): every block of the cluster has initialised its slots.
+// Before the first exchange (all threads): every block of the cluster has initialised its barriers.
 __device__ __forceinline__ void pushed_exchange_ready(int cluster) {
   if (pushed_exchange_applies(cluster)) cluster_wait_acquire();
 }
 
-__device__ __forceinline__ float cluster_sum_pushed(float v, EpilogueShared& sh, int parity, int cluster,
+// The cluster-wide sum of v in round `round` (0, 1, 2, ...: the block's token count so far; its
+// parity is the `parity` of block_sum_every_warp) for token `tok`.
+__device__ __forceinline__ float cluster_sum_pushed(float v, EpilogueShared& sh, int round, int cluster,
                                                     int block_in_cluster, int tok, const FusedParams& p) {
+  const int parity = round & 1;
+  const unsigned phase = static_cast<unsigned>(round >> 1) & 1u;
   const float mine = block_sum_every_warp(v, sh, parity);
-  const unsigned long long tagged =
-      (static_cast<unsigned long long>(static_cast<unsigned>(tok)) << 32) | __float_as_uint(mine);
-  if (static_cast<int>(threadIdx.x) < cluster && static_cast<int>(threadIdx.x) != block_in_cluster)
-    st_relaxed_cluster_u64(
-        cooperative_groups::this_cluster().map_shared_rank(&sh.pushed_total[parity][block_in_cluster], threadIdx.x),
-        tagged);
-  float total = 0.0f;
-  for (int r = 0; r < cluster; ++r) {
-    if (r == block_in_cluster) {
-      total += mine;
-      continue;
-    }
-    const unsigned long long* slot = &sh.pushed_total[parity][r];
-    unsigned long long w = ld_relaxed_cluster_u64(slot);
-    if (static_cast<unsigned>(w >> 32) != static_cast<unsigned>(tok)) {
-      const unsigned long long start = global_timer_ns();
-      while (static_cast<unsigned>((w = ld_relaxed_cluster_u64(slot)) >> 32) != static_cast<unsigned>(tok)) {
-        if (global_timer_ns() - start > p.timeout_ns) {
-          record_fault(p.fault, encode_fault(WaitKind::cluster_total, p.rank, r, static_cast<int>(blockIdx.x), tok));
-          break;
-        }
+  const unsigned bar = shared_address(&sh.pushed_bar[parity]);
+  if (threadIdx.x == 0) mbarrier_arrive_expect_tx(bar, static_cast<unsigned>(sizeof(unsigned long long)) * (cluster - 1));
+  if (static_cast<int>(threadIdx.x) < cluster && static_cast<int>(threadIdx.x) != block_in_cluster) {
+    const unsigned long long tagged =
+        (static_cast<unsigned long long>(static_cast<unsigned>(tok)) << 32) | __float_as_uint(mine);
+    const unsigned target = threadIdx.x;
+    st_async_u64(cluster_map_shared(shared_address(&sh.pushed_total[parity][block_in_cluster]), target), tagged,
+                 cluster_map_shared(bar, target));
+  }
+  if (!mbarrier_try_wait_parity(bar, phase)) {
+    const unsigned long long start = global_timer_ns();
+    while (!mbarrier_try_wait_parity(bar, phase)) {
+      if (global_timer_ns() - start > p.timeout_ns) {
+        int missing = 0;
+        for (int r = cluster - 1; r >= 0; --r)
+          if (r != block_in_cluster && static_cast<unsigned>(sh.pushed_total[parity][r] >> 32) != static_cast<unsigned>(tok))
+            missing = r;
+        record_fault(p.fault, encode_fault(WaitKind::cluster_total, p.rank, missing, static_cast<int>(blockIdx.x), tok));
+        break;
       }
     }
-    total += __uint_as_float(static_cast<unsigned>(w));
   }
+  float total = 0.0f;
+  for (int r = 0; r < cluster; ++r)
+    total += r == block_in_cluster ? mine : __uint_as_float(static_cast<unsigned>(sh.pushed_total[parity][r]));
   return total;
 }
 
@@ -336,6 +355,8 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 // sum_of(off, acc) must fill acc with the T-rounded all-reduced sum (as fp32 values) of the vector
 // at byte offset `off` of the [tokens, H] tensors. Every thread of the cluster calls this for the
 // same tokens in the same order (it contains cluster-wide barriers); idle threads join with 0.
+// `round` counts the block's earlier calls in this kernel (0, 1, 2, ...): its parity picks the
+// double-buffered shared memory of the reductions, and the pushed exchange its barrier phase.
 //
 // Register budget (64 per thread at 1024 threads): only the first vector's residual sum (h0) and
 // norm (n0) stay in registers across the cluster barriers; the values of vectors k >= 1 are read
@@ -381,7 +402,7 @@ struct HeldOperands {
 template <typename T, Pattern P, typename Options, typename SumOf>
 __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const TokenMapping& m, EpilogueShared& sh,
                                                      float* fp4_amax_exchange, const QuantScales& q, int tok,
-                                                     int parity, SumOf&& sum_of, const HeldOperands& held = {}) {
+                                                     int round, SumOf&& sum_of, const HeldOperands& held = {}) {
   constexpr int kHeld = Options::kHeldVectors;
   constexpr bool kGammaHeld = Options::kGammaHeld;
   constexpr bool kLeanReduce = Options::kLeanReduce;
@@ -393,6 +414,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
   const int H = p.hidden;
   const int vpt = m.vecs_per_thread;
   const long long row = tok * m.row_bytes;
+  const int parity = round & 1;  // the shared-memory buffers of this round's reductions
 
   uint4 h0 = make_uint4(0u, 0u, 0u, 0u), h1 = make_uint4(0u, 0u, 0u, 0u);
   float sum_sq = 0.0f;
@@ -429,7 +451,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
   }
   if constexpr (Out::kResidual) {
     const float total = kLeanReduce && pushed_exchange_applies(m.cluster)
-                            ? cluster_sum_pushed(sum_sq, sh, parity, m.cluster, m.block_in_cluster, tok, p)
+                            ? cluster_sum_pushed(sum_sq, sh, round, m.cluster, m.block_in_cluster, tok, p)
                             : cluster_sum<kLeanReduce>(sum_sq, sh, parity, m.cluster);
     const bool h_pow2 = kLeanReduce && (H & (H - 1)) == 0;
     const float mean_sq = h_pow2 ? __fmul_rn(total, __frcp_rn(static_cast<float>(H)))

@@ -134,10 +134,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   const char* my_cur = static_cast<const char*>(p.my_region) + buf.cur * p.buffer_bytes;
   PollState st;
   const QuantScales q = quant_scales_from<P>(scale);
-  int parity = 0;
-  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
+  int round = 0;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
     fused_token_epilogue<T, P, ReferenceOneshotEpilogue>(
-        p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
+        p, m, sh.epi, fp4_amax_exchange, q, tok, round,
         [&](long long off, float(&acc)[kVec]) {
           poll_and_sum<T, N, A, poll_batch<N, P != Pattern::ar && P != Pattern::ar_res_rms>()>(
               my_cur + off, p.slot_bytes, tok, p, st, acc);

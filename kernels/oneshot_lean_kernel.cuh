@@ -25,10 +25,11 @@
 //      vectors, emulated H200, docs/kernels.md "Two ideas that did not pay".)
 //   6. a shorter reduction: one block barrier per token where the block is one cluster of whole
 //      warps (every warp then sums the warps' partials itself, in warp 0's order); in a cluster of
-//      2 or 4 blocks of whole warps, no cluster barrier at all: each block pushes its total into the other
-//      blocks' shared memory and waits in its own (kernels/fused_epilogue.cuh cluster_sum_pushed;
-//      the reference pays two cluster barriers, one per token and one before exit; where lean keeps
-//      the barriers, its closing one is a relaxed lifetime barrier, no MEMBAR); and the mean
+//      blocks of whole warps, no cluster barrier at all: each block sends its total into the other
+//      blocks' shared memory with st.async and waits on an mbarrier in its own
+//      (kernels/fused_epilogue.cuh cluster_sum_pushed; the reference pays two cluster barriers, one
+//      per token and one before exit; where lean keeps the barriers -- blocks that are not whole
+//      warps -- its closing one is a relaxed lifetime barrier, no MEMBAR); and the mean
 //      square as a multiplication by 1/H for a power-of-two H (bit-identical to the division).
 //
 // PROTOCOL (one call; every rank runs the same sequence of calls, reference and lean mixed):
@@ -162,10 +163,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   pushed_exchange_ready(m.cluster);  // long since complete: every block initialised its slots at its start
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
-  int parity = 0;
-  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, parity ^= 1) {
+  int round = 0;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
     fused_token_epilogue<T, P, Epilogue>(
-        p, m, sh.epi, fp4_amax_exchange, q, tok, parity,
+        p, m, sh.epi, fp4_amax_exchange, q, tok, round,
         [&](long long off, float(&acc)[kVec]) {
           // My vector as loaded (poll_sum_clear turns its -0.0 into +0.0).
           const uint4 own = off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off);

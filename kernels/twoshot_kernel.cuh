@@ -143,12 +143,12 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
 
   // ---- 5. epilogue over my elements of every range ----
   const QuantScales q = load_quant_scales<P>(p);
-  int parity = 0;
+  int round = 0;
   for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
-    for (int r = 0; r < N; ++r, parity ^= 1) {
+    for (int r = 0; r < N; ++r, ++round) {
       const int tok = r * chunk + l;
       if (tok >= p.tokens) break;
-      fused_token_epilogue<T, P, ReferenceEpilogue>(p, m, sh, fp4_amax_exchange, q, tok, parity,
+      fused_token_epilogue<T, P, ReferenceEpilogue>(p, m, sh, fp4_amax_exchange, q, tok, round,
                                  [&](long long off, float (&acc)[kVec]) {
                                    const uint4 s = ld_relaxed_sys_v4(my_comm + off);
 #pragma unroll

@@ -14,7 +14,7 @@
 //     sum), write -0.0 back over it, and run the epilogue.
 // The lean one-shot body's other ideas carry over: clear on consume (no clear pass, nothing left
 // for the next call), the arrival off the critical path, the lean reduction (one block barrier per
-// token; pushed block totals in clusters of 2-4).
+// token; block totals pushed through mbarriers in clusters of blocks of whole warps).
 //
 // TOKEN RANGES: chunk = ceil(tokens / N); rank r owns tokens [r * chunk, min((r + 1) * chunk, tokens))
 // (the reference two-shot's ranges; with tokens < N some ranks own none). Clusters stride over the
@@ -140,14 +140,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   pushed_exchange_ready(m.cluster);
   PollState st;
   const QuantScales q = load_quant_scales<P>(p);
-  int parity = 0;
+  int round = 0;  // epilogue rounds so far (kernels/fused_epilogue.cuh cluster_sum_pushed)
   for (int pass = 0; pass < 2; ++pass) {  // pass 0: my rows (stage 2); pass 1: the others' (stage 3)
     for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters) {
       const int owner = tok / chunk;
       if ((owner == p.rank) != (pass == 0)) continue;
-      parity ^= 1;
       fused_token_epilogue<T, P, TwoshotLeanEpilogue>(
-          p, m, sh.epi, fp4_amax_exchange, q, tok, parity, [&](long long off, float(&acc)[kVec]) {
+          p, m, sh.epi, fp4_amax_exchange, q, tok, round++, [&](long long off, float(&acc)[kVec]) {
             if (owner == p.rank) {
               const uint4 own = ld_input_v4(x + off);  // its -0.0 turned into +0.0 by poll_sum_clear
               poll_sum_clear<T, N, A, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);

@@ -43,15 +43,15 @@
 //                 + the round overhead: what these parts leave out of the kernel's own round (RMSNorm;
 //                 NVFP4 and ar: their own part too)
 //                 code measured in isolation (bench epilogue_round)
-//                 lean, clusters of 2-4 blocks of whole warps: the block totals are pushed into the other
-//                 blocks' shared memory instead of a cluster barrier (pushed_exchange_ns + _per_peer x
-//                 (cluster - 1), bench cluster_sync/pushed)
+//                 lean, clusters of blocks of whole warps: the block totals are sent into the other
+//                 blocks' shared memory (st.async into an mbarrier) instead of a cluster barrier
+//                 (pushed_exchange_ns + _per_peer x (cluster - 1), bench cluster_sync/pushed)
 //   exit          the closing cluster barrier (cluster > 1), a bare one (bench cluster_sync barrier:
 //                 cluster.sync(), whose release arrive is a GPU-scope MEMBAR on sm_90, which waits for the
 //                 outputs just stored: + one L2 round trip); lean: a relaxed
 //                 arrive (barrier_relaxed), none where it pushes its totals or has no norm. Lean's
-//                 pushed exchange starts with a release arrive before the flag read: one bare barrier
-//                 in the prologue
+//                 pushed exchange starts with a relaxed cluster arrive before the flag read: one
+//                 relaxed barrier in the prologue
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
 // per thread); the calibration's constants are microbenchmark results (`arlab calibrate`) measured on
@@ -78,7 +78,7 @@ struct OneshotDesign {
   bool clear_on_consume;     // the polled peer slots are written back to -0.0 in the reduce phase
   int gamma_loads_saved;     // leading vectors whose gamma (and residual sum) stay in registers
   bool first_residual_held;  // residual_in of a cluster's first vector of its first token loaded at the start
-  bool pushed_cluster_sum;   // 2-4 blocks of whole warps: the blocks push their totals into each
+  bool pushed_cluster_sum;   // blocks of whole warps: the blocks push their totals into each
                              // other's shared memory (no cluster barrier per token, none at exit)
   bool own_from_registers;   // my own vector is added from a register re-read from x, not polled
                              // (at N >= 4 the polls wait for that re-read: lean_own_vector_wait_ns)
@@ -123,10 +123,12 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   add_launch_term(in, sheet);
   add_ranks_term(in, sheet);
   const bool norm_pattern = has_residual(p.pattern);
-  // The lean kernel's pushed exchange starts with a cluster arrive with release semantics before the
-  // flag read (kernels/fused_epilogue.cuh pushed_exchange_init): a bare cluster barrier on the path.
+  // The lean kernel's pushed exchange starts before the flag read (kernels/fused_epilogue.cuh
+  // pushed_exchange_init): thread 0 initialises two mbarriers and fences them for the cluster, every
+  // thread arrives, relaxed (no MEMBAR), and waits only before its poll. Priced as a relaxed cluster
+  // barrier (bench cluster_sync barrier_relaxed), an upper bound of what the path waits for.
   const bool pushed_start = d.pushed_cluster_sum && norm_pattern && lean_pushes_cluster_totals(c.cluster, c.tpb);
-  const double start_ns = pushed_start ? cal.bare_cluster_barrier_ns : 0.0;
+  const double start_ns = pushed_start ? cal.cluster_lifetime_barrier_ns : 0.0;
   if (d.arrival_on_path) {
     sheet.add("prologue", cal.l2_latency_ns + cal.arrival_fixed_ns + c.grid * cal.arrival_atomic_ns, [&] {
       return fmt("%s: flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized "
@@ -135,7 +137,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
     });
   } else {
     sheet.add("prologue", start_ns + cal.l2_latency_ns, [&] {
-      return (pushed_start ? fmt("%s: pushed-exchange start (release arrive, a bare cluster barrier) %.0f ns + ",
+      return (pushed_start ? fmt("%s: pushed-exchange start (mbarrier init, a relaxed cluster arrive) %.0f ns + ",
                                  d.name, start_ns)
                            : std::string()) +
              fmt("flag read %.0f ns (L2); the arrival atomic is in flight during the push and looked at after it, "
@@ -187,9 +189,10 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   RoundParts round = oneshot_round(in, k);
   if (norm) round.gamma = std::max(0.0, vecs - d.gamma_loads_saved) * cal.l2_latency_ns;
   const bool pushed = d.pushed_cluster_sum && lean_pushes_cluster_totals(c.cluster, c.tpb);
-  // One exchange of block totals pushed through distributed shared memory (the lean kernel, clusters of
-  // 2-4 blocks): each block stores its total into the cluster - 1 others and waits in its own shared
-  // memory for theirs; measured by `arlab calibrate` cluster_sync/pushed beyond a cluster-1 block sum.
+  // One exchange of block totals pushed through distributed shared memory (the lean kernel, clusters
+  // of blocks of whole warps): each block sends its total into the cluster - 1 others and waits on an
+  // mbarrier in its own shared memory for theirs; measured by `arlab calibrate` cluster_sync/pushed
+  // beyond a cluster-1 block sum.
   const double pushed_exchange_ns = cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1);
   if (norm && pushed) round.reduce += pushed_exchange_ns - cluster_barrier_ns(in);
   const double cleared_slice = d.clear_on_consume ? slice * (n - 1) : 0.0;  // -0.0 written back per token, per block

@@ -23,7 +23,7 @@
 // and the other ranks poll for it. Its phases (twoshot_lean_model below), clusters striding over the
 // tokens as in one-shot (ceil(tokens / C) token rounds per cluster):
 //   launch, ranks   as above
-//   prologue        flag read (L2) + the pushed exchange's start in clusters of 2-4 (as lean one-shot)
+//   prologue        flag read (L2) + the pushed exchange's start in clusters (as lean one-shot)
 //   push            (N-1)/N of my rows, one store each: the one-shot push chain per vector, vs the
 //                   per-SM port and peer-store rate, the link ((N-1)/N S per direction) and HBM
 //   first_wait      store-to-seen of a peer's push (nothing to clear in between)
@@ -65,9 +65,9 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
 
   add_launch_term(in, sheet);
   add_ranks_term(in, sheet);
-  const double start_ns = pushed ? cal.bare_cluster_barrier_ns : 0.0;
+  const double start_ns = pushed ? cal.cluster_lifetime_barrier_ns : 0.0;  // as lean one-shot's
   sheet.add("prologue", start_ns + cal.l2_latency_ns, [&] {
-    return (pushed ? fmt("lean: pushed-exchange start (release arrive, a bare cluster barrier) %.0f ns + ", start_ns)
+    return (pushed ? fmt("lean: pushed-exchange start (mbarrier init, a relaxed cluster arrive) %.0f ns + ", start_ns)
                    : std::string()) +
            fmt("flag read %.0f ns (L2); the arrival off the critical path", cal.l2_latency_ns);
   });

@@ -572,7 +572,7 @@ size_t count_notes(const DerivedCalibration& d, const std::string& text);
 
 TEST_CASE("the committed measured calibrations are what their microbenchmark files derive") {
   // data/calibration/README.md: `arlab save-calibration FILE --from-microbench MICROBENCH
-  // [--exchange-microbench MICROBENCH_N8]`.
+  // [--exchange-microbench MICROBENCH_N8 --pushed-microbench MICROBENCH_PUSHED]`.
   for (const std::string node : {"nvlink", "emulated"}) {
     INFO(node);
     const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
@@ -582,6 +582,18 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
       REQUIRE(!more.empty());
       for (const MicrobenchRow& r : more)
         if (r.bench == "exchange") rows.push_back(r);
+      // The cluster_sync pushed rows of the mbarrier exchange replace the main file's (--pushed-microbench).
+      const auto pushed = [](const MicrobenchRow& r) { return r.bench == "cluster_sync" && r.variant == "pushed"; };
+      const size_t before = rows.size();
+      rows.erase(std::remove_if(rows.begin(), rows.end(), pushed), rows.end());
+      REQUIRE(rows.size() < before);
+      size_t added = 0;
+      for (const MicrobenchRow& r : load_microbench(dir + "h200_emulated_pushed_microbench.csv"))
+        if (pushed(r)) {
+          rows.push_back(r);
+          ++added;
+        }
+      REQUIRE(added == 6);  // clusters 2, 4, 8 x tpb 128, 1024
     }
     GpuSpec spec = gpu_preset("h200_sxm");
     if (node == "emulated") spec = sm_partition(spec, 2);

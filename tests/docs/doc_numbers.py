@@ -255,6 +255,11 @@ VAL_G6 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid6.cs
           "data/calibration/h200_emulated.csv"]
 VAL_G6_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid6_tp4.csv", "--calibration",
               "data/calibration/h200_emulated.csv"]
+VAL_G7 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7.csv", "--calibration",
+          "data/calibration/h200_emulated.csv"]
+VAL_G7_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7_tp4.csv", "--calibration",
+              "data/calibration/h200_emulated.csv"]
+OWN_PICK_SIGNED = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +(-?[\d.]+)% +-?[\d.]+% +(-?[\d.]+)%"
 OWN_PICK = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%"
 
 
@@ -327,6 +332,29 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=VAL_LAT,
          quotes=[(r"model \(lowest predicted among measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%",
                   "is {1} % slower than the best on average ({2} % at worst)")]),
+    # docs/model.md, "The mbarrier exchange": the fresh grid7 at TP2 and TP4, and the README's line of it
+    dict(doc="docs/model.md", cmd=VAL_G7, quotes=[(r"MAPE ([\d.]+) %   median", "grid7.csv`) | 178 s | {1} % |"),
+                                                 (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)")]),
+    dict(doc="docs/model.md", cmd=VAL_G7_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "grid7_tp4.csv`) | 231 s | {1} % |"),
+                                                     (OWN_PICK_SIGNED, "| {1} % / {2} % |")]),
+    dict(doc="README.md", cmd=VAL_G7, quotes=[(r"MAPE ([\d.]+) %   median", "grid7 MAPE {1} % / "),
+                                             (OWN_PICK_SIGNED, "own pick {1} % / {2} % and ")]),
+    dict(doc="README.md", cmd=VAL_G7_TP4, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
+                                                 (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")]),
+    # docs/results.md: the mbarrier exchange's picks measured (rerun9 / wide12)
+    dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun9"),
+         quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
+                  "FlashInfer {1} (min {2}), 72 of 72"),
+                 (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "the reference at trtllm {1} (within")]),
+    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide12"),
+         quotes=[(r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "at trtllm {1} / "),
+                 (r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "(min {2} / "),
+                 (r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} / "),
+                 (r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {2} / "),
+                 (r"TP8: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} (min "),
+                 (r"TP8: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {2}), over"),
+                 (r"TP2: .*over FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
+                  "FlashInfer {1} (min {2}) / ")]),
     # docs/results.md: the committed model's picks measured (rerun8 / wide11)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun8"),
          quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",

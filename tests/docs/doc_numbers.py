@@ -263,6 +263,26 @@ OWN_PICK_SIGNED = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +(-?[\d
 OWN_PICK = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%"
 
 
+def peers_tp2_quotes(count, after_reference):
+    """The TP2 VS-FLASHINFER lines as results.md quotes them: "FlashInfer G (min M), COUNT" and "the reference at
+    trtllm G" followed by `after_reference`."""
+    return [(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
+             "FlashInfer {1} (min {2}), " + count),
+            (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "the reference at trtllm {1}" + after_reference)]
+
+
+def speedup_goal_quotes(tp4_min):
+    """The GOAL lines of `arlab exp speedup --nranks 2 4 8` as results.md quotes them: "at trtllm A / B / C (min a /
+    b / c), over FlashInfer F (min f) / ..." (b, the TP4 minimum, where `tp4_min`)."""
+    ref = r"TP{}: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)"
+    quotes = [(ref.format(2), "at trtllm {1} / "), (ref.format(2), "(min {2} / "), (ref.format(4), " / {1} / ")]
+    if tp4_min:
+        quotes.append((ref.format(4), " / {2} / "))
+    return quotes + [(ref.format(8), " / {1} (min "), (ref.format(8), " / {2}), over"),
+                     (r"TP2: .*over FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
+                      "FlashInfer {1} (min {2}) / ")]
+
+
 def merged(experiment, name):
     """`arlab exp EXPERIMENT --merge data/h200/exp/NAME.csv` into a scratch folder: its summary lines."""
     return ["{arlab}", "exp", experiment, "--merge", f"data/h200/exp/{name}.csv", "--out-dir",
@@ -343,31 +363,12 @@ CHECKS = [
                                                  (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")]),
     # docs/results.md: the mbarrier exchange's picks measured (rerun9 / wide12)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun9"),
-         quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
-                  "FlashInfer {1} (min {2}), 72 of 72"),
-                 (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "the reference at trtllm {1} (within")]),
-    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide12"),
-         quotes=[(r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "at trtllm {1} / "),
-                 (r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "(min {2} / "),
-                 (r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} / "),
-                 (r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {2} / "),
-                 (r"TP8: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} (min "),
-                 (r"TP8: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {2}), over"),
-                 (r"TP2: .*over FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
-                  "FlashInfer {1} (min {2}) / ")]),
+         quotes=peers_tp2_quotes("72 of 72", " (within")),
+    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide12"), quotes=speedup_goal_quotes(True)),
     # docs/results.md: the committed model's picks measured (rerun8 / wide11)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun8"),
-         quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
-                  "FlashInfer {1} (min {2}), 70 of 72"),
-                 (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "the reference at trtllm {1}, median")]),
-    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide11"),
-         quotes=[(r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "at trtllm {1} / "),
-                 (r"TP2: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", "(min {2} / "),
-                 (r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} / "),
-                 (r"TP8: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {1} (min "),
-                 (r"TP8: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)", " / {2}), over"),
-                 (r"TP2: .*over FlashInfer at its own configuration geomean ([\d.]+x), min ([\d.]+x)",
-                  "FlashInfer {1} (min {2}) / ")]),
+         quotes=peers_tp2_quotes("70 of 72", ", median")),
+    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide11"), quotes=speedup_goal_quotes(False)),
     # docs/model.md, "Where clusters land": the fresh grid6 at TP2 and TP4, and the README's line of it
     dict(doc="docs/model.md", cmd=VAL_G6, quotes=[(r"MAPE ([\d.]+) %   median", "{1} % (10.77 % with the model before)"),
                                                  (OWN_PICK, "pick {1} % slower than the best of its group on average and "

@@ -25,8 +25,9 @@ constexpr int kMaxClusterSize = 8;
 // pushed_exchange_applies; model/oneshot_model.cpp follows it): every cluster size. With tagged
 // stores and a spin on each slot in turn (until 2026-12-03) pushing was 3-10 % slower than the
 // barriers at clusters of 8 (each block waited for 7 stores one after another), so the limit was 4;
-// with st.async into an mbarrier (one wait for all 7) it is 4-9 % faster at 8 on the emulated H200
-// (docs/kernels.md, "The cluster exchange through mbarriers").
+// with st.async into an mbarrier (one wait for all 7), lean at clusters of 8 moved by -1.6 % to +9.0 %
+// against the reference of its group, more than 2 % faster at 9 of 11 configurations of the emulated
+// H200 probe (docs/kernels.md, "The cluster exchange through mbarriers").
 constexpr int kMaxPushedClusterSize = 8;
 
 // Whether the lean kernel pushes its cluster's RMSNorm totals (rather than meeting at cluster

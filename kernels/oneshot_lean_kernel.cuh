@@ -115,8 +115,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
   const long long first_off = static_cast<long long>(m.cluster_id) * row_bytes +
                               static_cast<long long>(m.t_in_cluster) * kVectorBytes;  // token cluster_id, k = 0
-  uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
-  if (has_first) x0 = vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + first_off));
+  uint4 x0 = make_uint4(0u, 0u, 0u, 0u);  // as loaded; its -0.0 are turned into +0.0 at the push
+  if (has_first) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
   HeldOperands held;  // gamma of my first two vectors (the same for every token), my first residual vector
   if constexpr (Epilogue::kGammaHeld) {
     const char* gamma = static_cast<const char*>(p.gamma);
@@ -145,8 +145,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
       const int v = m.t_in_cluster + k * m.stride;
       if (v >= m.vecs_per_token) break;
       const long long off = tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
-      const uint4 val =
-          off == first_off ? x0 : vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off));
+      const uint4 val = vec_clear_neg_zero<T>(off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off));
       push_vector<N, true>(p, my_slot + off, val);
     }
   }

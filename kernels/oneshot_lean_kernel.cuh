@@ -18,7 +18,11 @@
 //      the push (as the faithful reference now does too) and gamma stays in a register for every
 //      token; at N = 2 so do the gamma and residual sum of the second vector (the reference reads
 //      the sum back from residual_out).
-//   5. the first vector of x is loaded while thread 0 reads the flag; the others are loaded and
+//   5. the first vector of x is loaded while thread 0 reads the flag, and kept as loaded: its -0.0
+//      are cleared at the push, so no instruction waits for it before gamma's and residual_in's
+//      loads issue (clearing it on load stalled every warp for that DRAM load first, and at N = 8
+//      the spill stores of gamma and residual for theirs: two latencies before the block barrier;
+//      docs/kernels.md "The first vector's clear, at the push"); the others are loaded and
 //      pushed one at a time, as the reference does. (Until 2026-12-02 a token's vectors were all
 //      loaded before any was pushed and every other input line was prefetched into L2 at the start;
 //      both cost time: up to 0.8 us at 1 token and 2-9 us at 128-512 tokens where a thread has 2-4

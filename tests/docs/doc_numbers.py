@@ -361,6 +361,17 @@ CHECKS = [
                                              (OWN_PICK_SIGNED, "own pick {1} % / {2} % and ")]),
     dict(doc="README.md", cmd=VAL_G7_TP4, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
                                                  (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")]),
+    # docs/results.md and the README: the lean prologue's picks measured (rerun10 / wide13)
+    dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun10"),
+         quotes=peers_tp2_quotes("72 of 72", " (within")),
+    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide13"), quotes=speedup_goal_quotes(True)),
+    dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp2_rerun10"),
+         quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
+                  "over FlashInfer {1} at TP2 (min {2}, all 72")]),
+    dict(doc="README.md", cmd=merged("speedup", "speedup_emulated_wide13"),
+         quotes=[(r"TP{}: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)".format(n), q)
+                 for n, q in ((2, "over the reference {1} / "), (2, "(min {2} / "), (4, " / {1} / "), (4, " / {2} / "),
+                              (8, " / {1} (min "), (8, " / {2}) |"))]),
     # docs/results.md: the mbarrier exchange's picks measured (rerun9 / wide12)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun9"),
          quotes=peers_tp2_quotes("72 of 72", " (within")),

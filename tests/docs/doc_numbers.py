@@ -189,6 +189,12 @@ def model_bias_rows(node_label_col):
     return derive
 
 
+def bias_by_tokens_row(out, body, tokens):
+    """scripts/model_bias.py --by kernel_variant,tokens output -> '| BODY | b1 % | b2 % | ... |' over `tokens`."""
+    bias_of = {tuple(key): b for key, _, _, b in bias_groups(out)}
+    return "| " + body + " | " + " | ".join(bias_of[(body, t)] + " %" for t in tokens) + " |"
+
+
 def bias_table_rows(out):
     """scripts/model_bias.py --by COL,@grid output -> markdown rows '| COL | GROUP | rows | MAPE | bias |'."""
     return [f"| {' | '.join(key)} | {rows} | {mape} % | {bias} % |" for key, rows, mape, bias in bias_groups(out)]
@@ -255,6 +261,13 @@ VAL_G6 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid6.cs
           "data/calibration/h200_emulated.csv"]
 VAL_G6_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid6_tp4.csv", "--calibration",
               "data/calibration/h200_emulated.csv"]
+def validate_of(name):
+    """`arlab validate data/h200/exp/NAME.csv` with the committed emulated calibration."""
+    return ["{arlab}", "validate", f"data/h200/exp/{name}.csv", "--calibration", "data/calibration/h200_emulated.csv"]
+
+
+VAL_W12, VAL_W13 = validate_of("speedup_emulated_wide12"), validate_of("speedup_emulated_wide13")
+VAL_R9, VAL_R10 = validate_of("peers_emulated_tp2_rerun9"), validate_of("peers_emulated_tp2_rerun10")
 VAL_G7 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7.csv", "--calibration",
           "data/calibration/h200_emulated.csv"]
 VAL_G7_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7_tp4.csv", "--calibration",
@@ -361,6 +374,16 @@ CHECKS = [
                                              (OWN_PICK_SIGNED, "own pick {1} % / {2} % and ")]),
     dict(doc="README.md", cmd=VAL_G7_TP4, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
                                                  (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")]),
+    # docs/model.md, "After the lean prologue change": the unchanged model on the new rows, and its bias per token count
+    dict(doc="docs/model.md", cmd=VAL_W13, quotes=[(r"MAPE ([\d.]+) %   median", "gives MAPE {1} % on the new rows")]),
+    dict(doc="docs/model.md", cmd=VAL_W12, quotes=[(r"MAPE ([\d.]+) %   median", "against {1} % on the rows before")]),
+    dict(doc="docs/model.md", cmd=VAL_R10, quotes=[(r"MAPE ([\d.]+) %   median", "and {1} % against")]),
+    dict(doc="docs/model.md", cmd=VAL_R9, quotes=[(r"MAPE ([\d.]+) %   median", "against\n{1} % on the TP2 peers grid")]),
+    dict(doc="docs/model.md",
+         cmd=bias("data/h200/exp/speedup_emulated_wide13.csv", "data/calibration/h200_emulated.csv",
+                  "--by kernel_variant,tokens --where nranks=2 --where algo=oneshot"),
+         derive=lambda out: [bias_by_tokens_row(out, body, ("1", "4", "16", "32", "64", "128", "512"))
+                             for body in ("lean", "reference")]),
     # docs/results.md and the README: the lean prologue's picks measured (rerun10 / wide13)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun10"),
          quotes=peers_tp2_quotes("72 of 72", " (within")),

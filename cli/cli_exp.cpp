@@ -266,8 +266,10 @@ void run_gpu_experiment(const ExpOptions& given) {
   if (!out.printer) return;
   print_summary(o, out.cases);
   run_summary_step(o, out.rank_spec, req.base.calibration);
-  std::printf("\narlab exp %s: %d case(s) run, %d skipped (in the CSV), wall %.1f s (cases %.1f s)\n", o.name.c_str(),
-              out.run, out.skipped, out.wall_s, out.cases_s);
+  std::printf("\narlab exp %s: %d case(s) run, %d skipped (in the CSV), %zu refused on this node, wall %.1f s (cases "
+              "%.1f s)\n",
+              o.name.c_str(), out.run, out.skipped, out.refused.size(), out.wall_s, out.cases_s);
+  for (const std::string& r : out.refused) std::printf("  refused (no rows): %s\n", r.c_str());
   make_figures(o);
   if (out.gate_failures > 0)
     throw std::runtime_error("correctness gate FAILED in " + std::to_string(out.gate_failures) + " case(s)");

@@ -11,8 +11,11 @@
 #include <filesystem>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "common/build_info.h"
+#include "common/problem.h"
 #include "common/utc_time.h"
 #include "experiments/exp_csv.h"
 #include "harness/check.h"
@@ -89,6 +92,7 @@ harness::NodeOptions node_options(const ExpRequest& r, int n, const std::vector<
 struct Progress {
   std::set<std::string> done;  // case keys already in the CSV (process 0's view)
   int total = 0, finished = 0, skipped = 0, gate_failures = 0;
+  std::vector<std::string> refused;  // "case key: why" of the cases this node cannot run
   Clock::time_point t0 = Clock::now();
   double ran_s = 0;
 };
@@ -109,6 +113,13 @@ void run_cases(const ExpRequest& r, const std::vector<exp::ExpCase>& cases, harn
         run_plan_on_node(case_plan(r, c), node, s.cupti(), s.cupti_note());
       } catch (const DeviceTimeout&) {
         throw;  // a hung or faulted kernel ends the experiment (the node re-initialized; say where)
+      } catch (const InvalidArgument& e) {
+        // The case cannot run on this node: a policy's configuration is illegal here (e.g. FlashInfer's
+        // own two-shot rule asks for clusters that a 16-SM partition cannot hold at once). Every process
+        // resolves the same plan, so all of them refuse it before anything is launched: no rows; say
+        // why, go on, and list it at the end.
+        progress.refused.push_back(c.key + ": " + e.what());
+        if (printer) std::printf("  REFUSED on this node: %s\n", e.what());
       } catch (const std::runtime_error& e) {
         // A failed gate: its rows (check = fail) are in the CSV; go on, fail at the end.
         if (std::string(e.what()).find("correctness gate FAILED") == std::string::npos) throw;
@@ -175,9 +186,10 @@ ExpOutcome run_experiment(const ExpRequest& r) {
       out.cases.insert(out.cases.end(), cases.begin(), cases.end());
     }
   }
-  out.run = progress.finished - progress.skipped;
+  out.run = progress.finished - progress.skipped - static_cast<int>(progress.refused.size());
   out.skipped = progress.skipped;
   out.gate_failures = progress.gate_failures;
+  out.refused = progress.refused;
   out.wall_s = seconds_since(progress.t0);
   out.cases_s = progress.ran_s;
   return out;

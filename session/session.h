@@ -46,6 +46,7 @@ struct ExpOutcome {
   std::vector<exp::ExpCase> cases;  // this shard's cases of every node that ran, in order
   model::GpuSpec rank_spec;         // what each rank's policy saw (the first rank count's)
   int run = 0, skipped = 0, gate_failures = 0;
+  std::vector<std::string> refused;  // "case key: why" per case this node cannot run (no rows; not in `run`)
   double wall_s = 0, cases_s = 0;
   bool printer = true;              // this process prints and writes (process 0)
 };

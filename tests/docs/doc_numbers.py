@@ -189,6 +189,11 @@ def model_bias_rows(node_label_col):
     return derive
 
 
+def bias_of_group(out, key):
+    """scripts/model_bias.py output -> the bias cell of the group `key` (its key words)."""
+    return next(b for k, _, _, b in bias_groups(out) if k == key)
+
+
 def bias_by_tokens_row(out, body, tokens):
     """scripts/model_bias.py --by kernel_variant,tokens output -> '| BODY | b1 % | b2 % | ... |' over `tokens`."""
     bias_of = {tuple(key): b for key, _, _, b in bias_groups(out)}
@@ -266,6 +271,8 @@ def validate_of(name):
     return ["{arlab}", "validate", f"data/h200/exp/{name}.csv", "--calibration", "data/calibration/h200_emulated.csv"]
 
 
+VAL_LAT_PROLOGUE = ["{arlab}", "validate", "data/h200/model_grid_latency_prologue_emulated.csv"]
+VAL_LAT_MBARRIER = ["{arlab}", "validate", "data/h200/model_grid_latency_mbarrier_emulated.csv"]
 VAL_W12, VAL_W13 = validate_of("speedup_emulated_wide12"), validate_of("speedup_emulated_wide13")
 VAL_R9, VAL_R10 = validate_of("peers_emulated_tp2_rerun9"), validate_of("peers_emulated_tp2_rerun10")
 VAL_G7 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7.csv", "--calibration",
@@ -384,6 +391,39 @@ CHECKS = [
                   "--by kernel_variant,tokens --where nranks=2 --where algo=oneshot"),
          derive=lambda out: [bias_by_tokens_row(out, body, ("1", "4", "16", "32", "64", "128", "512"))
                              for body in ("lean", "reference")]),
+    dict(doc="docs/model.md", cmd=VAL_LAT_PROLOGUE,
+         quotes=[(r"MAPE ([\d.]+) %   median", "gives MAPE {1} % over the grid"),
+                 (OWN_PICK_SIGNED, "own pick is {1} % slower than the best on\naverage, {2} % at worst")]),
+    dict(doc="docs/model.md", cmd=VAL_LAT_MBARRIER, quotes=[(r"MAPE ([\d.]+) %   median", "({1} % on\n")]),
+    dict(doc="docs/model.md",
+         cmd=bias("data/h200/model_grid_latency_prologue_emulated.csv", "data/calibration/h200_emulated.csv",
+                  "--by kernel_variant,nranks"),
+         derive=lambda out: [f"lean at TP2 went from -9.6 % to {bias_of_group(out, ['lean', '2'])} % bias",
+                             f"lean at TP8 from -15.9 % to {bias_of_group(out, ['lean', '8'])} %"]),
+    dict(doc="docs/model.md",
+         cmd=bias("data/h200/model_grid_latency_mbarrier_emulated.csv", "data/calibration/h200_emulated.csv",
+                  "--by kernel_variant,nranks"),
+         derive=lambda out: [f"went from {bias_of_group(out, ['lean', '2'])} % to",
+                             f"TP8 from {bias_of_group(out, ['lean', '8'])} % to"]),
+    # docs/results.md and the README: the TP4 / TP8 peers grids with the prologue's kernels
+    dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp4_rerun2"),
+         quotes=[(r"^VS-FLASHINFER local N=4 model/auto\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
+                  "best over FlashInfer {1} over {2} problems (min {3}"),
+                 (r"^VS-FLASHINFER local N=4 trtllm\s+geomean ([\d.]+x)", "tokens), the reference at trtllm {1}"),
+                 (r"^VS-FLASHINFER local N=4 model/auto.*median start skew ([\d.]+) us, FlashInfer's ([\d.]+) us",
+                  "at TP4 {1} us for arlab's pick and {2} us")]),
+    dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp8_rerun"),
+         quotes=[(r"^VS-FLASHINFER local N=8 model/auto\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
+                  "at TP8 {1} over {2} problems (min {3}"),
+                 (r"^VS-FLASHINFER local N=8 trtllm\s+geomean ([\d.]+x)", "1.05x), the reference at trtllm {1}"),
+                 (r"^VS-FLASHINFER local N=8 model/auto.*median start skew ([\d.]+) us, FlashInfer's ([\d.]+) us",
+                  "at TP8 {1} and {2} us")]),
+    dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp4_rerun2"),
+         quotes=[(r"^VS-FLASHINFER local N=4 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
+                  "best over FlashInfer {1} (min {2}) / ")]),
+    dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp8_rerun"),
+         quotes=[(r"^VS-FLASHINFER local N=8 model/auto\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
+                  " / {1} (min {3}; {2} problems")]),
     # docs/results.md and the README: the lean prologue's picks measured (rerun10 / wide13)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun10"),
          quotes=peers_tp2_quotes("72 of 72", " (within")),
@@ -394,7 +434,7 @@ CHECKS = [
     dict(doc="README.md", cmd=merged("speedup", "speedup_emulated_wide13"),
          quotes=[(r"TP{}: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)".format(n), q)
                  for n, q in ((2, "over the reference {1} / "), (2, "(min {2} / "), (4, " / {1} / "), (4, " / {2} / "),
-                              (8, " / {1} (min "), (8, " / {2}) |"))]),
+                              (8, " / {1} (min "), (8, " / {2}); the TP4"))]),
     # docs/results.md: the mbarrier exchange's picks measured (rerun9 / wide12)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun9"),
          quotes=peers_tp2_quotes("72 of 72", " (within")),

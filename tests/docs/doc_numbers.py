@@ -291,6 +291,16 @@ def peers_tp2_quotes(count, after_reference):
             (r"^VS-FLASHINFER local N=2 trtllm\s+geomean ([\d.]+x) over 72", "the reference at trtllm {1}" + after_reference)]
 
 
+def peers_node_quotes(n, before_best, before_reference, skew_template):
+    """The VS-FLASHINFER lines of N ranks as results.md quotes them: "BEFORE_BEST G over P problems (min M",
+    "BEFORE_REFERENCE G" and the best's median start skews (arlab's {1}, FlashInfer's {2})."""
+    best = rf"^VS-FLASHINFER local N={n} model/auto"
+    return [(best + r"\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
+             before_best + " {1} over {2} problems (min {3}"),
+            (rf"^VS-FLASHINFER local N={n} trtllm" + r"\s+geomean ([\d.]+x)", before_reference + " {1}"),
+            (best + r".*median start skew ([\d.]+) us, FlashInfer's ([\d.]+) us", skew_template)]
+
+
 def speedup_goal_quotes(tp4_min):
     """The GOAL lines of `arlab exp speedup --nranks 2 4 8` as results.md quotes them: "at trtllm A / B / C (min a /
     b / c), over FlashInfer F (min f) / ..." (b, the TP4 minimum, where `tp4_min`)."""
@@ -407,17 +417,10 @@ CHECKS = [
                              f"TP8 from {bias_of_group(out, ['lean', '8'])} % to"]),
     # docs/results.md and the README: the TP4 / TP8 peers grids with the prologue's kernels
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp4_rerun2"),
-         quotes=[(r"^VS-FLASHINFER local N=4 model/auto\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
-                  "best over FlashInfer {1} over {2} problems (min {3}"),
-                 (r"^VS-FLASHINFER local N=4 trtllm\s+geomean ([\d.]+x)", "tokens), the reference at trtllm {1}"),
-                 (r"^VS-FLASHINFER local N=4 model/auto.*median start skew ([\d.]+) us, FlashInfer's ([\d.]+) us",
-                  "at TP4 {1} us for arlab's pick and {2} us")]),
+         quotes=peers_node_quotes(4, "best over FlashInfer", "tokens), the reference at trtllm",
+                                  "at TP4 {1} us for arlab's pick and {2} us")),
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp8_rerun"),
-         quotes=[(r"^VS-FLASHINFER local N=8 model/auto\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
-                  "at TP8 {1} over {2} problems (min {3}"),
-                 (r"^VS-FLASHINFER local N=8 trtllm\s+geomean ([\d.]+x)", "1.05x), the reference at trtllm {1}"),
-                 (r"^VS-FLASHINFER local N=8 model/auto.*median start skew ([\d.]+) us, FlashInfer's ([\d.]+) us",
-                  "at TP8 {1} and {2} us")]),
+         quotes=peers_node_quotes(8, "at TP8", "1.05x), the reference at trtllm", "at TP8 {1} and {2} us")),
     dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp4_rerun2"),
          quotes=[(r"^VS-FLASHINFER local N=4 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
                   "best over FlashInfer {1} (min {2}) / ")]),

@@ -75,6 +75,10 @@ double token_loads_ns(const ModelInputs& in, double vecs) {
   return vecs <= 0 ? 0.0 : round_dram_ns(in) + (vecs - 1) * in.cal.dram_latency_ns;
 }
 
+double lean_own_vector_wait_ns(const ModelInputs& in, double vecs, double reload_ns) {
+  return in.p.nranks > 2 && vecs > 0 ? vecs * reload_ns : 0.0;
+}
+
 double cluster_barrier_ns(const ModelInputs& in) {
   if (in.c.cluster <= 1) return 0;
   const Calibration& cal = in.cal;

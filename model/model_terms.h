@@ -110,6 +110,14 @@ double round_dram_ns(const ModelInputs& in);
 // loads, no barrier between them).
 double token_loads_ns(const ModelInputs& in, double vecs);
 
+// The lean bodies' poll at N >= 4 (kernels/oneshot_steps.cuh poll_sum_clear): its poll loads take the
+// thread's own vector as the default value of the predicated load of its own slot, so they, and the
+// residual load the compiler places after them, issue only once that vector's load from x has
+// returned: `reload_ns` per vector (one-shot: an L2 hit, x was read in the push; the two-shot owner's
+// own rows: a DRAM miss, x not read before). At N = 2 the one peer slot is polled while that load is
+// in flight: 0.
+double lean_own_vector_wait_ns(const ModelInputs& in, double vecs, double reload_ns);
+
 // A phase whose first bound is its rounds' latency chain and whose others are bandwidth limits
 // (`bounds`, at least two): the chain and the slowest bandwidth bound overlap imperfectly (a round's
 // loads wait longer when the memory system is busy), combined as (chain^p + bandwidth^p)^(1/p), the

@@ -32,7 +32,7 @@
 //                 ((chain^3 + bandwidth^3)^(1/3), model_terms.h chain_with_bandwidth_ns); R rounds of (per vector: the
 //                 residual load (DRAM) and the polls (ld.relaxed.sys
 //                 L2 hits; lean: the N-1 peer slots, its own vector re-read from x, an L2 hit) in flight
-//                 together; the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
+//                 together (lean at N >= 4: after that re-read, lean_own_vector_wait_ns); the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
 //                 loads (L2; the reference holds the gamma of its first vector in a register, lean
 //                 the gamma and residual sum of its first vector, and of its second at N = 2; both bodies load the
 //                 residual of their first vector of their first token at the start, so a wave's first
@@ -80,6 +80,8 @@ struct OneshotDesign {
   bool first_residual_held;  // residual_in of a cluster's first vector of its first token loaded at the start
   bool pushed_cluster_sum;   // blocks of whole warps: the blocks push their totals into each
                              // other's shared memory (no cluster barrier per token, none at exit)
+  bool own_from_registers;   // my own vector is added from a register re-read from x, not polled
+                             // (at N >= 4 the polls wait for that re-read: lean_own_vector_wait_ns)
 };
 
 
@@ -89,12 +91,12 @@ OneshotDesign design_of(ModelDesign design, bool fenced, const Problem& p) {
   // output), else one.
   const bool two_held = n == 2 && !(has_norm_out(p.pattern) && (has_fp8(p.pattern) || has_fp4(p.pattern)));
   if (design == ModelDesign::lean)
-    return {"lean", false, n - 1, n - 1, false, true, two_held ? 2 : 1, true, true};
+    return {"lean", false, n - 1, n - 1, false, true, two_held ? 2 : 1, true, true, true};
   // The reference as rows measured before its fence-free control block ran it (LaunchConfig
   // fenced_reference): the arrival on the path, gamma loaded after the reduction.
-  if (fenced) return {"reference (fenced)", true, n, n, true, false, 0, false, false};
+  if (fenced) return {"reference (fenced)", true, n, n, true, false, 0, false, false, false};
   // kernels/oneshot_kernel.cuh: gamma (and residual) of the first vector loaded at the start.
-  return {"reference", false, n, n, true, false, 1, true, false};
+  return {"reference", false, n, n, true, false, 1, true, false, false};
 }
 
 }  // namespace
@@ -194,11 +196,19 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double pushed_exchange_ns = cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1);
   if (norm && pushed) round.reduce += pushed_exchange_ns - cluster_barrier_ns(in);
   const double cleared_slice = d.clear_on_consume ? slice * (n - 1) : 0.0;  // -0.0 written back per token, per block
+  // Lean at N >= 4: each vector's polls wait for its own vector's re-read from x (an L2 hit), except
+  // the first vector of a cluster's first token, held in a register since the push.
+  const double base_loads = round.loads;
+  const double own_wait_ns = d.own_from_registers ? lean_own_vector_wait_ns(in, vecs, cal.l2_latency_ns) : 0.0;
+  const double own_wait_first_ns =
+      d.own_from_registers ? lean_own_vector_wait_ns(in, vecs - 1, cal.l2_latency_ns) : 0.0;
+  round.loads += own_wait_ns;
   const double round_ns = round.total();
   // The first round of a wave finds its first vector's residual in a register (loaded beside the flag
   // read): its loads are the other vectors' and the polls.
   const double first_round_loads =
-      norm ? std::max(token_loads_ns(in, vecs - 1), vecs * cal.sys_load_latency_ns) : round.loads;
+      (norm ? std::max(token_loads_ns(in, vecs - 1), vecs * cal.sys_load_latency_ns) : base_loads) +
+      own_wait_first_ns;
   const double held_saving_ns = d.first_residual_held ? std::max(0.0, round.loads - first_round_loads) : 0.0;
   const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
   const double res_bytes = norm ? s_wave : 0.0;
@@ -218,6 +228,9 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                          "together",
                          round_dram_ns(in), cal.dram_latency_ns, cal.sys_load_latency_ns)
                  : fmt("polls %.0f ns each", cal.sys_load_latency_ns)) +
+           (own_wait_ns > 0 ? fmt("; then, N >= 4, their wait for the own vector's re-read from x, %d x %.0f ns (L2)",
+                                  in.vecs_used, cal.l2_latency_ns)
+                            : std::string()) +
            fmt(") + compute max(latency %d x %d ops x %.3g ns, issue %.0f block(s) x %d threads x %d x %d ops x "
                "%.3g ns) = %.0f ns + ",
                in.vecs_used, in.ops, cal.vector_op_latency_ns, k, in.active_threads, in.vecs_used, in.ops,

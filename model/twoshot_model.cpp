@@ -104,12 +104,15 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
     round.reduce += cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1) - cluster_barrier_ns(in);
   const double owner_adds_ns = vecs * (n - 1) * cal.vector_op_latency_ns;
   const double owned_rounds = static_cast<double>(rounds) / n;
+  // N >= 4: the owner's polls wait for its own vector of x, a DRAM miss (its own rows were not read
+  // in stage 1), before they issue (model_terms.h lean_own_vector_wait_ns).
+  const double owner_own_wait_ns = lean_own_vector_wait_ns(in, vecs, cal.dram_latency_ns);
   // Per cluster and token: my outputs, -0.0 over what I read ((N-1) slots of my rows, 1 of the
   // others'), the sums of my rows to N - 1 peers.
   const double stored_per_token = in.out_bytes_per_token / c.cluster + slice * (2.0 * (n - 1) / n + 1.0 * (n - 1) / n);
   const double hbm_bytes = (norm ? S : 0.0) + p.tokens * in.out_bytes_per_token + 2 * (2.0 * (n - 1) / n) * S;
   const std::vector<Bound> reduce = {
-      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * owner_adds_ns},
+      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * (owner_adds_ns + owner_own_wait_ns)},
       {"sm_port", static_cast<double>(rounds) * k * (stored_per_token + slice * (norm ? 2 : 1)) / port},
       {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0},
       {"hbm", hbm_bytes / hbm}};
@@ -121,6 +124,9 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
            norm_reduce_text(in) + (pushed ? " (pushed exchange instead of the cluster barrier)" : "") +
            fmt(" + gamma %.0f + overhead %.0f) + %.3g owned round(s) x (%d x %d adds x %.3g ns", round.gamma,
                round.overhead, owned_rounds, in.vecs_used, n - 1, cal.vector_op_latency_ns) +
+           (owner_own_wait_ns > 0 ? fmt(" + the polls' wait for the own vector of x, %d x %.0f ns (DRAM)",
+                                        in.vecs_used, cal.dram_latency_ns)
+                                  : std::string()) +
            ")]";
   });
   // The second exchange (every owner to every other rank) pays what any exchange among N ranks pays

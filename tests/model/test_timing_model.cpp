@@ -302,21 +302,10 @@ TEST_CASE("lean two-shot design: no copy and no barrier, two one-way hops, terms
   }
 }
 
-// The "[round = X ns loads" figure of a one-shot reduce explanation, or of a lean two-shot rounds
-// explanation ("(the lean one-shot round: loads X").
-double round_loads_ns(const Prediction& pr, const char* term_name, const std::string& marker) {
-  const std::string why = explanation_of(pr, term_name);
-  const size_t at = why.find(marker);
-  REQUIRE(at != std::string::npos);
-  return std::stod(why.substr(at + marker.size()));
-}
-
-TEST_CASE("lean at every N: the polls issue without waiting for the own vector, so a round's loads do not "
-          "depend on N", "[timing][lean]") {
-  // kernels/oneshot_steps.cuh poll_sum_clear: at N >= 4 every slot of a batch is loaded unpredicated
-  // (my own too), so nothing the polls need waits for my vector's re-read from x (until 2026-12-03
-  // the own vector was the predicated loads' default: one L2 latency per vector, in the two-shot
-  // owner's rounds one DRAM latency).
+TEST_CASE("lean at N >= 4: each vector's polls wait for its own vector's re-read; at N = 2 they do not",
+          "[timing][lean]") {
+  // kernels/oneshot_steps.cuh poll_sum_clear: at N >= 4 the own vector is the default value of the
+  // predicated poll loads; at N = 2 the peer's slot is polled while it loads.
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
   LaunchConfig c;
@@ -325,25 +314,30 @@ TEST_CASE("lean at every N: the polls issue without waiting for the own vector, 
   c.grid = 8;
   c.vecs_per_thread = 2;  // H 4096 bf16: 512 vectors, 256 threads
   c.impl = Impl::lean;
-  // One-shot, 64 tokens: 8 rounds of 2 vectors.
-  const double loads2 = round_loads_ns(predict(problem(64, 4096, 2), c, emu, cal, kRes), "reduce", "[round = ");
-  CHECK(loads2 > 0.0);
-  for (int n : {4, 8}) {
+  // One-shot, 64 tokens: 8 rounds of 2 vectors; the first vector of the first round is held.
+  for (int n : {2, 4, 8}) {
     INFO("one-shot, N = " << n);
-    CHECK(round_loads_ns(predict(problem(64, 4096, n), c, emu, cal, kRes), "reduce", "[round = ") ==
-          Approx(loads2));
+    const Problem p = problem(64, 4096, n);
+    const Prediction base = predict(p, c, emu, cal, kRes);
+    const double wait_ns = detail::lean_own_vector_wait_ns(
+        detail::ModelInputs{p, c, emu, cal}, 2.0, cal.l2_latency_ns);
+    CHECK(wait_ns == Approx(n > 2 ? 2.0 * cal.l2_latency_ns : 0.0));
+    const std::string why = explanation_of(base, "reduce");
+    CHECK((why.find("own vector's re-read") != std::string::npos) == (n > 2));
+    // The reference polls its own slot: no such wait at any N.
+    LaunchConfig ref = c;
+    ref.impl = Impl::reference;
+    const std::string ref_why = explanation_of(predict(p, ref, emu, cal, kRes), "reduce");
+    CHECK(ref_why.find("own vector's re-read") == std::string::npos);
   }
-  // Two-shot, 64 tokens: the owner's rounds add only its N - 1 extra adds.
-  LaunchConfig two = c;
-  two.algo = Algorithm::twoshot;
-  const std::string marker = "(the lean one-shot round: loads ";
-  const double two2 = round_loads_ns(predict(problem(64, 4096, 2, Algorithm::twoshot), two, emu, cal, kRes), "rounds",
-                                     marker);
-  for (int n : {4, 8}) {
+  // Two-shot, 64 tokens: the owner's rounds wait for its own rows' x (a DRAM miss), at N >= 4 only.
+  for (int n : {2, 4}) {
     INFO("two-shot, N = " << n);
-    const Prediction pr = predict(problem(64, 4096, n, Algorithm::twoshot), two, emu, cal, kRes);
-    CHECK(round_loads_ns(pr, "rounds", marker) == Approx(two2));
-    CHECK(explanation_of(pr, "rounds").find("own vector") == std::string::npos);
+    const Problem p = problem(64, 4096, n, Algorithm::twoshot);
+    LaunchConfig two = c;
+    two.algo = Algorithm::twoshot;
+    const std::string why = explanation_of(predict(p, two, emu, cal, kRes), "rounds");
+    CHECK((why.find("own vector of x") != std::string::npos) == (n > 2));
   }
 }
 

@@ -131,22 +131,19 @@ __device__ __forceinline__ void clear_previous_buffer(const FusedParams& p, long
 // vector in slot `first_slot`; slots are slot_bytes apart. After p.timeout_ns (the clock read every
 // kTimerCheckPeriod spins, from the first such read) it records the fault
 // (rank, block, the missing peer, token) and gives up; it also gives up once another thread of this
-// rank has recorded one. val[skip] (a skip outside [0, B): none) is neither tested nor reloaded: the lean
-// bodies load my own slot beside the peers' only so that the batch's loads issue back to back, and add
-// my own vector in its place.
+// rank has recorded one.
 template <typename T, int B>
 __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0, long long slot_bytes, int first_slot,
-                                             int token, const FusedParams& p, PollState& st, int skip = -1) {
+                                             int token, const FusedParams& p, PollState& st) {
   bool done = true;
 #pragma unroll
-  for (int j = 0; j < B; ++j) done = done && (j == skip || vec_arrived<T>(val[j]));
+  for (int j = 0; j < B; ++j) done = done && vec_arrived<T>(val[j]);
   if (done || st.aborted) return;
   unsigned long long start = 0;
   for (unsigned spin = 1;; ++spin) {
     done = true;
 #pragma unroll
     for (int j = 0; j < B; ++j) {
-      if (j == skip) continue;
       if (!vec_arrived<T>(val[j])) val[j] = ld_relaxed_sys_v4(slot0 + j * slot_bytes);
       done = done && vec_arrived<T>(val[j]);
     }
@@ -161,7 +158,7 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
       int missing = 0;
 #pragma unroll
       for (int j = B - 1; j >= 0; --j)
-        if (j != skip && !vec_arrived<T>(val[j])) missing = j;
+        if (!vec_arrived<T>(val[j])) missing = j;
       record_fault(p.fault, encode_fault(WaitKind::peer_data, p.rank, first_slot + missing,
                                          static_cast<int>(blockIdx.x), token));
       st.aborted = true;
@@ -182,7 +179,9 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
 //    thread's first (cuobjdump -sass, CUDA 13.0, sm_90). One peer vector and mine in registers, as
 //    before, but the lean one-shot norm patterns now spill 4-12 bytes (ptxas -v; the kernel's header).
 //  - N >= 4: kBatch slots in flight together (poll_batch: the reference kernel's register cap), my
-//    own slot loaded with them and my vector added in its place.
+//    own vector in its slot's place. Holding `own` beside the batch instead (polls not waiting for
+//    it) took 8-32 more bytes of stack under the 64-register cap and measured no faster at TP4/TP8
+//    (docs/kernels.md).
 template <typename T, int N, Accumulation A, int kBatch>
 __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes, const uint4& own, int token,
                                                const FusedParams& p, PollState& st,
@@ -203,22 +202,17 @@ __device__ __forceinline__ void poll_sum_clear(char* vec0, long long slot_bytes,
       add_rank_contribution<T, A>(acc, mine, false);
     }
   } else {
+    const uint4 mine = vec_clear_neg_zero<T>(own);
 #pragma unroll
     for (int base = 0; base < N; base += kBatch) {
-      // Every slot of the batch is loaded, my own too (it holds nothing of this call: the value is
-      // never used, only its load's 16 bytes are extra): unpredicated loads issue back to back. Until
-      // 2026-12-03 my slot's place took `mine` as the default of predicated loads instead; ptxas then
-      // placed the copies of `mine` into the other destinations after the first load's arrival test,
-      // so the batch's last two loads issued only once its first had returned, one more round trip
-      // per vector (nvdisasm, CUDA 13.0, sm_90, N = 8 bf16 ar_res_rms; docs/kernels.md).
       uint4 val[kBatch];
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) val[j] = ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
-      const int own_j = p.rank - base;  // my slot's place in this batch (outside [0, kBatch): not in it)
-      wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st, own_j);
-#pragma unroll
       for (int j = 0; j < kBatch; ++j)
-        add_rank_contribution<T, A>(acc, j == own_j ? vec_clear_neg_zero<T>(own) : val[j], base + j == 0);
+        val[j] = base + j == p.rank ? mine : ld_relaxed_sys_v4(vec0 + (base + j) * slot_bytes);
+      // `mine` never looks "not arrived" (its -0.0 were turned into +0.0), so it is never reloaded.
+      wait_arrived<T, kBatch>(val, vec0 + base * slot_bytes, slot_bytes, base, token, p, st);
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
     }
   }
   finish_rank_sum<T, A>(acc);

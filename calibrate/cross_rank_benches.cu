@@ -83,6 +83,11 @@ constexpr int kQuickReps = 5;
 // exchange: threads of the one block per member: 128 (the one-shot kernel's smallest blocks at 1
 // token) and 1024 (a full block: the most pollers one block puts on the memory system).
 constexpr std::array<int, 2> kExchangeThreads = {128, 1024};
+// exchange all_to_all_grid: one round between 2 ranks with several blocks each (one per SM, as the
+// fused kernels' grids at one token per cluster), at these block counts (those up to the rank's SM
+// count) and block sizes: the round's growth with the threads that take part, beyond one block.
+constexpr std::array<int, 4> kExchangeGridBlocks = {1, 4, 16, 64};
+constexpr std::array<int, 3> kExchangeGridThreads = {128, 512, 1024};
 constexpr uint64_t kTagRankBits = 8;  // CUPTI tag = (iteration << 8) | rank (N <= 16 < 256)
 constexpr int kMaxPollThreads = 65536;
 
@@ -162,6 +167,7 @@ class CrossRankBenches {
     step("poll", one_clock_ ? "lamport" : "lamport_ntp_offset", [&] { poll(); });
     step("start_skew", "gated", [&] { start_skew(); });
     step("exchange", "all_to_all", [&] { exchange(); });
+    step("exchange", "all_to_all_grid", [&] { exchange_grid(); });
     node_.reinitialize();
   }
 
@@ -588,12 +594,11 @@ class CrossRankBenches {
 
   // ---- exchange --------------------------------------------------------------------------------
   // One all-to-all round among ranks 0 .. k-1 (calibrate/cross_rank_kernels.h exchange) for every k
-  // of exchange_groups(N) and kExchangeThreads threads, timed as harness/timing.cpp times the fused
-  // kernels: a host hold at the head of every rank's stream, a batch of kSkewBatch (gate, kernel)
-  // per rank queued behind it, then the release; CUPTI start and end records of the members'
-  // kernels give per iteration the skew-free duration (max end - max start over the members), the
-  // fused kernels' headline figure. Ranks outside the group take the gate only. Needs CUPTI in every
-  // process (the skew-free figure compares starts and ends across ranks): without it, skipped.
+  // of exchange_groups(N) and kExchangeThreads threads in one block, timed as harness/timing.cpp
+  // times the fused kernels (exchange_round_us): the skew-free duration (max end - max start over
+  // the members), the fused kernels' headline figure. Ranks outside the group take the gate only.
+  // Needs CUPTI in every process (the skew-free figure compares starts and ends across ranks):
+  // without it, skipped.
   void exchange() {
     std::unique_ptr<harness::CuptiKernelTimer> own_cupti;
     harness::CuptiKernelTimer* cupti = cupti_in_every_process(own_cupti, "exchange");
@@ -602,7 +607,6 @@ class CrossRankBenches {
            "records)");
       return;
     }
-    const int iters = quick_ ? kSkewQuickIters : kSkewIters;
     const std::vector<int> groups = exchange_groups(node_.nranks());
     const size_t scratch = static_cast<size_t>(groups.back()) * kExchangeThreads.back() * kVectorBytes;
     if (scratch > region_bytes_) {
@@ -610,61 +614,101 @@ class CrossRankBenches {
            std::to_string(region_bytes_) + ")");
       return;
     }
-    for (auto& l : local_)  // tags start at 1: zeroed slots hold no launch's tag
-      ARLAB_CUDA_CHECK_RANK(l->rank(), cudaMemsetAsync(l->region(l->rank()), 0, scratch, l->stream()));
-    finish("exchange fill");
-    uint32_t next_tag = 1;
-    harness::HostHold hold;
+    zero_scratch(scratch);
     for (int k : groups)
-      for (int threads : kExchangeThreads) {
-        std::unordered_map<int, std::vector<uint64_t>> starts, ends;
-        for (int first = -kSkewBatch; first < iters; first += kSkewBatch) {  // the first batch warms up
-          const bool timed = first >= 0;
-          hold.arm(node_);
-          for (int i = 0; i < kSkewBatch; ++i, ++next_tag)
-            for (auto& l : local_) {
-              l->ctx.launch_gate(node_.timeout_ns());
-              if (l->rank() >= k) continue;
-              ExchangeParams p;
-              for (int r = 0; r < k; ++r) p.scratch[r] = l->region(r);
-              p.group = k;
-              p.rank = l->rank();
-              p.threads = threads;
-              p.tag = next_tag;
-              p.status = l->cross_status(node_.timeout_ns());
-              if (timed) cupti->set_tag((static_cast<uint64_t>(first + i) << kTagRankBits) |
-                                        static_cast<uint64_t>(l->rank()));
-              const cudaError_t e = launch_exchange(p, l->stream());
-              if (timed) cupti->clear_tag();
-              ARLAB_CUDA_CHECK_RANK(l->rank(), e);
-            }
-          hold.release();
-          finish("all_to_all");
-          std::unordered_map<uint64_t, harness::KernelInterval> by_tag;
-          for (const harness::KernelInterval& ki : cupti->collect()) by_tag[ki.tag] = ki;
-          if (!timed) continue;
-          bool complete = true;
-          for (auto& l : local_) {
-            if (l->rank() >= k) continue;
-            for (int i = first; i < first + kSkewBatch; ++i) {
-              const auto it = by_tag.find((static_cast<uint64_t>(i) << kTagRankBits) | static_cast<uint64_t>(l->rank()));
-              complete = complete && it != by_tag.end();
-              starts[l->rank()].push_back(complete ? it->second.start_ns : 0);
-              ends[l->rank()].push_back(complete ? it->second.end_ns : 0);
-            }
-          }
-          const std::vector<double> ok = node_.allgather({complete ? 1.0 : 0.0});  // one decision everywhere
-          if (std::any_of(ok.begin(), ok.end(), [](double v) { return v != 1.0; }))
-            throw CudaError("exchange: CUPTI did not deliver a record of every tagged exchange kernel");
-        }
-        auto all_starts = gather(starts, static_cast<size_t>(iters));
-        auto all_ends = gather(ends, static_cast<size_t>(iters));
-        if (!process0()) continue;
-        all_starts.resize(static_cast<size_t>(k));  // the members' rows (ranks 0 .. k-1)
-        all_ends.resize(static_cast<size_t>(k));
+      for (int threads : kExchangeThreads)
         add_row("exchange", "all_to_all", -1, 1, threads, k, "ranks", "skewfree_us",
-                skew_free_durations_us(all_starts, all_ends));
+                exchange_round_us(*cupti, k, 1, threads));
+  }
+
+  // ---- exchange all_to_all_grid ------------------------------------------------------------------
+  // One round between ranks 0 and 1 with kExchangeGridBlocks blocks (at most the rank's SMs) of
+  // kExchangeGridThreads threads each, timed as `exchange`; the row's `sms` column holds the blocks.
+  void exchange_grid() {
+    std::unique_ptr<harness::CuptiKernelTimer> own_cupti;
+    harness::CuptiKernelTimer* cupti = cupti_in_every_process(own_cupti, "exchange all_to_all_grid");
+    if (!cupti) {
+      note("exchange all_to_all_grid skipped: CUPTI is unavailable in some process");
+      return;
+    }
+    constexpr int kGroup = 2;
+    std::vector<int> blocks;
+    for (int b : kExchangeGridBlocks)
+      if (b <= node_.sms_per_rank()) blocks.push_back(b);
+    const size_t scratch = static_cast<size_t>(kGroup) * blocks.back() * kExchangeGridThreads.back() * kVectorBytes;
+    if (scratch > region_bytes_) {
+      note("exchange all_to_all_grid skipped: its scratch (" + std::to_string(scratch) +
+           " bytes) exceeds the Lamport region (" + std::to_string(region_bytes_) + ")");
+      return;
+    }
+    zero_scratch(scratch);
+    for (int b : blocks)
+      for (int threads : kExchangeGridThreads)
+        add_row("exchange", "all_to_all_grid", -1, b, threads, kGroup, "ranks", "skewfree_us",
+                exchange_round_us(*cupti, kGroup, b, threads));
+  }
+
+  // Tags start at 1: zeroed slots hold no launch's tag (exchange_tag_ continues across the sweeps,
+  // so no slot ever holds an earlier launch's tag either).
+  void zero_scratch(size_t bytes) {
+    for (auto& l : local_)
+      ARLAB_CUDA_CHECK_RANK(l->rank(), cudaMemsetAsync(l->region(l->rank()), 0, bytes, l->stream()));
+    finish("exchange fill");
+  }
+
+  // The skew-free durations (us, process 0; empty elsewhere) of one all-to-all round among ranks
+  // 0 .. k-1 with `blocks` blocks of `threads` threads each: a host hold at the head of every rank's
+  // stream, a batch of kSkewBatch (gate, kernel) per rank queued behind it, then the release; CUPTI
+  // start and end records of the members' kernels give per iteration max end - max start.
+  std::vector<double> exchange_round_us(harness::CuptiKernelTimer& cupti, int k, int blocks, int threads) {
+    const int iters = quick_ ? kSkewQuickIters : kSkewIters;
+    harness::HostHold hold;
+    std::unordered_map<int, std::vector<uint64_t>> starts, ends;
+    for (int first = -kSkewBatch; first < iters; first += kSkewBatch) {  // the first batch warms up
+      const bool timed = first >= 0;
+      hold.arm(node_);
+      for (int i = 0; i < kSkewBatch; ++i, ++exchange_tag_)
+        for (auto& l : local_) {
+          l->ctx.launch_gate(node_.timeout_ns());
+          if (l->rank() >= k) continue;
+          ExchangeParams p;
+          for (int r = 0; r < k; ++r) p.scratch[r] = l->region(r);
+          p.group = k;
+          p.rank = l->rank();
+          p.threads = threads;
+          p.blocks = blocks;
+          p.tag = exchange_tag_;
+          p.status = l->cross_status(node_.timeout_ns());
+          if (timed) cupti.set_tag((static_cast<uint64_t>(first + i) << kTagRankBits) | static_cast<uint64_t>(l->rank()));
+          const cudaError_t e = launch_exchange(p, l->stream());
+          if (timed) cupti.clear_tag();
+          ARLAB_CUDA_CHECK_RANK(l->rank(), e);
+        }
+      hold.release();
+      finish("all_to_all");
+      std::unordered_map<uint64_t, harness::KernelInterval> by_tag;
+      for (const harness::KernelInterval& ki : cupti.collect()) by_tag[ki.tag] = ki;
+      if (!timed) continue;
+      bool complete = true;
+      for (auto& l : local_) {
+        if (l->rank() >= k) continue;
+        for (int i = first; i < first + kSkewBatch; ++i) {
+          const auto it = by_tag.find((static_cast<uint64_t>(i) << kTagRankBits) | static_cast<uint64_t>(l->rank()));
+          complete = complete && it != by_tag.end();
+          starts[l->rank()].push_back(complete ? it->second.start_ns : 0);
+          ends[l->rank()].push_back(complete ? it->second.end_ns : 0);
+        }
       }
+      const std::vector<double> ok = node_.allgather({complete ? 1.0 : 0.0});  // one decision everywhere
+      if (std::any_of(ok.begin(), ok.end(), [](double v) { return v != 1.0; }))
+        throw CudaError("exchange: CUPTI did not deliver a record of every tagged exchange kernel");
+    }
+    auto all_starts = gather(starts, static_cast<size_t>(iters));
+    auto all_ends = gather(ends, static_cast<size_t>(iters));
+    if (!process0()) return {};
+    all_starts.resize(static_cast<size_t>(k));  // the members' rows (ranks 0 .. k-1)
+    all_ends.resize(static_cast<size_t>(k));
+    return skew_free_durations_us(all_starts, all_ends);
   }
 
   Node& node_;
@@ -675,6 +719,7 @@ class CrossRankBenches {
   std::vector<std::unique_ptr<LocalRank>> local_;
   size_t region_bytes_ = 0;
   bool one_clock_ = false;
+  uint32_t exchange_tag_ = 1;  // the next exchange launch's tag (0 is the filled scratch's word)
 };
 
 }  // namespace

@@ -172,7 +172,8 @@ __global__ void __launch_bounds__(kStoreTpb, kPollMinBlocksPerSm) poll_wait_kern
 }
 
 // ==== exchange: one all-to-all round =============================================================
-// Protocol: thread i stores vector i of slot `rank` of every other member (st.relaxed.sys.v4, the
+// Protocol: thread i of the grid (blocks x threads; one block in `all_to_all`, several in
+// `all_to_all_grid`) stores vector i of slot `rank` of every other member (st.relaxed.sys.v4, the
 // one-shot push), then waits for vector i of every other member's slot of its own scratch to hold
 // this launch's tag in all four words, polling kExchangeBatch slots at once with ld.relaxed.sys.v4
 // (the one-shot kernel's poll and its batch at N = 8). Tags are unique per launch and the start gate
@@ -183,8 +184,8 @@ __device__ __forceinline__ bool holds_tag(const uint4& v, uint32_t tag) {
   return v.x == tag && v.y == tag && v.z == tag && v.w == tag;
 }
 __global__ void __launch_bounds__(kStoreTpb) exchange_kernel(const ExchangeParams p) {
-  const long long slot_bytes = static_cast<long long>(p.threads) * kVectorBytes;
-  const long long my_vector = static_cast<long long>(threadIdx.x) * kVectorBytes;
+  const long long slot_bytes = static_cast<long long>(p.blocks) * p.threads * kVectorBytes;
+  const long long my_vector = (static_cast<long long>(blockIdx.x) * p.threads + threadIdx.x) * kVectorBytes;
   const uint4 tag = make_uint4(p.tag, p.tag, p.tag, p.tag);
   for (int r = 0; r < p.group; ++r)
     if (r != p.rank) st_relaxed_sys_v4(static_cast<char*>(p.scratch[r]) + p.rank * slot_bytes + my_vector, tag);
@@ -260,7 +261,7 @@ cudaError_t poll_wait_blocks_per_sm(int* blocks) {
 }
 
 cudaError_t launch_exchange(const ExchangeParams& p, cudaStream_t stream) {
-  return launch_ex(exchange_kernel, 1u, static_cast<unsigned>(p.threads), stream, p);
+  return launch_ex(exchange_kernel, static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads), stream, p);
 }
 
 cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream) {

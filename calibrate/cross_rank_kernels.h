@@ -89,15 +89,17 @@ constexpr int kStampThreads = 32;
 cudaError_t launch_stamp(unsigned long long* entry_ns, cudaStream_t stream);
 
 // exchange: one all-to-all round among ranks 0 .. group-1, the one-shot kernel's push and poll with
-// nothing to add: every member runs one block of `threads` threads; thread i stores a 16-byte vector
-// of `tag` into vector i of slot `rank` of every other member's scratch, then polls vector i of the
-// other members' slots of its own scratch until each holds `tag` in all four words. Scratch layout:
-// slot s at byte s * threads * 16 (group * threads * 16 bytes from each member's region start).
+// nothing to add: every member runs `blocks` blocks of `threads` threads; thread i of the grid stores
+// a 16-byte vector of `tag` into vector i of slot `rank` of every other member's scratch, then polls
+// vector i of the other members' slots of its own scratch until each holds `tag` in all four words.
+// Scratch layout: slot s at byte s * blocks * threads * 16 (group * blocks * threads * 16 bytes from
+// each member's region start).
 struct ExchangeParams {
   void* scratch[kernels::kMaxRanks] = {};  // index = rank: that member's scratch as mapped here
   int group = 0;                          // members: ranks 0 .. group-1 (>= 1; 1: nothing to wait for)
   int rank = 0;                           // this rank, < group
-  int threads = 0;                        // 32 .. kStoreTpb, a multiple of 32
+  int threads = 0;                        // per block: 32 .. kStoreTpb, a multiple of 32
+  int blocks = 1;                         // blocks per member (1: the one block of `all_to_all`)
   uint32_t tag = 0;                       // unique per launch; never the word the scratch was filled with
   CrossStatus status;
 };

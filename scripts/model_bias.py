@@ -11,6 +11,10 @@ judged against). Columns are read by name; rows written before a column existed 
               idle_blocks (a cluster holds whole blocks with no vector)
   @grid       the grid against the rank's SMs (sm_per_rank): le16 (at most 16 blocks), below_sms,
               equal_sms or above_sms
+  @rounds     one (every token has a cluster of its own: tokens <= grid / cluster) or several
+  @threads    the threads that hold a vector in the clusters of the first round (min(tokens, grid /
+              cluster) x min(tpb x cluster, the token's vectors / vecs_per_thread)): lt1k, 1k_4k,
+              4k_16k, 16k_64k or ge64k
 
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv --by COL[,COL...] [--where COL=VALUE ...]
 
@@ -39,7 +43,24 @@ def grid_class(m):
     return "le16" if grid <= 16 else "below_sms" if grid < sms else "equal_sms" if grid == sms else "above_sms"
 
 
-DERIVED = {"@occupancy": occupancy, "@grid": grid_class}
+def rounds_class(m):
+    return "one" if int(m["tokens"]) <= int(m["grid"]) // int(m["cluster"]) else "several"
+
+
+def threads_class(m):
+    if m.get("dtype") not in DTYPE_BYTES:
+        sys.exit(f"model_bias: @threads needs a dtype of {', '.join(DTYPE_BYTES)}, a row has {m.get('dtype')!r}")
+    vecs = int(m["hidden"]) // (16 // DTYPE_BYTES[m["dtype"]])
+    tpb, cluster, vpt = int(m["tpb"]), int(m["cluster"]), int(m["vecs_per_thread"] or 1)
+    clusters = min(int(m["tokens"]), int(m["grid"]) // cluster)
+    threads = clusters * min(tpb * cluster, math.ceil(vecs / vpt))
+    for limit, name in ((1024, "lt1k"), (4096, "1k_4k"), (16384, "4k_16k"), (65536, "16k_64k")):
+        if threads < limit:
+            return name
+    return "ge64k"
+
+
+DERIVED = {"@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@threads": threads_class}
 
 
 def main(argv):
@@ -82,7 +103,8 @@ def main(argv):
         sys.exit("model_bias: no predicted row matches")
     width = max(len(" ".join(k)) for k in groups)
     print(f"{' '.join(by):<{width}}  rows    MAPE    bias")
-    order = {"le16": 0, "below_sms": 1, "equal_sms": 2, "above_sms": 3}
+    order = {"le16": 0, "below_sms": 1, "equal_sms": 2, "above_sms": 3,
+             "lt1k": 0, "1k_4k": 1, "4k_16k": 2, "16k_64k": 3, "ge64k": 4}
     for key in sorted(groups, key=lambda k: [(0, int(x)) if x.isdigit() else (0, order[x]) if x in order else (1, x)
                                              for x in k]):
         e = groups[key]

@@ -102,6 +102,24 @@ TEST_CASE("cross-rank benches on the emulated node: every bench, plausible value
       CHECK(r.reps >= 64);
     }
 
+    // One round between ranks 0 and 1 with grids of 1, 4, 16, 64 blocks (those up to the rank's
+    // SMs) x 128, 512, 1024 threads; `sms` holds the blocks.
+    const auto grid = rows_of(rows, "exchange", "all_to_all_grid");
+    REQUIRE(!grid.empty());
+    size_t grid_blocks = 0;
+    for (int b : {1, 4, 16, 64}) grid_blocks += b <= grid[0].sm_per_rank ? 1 : 0;
+    CHECK(grid.size() == 3 * grid_blocks);
+    for (const MicrobenchRow& r : grid) {
+      INFO(r.sms << " blocks x " << r.tpb << " threads: " << r.value << " us");
+      CHECK(r.metric == "skewfree_us");
+      CHECK(r.size == 2.0);
+      CHECK((r.sms == 1 || r.sms == 4 || r.sms == 16 || r.sms == 64));
+      CHECK((r.tpb == 128 || r.tpb == 512 || r.tpb == 1024));
+      CHECK(r.value > 0.0);
+      CHECK(r.value < 100.0);
+      CHECK(r.reps >= 64);
+    }
+
     for (const MicrobenchRow& r : rows) {
       CHECK(r.nranks == n);
       CHECK(r.git_sha.empty());  // provenance is the caller's

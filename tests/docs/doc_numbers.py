@@ -200,6 +200,17 @@ def bias_by_tokens_row(out, body, tokens):
     return "| " + body + " | " + " | ".join(bias_of[(body, t)] + " %" for t in tokens) + " |"
 
 
+def exchange_grid_rows(out):
+    """The exchange all_to_all_grid microbench rows -> '| BLOCKS | us at 128 | 512 | 1024 threads |'."""
+    import csv as _csv
+    by = {}
+    for r in _csv.DictReader(out.splitlines()):
+        if r["bench"] == "exchange" and r["variant"] == "all_to_all_grid":
+            by[(int(r["sms"]), int(r["tpb"]))] = float(r["value"])
+    return [f"| {b} | " + " | ".join(f"{by[(b, t)]:.3f}" for t in (128, 512, 1024)) + " |"
+            for b in sorted({b for b, _ in by})]
+
+
 def bias_table_rows(out):
     """scripts/model_bias.py --by COL,@grid output -> markdown rows '| COL | GROUP | rows | MAPE | bias |'."""
     return [f"| {' | '.join(key)} | {rows} | {mape} % | {bias} % |" for key, rows, mape, bias in bias_groups(out)]
@@ -509,6 +520,16 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=bias("data/h200/model_grid_emulated.csv", "data/calibration/h200_emulated.csv",
                                        "--by algo,nranks --where pattern=ar_res_rms"),
          quotes=[(r"^twoshot 4\s+(\d+)\s+([\d.]+) %\s+(\S+) %$", "prints {1} rows, MAPE {2} %, bias {3} %")]),
+    # docs/model.md: the exchange all_to_all_grid rows, blocks x threads (us)
+    dict(doc="docs/model.md", cmd="cat data/calibration/h200_emulated_exchange_grid_microbench.csv",
+         derive=exchange_grid_rows),
+    # docs/model.md "The round grows with the threads that take part": one-round rows by @threads
+    dict(doc="docs/model.md", cmd=bias("data/h200/exp/speedup_emulated_wide13.csv", "data/calibration/h200_emulated.csv",
+                                       "--by kernel_variant,@threads --where nranks=2 --where algo=oneshot "
+                                       "--where @rounds=one --where pattern=ar_res_rms"), derive=bias_table_rows),
+    dict(doc="docs/model.md", cmd=bias("data/h200/model_grid_nvlink.csv", "data/calibration/h200_nvlink.csv",
+                                       "--by @threads --where algo=oneshot --where @rounds=one --where pattern=ar_res_rms"),
+         derive=bias_table_rows),
     dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid5.csv", "data/calibration/h200_emulated.csv",
                                        "--by kernel_variant,@grid --where pattern=ar_res_rms"), derive=bias_table_rows),
     dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid5_tp4.csv",

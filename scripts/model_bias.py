@@ -28,10 +28,15 @@ import sys
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
 
-def occupancy(m):
+def token_vectors(m, grouping):
+    """The 16-byte vectors of one token of row m (H / (16 B / dtype size)); `grouping` names the caller."""
     if m.get("dtype") not in DTYPE_BYTES:
-        sys.exit(f"model_bias: @occupancy needs a dtype of {', '.join(DTYPE_BYTES)}, a row has {m.get('dtype')!r}")
-    vecs = int(m["hidden"]) // (16 // DTYPE_BYTES[m["dtype"]])
+        sys.exit(f"model_bias: {grouping} needs a dtype of {', '.join(DTYPE_BYTES)}, a row has {m.get('dtype')!r}")
+    return int(m["hidden"]) // (16 // DTYPE_BYTES[m["dtype"]])
+
+
+def occupancy(m):
+    vecs = token_vectors(m, "@occupancy")
     tpb, cluster, vpt = int(m["tpb"]), int(m["cluster"]), int(m["vecs_per_thread"] or 1)
     if tpb * cluster * vpt <= vecs:
         return "full"
@@ -48,9 +53,7 @@ def rounds_class(m):
 
 
 def threads_class(m):
-    if m.get("dtype") not in DTYPE_BYTES:
-        sys.exit(f"model_bias: @threads needs a dtype of {', '.join(DTYPE_BYTES)}, a row has {m.get('dtype')!r}")
-    vecs = int(m["hidden"]) // (16 // DTYPE_BYTES[m["dtype"]])
+    vecs = token_vectors(m, "@threads")
     tpb, cluster, vpt = int(m["tpb"]), int(m["cluster"]), int(m["vecs_per_thread"] or 1)
     clusters = min(int(m["tokens"]), int(m["grid"]) // cluster)
     threads = clusters * min(tpb * cluster, math.ceil(vecs / vpt))

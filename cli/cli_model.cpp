@@ -148,7 +148,7 @@ struct SaveCalibrationCliOptions {
   std::string out;
   std::string calibration = kCalibrationAuto;
   std::string from_microbench;
-  std::string exchange_microbench;
+  std::vector<std::string> exchange_microbench;
   std::string round_microbench;
   std::string pushed_microbench;
   std::string gpu = "h200_sxm";
@@ -168,10 +168,10 @@ bool is_pattern_round_row(const MicrobenchRow& r) {
 }
 
 // Rows of another `arlab calibrate` run of the same node kind, `keep` of them, appended to rows /
-// lines; names the file in every error. Returns how many it took.
+// lines / files (the file each row came from); names the file in every error. Returns how many it took.
 size_t add_microbench_rows(const std::string& path, const char* option, const MicrobenchRow& first,
                            const std::function<bool(const MicrobenchRow&)>& keep, std::vector<MicrobenchRow>& rows,
-                           std::vector<int>& lines) {
+                           std::vector<int>& lines, std::vector<std::string>& files) {
   std::vector<int> more_lines;
   const std::vector<MicrobenchRow> more = model::load_microbench(path, &more_lines);
   if (more.front().gpu != first.gpu || more.front().link != first.link)
@@ -184,6 +184,7 @@ size_t add_microbench_rows(const std::string& path, const char* option, const Mi
     if (keep(more[i])) {
       rows.push_back(more[i]);
       lines.push_back(more_lines[i]);
+      files.push_back(path);
       ++taken;
     }
   return taken;
@@ -193,8 +194,9 @@ size_t add_microbench_rows(const std::string& path, const char* option, const Mi
 // gives the datasheet bandwidths and clock; rows of the emulated node (link local) are judged
 // against one rank's partition of it.
 void run_derive_calibration(const SaveCalibrationCliOptions& o) {
-  check_output_path(o.out, {o.from_microbench, o.exchange_microbench, o.round_microbench, o.pushed_microbench},
-                    "save-calibration FILE");
+  std::vector<std::string> inputs = o.exchange_microbench;
+  inputs.insert(inputs.end(), {o.from_microbench, o.round_microbench, o.pushed_microbench});
+  check_output_path(o.out, inputs, "save-calibration FILE");
   std::vector<int> lines;
   std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench, &lines);
   const MicrobenchRow first = rows.front();  // every row holds the same provenance (load_microbench)
@@ -206,37 +208,35 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
         lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
       }
   }
-  const size_t base_rows = rows.size();
-  if (!o.exchange_microbench.empty()) {
-    // Another run of `arlab calibrate`, on a node of more ranks: only its exchange rows are read.
+  std::vector<std::string> files(rows.size(), o.from_microbench);  // the file each row came from, for errors
+  for (const std::string& path : o.exchange_microbench) {
+    // Other runs of `arlab calibrate`: a node of more ranks, or the grid round's rows: only their exchange
+    // rows are read.
     const auto exchange = [](const MicrobenchRow& r) { return r.bench == "exchange"; };
-    if (add_microbench_rows(o.exchange_microbench, "--exchange-microbench", first, exchange, rows, lines) == 0)
-      throw CsvError(o.exchange_microbench, 0, "bench",
-                     "no exchange rows (`arlab calibrate -n 8` writes them on a node of 8 ranks)");
+    if (add_microbench_rows(path, "--exchange-microbench", first, exchange, rows, lines, files) == 0)
+      throw CsvError(path, 0, "bench",
+                     "no exchange rows (`arlab calibrate -n 8` writes them on a node of 8 ranks, and any `arlab "
+                     "calibrate` of 2026-12-03 or later its all_to_all_grid rows)");
   }
-  const size_t exchange_end = rows.size();
   if (!o.round_microbench.empty()) {
     // Another run of `arlab calibrate` (an arlab whose epilogue_round bench measures the NVFP4 and ar
     // rounds): only those rows are read.
-    if (add_microbench_rows(o.round_microbench, "--round-microbench", first, is_pattern_round_row, rows, lines) == 0)
+    if (add_microbench_rows(o.round_microbench, "--round-microbench", first, is_pattern_round_row, rows, lines,
+                            files) == 0)
       throw CsvError(o.round_microbench, 0, "variant",
                      "no epilogue_round rows of the NVFP4 or ar pattern (variants bf16_ar_res_rms_fp4*, bf16_ar*: "
                      "an arlab calibrate of 2026-12-02 or later writes them)");
   }
-  const size_t round_end = rows.size();
   if (!o.pushed_microbench.empty()) {
     // Another run of `arlab calibrate` (an arlab whose pushed exchange goes through mbarriers): only its
     // cluster_sync pushed rows are read.
-    if (add_microbench_rows(o.pushed_microbench, "--pushed-microbench", first, is_pushed_exchange_row, rows, lines) == 0)
+    if (add_microbench_rows(o.pushed_microbench, "--pushed-microbench", first, is_pushed_exchange_row, rows, lines,
+                            files) == 0)
       throw CsvError(o.pushed_microbench, 0, "variant",
                      "no cluster_sync rows of variant pushed (`arlab calibrate` without --quick writes them)");
   }
-  // The file a row came from, for errors.
-  const auto file_of_row = [&](size_t i) -> const std::string& {
-    if (i < base_rows) return o.from_microbench;
-    if (i < exchange_end) return o.exchange_microbench;
-    return i < round_end ? o.round_microbench : o.pushed_microbench;
-  };
+  std::string exchange_files;
+  for (const std::string& path : o.exchange_microbench) exchange_files += (exchange_files.empty() ? "" : ", ") + path;
   const model::GpuSpec whole = model::gpu_preset(o.gpu);
   const bool local = first.link == "local";
   model::GpuSpec spec = whole;
@@ -258,8 +258,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                        "')");
   std::printf("arlab save-calibration %s: deriving the model's constants from %s%s%s%s%s (%zu microbenchmark rows; "
               "%s, %s, %s; --gpu %s)\n",
-              arlab::git_sha(), o.from_microbench.c_str(), o.exchange_microbench.empty() ? "" : " and the exchange rows of ",
-              o.exchange_microbench.c_str(), o.round_microbench.empty() ? "" : " and the NVFP4 / ar round rows of ",
+              arlab::git_sha(), o.from_microbench.c_str(), exchange_files.empty() ? "" : " and the exchange rows of ",
+              exchange_files.c_str(), o.round_microbench.empty() ? "" : " and the NVFP4 / ar round rows of ",
               o.round_microbench.c_str(), rows.size(), first.gpu.c_str(), first.topology.c_str(), first.link.c_str(),
               o.gpu.c_str());
   if (!o.pushed_microbench.empty())
@@ -275,7 +275,7 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
     for (size_t i = 0; e.rows_exist && i < rows.size(); ++i)
       if (rows[i].bench == q.bench && rows[i].metric == q.metric &&
           (prefix ? rows[i].variant.rfind(stem, 0) == 0 : rows[i].variant == q.variant))
-        throw CsvError(file_of_row(i), lines[i], "value",
+        throw CsvError(files[i], lines[i], "value",
                        std::string(e.what()) + " (the first row of bench " + q.bench + ", variant " + q.variant +
                            ", metric " + q.metric + ")");
     throw CsvError(o.from_microbench, 0, "",
@@ -287,8 +287,7 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   model::save_calibration(d.calibration, o.out,
                           "arlab calibrate: " + o.from_microbench + " (" + first.gpu + ", " + first.topology +
                               ", link " + first.link + ", git " + first.git_sha + ", " + first.date_utc + ")" +
-                              (o.exchange_microbench.empty() ? std::string()
-                                                             : " + exchange rows of " + o.exchange_microbench) +
+                              (exchange_files.empty() ? std::string() : " + exchange rows of " + exchange_files) +
                               (o.round_microbench.empty() ? std::string()
                                                           : " + NVFP4 / ar round rows of " + o.round_microbench) +
                               (o.pushed_microbench.empty() ? std::string()
@@ -667,8 +666,9 @@ void add_save_calibration_command(CLI::App& app) {
                   "derive the constants from an `arlab calibrate` microbench.csv instead (model/calibration_derive.h)")
       ->check(CLI::ExistingFile);
   sub->add_option("--exchange-microbench", o->exchange_microbench,
-                  "with --from-microbench: the exchange rows of another `arlab calibrate` run, on a node of more ranks "
-                  "(`-n 8`), for the ranks term (exchange_ns_per_rank*)")
+                  "with --from-microbench: the exchange rows of other `arlab calibrate` runs of the same node kind (one "
+                  "or more files): a node of more ranks (`-n 8`) for the ranks term (exchange_ns_per_rank*), the "
+                  "all_to_all_grid rows for the grid term (exchange_grid_ns_per_block*)")
       ->check(CLI::ExistingFile);
   sub->add_option("--round-microbench", o->round_microbench,
                   "with --from-microbench: the NVFP4 and ar rows of bench epilogue_round of another `arlab calibrate` "

@@ -163,7 +163,17 @@ namespace arlab::model {
     "(calibrate: exchange all_to_all, least squares of extra = a (N-2) + b (N-2)^2 over the measured N)")            \
   /* prior: 0; range: as exchange_ns_per_rank */                                                                     \
   X(exchange_ns_per_rank_sq, 0.0, 0.0, 10000.0, "ns",                                                                \
-    "the same extra time's part in (N - 2)^2 (calibrate: exchange all_to_all, b of the same fit)")
+    "the same extra time's part in (N - 2)^2 (calibrate: exchange all_to_all, b of the same fit)")                   \
+  /* prior: 0, a round of many blocks as long as one of one block; range: 1 us per block: over 30x the ~4 ns per */  \
+  /* block measured on the emulated H200 node */                                                                     \
+  X(exchange_grid_ns_per_block, 0.0, 0.0, 1000.0, "ns",                                                              \
+    "extra skew-free time of one exchange round between 2 ranks per block of the grid beyond the first, beyond the " \
+    "launch's own per-block time (calibrate: exchange all_to_all_grid, least squares of extra over one block = "    \
+    "a (B-1) + b (B-1) W over B blocks of W warps)")                                                                \
+  /* prior: 0; range: as dram_round_ns_per_warp */                                                                   \
+  X(exchange_grid_ns_per_block_warp, 0.0, 0.0, 1000.0, "ns",                                                         \
+    "the same extra time's part per block beyond the first and warp of the block (calibrate: exchange "             \
+    "all_to_all_grid, b of the same fit)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

@@ -99,6 +99,7 @@ class Deriver {
     reductions();
     skew_and_math();
     rank_exchange();
+    grid_exchange();
     round_overhead();
     pattern_rounds();
     placement_check();
@@ -448,6 +449,65 @@ class Deriver {
                             points + " least squares of a (N-2) + b (N-2)^2";
     set("exchange_ns_per_rank", a, how + ", a");
     set("exchange_ns_per_rank_sq", b, "b of the same fit");
+  }
+
+  // One exchange round between 2 ranks with B blocks of W warps each (exchange all_to_all_grid)
+  // against the round of one block of the same size: extra(B, W) = t(B, W) - t(1, W) - what the
+  // launch itself adds per block (launch_per_block_ns x (B - 1), already the launch term's), fitted as
+  // a (B - 1) + b (B - 1) W by least squares, a and b at least 0 (a negative one is dropped and the
+  // other refitted alone). Without such rows (a calibrate of before 2026-12-03) the priors stay, and
+  // say so.
+  void grid_exchange() {
+    const auto got = pick_rows("exchange", "all_to_all_grid", "skewfree_us",
+                               [](const MicrobenchRow& r) { return std::lround(r.size) == 2 && r.sms >= 1; });
+    std::map<int, std::map<int, std::vector<double>>> by_tpb;  // tpb -> blocks -> values (us)
+    for (const MicrobenchRow* r : got) by_tpb[r->tpb][r->sms].push_back(r->value);
+    std::vector<std::tuple<double, double, double>> pts;  // (B - 1, (B - 1) W, extra ns)
+    std::string points;
+    for (const auto& [tpb, by_blocks] : by_tpb) {
+      const auto one = by_blocks.find(1);
+      if (one == by_blocks.end()) continue;
+      const double base_us = median_of(one->second);
+      const double warps = std::ceil(tpb / 32.0);
+      for (const auto& [blocks, v] : by_blocks) {
+        if (blocks <= 1) continue;
+        const double extra =
+            (median_of(v) - base_us) * 1e3 - out_.calibration.launch_per_block_ns * (blocks - 1);
+        pts.emplace_back(blocks - 1.0, (blocks - 1.0) * warps, extra);
+        points += fmt(" %dx%d %+.0f ns;", blocks, tpb, extra);
+      }
+    }
+    if (pts.empty()) {
+      for (const char* name : {"exchange_grid_ns_per_block", "exchange_grid_ns_per_block_warp"})
+        out_.notes.push_back(std::string(name) + " = " + fmt("%.4g", get_constant(out_.calibration, name)) +
+                             ": prior kept (no exchange all_to_all_grid rows of one block and of more; `arlab "
+                             "calibrate` of 2026-12-03 or later measures them)");
+      return;
+    }
+    double s11 = 0, s12 = 0, s22 = 0, s1e = 0, s2e = 0;
+    for (const auto& [x1, x2, e] : pts) {
+      s11 += x1 * x1;
+      s12 += x1 * x2;
+      s22 += x2 * x2;
+      s1e += x1 * e;
+      s2e += x2 * e;
+    }
+    const double det = s11 * s22 - s12 * s12;
+    double a = det > 0 ? (s1e * s22 - s2e * s12) / det : s1e / s11;
+    double b = det > 0 ? (s11 * s2e - s12 * s1e) / det : 0.0;
+    if (b < 0) {
+      b = 0;
+      a = s1e / s11;
+    }
+    if (a < 0) {
+      a = 0;
+      b = s22 > 0 ? s2e / s22 : 0.0;
+    }
+    const std::string how =
+        "exchange all_to_all_grid between 2 ranks, B blocks x tpb over one block, less launch_per_block_ns x (B-1):" +
+        points + " least squares of a (B-1) + b (B-1) W";
+    set("exchange_grid_ns_per_block", std::max(0.0, a), how + ", a");
+    set("exchange_grid_ns_per_block_warp", std::max(0.0, b), "b of the same fit (W: warps of a block)");
   }
 
   // The model's token round for one epilogue_round row: the bench's shape (one block per SM, one token

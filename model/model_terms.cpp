@@ -135,6 +135,30 @@ void add_ranks_term(const ModelInputs& in, TermSheet& sheet) {
   });
 }
 
+double grid_exchange_extra_ns(const ModelInputs& in, double blocks) {
+  const double beyond = std::max(0.0, blocks - 1.0);
+  return beyond * (in.cal.exchange_grid_ns_per_block + in.cal.exchange_grid_ns_per_block_warp * in.active_warps);
+}
+
+double wave_blocks_holding(const ModelInputs& in) {
+  const long long clusters = std::min({static_cast<long long>(in.p.tokens), in.clusters, in.cluster_capacity});
+  const long long threads = std::min<long long>(static_cast<long long>(in.c.tpb) * in.c.cluster, threads_per_token(in.p));
+  return static_cast<double>(clusters * ceil_div(threads, in.c.tpb));
+}
+
+void add_grid_term(const ModelInputs& in, TermSheet& sheet, long long waves, int exchanges) {
+  const double blocks = wave_blocks_holding(in);
+  const double per_round = grid_exchange_extra_ns(in, blocks);
+  if (per_round <= 0) return;
+  const Calibration& cal = in.cal;
+  sheet.add("grid", static_cast<double>(waves * exchanges) * per_round, [&] {
+    return fmt("%lld wave(s) x %d exchange round(s) x the round's growth with its blocks beyond one: (%.0f blocks "
+               "that hold a vector - 1) x (%.3g ns + %.3g ns x %d warps)",
+               waves, exchanges, blocks, cal.exchange_grid_ns_per_block, cal.exchange_grid_ns_per_block_warp,
+               in.active_warps);
+  });
+}
+
 double chain_with_bandwidth_ns(const std::vector<Bound>& bounds) {
   constexpr double kOverlapPower = 3.0;
   const double chain_ns = bounds.front().ns;

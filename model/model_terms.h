@@ -159,6 +159,17 @@ void add_launch_term(const ModelInputs& in, TermSheet& sheet);
 double rank_exchange_extra_ns(const Calibration& cal, int nranks);
 void add_ranks_term(const ModelInputs& in, TermSheet& sheet);
 
+// What one exchange round between ranks costs beyond a round of one block when `blocks` blocks of the
+// configuration's block size take part (calibrate: exchange all_to_all_grid; 0 for one block and
+// wherever the calibration has no such rows): exchange_grid_ns_per_block x (B - 1) +
+// exchange_grid_ns_per_block_warp x (B - 1) x the warps of a block that hold a vector.
+double grid_exchange_extra_ns(const ModelInputs& in, double blocks);
+// The blocks of one wave that hold a vector: the wave's clusters (min(tokens, clusters), at most the
+// co-resident ones) x the blocks of a cluster that hold one.
+double wave_blocks_holding(const ModelInputs& in);
+// The grid term: `exchanges` rounds (one-shot: 1; two-shot: 2) per wave, `waves` waves.
+void add_grid_term(const ModelInputs& in, TermSheet& sheet, long long waves, int exchanges);
+
 // The one-shot and two-shot models: total ns (terms on `sheet`).
 double oneshot_model(const ModelInputs& in, TermSheet& sheet);
 double twoshot_model(const ModelInputs& in, TermSheet& sheet);

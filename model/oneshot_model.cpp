@@ -184,6 +184,8 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(") - clear %.0f ns)", clear_ns);
   });
 
+  add_grid_term(in, sheet, waves, 1);
+
   // ---- poll + reduce + epilogue rounds (per wave) ----
   const bool norm = has_residual(p.pattern);
   RoundParts round = oneshot_round(in, k);

@@ -97,6 +97,8 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
     return fmt("store-to-seen %.0f ns (%s) of the first row pushed to its owner", cal.peer_visibility_ns,
                link_name.c_str());
   });
+  // Two exchange rounds of every thread: the rows pushed to their owners, the sums pushed back.
+  add_grid_term(in, sheet, 1, 1);
 
   // Token rounds: the lean one-shot round (one poll in flight per slot), the owner's N - 1 extra adds.
   RoundParts round = oneshot_round(in, k);

@@ -77,9 +77,11 @@ TEST_CASE("calibration: the committed default CSV equals default_calibration()",
 TEST_CASE("calibration: save / load round-trips exactly", "[calibration]") {
   Calibration c = default_calibration();
   // Values with long decimal expansions, each inside its constant's physical range.
+  const auto infos = calibration_constants();
   double fraction = 0;
-  for (const auto& info : calibration_constants())
-    set_constant(c, info.name, info.min_value + (info.max_value - info.min_value) * (fraction += 1.0 / 37.0));
+  for (const auto& info : infos)
+    set_constant(c, info.name,
+                 info.min_value + (info.max_value - info.min_value) * (fraction += 1.0 / (infos.size() + 1.0)));
   TempFile f("roundtrip.csv");
   save_calibration(c, f.path, "test");
   const Calibration back = load_calibration(f.path);
@@ -158,7 +160,7 @@ TEST_CASE("calibration: malformed CSV names file, line and column", "[calibratio
     // A long cell is quoted cut to 80 characters.
     TempFile f("long.csv", "name,value,unit,source\n" + std::string(5000, 'z') + ",1,ns,x\n");
     const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 2, "name");
-    CHECK(m.size() < 1000);
+    CHECK(m.size() < 2000);  // the known names it lists, not the 5000-character cell
     CHECK_THAT(m, Catch::Contains("(5000 characters)"));
   }
   {
@@ -572,7 +574,7 @@ size_t count_notes(const DerivedCalibration& d, const std::string& text);
 
 TEST_CASE("the committed measured calibrations are what their microbenchmark files derive") {
   // data/calibration/README.md: `arlab save-calibration FILE --from-microbench MICROBENCH
-  // [--exchange-microbench MICROBENCH_N8 --pushed-microbench MICROBENCH_PUSHED]`.
+  // [--exchange-microbench MICROBENCH_N8 MICROBENCH_GRID --pushed-microbench MICROBENCH_PUSHED]`.
   for (const std::string node : {"nvlink", "emulated"}) {
     INFO(node);
     const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
@@ -594,6 +596,14 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
           ++added;
         }
       REQUIRE(added == 6);  // clusters 2, 4, 8 x tpb 128, 1024
+      // + the exchange all_to_all_grid rows of a TP2 run (a second --exchange-microbench file).
+      size_t grid = 0;
+      for (const MicrobenchRow& r : load_microbench(dir + "h200_emulated_exchange_grid_microbench.csv"))
+        if (r.bench == "exchange") {
+          rows.push_back(r);
+          ++grid;
+        }
+      REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
     }
     GpuSpec spec = gpu_preset("h200_sxm");
     if (node == "emulated") spec = sm_partition(spec, 2);
@@ -828,6 +838,55 @@ TEST_CASE("derive_calibration: exchange rows of 2, 4 and 8 ranks give the ranks 
   const DerivedCalibration f = derive_calibration(flat, spec);
   CHECK(f.calibration.exchange_ns_per_rank_sq == 0.0);
   CHECK(f.calibration.exchange_ns_per_rank == Approx((2 * 600.0 + 6 * 1200.0) / (4 + 36)).epsilon(1e-9));
+}
+
+TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {
+  std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
+                                                    "/data/calibration/h200_nvlink_microbench.csv");
+  const GpuSpec spec = gpu_preset("h200_sxm");
+  const DerivedCalibration none = derive_calibration(rows, spec);
+  CHECK(none.calibration.exchange_grid_ns_per_block == default_calibration().exchange_grid_ns_per_block);
+  CHECK(none.calibration.exchange_grid_ns_per_block_warp == default_calibration().exchange_grid_ns_per_block_warp);
+  CHECK(count_notes(none, "exchange_grid_ns_per_block = 0: prior kept") == 1);
+  // extra(B, W) = 4 (B-1) + 0.25 (B-1) W ns beyond the launch's own launch_per_block_ns (B-1), over
+  // one block of 1.5 us, at blocks {1, 4, 16, 64} x tpb {128, 1024}.
+  const double per_block_launch_ns = none.calibration.launch_per_block_ns;
+  const auto grid_row = [&](int blocks, int tpb) {
+    MicrobenchRow r;
+    r.bench = "exchange";
+    r.variant = "all_to_all_grid";
+    r.metric = "skewfree_us";
+    r.size_unit = "ranks";
+    r.size = 2;
+    r.sms = blocks;
+    r.tpb = tpb;
+    const double extra_ns = (blocks - 1) * (4.0 + 0.25 * (tpb / 32) + per_block_launch_ns);
+    r.value = r.p10 = r.p90 = 1.5 + extra_ns / 1e3;
+    r.reps = 256;
+    r.link = "nvlink";
+    r.nranks = 2;
+    return r;
+  };
+  std::vector<MicrobenchRow> with = rows;
+  for (int blocks : {1, 4, 16, 64})
+    for (int tpb : {128, 1024}) with.push_back(grid_row(blocks, tpb));
+  const DerivedCalibration d = derive_calibration(with, spec);
+  CHECK(d.calibration.exchange_grid_ns_per_block == Approx(4.0).epsilon(1e-9));
+  CHECK(d.calibration.exchange_grid_ns_per_block_warp == Approx(0.25).epsilon(1e-9));
+  // Rows without a one-block round of their size give nothing to measure against: priors.
+  std::vector<MicrobenchRow> no_base = rows;
+  for (int blocks : {4, 64}) no_base.push_back(grid_row(blocks, 512));
+  CHECK(derive_calibration(no_base, spec).calibration.exchange_grid_ns_per_block == 0.0);
+  // A grid that does not lengthen the round (extra below the launch's own per block) gives 0, never less.
+  std::vector<MicrobenchRow> flat = rows;
+  for (int blocks : {1, 16, 64}) {
+    MicrobenchRow r = grid_row(1, 256);
+    r.sms = blocks;
+    flat.push_back(r);
+  }
+  const DerivedCalibration f = derive_calibration(flat, spec);
+  CHECK(f.calibration.exchange_grid_ns_per_block == 0.0);
+  CHECK(f.calibration.exchange_grid_ns_per_block_warp == 0.0);
 }
 
 TEST_CASE("derive_calibration names the bench a constant is missing") {

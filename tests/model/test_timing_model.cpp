@@ -410,3 +410,46 @@ TEST_CASE("push step: its slope per warp grows with the stores per step", "[timi
     CHECK(lean_why.find(fmt("push step %.0f ns", detail::push_step_ns(in, n - 1))) != std::string::npos);
   }
 }
+
+TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector, once per wave", "[timing]") {
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.exchange_grid_ns_per_block > 0);
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  LaunchConfig c;
+  c.tpb = 512;
+  c.cluster = 2;
+  c.grid = 64;  // 32 clusters of 2 blocks
+  for (Impl body : {Impl::reference, Impl::lean}) {
+    INFO(to_string(body));
+    c.impl = body;
+    // 16 tokens x H 4096 (512 bf16 vectors: one block of 512 threads holds a token, the other none):
+    // 16 blocks hold a vector, each of 16 warps.
+    const Problem p = problem(16, 4096);
+    detail::ModelInputs in{p, c, emu, cal};
+    REQUIRE(detail::derive_inputs(in, kRes));
+    CHECK(detail::wave_blocks_holding(in) == 16.0);
+    const double expected_ns = 15 * (cal.exchange_grid_ns_per_block + 16 * cal.exchange_grid_ns_per_block_warp);
+    CHECK(term(predict(p, c, emu, cal, kRes), "grid") == Approx(expected_ns / 1e3));
+    // H 8192: both blocks of a cluster hold a vector.
+    const Problem wide = problem(16, 8192);
+    detail::ModelInputs in_wide{wide, c, emu, cal};
+    REQUIRE(detail::derive_inputs(in_wide, kRes));
+    CHECK(detail::wave_blocks_holding(in_wide) == 32.0);
+    // One token in one block: no growth, no term. The built-in priors (0): no term either.
+    const Prediction one = predict(problem(1, 4096), c, emu, cal, kRes);
+    for (const auto& t : one.terms) CHECK(t.name != "grid");
+    const Prediction priors = predict(p, c, emu, default_calibration(), kRes);
+    for (const auto& t : priors.terms) CHECK(t.name != "grid");
+    // More tokens than clusters: the wave's blocks stop at the clusters (32 x 1 holding block).
+    detail::ModelInputs in_many{problem(256, 4096), c, emu, cal};
+    REQUIRE(detail::derive_inputs(in_many, kRes));
+    CHECK(detail::wave_blocks_holding(in_many) == 32.0);
+  }
+  // The lean two-shot counts one round's growth (docs/model.md, "The grid term").
+  c.impl = Impl::lean;
+  const Problem two = problem(16, 4096, 2, Algorithm::twoshot);
+  detail::ModelInputs in2{two, c, emu, cal};
+  REQUIRE(detail::derive_inputs(in2, kRes));
+  CHECK(term(predict(two, c, emu, cal, kRes), "grid") ==
+        Approx(detail::grid_exchange_extra_ns(in2, detail::wave_blocks_holding(in2)) / 1e3));
+}

@@ -574,7 +574,8 @@ size_t count_notes(const DerivedCalibration& d, const std::string& text);
 
 TEST_CASE("the committed measured calibrations are what their microbenchmark files derive") {
   // data/calibration/README.md: `arlab save-calibration FILE --from-microbench MICROBENCH
-  // [--exchange-microbench MICROBENCH_N8 MICROBENCH_GRID --pushed-microbench MICROBENCH_PUSHED]`.
+  // [--exchange-microbench MICROBENCH_N8 MICROBENCH_GRID MICROBENCH_GRID_RERUN --pushed-microbench
+  // MICROBENCH_PUSHED]`.
   for (const std::string node : {"nvlink", "emulated"}) {
     INFO(node);
     const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
@@ -596,14 +597,17 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
           ++added;
         }
       REQUIRE(added == 6);  // clusters 2, 4, 8 x tpb 128, 1024
-      // + the exchange all_to_all_grid rows of a TP2 run (a second --exchange-microbench file).
-      size_t grid = 0;
-      for (const MicrobenchRow& r : load_microbench(dir + "h200_emulated_exchange_grid_microbench.csv"))
-        if (r.bench == "exchange") {
-          rows.push_back(r);
-          ++grid;
-        }
-      REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
+      // + the exchange all_to_all_grid rows of two TP2 runs (more --exchange-microbench files).
+      for (const char* file :
+           {"h200_emulated_exchange_grid_microbench.csv", "h200_emulated_exchange_grid_microbench_rerun.csv"}) {
+        size_t grid = 0;
+        for (const MicrobenchRow& r : load_microbench(dir + file))
+          if (r.bench == "exchange") {
+            rows.push_back(r);
+            ++grid;
+          }
+        REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
+      }
     }
     GpuSpec spec = gpu_preset("h200_sxm");
     if (node == "emulated") spec = sm_partition(spec, 2);

@@ -52,6 +52,8 @@ FILES = [
     ("exp/model-accuracy_emulated_grid7.csv", "emulated", "model-accuracy experiment, fresh grid after the mbarrier exchange, by algorithm"),
     ("exp/model-accuracy_emulated_grid7_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("model_grid_latency_prologue_emulated.csv", "emulated", "latency grid, 1 and 4 tokens, the lean prologue without the stall"),
+    ("exp/model-accuracy_emulated_grid8.csv", "emulated", "model-accuracy experiment, fresh grid after the grid term, by algorithm"),
+    ("exp/model-accuracy_emulated_grid8_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
 ]
 
 

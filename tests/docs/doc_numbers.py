@@ -290,6 +290,7 @@ VAL_G7 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7.cs
           "data/calibration/h200_emulated.csv"]
 VAL_G7_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7_tp4.csv", "--calibration",
               "data/calibration/h200_emulated.csv"]
+VAL_G8, VAL_G8_TP4 = validate_of("model-accuracy_emulated_grid8"), validate_of("model-accuracy_emulated_grid8_tp4")
 OWN_PICK_SIGNED = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +(-?[\d.]+)% +-?[\d.]+% +(-?[\d.]+)%"
 OWN_PICK = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%"
 
@@ -419,8 +420,8 @@ CHECKS = [
     dict(doc="docs/model.md",
          cmd=bias("data/h200/model_grid_latency_prologue_emulated.csv", "data/calibration/h200_emulated.csv",
                   "--by kernel_variant,nranks"),
-         derive=lambda out: [f"lean at TP2 went from -9.6 % to {bias_of_group(out, ['lean', '2'])} % bias",
-                             f"lean at TP8 from -15.9 % to {bias_of_group(out, ['lean', '8'])} %"]),
+         derive=lambda out: [f" % to {bias_of_group(out, ['lean', '2'])} % bias, lean at TP8 from",
+                             f" % to {bias_of_group(out, ['lean', '8'])} %,"]),
     dict(doc="docs/model.md",
          cmd=bias("data/h200/model_grid_latency_mbarrier_emulated.csv", "data/calibration/h200_emulated.csv",
                   "--by kernel_variant,nranks"),
@@ -438,6 +439,19 @@ CHECKS = [
     dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp8_rerun"),
          quotes=[(r"^VS-FLASHINFER local N=8 model/auto\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
                   " / {1} (min {3}; {2} problems")]),
+    # docs/model.md, "The grid term": the fresh grid8 at TP2 and TP4, and the README's line of it
+    dict(doc="docs/model.md", cmd=VAL_G8, quotes=[(r"MAPE ([\d.]+) %   median", "grid8.csv`) | 207 s | {1} % |"),
+                                                 (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)")]),
+    dict(doc="docs/model.md", cmd=VAL_G8_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "the other 10, resumed) | {1} % |"),
+                                                     (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)")]),
+    dict(doc="README.md", cmd=VAL_G8, quotes=[(r"MAPE ([\d.]+) %   median", "grid8 MAPE {1} % / "),
+                                             (OWN_PICK_SIGNED, "own pick {1} % / {2} % and ")]),
+    dict(doc="README.md", cmd=VAL_G8_TP4, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
+                                                 (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")]),
+    # docs/results.md: the grid term's picks measured (rerun11 / wide14)
+    dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun11"),
+         quotes=peers_tp2_quotes("72 of 72", " (within")),
+    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide14"), quotes=speedup_goal_quotes(True)),
     # docs/results.md and the README: the lean prologue's picks measured (rerun10 / wide13)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun10"),
          quotes=peers_tp2_quotes("72 of 72", " (within")),

@@ -5,12 +5,12 @@
 #include "model/calibration_derive.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <utility>
 
 #include "common/csv_table.h"
@@ -83,6 +83,35 @@ Line fit_line(const std::vector<std::pair<double, double>>& xy, const std::strin
   l.slope = (n * sxy - sx * sy) / den;
   l.intercept = (sy - l.slope * sx) / n;
   return l;
+}
+
+// Least squares y = a x1 + b x2 through the origin over (x1, x2, y) points, a and b at least 0: a
+// negative coefficient is dropped and the other refitted alone (0 where that is negative too).
+struct NonNegativePair {
+  double a = 0, b = 0;
+};
+NonNegativePair fit_nonnegative_pair(const std::vector<std::array<double, 3>>& points) {
+  double s11 = 0, s12 = 0, s22 = 0, s1y = 0, s2y = 0;
+  for (const auto& [x1, x2, y] : points) {
+    s11 += x1 * x1;
+    s12 += x1 * x2;
+    s22 += x2 * x2;
+    s1y += x1 * y;
+    s2y += x2 * y;
+  }
+  const double det = s11 * s22 - s12 * s12;
+  NonNegativePair f;
+  f.a = det > 0 ? (s1y * s22 - s2y * s12) / det : (s11 > 0 ? s1y / s11 : 0.0);
+  f.b = det > 0 ? (s11 * s2y - s12 * s1y) / det : 0.0;
+  if (f.b < 0) {
+    f.b = 0;
+    f.a = s11 > 0 ? s1y / s11 : 0.0;
+  }
+  if (f.a < 0) {
+    f.a = 0;
+    f.b = s22 > 0 ? std::max(0.0, s2y / s22) : 0.0;
+  }
+  return f;
 }
 
 class Deriver {
@@ -418,37 +447,19 @@ class Deriver {
       return;
     }
     const double base_us = median_of(two->second);
-    std::vector<std::pair<double, double>> xe;  // (k - 2, extra ns)
+    std::vector<std::array<double, 3>> xe;  // (k - 2, (k - 2)^2, extra ns)
     std::string points;
     for (const auto& [k, v] : by_ranks) {
       if (k <= 2) continue;
       const double extra = (median_of(v) - base_us) * 1e3;
-      xe.emplace_back(k - 2.0, extra);
+      xe.push_back({k - 2.0, (k - 2.0) * (k - 2.0), extra});
       points += fmt(" %d ranks %+.0f ns;", k, extra);
     }
-    double sx2 = 0, sx3 = 0, sx4 = 0, sxe = 0, sx2e = 0;
-    for (const auto& [x, e] : xe) {
-      sx2 += x * x;
-      sx3 += x * x * x;
-      sx4 += x * x * x * x;
-      sxe += x * e;
-      sx2e += x * x * e;
-    }
-    const double det = sx2 * sx4 - sx3 * sx3;
-    double a = det > 0 ? (sxe * sx4 - sx2e * sx3) / det : sxe / sx2;
-    double b = det > 0 ? (sx2 * sx2e - sx3 * sxe) / det : 0.0;
-    if (b < 0) {
-      b = 0;
-      a = sxe / sx2;
-    }
-    if (a < 0) {
-      a = 0;
-      b = std::max(0.0, sx2e / sx4);
-    }
+    const NonNegativePair f = fit_nonnegative_pair(xe);
     const std::string how = fmt("exchange all_to_all on a node of %d ranks, over 2 ranks (%.3f us):", node, base_us) +
                             points + " least squares of a (N-2) + b (N-2)^2";
-    set("exchange_ns_per_rank", a, how + ", a");
-    set("exchange_ns_per_rank_sq", b, "b of the same fit");
+    set("exchange_ns_per_rank", f.a, how + ", a");
+    set("exchange_ns_per_rank_sq", f.b, "b of the same fit");
   }
 
   // One exchange round between 2 ranks with B blocks of W warps each (exchange all_to_all_grid)
@@ -462,7 +473,7 @@ class Deriver {
                                [](const MicrobenchRow& r) { return std::lround(r.size) == 2 && r.sms >= 1; });
     std::map<int, std::map<int, std::vector<double>>> by_tpb;  // tpb -> blocks -> values (us)
     for (const MicrobenchRow* r : got) by_tpb[r->tpb][r->sms].push_back(r->value);
-    std::vector<std::tuple<double, double, double>> pts;  // (B - 1, (B - 1) W, extra ns)
+    std::vector<std::array<double, 3>> pts;  // (B - 1, (B - 1) W, extra ns)
     std::string points;
     for (const auto& [tpb, by_blocks] : by_tpb) {
       const auto one = by_blocks.find(1);
@@ -473,7 +484,7 @@ class Deriver {
         if (blocks <= 1) continue;
         const double extra =
             (median_of(v) - base_us) * 1e3 - out_.calibration.launch_per_block_ns * (blocks - 1);
-        pts.emplace_back(blocks - 1.0, (blocks - 1.0) * warps, extra);
+        pts.push_back({blocks - 1.0, (blocks - 1.0) * warps, extra});
         points += fmt(" %dx%d %+.0f ns;", blocks, tpb, extra);
       }
     }
@@ -484,30 +495,12 @@ class Deriver {
                              "calibrate` of 2026-12-03 or later measures them)");
       return;
     }
-    double s11 = 0, s12 = 0, s22 = 0, s1e = 0, s2e = 0;
-    for (const auto& [x1, x2, e] : pts) {
-      s11 += x1 * x1;
-      s12 += x1 * x2;
-      s22 += x2 * x2;
-      s1e += x1 * e;
-      s2e += x2 * e;
-    }
-    const double det = s11 * s22 - s12 * s12;
-    double a = det > 0 ? (s1e * s22 - s2e * s12) / det : s1e / s11;
-    double b = det > 0 ? (s11 * s2e - s12 * s1e) / det : 0.0;
-    if (b < 0) {
-      b = 0;
-      a = s1e / s11;
-    }
-    if (a < 0) {
-      a = 0;
-      b = s22 > 0 ? s2e / s22 : 0.0;
-    }
+    const NonNegativePair f = fit_nonnegative_pair(pts);
     const std::string how =
         "exchange all_to_all_grid between 2 ranks, B blocks x tpb over one block, less launch_per_block_ns x (B-1):" +
         points + " least squares of a (B-1) + b (B-1) W";
-    set("exchange_grid_ns_per_block", std::max(0.0, a), how + ", a");
-    set("exchange_grid_ns_per_block_warp", std::max(0.0, b), "b of the same fit (W: warps of a block)");
+    set("exchange_grid_ns_per_block", f.a, how + ", a");
+    set("exchange_grid_ns_per_block_warp", f.b, "b of the same fit (W: warps of a block)");
   }
 
   // The model's token round for one epilogue_round row: the bench's shape (one block per SM, one token

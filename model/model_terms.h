@@ -167,7 +167,8 @@ double grid_exchange_extra_ns(const ModelInputs& in, double blocks);
 // The blocks of one wave that hold a vector: the wave's clusters (min(tokens, clusters), at most the
 // co-resident ones) x the blocks of a cluster that hold one.
 double wave_blocks_holding(const ModelInputs& in);
-// The grid term: `exchanges` rounds (one-shot: 1; two-shot: 2) per wave, `waves` waves.
+// The grid term: `exchanges` rounds per wave, `waves` waves (one-shot: one round per wave; the lean
+// two-shot: one per call, though it runs two: docs/model.md, "The grid term").
 void add_grid_term(const ModelInputs& in, TermSheet& sheet, long long waves, int exchanges);
 
 // The one-shot and two-shot models: total ns (terms on `sheet`).

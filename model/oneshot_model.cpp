@@ -28,6 +28,9 @@
 //                 buffer, which this model does not predict)
 //   first_wait    the first poll waits until the peer's last push is visible: what of the one-way
 //                 store-to-seen latency the clear has not hidden
+//   grid          per wave, what the exchange round adds beyond one block's for the blocks that hold a
+//                 vector: exchange_grid_ns_per_block (+ _warp x their warps) per block beyond the first
+//                 (calibrate: exchange all_to_all_grid)
 //   reduce        per wave, the rounds' chain and the bandwidth bounds overlapping imperfectly
 //                 ((chain^3 + bandwidth^3)^(1/3), model_terms.h chain_with_bandwidth_ns); R rounds of (per vector: the
 //                 residual load (DRAM) and the polls (ld.relaxed.sys

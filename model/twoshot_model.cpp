@@ -27,6 +27,8 @@
 //   push            (N-1)/N of my rows, one store each: the one-shot push chain per vector, vs the
 //                   per-SM port and peer-store rate, the link ((N-1)/N S per direction) and HBM
 //   first_wait      store-to-seen of a peer's push (nothing to clear in between)
+//   grid            the exchange round's growth with the blocks that hold a vector (calibrate:
+//                   exchange all_to_all_grid), once
 //   rounds          per token round, the lean one-shot round (its polls, residual, epilogue ops,
 //                   reduction, gamma, round overhead) plus, for the owner's rows, N - 1 more adds;
 //                   vs the per-SM port (outputs, the sums pushed to N-1 peers, the -0.0 written back)
@@ -97,7 +99,8 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
     return fmt("store-to-seen %.0f ns (%s) of the first row pushed to its owner", cal.peer_visibility_ns,
                link_name.c_str());
   });
-  // Two exchange rounds of every thread: the rows pushed to their owners, the sums pushed back.
+  // Two exchange rounds of every thread (the rows pushed to their owners, the sums pushed back), one
+  // counted: counting both raised the error on the committed files (docs/model.md, "The grid term").
   add_grid_term(in, sheet, 1, 1);
 
   // Token rounds: the lean one-shot round (one poll in flight per slot), the owner's N - 1 extra adds.

@@ -17,6 +17,13 @@ judged against). Columns are read by name; rows written before a column existed 
               4k_16k, 16k_64k or ge64k
 
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv --by COL[,COL...] [--where COL=VALUE ...]
+  scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv --round-cost [--where COL=VALUE ...]
+
+--round-cost prints, instead, the cost of one more token round per cluster, measured and predicted:
+for rows that differ only in the grid (the same problem, tpb, cluster and vectors per thread, so only
+R = ceil(tokens / (grid / cluster)) changes), (t(R2) - t(R1)) / (R2 - R1) between the smallest and the
+largest R, one markdown table row per such configuration with the reference and lean side by side
+(rows of one R averaged; "-" where a body has no such pair).
 
 e.g. build/cli/arlab validate data/h200/model_grid_nvlink.csv --calibration data/calibration/h200_nvlink.csv \\
          --out /tmp/v.csv && scripts/model_bias.py data/h200/model_grid_nvlink.csv /tmp/v.csv --by pattern
@@ -66,10 +73,43 @@ def threads_class(m):
 DERIVED = {"@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@threads": threads_class}
 
 
+def rounds_of(m):
+    return math.ceil(int(m["tokens"]) / (int(m["grid"]) // int(m["cluster"])))
+
+
+def print_round_cost(points):
+    """points: {(configuration key, body): {R: [(measured, predicted)]}} -> markdown rows."""
+    def per_round(by_r):
+        if len(by_r) < 2:
+            return None
+        lo, hi = min(by_r), max(by_r)
+        mean = lambda rows, i: sum(r[i] for r in rows) / len(rows)
+        return lo, hi, [(mean(by_r[hi], i) - mean(by_r[lo], i)) / (hi - lo) for i in (0, 1)]
+    keys = sorted({k for k, _ in points}, key=lambda k: (k[0], k[1], k[2], k[3], k[4]))
+    printed = 0
+    for key in keys:
+        cost = {body: per_round(points.get((key, body), {})) for body in ("reference", "lean")}
+        got = [c for c in cost.values() if c]
+        if not got:
+            continue
+        lo, hi = got[0][0], got[0][1]
+        cells = [f"{c[2][0]:.2f} / {c[2][1]:.2f} us" if c else "-" for c in (cost["reference"], cost["lean"])]
+        tokens, hidden, tpb, cluster, vpt = key[:5]
+        print(f"| {tokens} x {hidden}, {tpb}/{cluster}, {vpt} | {lo} -> {hi} | {cells[0]} | {cells[1]} |")
+        printed += 1
+    if not printed:
+        sys.exit("model_bias: no configuration was measured at two grids")
+
+
 def main(argv):
     by, where, files = [], [], []
+    round_cost = False
     i = 0
     while i < len(argv):
+        if argv[i] == "--round-cost":
+            round_cost = True
+            i += 1
+            continue
         if argv[i] in ("--by", "--where") and i + 1 < len(argv):
             if argv[i] == "--by":
                 by += argv[i + 1].split(",")
@@ -79,14 +119,14 @@ def main(argv):
             continue
         files.append(argv[i])
         i += 1
-    if len(files) != 2 or not by or any(len(w) != 2 for w in where):
+    if len(files) != 2 or bool(by) == round_cost or any(len(w) != 2 for w in where):
         sys.exit(__doc__)
     unknown = [c for c in by + [w[0] for w in where] if c.startswith("@") and c not in DERIVED]
     if unknown:
         sys.exit(f"model_bias: unknown derived grouping {unknown[0]!r} (derived: {', '.join(DERIVED)})")
     with open(files[0], newline="") as f:
         meas = {line: r for line, r in enumerate(csv.DictReader(f), start=2)}  # header = line 1
-    groups = {}
+    groups, points = {}, {}
     with open(files[1], newline="") as f:
         for v in csv.DictReader(f):
             if v["status"] != "ok":
@@ -101,7 +141,17 @@ def main(argv):
             if any(cell(c) != val for c, val in where):
                 continue
             measured, predicted = float(v["kernel_us_median"]), float(v["predicted_us"])
+            if round_cost:
+                key = (int(m["tokens"]), int(m["hidden"]), int(m["tpb"]), int(m["cluster"]),
+                       int(m["vecs_per_thread"] or 1), m["nranks"], m["algo"], m["pattern"], m["dtype"])
+                by_r = points.setdefault((key, cell("kernel_variant")), {})
+                by_r.setdefault(rounds_of(m), []).append((measured, predicted))
+                continue
             groups.setdefault(tuple(cell(c) for c in by), []).append(predicted / measured - 1)
+    if round_cost:
+        if not points:
+            sys.exit("model_bias: no predicted row matches")
+        return print_round_cost(points)
     if not groups:
         sys.exit("model_bias: no predicted row matches")
     width = max(len(" ".join(k)) for k in groups)

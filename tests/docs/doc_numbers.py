@@ -439,6 +439,11 @@ CHECKS = [
     dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp8_rerun"),
          quotes=[(r"^VS-FLASHINFER local N=8 model/auto\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
                   " / {1} (min {3}; {2} problems")]),
+    # docs/model.md, "The fresh grid after the grid term": the cost of one more round, every row as printed
+    dict(doc="docs/model.md",
+         cmd=bias("data/h200/exp/model-accuracy_emulated_grid8.csv", "data/calibration/h200_emulated.csv",
+                  "--round-cost --where pattern=ar_res_rms --where algo=oneshot"),
+         derive=table_rows),
     # docs/model.md, "The grid term": the fresh grid8 at TP2 and TP4, and the README's line of it
     dict(doc="docs/model.md", cmd=VAL_G8, quotes=[(r"MAPE ([\d.]+) %   median", "grid8.csv`) | 207 s | {1} % |"),
                                                  (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)")]),

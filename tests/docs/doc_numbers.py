@@ -325,6 +325,15 @@ def speedup_goal_quotes(tp4_min):
                       "FlashInfer {1} (min {2}) / ")]
 
 
+def readme_fresh_grid_checks(grid, tp2_cmd, tp4_cmd):
+    """The README's line of a fresh model-accuracy grid: "GRID MAPE a % / b % (TP2 / TP4)" and the model's own
+    pick "own pick m % / w % and m % / w % (mean / max regret)"."""
+    return [dict(doc="README.md", cmd=tp2_cmd, quotes=[(r"MAPE ([\d.]+) %   median", grid + " MAPE {1} % / "),
+                                                       (OWN_PICK_SIGNED, "own pick {1} % / {2} % and ")]),
+            dict(doc="README.md", cmd=tp4_cmd, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
+                                                       (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")])]
+
+
 def merged(experiment, name):
     """`arlab exp EXPERIMENT --merge data/h200/exp/NAME.csv` into a scratch folder: its summary lines."""
     return ["{arlab}", "exp", experiment, "--merge", f"data/h200/exp/{name}.csv", "--out-dir",
@@ -399,10 +408,7 @@ CHECKS = [
                                                  (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)")]),
     dict(doc="docs/model.md", cmd=VAL_G7_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "grid7_tp4.csv`) | 231 s | {1} % |"),
                                                      (OWN_PICK_SIGNED, "| {1} % / {2} % |")]),
-    dict(doc="README.md", cmd=VAL_G7, quotes=[(r"MAPE ([\d.]+) %   median", "grid7 MAPE {1} % / "),
-                                             (OWN_PICK_SIGNED, "own pick {1} % / {2} % and ")]),
-    dict(doc="README.md", cmd=VAL_G7_TP4, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
-                                                 (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")]),
+    *readme_fresh_grid_checks("grid7", VAL_G7, VAL_G7_TP4),
     # docs/model.md, "After the lean prologue change": the unchanged model on the new rows, and its bias per token count
     dict(doc="docs/model.md", cmd=VAL_W13, quotes=[(r"MAPE ([\d.]+) %   median", "gives MAPE {1} % on the new rows")]),
     dict(doc="docs/model.md", cmd=VAL_W12, quotes=[(r"MAPE ([\d.]+) %   median", "against {1} % on the rows before")]),
@@ -449,10 +455,7 @@ CHECKS = [
                                                  (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)")]),
     dict(doc="docs/model.md", cmd=VAL_G8_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "the other 10, resumed) | {1} % |"),
                                                      (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)")]),
-    dict(doc="README.md", cmd=VAL_G8, quotes=[(r"MAPE ([\d.]+) %   median", "grid8 MAPE {1} % / "),
-                                             (OWN_PICK_SIGNED, "own pick {1} % / {2} % and ")]),
-    dict(doc="README.md", cmd=VAL_G8_TP4, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
-                                                 (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")]),
+    *readme_fresh_grid_checks("grid8", VAL_G8, VAL_G8_TP4),
     # docs/results.md: the grid term's picks measured (rerun11 / wide14)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun11"),
          quotes=peers_tp2_quotes("72 of 72", " (within")),

@@ -4,17 +4,43 @@
 // once) shows the per-block dispatch cost; clusters show what placing a cluster (all its blocks on
 // one GPC at once) adds. Each call is isolated (stream synchronized after it), as the fused kernel's
 // timed calls are. Variant `plain` at cluster 1, `cluster` otherwise; size = grid (blocks).
+// Variants `store_1` and `store_8` (since 2026-12-03, cluster 1): the same launch of a kernel whose
+// every thread stores 1 or 8 16-byte vectors (plain st.global.v4, coalesced, distinct lines, into
+// L2-resident memory) and exits: a kernel ends only once its stores have drained, so store_1 minus
+// plain at the same grid and tpb is what the last stores of a kernel body that ends on them (no
+// closing barrier whose release has already waited for them) add to its duration, and store_8 how
+// that grows with the stores each thread has outstanding (the lean one-shot body's clear on consume
+// at N = 8 leaves 7 per vector beside its outputs).
 #include <algorithm>
 #include <set>
 #include <tuple>
 
 #include "calibrate/bench_common.cuh"
 #include "calibrate/calibrate_core.h"
+#include "harness/cuda_resources.h"
 
 namespace arlab::calibrate {
 namespace {
 
 __global__ void empty_kernel() {}
+
+// Each thread stores kStores vectors, the j-th of all threads contiguous (one coalesced line per warp).
+template <int kStores>
+__global__ void __launch_bounds__(1024) store_exit_kernel(uint4* dst) {
+  const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long me = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const uint4 v = make_uint4(0x80008000u, 0x80008000u, 0x80008000u, 0x80008000u);  // bf16 -0.0 pairs
+#pragma unroll
+  for (int j = 0; j < kStores; ++j) dst[j * threads + me] = v;
+}
+
+struct StoreVariant {
+  int stores;
+  const char* variant;
+  void (*kernel)(uint4*);
+};
+const StoreVariant kStoreVariants[] = {{1, "store_1", store_exit_kernel<1>}, {8, "store_8", store_exit_kernel<8>}};
+constexpr int kMaxExitStores = 8;
 
 }  // namespace
 
@@ -41,6 +67,20 @@ void bench_launch(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow
             PointKey{"launch", cluster == 1 ? "plain" : "cluster", sms, tpb, cluster, double(grid), "blocks",
                      "duration_us"},
             us));
+      }
+  // The stores' drain: cluster 1, the grids of one block, a few and one per SM (every block of the
+  // largest grid co-resident, so no second wave hides the first's drain).
+  const std::vector<int> store_grids = env.quick ? std::vector<int>{1, sms} : std::vector<int>{1, 8, sms};
+  const size_t store_bytes = static_cast<size_t>(kMaxExitStores) * sms * 1024 * sizeof(uint4);
+  harness::DeviceBuffer dst(store_bytes, env.rank);
+  for (const StoreVariant& sv : kStoreVariants)
+    for (int tpb : tpbs)
+      for (int grid : store_grids) {
+        const Shape s{grid, tpb, 1};
+        const std::vector<double> us = time_calls(env, kWarmup, env.reps, {},
+                                                  [&] { launch(s, env.stream, env.rank, sv.kernel, dst.as<uint4>()); });
+        out.push_back(make_point(
+            PointKey{"launch", sv.variant, sms, tpb, 1, double(grid), "blocks", "duration_us"}, us));
       }
 }
 

@@ -13,6 +13,9 @@
 // load issues after its stores (they need the loaded value); ns_per_step = the whole loop / steps.
 // Variants push_store_1, push_store_4, push_store_8 (since 2026-12-02): the same step with 1, 4 and 8
 // stores (the lean body at N = 2; N = 4 and 8 ranks), for the push step's cost per warp and store.
+// Variants push_store_few and push_store_1_few (since 2026-12-03): push_store and push_store_1 on grids
+// of {1, 8, 16, 32} blocks (one per SM) instead of the whole partition, sms = the blocks: what a push
+// step costs where few SMs push (the small grids of the latency regime); quick: tpb 1024, 1 and 8.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -141,6 +144,25 @@ void bench_round_load(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
       out.push_back(make_point(PointKey{"round_load", pv.variant, env.sms, tpb, 1, double(steps), "steps",
                                         "ns_per_step"},
                                ns));
+    }
+  }
+  // The push on few blocks: the two- and one-store steps (the reference's and lean's at N = 2).
+  const std::vector<int> few_tpbs = env.quick ? std::vector<int>{1024} : std::vector<int>{128, 256, 512, 1024};
+  const std::vector<int> few_grids = env.quick ? std::vector<int>{1, 8} : std::vector<int>{1, 8, 16, 32};
+  for (const auto& [kernel, variant] :
+       {std::pair{kPushVariants[0].kernel, "push_store_few"}, std::pair{kPushVariants[1].kernel, "push_store_1_few"}}) {
+    for (int grid : few_grids) {
+      if (grid >= env.sms) continue;  // the whole partition is the variants above
+      for (int tpb : few_tpbs) {
+        std::vector<double> ns;
+        for (int r = 0; r < env.reps; ++r) {
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+          launch(Shape{grid, tpb, 1}, env.stream, env.rank, kernel, buf.as<const uint4>(), dst.as<uint4>(), dst_stride,
+                 steps, times.as<unsigned long long>());
+          ns.push_back(device_interval_ns(env, times.as<unsigned long long>()) / steps);
+        }
+        out.push_back(make_point(PointKey{"round_load", variant, grid, tpb, 1, double(steps), "steps", "ns_per_step"}, ns));
+      }
     }
   }
 }

@@ -13,6 +13,9 @@ BENCHES = ["launch", "chase", "bandwidth", "clear", "block_reduce", "cluster_syn
 ROUND_VARIANTS = ["bf16_ar_res_rms", "bf16_ar_res_rms_fp4", "bf16_ar", "bf16_ar_res_rms_idle"]
 # The push step with 1, 2, 4 and 8 stores (push_step_ns_per_warp_store).
 PUSH_VARIANTS = ["push_store_1", "push_store", "push_store_4", "push_store_8"]
+# The push step on few blocks (round_load) and the stores' drain at a kernel's end (launch).
+FEW_AND_DRAIN = [("round_load", "push_store_few"), ("round_load", "push_store_1_few"), ("launch", "store_1"),
+                 ("launch", "store_8")]
 
 
 def main() -> int:
@@ -48,6 +51,11 @@ def main() -> int:
                                                    float(r["value"]) > 0 for r in rows) < 2]
         if missing:
             print(f"FAIL: fewer than two positive round_load rows of variant {missing} in {csv_path}")
+            return 1
+        missing = [f"{b} {v}" for b, v in FEW_AND_DRAIN
+                   if sum(r["bench"] == b and r["variant"] == v and float(r["value"]) > 0 for r in rows) < 2]
+        if missing:
+            print(f"FAIL: fewer than two positive rows of {missing} in {csv_path}")
             return 1
         if p.returncode != 0:
             print(f"FAIL: exit code {p.returncode} (microbench.csv has {len(rows)} rows)")

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "common/build_info.h"
@@ -151,6 +152,7 @@ struct SaveCalibrationCliOptions {
   std::vector<std::string> exchange_microbench;
   std::string round_microbench;
   std::string pushed_microbench;
+  std::vector<std::string> added_microbench;
   std::string gpu = "h200_sxm";
 };
 
@@ -195,6 +197,7 @@ size_t add_microbench_rows(const std::string& path, const char* option, const Mi
 // against one rank's partition of it.
 void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   std::vector<std::string> inputs = o.exchange_microbench;
+  inputs.insert(inputs.end(), o.added_microbench.begin(), o.added_microbench.end());
   inputs.insert(inputs.end(), {o.from_microbench, o.round_microbench, o.pushed_microbench});
   check_output_path(o.out, inputs, "save-calibration FILE");
   std::vector<int> lines;
@@ -235,8 +238,23 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
       throw CsvError(o.pushed_microbench, 0, "variant",
                      "no cluster_sync rows of variant pushed (`arlab calibrate` without --quick writes them)");
   }
-  std::string exchange_files;
+  if (!o.added_microbench.empty()) {
+    // Benches added to `arlab calibrate` since --from-microbench's run: the rows of every (bench, variant)
+    // pair that none of the files above supplies, so none of their rows is replaced or joined.
+    std::set<std::pair<std::string, std::string>> own;
+    for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
+    for (const std::string& path : o.added_microbench) {
+      const auto added = [&own](const MicrobenchRow& r) { return own.count({r.bench, r.variant}) == 0; };
+      if (add_microbench_rows(path, "--added-microbench", first, added, rows, lines, files) == 0)
+        throw CsvError(path, 0, "variant",
+                       "no rows of a bench and variant that the other files lack (it adds only benches added to "
+                           "`arlab calibrate` since --from-microbench's run, e.g. launch store_1 / store_8 of "
+                           "2026-12-03)");
+    }
+  }
+  std::string exchange_files, added_files;
   for (const std::string& path : o.exchange_microbench) exchange_files += (exchange_files.empty() ? "" : ", ") + path;
+  for (const std::string& path : o.added_microbench) added_files += (added_files.empty() ? "" : ", ") + path;
   const model::GpuSpec whole = model::gpu_preset(o.gpu);
   const bool local = first.link == "local";
   model::GpuSpec spec = whole;
@@ -264,6 +282,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
               o.gpu.c_str());
   if (!o.pushed_microbench.empty())
     std::printf("  the cluster_sync pushed rows are those of %s\n", o.pushed_microbench.c_str());
+  if (!added_files.empty())
+    std::printf("  the rows of benches and variants the files above lack are those of %s\n", added_files.c_str());
   model::DerivedCalibration d;
   try {
     d = model::derive_calibration(rows, spec);
@@ -291,7 +311,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                               (o.round_microbench.empty() ? std::string()
                                                           : " + NVFP4 / ar round rows of " + o.round_microbench) +
                               (o.pushed_microbench.empty() ? std::string()
-                                                           : " + cluster_sync pushed rows of " + o.pushed_microbench));
+                                                           : " + cluster_sync pushed rows of " + o.pushed_microbench) +
+                              (added_files.empty() ? std::string() : " + added-bench rows of " + added_files));
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
@@ -302,6 +323,8 @@ void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& su
     throw InvalidArgument("--round-microbench adds rows to --from-microbench's: give both");
   if (!o.pushed_microbench.empty() && o.from_microbench.empty())
     throw InvalidArgument("--pushed-microbench replaces rows of --from-microbench's: give both");
+  if (!o.added_microbench.empty() && o.from_microbench.empty())
+    throw InvalidArgument("--added-microbench adds rows to --from-microbench's: give both");
   if (!o.from_microbench.empty()) {
     if (sub.count("--calibration") > 0) throw InvalidArgument("--from-microbench and --calibration exclude each other");
     run_derive_calibration(o);
@@ -678,6 +701,11 @@ void add_save_calibration_command(CLI::App& app) {
                   "with --from-microbench: the cluster_sync pushed rows of another `arlab calibrate` run of the same "
                   "node kind replace its own, for pushed_exchange_ns and pushed_exchange_ns_per_peer (the lean "
                   "kernels' exchange of block totals through mbarriers, 2026-12-03)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--added-microbench", o->added_microbench,
+                  "with --from-microbench: other `arlab calibrate` runs of the same node kind (one or more files) "
+                  "whose rows of a bench and variant that no other input file holds are added (benches added since "
+                  "--from-microbench's run, e.g. launch store_1 / store_8 for exit_store_drain_ns)")
       ->check(CLI::ExistingFile);
   sub->add_option("--gpu", o->gpu, "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs)");
   sub->callback([o, sub] { run_save_calibration(*o, *sub); });

@@ -326,10 +326,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-03 11:00, the
-// grid term: H {3200, 7040, 12800} x tokens {13, 52, 208, 832}, sizes no committed measurement holds,
-// then every other pattern (ar and the four quantizing ones) at H {5248, 10496} x tokens {17, 136},
-// sizes no committed measurement holds either; the grids before: H {3456, 6912, 13312} x tokens {11,
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-03 13:00, the
+// drain term: H {2944, 6400, 13824} x tokens {19, 76, 304, 1216}, sizes no committed measurement holds,
+// then every other pattern (ar and the four quantizing ones) at H {4480, 9472} x tokens {21, 168},
+// sizes no committed measurement holds either; the grids before: H {3200, 7040, 12800} x tokens {13,
+// 52, 208, 832} with H {5248, 10496} x tokens {17, 136}, data/h200/exp/model-accuracy_emulated_grid8*.csv;
+// H {3456, 6912, 13312} x tokens {11,
 // 44, 176, 704} with H {4864, 9984} x tokens {15, 120}, data/h200/exp/model-accuracy_emulated_grid7*.csv;
 // H {4352, 7424, 11776} x tokens {9, 36, 144, 640} with H {5888, 8960} x tokens {13, 112},
 // data/h200/exp/model-accuracy_emulated_grid6*.csv; H {2304, 4608, 9728} x tokens {7, 48, 192, 768} with H {5376, 7936} x tokens {20, 72},
@@ -359,9 +361,9 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3200, 7040, 12800};
-  // Held out: from a few decode tokens (13) to a prefill chunk (832), a factor of 4 apart.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{13, 52, 208, 832};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{2944, 6400, 13824};
+  // Held out: from a few decode tokens (19) to a prefill chunk (1216), a factor of 4 apart.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{19, 76, 304, 1216};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -369,8 +371,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {5248, 10496})
-        for (int t : {17, 136}) {
+      for (int h : {4480, 9472})
+        for (int t : {21, 168}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

@@ -173,7 +173,12 @@ namespace arlab::model {
   /* prior: 0; range: as dram_round_ns_per_warp */                                                                   \
   X(exchange_grid_ns_per_block_warp, 0.0, 0.0, 1000.0, "ns",                                                         \
     "the same extra time's part per block beyond the first and warp of the block (calibrate: exchange "             \
-    "all_to_all_grid, b of the same fit)")
+    "all_to_all_grid, b of the same fit)")                                                                          \
+  /* prior: 0, a kernel's last stores drain at the SM's port rate only; range: 10 us, as l2_latency_ns */            \
+  X(exit_store_drain_ns, 0.0, 0.0, 10000.0, "ns",                                                                    \
+    "what a kernel's duration grows by when every thread ends on stores, beyond their bytes per SM through the "     \
+    "SM's port (calibrate: launch store_1 / store_8 minus plain at equal grid and tpb, less tpb x stores x 16 B / "  \
+    "the port rate; median over grids below the partition)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

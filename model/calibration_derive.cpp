@@ -125,6 +125,7 @@ class Deriver {
     latencies();
     round_load();
     bandwidths();
+    store_drain();
     reductions();
     skew_and_math();
     rank_exchange();
@@ -195,6 +196,39 @@ class Deriver {
     if (extra.empty()) fail("no launch cluster row matches a plain row's grid");
     set("cluster_launch_us", std::max(0.0, median_of(extra)),
         fmt("median of (cluster - plain) empty-kernel duration at equal grid and tpb (%zu pairs)", extra.size()));
+  }
+
+  // The drain of a kernel's last stores (launch store_1 / store_8, new on 2026-12-03: older
+  // microbenchmarks keep the prior): each row's extra over the empty kernel of the same grid and tpb,
+  // less its stores' bytes per SM (one block per SM) through the SM's port (sm_l2_bytes_per_cycle,
+  // derived before this), is the fixed part; the median over the grids below the partition (a grid of
+  // every SM adds the L2's own write rate, which the model's HBM and port bounds cover).
+  void store_drain() {
+    std::map<std::pair<int, int>, double> plain;
+    for (const auto* r : pick_rows("launch", "plain", "duration_us"))
+      plain[{static_cast<int>(r->size), r->tpb}] = r->value;
+    const double port = out_.calibration.sm_l2_bytes_per_cycle * spec_.sm_clock_ghz;
+    const int sms = max_sms();
+    std::vector<double> extra;
+    for (const auto& [stores, variant] : {std::pair<int, const char*>{1, "store_1"}, {8, "store_8"}})
+      for (const auto* r : pick_rows("launch", variant, "duration_us", [sms](const MicrobenchRow& r) {
+             return r.cluster <= 1 && r.size < sms;
+           })) {
+        auto it = plain.find({static_cast<int>(r->size), r->tpb});
+        if (it == plain.end()) continue;
+        const double bytes = static_cast<double>(r->tpb) * stores * 16.0;  // one block per SM
+        extra.push_back((r->value - it->second) * 1e3 - bytes / port);
+      }
+    if (extra.empty()) {
+      out_.notes.push_back(fmt("exit_store_drain_ns = %.4g", out_.calibration.exit_store_drain_ns) +
+                           ": prior kept (no launch store_1 / store_8 rows below the partition with a plain row of "
+                           "their grid and tpb: microbenchmarks of an arlab before 2026-12-03)");
+      return;
+    }
+    set("exit_store_drain_ns", std::max(0.0, median_of(extra)),
+        fmt("median over %zu launch store_1 / store_8 rows (grids below %d SMs) of their extra over the empty kernel "
+            "of the same grid and tpb less tpb x stores x 16 B / %.3g B/ns (the port)",
+            extra.size(), sms, port));
   }
 
   void latencies() {

@@ -197,4 +197,13 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   return ns;
 }
 
+void add_drain_term(const ModelInputs& in, TermSheet& sheet) {
+  if (in.cal.exit_store_drain_ns <= 0) return;  // the priors (no launch store rows): no term
+  sheet.add("drain", in.cal.exit_store_drain_ns, [&] {
+    return fmt("the last stores leave the SM before the kernel ends: %.0f ns (their bytes are counted in the "
+               "rounds' port bound)",
+               in.cal.exit_store_drain_ns);
+  });
+}
+
 }  // namespace arlab::model::detail

@@ -276,6 +276,9 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                                       "the outputs' stores, one L2 round trip %.0f ns",
                                       cal.bare_cluster_barrier_ns, cal.l2_latency_ns);
   });
+  // Where no cluster.sync released the last round's stores (its outputs; lean: and -0.0 over the
+  // N - 1 peer slots it consumed), the kernel's end waits for them.
+  if (!(exit_barrier && !d.pushed_cluster_sum)) add_drain_term(in, sheet);
   return sheet.total_ns();
 }
 

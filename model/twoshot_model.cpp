@@ -150,6 +150,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
                ? fmt("lean: closing lifetime barrier (relaxed arrive) %.0f ns", cal.cluster_lifetime_barrier_ns)
                : std::string("lean: no closing cluster barrier (no block reads another's shared memory)");
   });
+  add_drain_term(in, sheet);  // its last round ends on its outputs and -0.0 written back
   return sheet.total_ns();
 }
 
@@ -227,6 +228,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
            (k > 1 ? fmt(", its per-warp part over the %.0f blocks on the busiest SM", k) : std::string()) + ")]";
   });
   sheet.add("exit", cluster_barrier_ns(in), [&] { return "closing " + cluster_barrier_text(in); });
+  add_drain_term(in, sheet);  // the closing barrier (cluster > 1) is not what waits for the outputs
   return sheet.total_ns();
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <unistd.h>
 
@@ -608,6 +609,19 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
           }
         REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
       }
+      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: two TP2
+      // runs of 2026-12-03): launch store_1 / store_8 and round_load push_store_few / push_store_1_few.
+      std::set<std::pair<std::string, std::string>> own;
+      for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
+      for (const char* file : {"h200_emulated_drain_microbench.csv", "h200_emulated_drain_microbench_rerun.csv"}) {
+        size_t drain = 0;
+        for (const MicrobenchRow& r : load_microbench(dir + file))
+          if (own.count({r.bench, r.variant}) == 0) {
+            rows.push_back(r);
+            drain += r.bench == "launch";
+          }
+        REQUIRE(drain == 12);  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
+      }
     }
     GpuSpec spec = gpu_preset("h200_sxm");
     if (node == "emulated") spec = sm_partition(spec, 2);
@@ -619,9 +633,11 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
     }
     // One note per constant, and on the emulated node (its idle-round rows) the idle rows' check; on the
     // real node (microbenchmarks before the slowest block's rows) that its round overhead is block 0's;
-    // on both the cluster_placement check, which says the files predate the bench.
+    // on the real node the cluster_placement check, which says its file predates the bench.
     CHECK(d.notes.size() == calibration_constants().size() + 2);
-    CHECK(count_notes(d, "check, cluster_placement: no rows") == 1);
+    // (The emulated node's placement rows came with the drain runs: checked and set nothing.)
+    CHECK(count_notes(d, node == "nvlink" ? "check, cluster_placement: no rows"
+                                          : "check, cluster_placement (a grid of one block per SM; SMs used): agrees") == 1);
     if (node == "nvlink") CHECK(count_notes(d, "round_overhead_ns: from block 0's rounds") == 1);
   }
 }
@@ -842,6 +858,48 @@ TEST_CASE("derive_calibration: exchange rows of 2, 4 and 8 ranks give the ranks 
   const DerivedCalibration f = derive_calibration(flat, spec);
   CHECK(f.calibration.exchange_ns_per_rank_sq == 0.0);
   CHECK(f.calibration.exchange_ns_per_rank == Approx((2 * 600.0 + 6 * 1200.0) / (4 + 36)).epsilon(1e-9));
+}
+
+TEST_CASE("derive_calibration: launch store_1 / store_8 rows give the drain, without them the prior stays") {
+  const std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
+                                                          "/data/calibration/h200_nvlink_microbench.csv");
+  const GpuSpec spec = gpu_preset("h200_sxm");
+  const DerivedCalibration none = derive_calibration(rows, spec);
+  CHECK(none.calibration.exit_store_drain_ns == default_calibration().exit_store_drain_ns);
+  CHECK(count_notes(none, "exit_store_drain_ns = 0: prior kept") == 1);
+  // Each store row = the plain row of its grid and tpb + 130 ns + tpb x stores x 16 B through the port.
+  const double port = none.calibration.sm_l2_bytes_per_cycle * spec.sm_clock_ghz;
+  std::vector<MicrobenchRow> with = rows;
+  size_t added = 0;
+  for (const MicrobenchRow& plain : rows)
+    if (plain.bench == "launch" && plain.variant == "plain" && plain.size < spec.sm_count)
+      for (int stores : {1, 8}) {
+        MicrobenchRow r = plain;
+        r.variant = stores == 1 ? "store_1" : "store_8";
+        r.value = r.p10 = r.p90 = plain.value + (130.0 + plain.tpb * stores * 16.0 / port) / 1e3;
+        with.push_back(r);
+        ++added;
+      }
+  REQUIRE(added >= 4);
+  CHECK(derive_calibration(with, spec).calibration.exit_store_drain_ns == Approx(130.0).epsilon(1e-6));
+  // Rows at a grid of every SM (where the L2's write rate shows) are left out; so is a row without a
+  // plain row of its grid and tpb; stores faster than the port alone give 0, never less.
+  std::vector<MicrobenchRow> wide = rows;
+  for (MicrobenchRow r : with)
+    if (r.variant == "store_1") {
+      r.size = spec.sm_count;
+      wide.push_back(r);
+      r.size = 3;  // no plain row of 3 blocks
+      wide.push_back(r);
+    }
+  CHECK(derive_calibration(wide, spec).calibration.exit_store_drain_ns == default_calibration().exit_store_drain_ns);
+  std::vector<MicrobenchRow> fast = rows;
+  for (MicrobenchRow r : with)
+    if (r.variant == "store_1") {
+      r.value = r.p10 = r.p90 = r.value - 1.0;
+      fast.push_back(r);
+    }
+  CHECK(derive_calibration(fast, spec).calibration.exit_store_drain_ns == 0.0);
 }
 
 TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {

@@ -1,6 +1,7 @@
 // Timing model: the seed's qualitative fact (legacy much slower than trtllm at 128 tokens, TP2,
 // H 4096 and 8192, equal at 1 token) arising from the mechanism (rounds per cluster), monotonicity
 // in tokens, term bookkeeping, links, and refusal of illegal configurations.
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -409,6 +410,35 @@ TEST_CASE("push step: its slope per warp grows with the stores per step", "[timi
     CHECK(ref_why.find(fmt("push step %.0f ns", detail::push_step_ns(in, n))) != std::string::npos);
     CHECK(lean_why.find(fmt("push step %.0f ns", detail::push_step_ns(in, n - 1))) != std::string::npos);
   }
+}
+
+TEST_CASE("drain term: bodies that end on their stores wait for them, a closing cluster.sync already has", "[timing]") {
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.exit_store_drain_ns > 0);
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  const auto has_drain = [](const Prediction& pr) {
+    return std::any_of(pr.terms.begin(), pr.terms.end(), [](const Term& t) { return t.name == "drain"; });
+  };
+  LaunchConfig c;
+  c.tpb = 512;  // with H 2048 (256 bf16 vectors) one vector per thread at clusters of 1 and 2
+  for (Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot})
+    for (Impl body : {Impl::reference, Impl::lean})
+      for (int cluster : {1, 2}) {
+        INFO(to_string(body) << " " << (algo == Algorithm::oneshot ? "one-shot" : "two-shot") << ", cluster "
+                             << cluster);
+        c.impl = body;
+        c.algo = algo;
+        c.cluster = cluster;
+        c.grid = 8 * cluster;
+        const Problem p = problem(8, 2048, 2, algo);
+        const Prediction pr = predict(p, c, emu, cal, kRes);
+        // The reference one-shot body closes clusters with cluster.sync, whose release waits for the
+        // outputs (priced in `exit`); every other body and shape ends on its stores.
+        const bool released = algo == Algorithm::oneshot && body == Impl::reference && cluster > 1;
+        CHECK(has_drain(pr) == !released);
+        if (!released) CHECK(term(pr, "drain") == Approx(cal.exit_store_drain_ns / 1e3));
+        CHECK_FALSE(has_drain(predict(p, c, emu, default_calibration(), kRes)));  // the prior, 0: no term
+      }
 }
 
 TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector, once per wave", "[timing]") {

@@ -47,6 +47,9 @@
 // bf16_ar_res_rms_fp4[_busy]: quant_out codes and swizzled 128x4 scale factors, global scale 1) and
 // for ar (bf16_ar[_busy]: the sum stored to allreduce_out, no norm): the model's nvfp4_round_ns and
 // ar_round_ns are what these rounds take beyond its round for that pattern.
+// Vectors per thread (since 2026-12-03): variants bf16_ar_res_rms_vpt2 and _vpt4 (+ _busy, _slowest,
+// _span) at (tpb, cluster, vpt) (512, 1, 2), (256, 1, 4), (256, 2, 2), (128, 2, 4) at H 8192 and (256,
+// 1, 2), (128, 1, 4) at H 4096: every thread holds 2 or 4 vectors of its token.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -109,6 +112,7 @@ __global__ void __launch_bounds__(1024) warm_kernel(const uint4* p, long long n,
 
 struct Config {
   int hidden, tpb, cluster;
+  int vpt = 1;  // vectors per thread: tpb x cluster x 8 x vpt == H (x 2 for the idle rows)
 };
 // Variant bf16_ar_res_rms_idle: the ar_res_rms round with half of every cluster's threads holding no
 // vector (tpb x cluster x 8 = 2 H, vecs_per_thread 1): the first blocks of a cluster (block 0 at
@@ -118,6 +122,11 @@ const Config kIdleConfigs[] = {{4096, 1024, 1}, {4096, 512, 2}, {4096, 256, 4}, 
 // The grid sweep's configurations and grids (blocks; the full partition is the main pass).
 const Config kSweepConfigs[] = {{4096, 512, 1}, {8192, 1024, 1}};
 const int kSweepGrids[] = {8, 16, 32};
+// Variants bf16_ar_res_rms_vpt2 / _vpt4 (and _busy): the ar_res_rms round where every thread holds 2 or
+// 4 vectors of its token (the kernel's loops over k < vecs_per_thread, with its registers and spills):
+// what a round costs per vector a thread holds beyond its first.
+const Config kVptConfigs[] = {{8192, 512, 1, 2}, {8192, 256, 1, 4}, {4096, 256, 1, 2},
+                              {4096, 128, 1, 4}, {8192, 256, 2, 2}, {8192, 128, 2, 4}};
 
 // One repetition's figures, ns: block 0's interval, the longest block interval, and the span from the
 // earliest start to the latest end, over `grid` blocks' (start, end) pairs.
@@ -207,6 +216,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
     const PatternRun* run;
     bool busy, idle;
     int blocks;  // the grid sweep's blocks; 0: the full partition
+    bool vpt = false;  // the configurations of several vectors per thread
   };
   std::vector<Pass> passes;
   for (const PatternRun& run : kPatternRuns) {
@@ -219,16 +229,24 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
     passes.push_back({&kPatternRuns[0], false, false, blocks});
     if (with_partner) passes.push_back({&kPatternRuns[0], true, false, blocks});
   }
+  passes.push_back({&kPatternRuns[0], false, false, 0, true});
+  if (with_partner) passes.push_back({&kPatternRuns[0], true, false, 0, true});
   for (const Pass& pass : passes) {
     const PatternRun& run = *pass.run;
     const bool busy = pass.busy;
     const bool sweep = pass.blocks > 0;
-    const auto first = pass.idle ? std::begin(kIdleConfigs) : sweep ? std::begin(kSweepConfigs) : std::begin(configs);
-    const auto last = pass.idle ? std::end(kIdleConfigs) : sweep ? std::end(kSweepConfigs) : std::end(configs);
+    const auto first = pass.idle  ? std::begin(kIdleConfigs)
+                       : sweep    ? std::begin(kSweepConfigs)
+                       : pass.vpt ? std::begin(kVptConfigs)
+                                  : std::begin(configs);
+    const auto last = pass.idle  ? std::end(kIdleConfigs)
+                      : sweep    ? std::end(kSweepConfigs)
+                      : pass.vpt ? std::end(kVptConfigs)
+                                 : std::end(configs);
     for (auto it = first; it != last; ++it) {
       const Config& c = *it;
-      if (c.tpb * c.cluster * kVec != (pass.idle ? 2 : 1) * c.hidden)
-        throw CudaError("epilogue_round: a configuration without vpt 1");
+      if (c.tpb * c.cluster * kVec * c.vpt != (pass.idle ? 2 : 1) * c.hidden)
+        throw CudaError("epilogue_round: a configuration whose vectors per thread do not cover its H");
       const int clusters = (sweep ? pass.blocks : env.sms) / c.cluster;
       if (clusters < 1) continue;
       const int grid = clusters * c.cluster;
@@ -249,7 +267,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       p.hidden = c.hidden;
       p.rank = 0;
       p.cluster = c.cluster;
-      p.vecs_per_thread = 1;
+      p.vecs_per_thread = c.vpt;
       p.regions[0] = slots.data();
       p.my_region = slots.data();
       p.fault = fault.as<unsigned long long>();
@@ -315,8 +333,9 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +
                         ", " + std::to_string(partner_fault) + ")");
       distinct_sms(ids, grid, "epilogue_round");
-      const std::string variant =
-          std::string(run.variant) + (sweep ? "_grid" : "") + (busy ? "_busy" : pass.idle ? "_idle" : "");
+      const std::string variant = std::string(run.variant) + (sweep ? "_grid" : "") +
+                                  (pass.vpt ? "_vpt" + std::to_string(c.vpt) : std::string()) +
+                                  (busy ? "_busy" : pass.idle ? "_idle" : "");
       const auto row = [&](const std::string& v, const std::vector<double>& values) {
         out.push_back(make_point(
             PointKey{"epilogue_round", v, grid, c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"}, values));

@@ -54,6 +54,8 @@ FILES = [
     ("model_grid_latency_prologue_emulated.csv", "emulated", "latency grid, 1 and 4 tokens, the lean prologue without the stall"),
     ("exp/model-accuracy_emulated_grid8.csv", "emulated", "model-accuracy experiment, fresh grid after the grid term, by algorithm"),
     ("exp/model-accuracy_emulated_grid8_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid9.csv", "emulated", "model-accuracy experiment, fresh grid after the drain term, by algorithm"),
+    ("exp/model-accuracy_emulated_grid9_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
 ]
 
 

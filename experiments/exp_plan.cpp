@@ -327,9 +327,11 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
 }
 
 // model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-03 13:00, the
-// drain term: H {2944, 6400, 13824} x tokens {19, 76, 304, 1216}, sizes no committed measurement holds,
-// then every other pattern (ar and the four quantizing ones) at H {4480, 9472} x tokens {21, 168},
-// sizes no committed measurement holds either; the grids before: H {3200, 7040, 12800} x tokens {13,
+// round's cost per further vector: H {3712, 7808, 11520} x tokens {23, 92, 368, 1472}, sizes no
+// committed measurement holds, then every other pattern (ar and the four quantizing ones) at H {4992,
+// 9856} x tokens {25, 232}, sizes no committed measurement holds either; the grids before: H {2944,
+// 6400, 13824} x tokens {19, 76, 304, 1216} with H {4480, 9472} x tokens {21, 168} (the drain term),
+// data/h200/exp/model-accuracy_emulated_grid9*.csv; H {3200, 7040, 12800} x tokens {13,
 // 52, 208, 832} with H {5248, 10496} x tokens {17, 136}, data/h200/exp/model-accuracy_emulated_grid8*.csv;
 // H {3456, 6912, 13312} x tokens {11,
 // 44, 176, 704} with H {4864, 9984} x tokens {15, 120}, data/h200/exp/model-accuracy_emulated_grid7*.csv;
@@ -361,9 +363,9 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{2944, 6400, 13824};
-  // Held out: from a few decode tokens (19) to a prefill chunk (1216), a factor of 4 apart.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{19, 76, 304, 1216};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3712, 7808, 11520};
+  // Held out: from a few decode tokens (23) to a prefill chunk (1472), a factor of 4 apart.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{23, 92, 368, 1472};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -371,8 +373,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {4480, 9472})
-        for (int t : {21, 168}) {
+      for (int h : {4992, 9856})
+        for (int t : {25, 232}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

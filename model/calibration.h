@@ -178,7 +178,12 @@ namespace arlab::model {
   X(exit_store_drain_ns, 0.0, 0.0, 10000.0, "ns",                                                                    \
     "what a kernel's duration grows by when every thread ends on stores, beyond their bytes per SM through the "     \
     "SM's port (calibrate: launch store_1 / store_8 minus plain at equal grid and tpb, less tpb x stores x 16 B / "  \
-    "the port rate; median over grids below the partition)")
+    "the port rate; median over grids below the partition)")                                                      \
+  /* prior: 0, a thread's further vectors cost only the round's modelled parts; range: 10 us, as a round */         \
+  X(round_ns_per_extra_vector, 0.0, 0.0, 10000.0, "ns",                                                              \
+    "what a token round takes per vector a thread holds beyond its first, beyond the round's modelled parts "        \
+    "(calibrate: epilogue_round bf16_ar_res_rms_vpt2 / _vpt4 minus the model's round of that shape, over vpt - 1; " \
+    "median)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

@@ -132,6 +132,7 @@ class Deriver {
     grid_exchange();
     round_overhead();
     pattern_rounds();
+    vector_rounds();
     placement_check();
     check_ranges(out_.calibration);
     return out_;
@@ -540,7 +541,8 @@ class Deriver {
   // The model's token round for one epilogue_round row: the bench's shape (one block per SM, one token
   // per cluster and round, one vector per thread, N = 2, bf16) with `pattern`; none where it cannot
   // launch.
-  std::optional<detail::RoundParts> bench_round(const MicrobenchRow& r, Pattern pattern, const Calibration& cal) const {
+  std::optional<detail::RoundParts> bench_round(const MicrobenchRow& r, Pattern pattern, const Calibration& cal,
+                                                int vpt = 1) const {
     Problem p;
     p.tokens = r.sms / std::max(1, r.cluster);
     p.hidden = static_cast<int>(r.size);
@@ -551,7 +553,7 @@ class Deriver {
     c.tpb = r.tpb;
     c.cluster = std::max(1, r.cluster);
     c.grid = r.sms;
-    c.vecs_per_thread = 1;
+    c.vecs_per_thread = vpt;
     detail::ModelInputs in{p, c, spec_, cal};
     if (!detail::derive_inputs(in, KernelResources{64, 0})) return std::nullopt;
     return detail::oneshot_round(in, 1.0);
@@ -729,6 +731,38 @@ class Deriver {
           std::string("median of the measured round minus the model's round (tpb/cluster: measured - model ns):") +
               per);
     }
+  }
+
+  // A round where every thread holds 2 or 4 vectors (epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, new on
+  // 2026-12-03) against the model's round of that shape with every other constant derived: the median
+  // over the rows of (measured - model) / (vpt - 1), what each vector beyond a thread's first adds that
+  // the round's parts (the further DRAM loads, vector ops, gamma loads) leave out. Older microbenchmarks
+  // keep the prior, 0.
+  void vector_rounds() {
+    std::vector<double> per_vector;
+    std::string per;
+    for (const int vpt : {2, 4}) {
+      const std::string variant = "bf16_ar_res_rms_vpt" + std::to_string(vpt);
+      auto got = pick_rows("epilogue_round", (emulated_ ? variant + "_busy" : variant) + "_slowest", "ns_per_round");
+      if (got.empty()) got = pick_rows("epilogue_round", variant + "_slowest", "ns_per_round");
+      for (const MicrobenchRow* r : got) {
+        const std::optional<detail::RoundParts> round = bench_round(*r, Pattern::ar_res_rms, out_.calibration, vpt);
+        if (!round) continue;
+        const double modelled = round->total();
+        per_vector.push_back((r->value - modelled) / (vpt - 1));
+        per += fmt(" %d/", r->tpb) + fmt("%d/", std::max(1, r->cluster)) + fmt("%d:", vpt) +
+               fmt(" (%.0f", r->value) + fmt(" - %.0f)", modelled) + fmt(" / %d;", vpt - 1);
+      }
+    }
+    if (per_vector.empty()) {
+      out_.notes.push_back(fmt("round_ns_per_extra_vector = %.4g", out_.calibration.round_ns_per_extra_vector) +
+                           ": prior kept (no epilogue_round bf16_ar_res_rms_vpt2 / _vpt4 rows: microbenchmarks of an "
+                           "arlab before 2026-12-03)");
+      return;
+    }
+    set("round_ns_per_extra_vector", std::max(0.0, median_of(per_vector)),
+        "median over the rounds of 2 and 4 vectors per thread of (measured - the model's round) / (vpt - 1) "
+        "(tpb/cluster/vpt: (measured - model ns) / (vpt - 1)):" + per);
   }
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,

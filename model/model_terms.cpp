@@ -192,6 +192,10 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
           cal.round_overhead_ns_per_warp *
               (in.active_warps * (1.0 + other_blocks) +
                cal.round_overhead_idle_warp_fraction * (in.warps - in.active_warps));
+  // Each vector a thread holds beyond its first (calibrate: epilogue_round bf16_ar_res_rms_vpt*).
+  if (has_residual(pattern) && in.vecs_used > 1)
+    ns += cal.round_ns_per_extra_vector * (in.vecs_used - 1) *
+          std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
   if (has_fp4(pattern)) ns += cal.nvfp4_round_ns;
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;
   return ns;

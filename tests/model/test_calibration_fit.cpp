@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 
 #include "common/csv.h"
@@ -609,18 +610,23 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
           }
         REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
       }
-      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: two TP2
-      // runs of 2026-12-03): launch store_1 / store_8 and round_load push_store_few / push_store_1_few.
+      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: four TP2
+      // runs of 2026-12-03): launch store_1 / store_8, round_load push_store_few / push_store_1_few and,
+      // in the last two, epilogue_round bf16_ar_res_rms_vpt2 / _vpt4.
       std::set<std::pair<std::string, std::string>> own;
       for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
-      for (const char* file : {"h200_emulated_drain_microbench.csv", "h200_emulated_drain_microbench_rerun.csv"}) {
-        size_t drain = 0;
+      for (const char* file : {"h200_emulated_drain_microbench.csv", "h200_emulated_drain_microbench_rerun.csv",
+                               "h200_emulated_vpt_microbench.csv", "h200_emulated_vpt_microbench_rerun.csv"}) {
+        size_t drain = 0, vpt = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (own.count({r.bench, r.variant}) == 0) {
             rows.push_back(r);
             drain += r.bench == "launch";
+            vpt += r.variant.find("_vpt") != std::string::npos;
           }
         REQUIRE(drain == 12);  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
+        // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
+        REQUIRE(vpt == (std::string(file).find("_vpt_") != std::string::npos ? 36u : 0u));
       }
     }
     GpuSpec spec = gpu_preset("h200_sxm");
@@ -900,6 +906,49 @@ TEST_CASE("derive_calibration: launch store_1 / store_8 rows give the drain, wit
       fast.push_back(r);
     }
   CHECK(derive_calibration(fast, spec).calibration.exit_store_drain_ns == 0.0);
+}
+
+TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  const DerivedCalibration none = derive_calibration(rows, spec);
+  CHECK(none.calibration.round_ns_per_extra_vector == 0.0);
+  CHECK(count_notes(none, "round_ns_per_extra_vector = 0: prior kept") == 1);
+  // Rows equal to the model's own round of their shape (vpt 2 and 4) plus 300 ns per further vector
+  // give 300 ns; rows at the model's round give 0; rows below it give 0, never less.
+  const auto with_extra = [&](double per_vector_ns) {
+    std::vector<MicrobenchRow> more = rows;
+    for (const auto& [hidden, tpb, vpt] : {std::tuple{8192, 512, 2}, std::tuple{8192, 256, 4}}) {
+      Problem p;
+      p.tokens = 64;
+      p.hidden = hidden;
+      p.nranks = 2;
+      p.dtype = DType::bf16;
+      p.pattern = Pattern::ar_res_rms;
+      LaunchConfig c;
+      c.tpb = tpb;
+      c.grid = 64;
+      c.vecs_per_thread = vpt;
+      model::detail::ModelInputs in{p, c, spec, none.calibration};
+      REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
+      MicrobenchRow r = rows.front();
+      r.bench = "epilogue_round";
+      r.variant = "bf16_ar_res_rms_vpt" + std::to_string(vpt) + "_busy_slowest";
+      r.metric = "ns_per_round";
+      r.size_unit = "hidden";
+      r.size = hidden;
+      r.sms = 64;
+      r.tpb = tpb;
+      r.cluster = 1;
+      r.value = r.p10 = r.p90 = model::detail::oneshot_round(in, 1.0).total() + per_vector_ns * (vpt - 1);
+      more.push_back(r);
+    }
+    return derive_calibration(more, spec).calibration.round_ns_per_extra_vector;
+  };
+  CHECK(with_extra(300.0) == Approx(300.0).epsilon(1e-9));
+  CHECK(with_extra(0.0) == Approx(0.0).margin(1e-9));
+  CHECK(with_extra(-200.0) == 0.0);
 }
 
 TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {

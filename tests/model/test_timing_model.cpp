@@ -441,6 +441,32 @@ TEST_CASE("drain term: bodies that end on their stores wait for them, a closing 
       }
 }
 
+TEST_CASE("further vectors: a round adds round_ns_per_extra_vector per vector beyond the first, by the SMs' share", "[timing]") {
+  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.round_ns_per_extra_vector > 0);
+  Calibration none = cal;
+  none.round_ns_per_extra_vector = 0;
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);  // 64 SMs
+  LaunchConfig c;
+  c.tpb = 256;
+  c.cluster = 1;
+  c.grid = 64;
+  c.vecs_per_thread = 4;  // H 8192 = 256 threads x 4 vectors x 8 bf16
+  const auto extra = [&](int tokens, int hidden) {
+    const Problem p = problem(tokens, hidden);
+    detail::ModelInputs with{p, c, emu, cal}, without{p, c, emu, none};
+    REQUIRE(detail::derive_inputs(with, kRes));
+    REQUIRE(detail::derive_inputs(without, kRes));
+    return detail::round_overhead_ns(with, 1.0) - detail::round_overhead_ns(without, 1.0);
+  };
+  // 64 tokens: every SM holds a block of vectors (share 1), each thread 3 beyond its first.
+  CHECK(extra(64, 8192) == Approx(3 * cal.round_ns_per_extra_vector));
+  // 8 tokens: 8 of the 64 SMs.
+  CHECK(extra(8, 8192) == Approx(3 * cal.round_ns_per_extra_vector * 8 / 64));
+  // H 2048: one vector per thread, none beyond the first.
+  CHECK(extra(64, 2048) == Approx(0.0).margin(1e-9));
+}
+
 TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector, once per wave", "[timing]") {
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.exchange_grid_ns_per_block > 0);

@@ -291,6 +291,7 @@ VAL_G7 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7.cs
 VAL_G7_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid7_tp4.csv", "--calibration",
               "data/calibration/h200_emulated.csv"]
 VAL_G8, VAL_G8_TP4 = validate_of("model-accuracy_emulated_grid8"), validate_of("model-accuracy_emulated_grid8_tp4")
+VAL_G9, VAL_G9_TP4 = validate_of("model-accuracy_emulated_grid9"), validate_of("model-accuracy_emulated_grid9_tp4")
 OWN_PICK_SIGNED = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +(-?[\d.]+)% +-?[\d.]+% +(-?[\d.]+)%"
 OWN_PICK = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%"
 
@@ -456,6 +457,16 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=VAL_G8_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "the other 10, resumed) | {1} % |"),
                                                      (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)")]),
     *readme_fresh_grid_checks("grid8", VAL_G8, VAL_G8_TP4),
+    # docs/model.md, "The fresh grid after the drain" and "Further vectors": grid9 with today's model, and the
+    # README's line of it; the drain's picks measured (wide15)
+    dict(doc="docs/model.md", cmd=VAL_G9, quotes=[(r"MAPE ([\d.]+) %   median", "| 10.50 % | {1} % |"),
+                                                 (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)"),
+                                                 (r"MAPE ([\d.]+) %   median", "TP2 10.56 % -> {1} %")]),
+    dict(doc="docs/model.md", cmd=VAL_G9_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "| 11.12 % | {1} % |"),
+                                                     (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)"),
+                                                     (r"MAPE ([\d.]+) %   median", "TP4 11.07 % -> {1} %")]),
+    *readme_fresh_grid_checks("grid9", VAL_G9, VAL_G9_TP4),
+    dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide15"), quotes=speedup_goal_quotes(True)),
     # docs/results.md: the grid term's picks measured (rerun11 / wide14)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun11"),
          quotes=peers_tp2_quotes("72 of 72", " (within")),

@@ -292,6 +292,7 @@ VAL_G7_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid
               "data/calibration/h200_emulated.csv"]
 VAL_G8, VAL_G8_TP4 = validate_of("model-accuracy_emulated_grid8"), validate_of("model-accuracy_emulated_grid8_tp4")
 VAL_G9, VAL_G9_TP4 = validate_of("model-accuracy_emulated_grid9"), validate_of("model-accuracy_emulated_grid9_tp4")
+VAL_G10 = validate_of("model-accuracy_emulated_grid10_partial")
 OWN_PICK_SIGNED = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +(-?[\d.]+)% +-?[\d.]+% +(-?[\d.]+)%"
 OWN_PICK = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%"
 
@@ -466,6 +467,11 @@ CHECKS = [
                                                      (OWN_PICK_SIGNED, "| {1} % / {2} % (32 groups)"),
                                                      (r"MAPE ([\d.]+) %   median", "TP4 11.07 % -> {1} %")]),
     *readme_fresh_grid_checks("grid9", VAL_G9, VAL_G9_TP4),
+    # docs/model.md, "The fresh grid after the further vectors" (its ar_res_rms part), and the README's line of it
+    dict(doc="docs/model.md", cmd=VAL_G10, quotes=[(r"MAPE ([\d.]+) %   median", "On those rows, `arlab validate`: MAPE {1} %"),
+                                                  (OWN_PICK, "groups) {1} % / {2} % mean / worst regret over 12")]),
+    dict(doc="README.md", cmd=VAL_G10, quotes=[(r"MAPE ([\d.]+) %   median", "grid10 (ar_res_rms part) MAPE {1} %"),
+                                              (OWN_PICK, "own pick {1} % / {2} % over its 12 groups")]),
     dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide15"), quotes=speedup_goal_quotes(True)),
     # docs/results.md: the grid term's picks measured (rerun11 / wide14)
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun11"),

@@ -170,6 +170,11 @@ class Deriver {
     out_.notes.push_back(name + " = " + fmt("%.4g", value) + ": " + how);
   }
 
+  // A constant the rows cannot set keeps its prior, with a note: "NAME = VALUE: prior kept (WHY)".
+  void keep_prior(const std::string& name, const std::string& why) {
+    out_.notes.push_back(name + fmt(" = %.4g", get_constant(out_.calibration, name)) + ": prior kept (" + why + ")");
+  }
+
   void launch() {
     const auto one = need_rows("launch", "plain", "duration_us",
                           [](const MicrobenchRow& r) { return r.cluster <= 1 && r.size == 1; }, "grid 1");
@@ -221,9 +226,8 @@ class Deriver {
         extra.push_back((r->value - it->second) * 1e3 - bytes / port);
       }
     if (extra.empty()) {
-      out_.notes.push_back(fmt("exit_store_drain_ns = %.4g", out_.calibration.exit_store_drain_ns) +
-                           ": prior kept (no launch store_1 / store_8 rows below the partition with a plain row of "
-                           "their grid and tpb: microbenchmarks of an arlab before 2026-12-03)");
+      keep_prior("exit_store_drain_ns", "no launch store_1 / store_8 rows below the partition with a plain row of "
+                                        "their grid and tpb: microbenchmarks of an arlab before 2026-12-03");
       return;
     }
     set("exit_store_drain_ns", std::max(0.0, median_of(extra)),
@@ -260,8 +264,7 @@ class Deriver {
       xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
     if (xy.size() < 2) {
       for (const char* name : {"dram_round_latency_ns", "dram_round_ns_per_warp"})
-        out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
-                             ": prior kept (no round_load rows: microbenchmarks of an arlab before the bench)");
+        keep_prior(name, "no round_load rows: microbenchmarks of an arlab before the bench");
       return;
     }
     // The push step as a line over the block's warps: one SM issues every warp's loads and stores.
@@ -277,8 +280,7 @@ class Deriver {
       push_step_per_store(pl.slope);
     } else {
       for (const char* name : {"push_step_ns", "push_step_ns_per_warp", "push_step_ns_per_warp_store"})
-        out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
-                             ": prior kept (fewer than two round_load push_store rows)");
+        keep_prior(name, "fewer than two round_load push_store rows");
     }
     const Line l = line_of(xy, "round_load over warps");
     set("dram_round_latency_ns", std::max(0.0, l.intercept),
@@ -306,9 +308,8 @@ class Deriver {
       per += fmt(" %d stores %.2f ns/warp;", stores, slope);
     }
     if (sxx == 0) {
-      out_.notes.push_back(fmt("push_step_ns_per_warp_store = %.4g", out_.calibration.push_step_ns_per_warp_store) +
-                           ": prior kept (no round_load push_store_1 / push_store_4 rows: microbenchmarks of an "
-                           "arlab before those variants)");
+      keep_prior("push_step_ns_per_warp_store",
+                 "no round_load push_store_1 / push_store_4 rows: microbenchmarks of an arlab before those variants");
       return;
     }
     set("push_step_ns_per_warp_store", std::max(0.0, sxy / sxx),
@@ -327,9 +328,8 @@ class Deriver {
     for (const auto& [x, y] : xy) peers.insert(x);
     if (peers.size() < 2) {
       for (const char* name : {"pushed_exchange_ns", "pushed_exchange_ns_per_peer"})
-        out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
-                             ": prior kept (no cluster_sync pushed rows at two cluster sizes: microbenchmarks of an "
-                             "arlab before the variant)");
+        keep_prior(name, "no cluster_sync pushed rows at two cluster sizes: microbenchmarks of an arlab before the "
+                         "variant");
       return;
     }
     const Line l = line_of(xy, "cluster_sync pushed over cluster - 1");
@@ -346,9 +346,8 @@ class Deriver {
       std::vector<double> v;
       for (const auto* r : pick_rows("cluster_sync", variant, "ns_per_op")) v.push_back(r->value);
       if (v.empty()) {
-        out_.notes.push_back(std::string(name) + fmt(" = %.4g", get_constant(out_.calibration, name)) +
-                             ": prior kept (no cluster_sync " + variant + " rows: microbenchmarks of an arlab before "
-                             "the variant)");
+        keep_prior(name, std::string("no cluster_sync ") + variant + " rows: microbenchmarks of an arlab before the "
+                                                                     "variant");
         continue;
       }
       set(name, median_of(v), fmt("median of %zu cluster_sync ", v.size()) + variant + " points (cluster x tpb)");
@@ -476,9 +475,7 @@ class Deriver {
     const auto two = by_ranks.find(2);
     if (two == by_ranks.end() || by_ranks.size() < 2) {
       for (const char* name : {"exchange_ns_per_rank", "exchange_ns_per_rank_sq"})
-        out_.notes.push_back(std::string(name) + " = " + fmt("%.4g", get_constant(out_.calibration, name)) +
-                             ": prior kept (no exchange rows of 2 ranks and of more; `arlab calibrate -n 8` measures "
-                             "them)");
+        keep_prior(name, "no exchange rows of 2 ranks and of more; `arlab calibrate -n 8` measures them");
       return;
     }
     const double base_us = median_of(two->second);
@@ -525,9 +522,8 @@ class Deriver {
     }
     if (pts.empty()) {
       for (const char* name : {"exchange_grid_ns_per_block", "exchange_grid_ns_per_block_warp"})
-        out_.notes.push_back(std::string(name) + " = " + fmt("%.4g", get_constant(out_.calibration, name)) +
-                             ": prior kept (no exchange all_to_all_grid rows of one block and of more; `arlab "
-                             "calibrate` of 2026-12-03 or later measures them)");
+        keep_prior(name, "no exchange all_to_all_grid rows of one block and of more; `arlab calibrate` of 2026-12-03 "
+                         "or later measures them");
       return;
     }
     const NonNegativePair f = fit_nonnegative_pair(pts);
@@ -755,9 +751,8 @@ class Deriver {
       }
     }
     if (per_vector.empty()) {
-      out_.notes.push_back(fmt("round_ns_per_extra_vector = %.4g", out_.calibration.round_ns_per_extra_vector) +
-                           ": prior kept (no epilogue_round bf16_ar_res_rms_vpt2 / _vpt4 rows: microbenchmarks of an "
-                           "arlab before 2026-12-03)");
+      keep_prior("round_ns_per_extra_vector", "no epilogue_round bf16_ar_res_rms_vpt2 / _vpt4 rows: microbenchmarks "
+                                              "of an arlab before 2026-12-03");
       return;
     }
     set("round_ns_per_extra_vector", std::max(0.0, median_of(per_vector)),

@@ -174,9 +174,10 @@ void add_grid_term(const ModelInputs& in, TermSheet& sheet, long long waves, int
 
 // The drain term: a kernel ends only once its last stores have left the SM (calibrate: launch store_1 /
 // store_8), so a body whose threads end on stores, with no closing barrier whose release already waited
-// for them, adds exit_store_drain_ns (no term where it is 0, the prior). The bench also shows those stores' bytes leaving at the SM's port
-// rate; that part is not added here (the rounds' port bound holds every byte a round stores, and adding
-// the last round's bytes once more raised the error on the committed files: docs/model.md, "The drain").
+// for them, adds exit_store_drain_ns (no term where it is 0, the prior). The bench also shows those
+// stores' bytes leaving at the SM's port rate; that part is not added here (the rounds' port bound holds
+// every byte a round stores, and adding the last round's bytes once more raised the error on the
+// committed files: docs/model.md, "The drain").
 void add_drain_term(const ModelInputs& in, TermSheet& sheet);
 
 // The one-shot and two-shot models: total ns (terms on `sheet`).

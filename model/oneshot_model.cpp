@@ -43,9 +43,10 @@
 //                 HBM (the polled
 //                 slots and the residual read, the outputs written; lean: + the -0.0 written back over
 //                 the consumed peer slots) and the per-SM port
-//                 + the round overhead: what these parts leave out of the kernel's own round (RMSNorm;
+//                 + the round overhead: what these parts leave out of the kernel's own round code
+//                 measured in isolation (bench epilogue_round; RMSNorm, with a part per vector a
+//                 thread holds beyond its first, scaled by the partition's share of SMs holding one;
 //                 NVFP4 and ar: their own part too)
-//                 code measured in isolation (bench epilogue_round)
 //                 lean, clusters of blocks of whole warps: the block totals are sent into the other
 //                 blocks' shared memory (st.async into an mbarrier) instead of a cluster barrier
 //                 (pushed_exchange_ns + _per_peer x (cluster - 1), bench cluster_sync/pushed)
@@ -55,6 +56,9 @@
 //                 arrive (barrier_relaxed), none where it pushes its totals or has no norm. Lean's
 //                 pushed exchange starts with a relaxed cluster arrive before the flag read: one
 //                 relaxed barrier in the prologue
+//   drain         where no cluster.sync at exit released them, the last stores leaving the SM before
+//                 the kernel ends (the reference at cluster 1, lean always; calibrate: launch store_1 /
+//                 store_8, exit_store_drain_ns)
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
 // per thread); the calibration's constants are microbenchmark results (`arlab calibrate`) measured on

@@ -17,6 +17,8 @@
 //   epilogue        rounds of (per vector: the residual (DRAM) and the sum (L2) loads, the epilogue
 //                   ops, the norm reduction, gamma) vs HBM (S sums + S residual read, outputs written)
 //   exit            the closing cluster barrier (cluster > 1)
+//   drain           the last stores leaving the SM before the kernel ends (exit_store_drain_ns; the
+//                   closing barrier is not priced with a release wait)
 //
 // The lean two-shot body (kernels/twoshot_lean_kernel.cuh) has no copy and no barrier: every row of
 // another rank's range is pushed from x to its owner, the owner polls, sums and pushes the sum back,
@@ -35,6 +37,7 @@
 //                   and HBM (residual, outputs, the slots read and written back)
 //   second_wait     store-to-seen of the owner's sum: the other ranks' rounds run one hop behind it
 //   exit            the closing lifetime barrier where no pushed exchange applies (clusters of 8)
+//   drain           as above: its last round ends on stores
 #include <algorithm>
 #include <cmath>
 

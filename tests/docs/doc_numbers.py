@@ -470,6 +470,11 @@ CHECKS = [
     # docs/model.md, "The fresh grid after the further vectors" (its ar_res_rms part), and the README's line of it
     dict(doc="docs/model.md", cmd=VAL_G10, quotes=[(r"MAPE ([\d.]+) %   median", "On those rows, `arlab validate`: MAPE {1} %"),
                                                   (OWN_PICK, "groups) {1} % / {2} % mean / worst regret over 12")]),
+    dict(doc="docs/results.md", cmd=VAL_G9, quotes=[(r"MAPE ([\d.]+) %   median", "the same grid predicts at {1} % and")]),
+    dict(doc="docs/results.md", cmd=VAL_G9_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "% and {1} %, and a fresh grid's")]),
+    dict(doc="docs/results.md", cmd=VAL_G10,
+         quotes=[(r"MAPE ([\d.]+) %   median", "model-accuracy_emulated_grid10_partial.csv`) at {1} %, against 8.78 %"),
+                 (OWN_PICK, "the model's own pick {1} % slower than the best on average over its 12 groups, {2} %")]),
     dict(doc="README.md", cmd=VAL_G10, quotes=[(r"MAPE ([\d.]+) %   median", "grid10 (ar_res_rms part) MAPE {1} %"),
                                               (OWN_PICK, "own pick {1} % / {2} % over its 12 groups")]),
     dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide15"), quotes=speedup_goal_quotes(True)),

@@ -68,11 +68,12 @@ void calibrate_main(const CalibrateOptions& o) {
 void add_calibrate_command(CLI::App& app) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* sub = app.add_subcommand(
-      "calibrate", "microbenchmarks that set the timing model's constants (launch, load latency, bandwidth, clear, "
-                   "reductions, atomics, epilogue math, cross-rank stores and flags, one exchange round among 2 .. N "
-                   "ranks; and, checked against the model, where clusters land; and, not yet used by it, one "
-                   "round between 2 ranks with grids of 1-64 blocks): writes OUT_DIR/microbench.csv "
-                   "and the derived OUT_DIR/calibration.csv (emulated node, or one rank per process under mpirun)");
+      "calibrate", "microbenchmarks that set the timing model's constants (launch and the last stores' drain, load "
+                   "latency, bandwidth, clear, reductions, atomics, epilogue math and rounds of 1-4 vectors per "
+                   "thread, cross-rank stores and flags, one exchange round among 2 .. N ranks and between 2 ranks "
+                   "with grids of 1-64 blocks; and, checked against the model, where clusters land; and, as a record, "
+                   "the push step on 1-32 blocks): writes OUT_DIR/microbench.csv and the derived "
+                   "OUT_DIR/calibration.csv (emulated node, or one rank per process under mpirun)");
   sub->add_option("--out-dir", o->out_dir, "directory of microbench.csv and calibration.csv (created when missing)")
       ->capture_default_str()
       ->check(non_empty_path());

@@ -358,6 +358,28 @@ def table_rows(out):
     return [l for l in out.splitlines() if l.startswith("| ") and not l.startswith("|---")]
 
 
+# docs/model.md, "The drain": the table of the drain and the further vectors, whose last column is today's model on
+# each file (scripts/model_files.py); the first columns are the models before, fixed.
+DRAIN_TABLE_ROWS = [
+    ("`exp/speedup_emulated_wide13.csv` (issue 24's grid) | 5.09 % | 4.29 % |", ["exp/speedup_emulated_wide13.csv"]),
+    ("`exp/peers_emulated_tp2_rerun11.csv` | 4.69 % | 4.04 % |", ["exp/peers_emulated_tp2_rerun11.csv"]),
+    ("`exp/peers_emulated_tp4_rerun2.csv` | 5.83 % | 5.43 % |", ["exp/peers_emulated_tp4_rerun2.csv"]),
+    ("`exp/peers_emulated_tp8_rerun.csv` | 8.92 % | 8.91 % |", ["exp/peers_emulated_tp8_rerun.csv"]),
+    ("`model_grid_latency_prologue_emulated.csv` | 4.81 % | 3.67 % |", ["model_grid_latency_prologue_emulated.csv"]),
+    ("`peers_outside_grid_prologue_emulated.csv` | 3.71 % | 2.80 % |", ["peers_outside_grid_prologue_emulated.csv"]),
+    ("`model_grid_emulated_faithful.csv` | 8.44 % | 8.53 % |", ["model_grid_emulated_faithful.csv"]),
+    ("`exp/model-accuracy_emulated_grid7.csv` / `_tp4` | 9.58 % / 10.50 % | 9.57 % / 10.43 % |",
+     ["exp/model-accuracy_emulated_grid7.csv", "exp/model-accuracy_emulated_grid7_tp4.csv"]),
+    ("`exp/model-accuracy_emulated_grid8.csv` / `_tp4` | 10.51 % / 11.48 % | 10.50 % / 11.43 % |",
+     ["exp/model-accuracy_emulated_grid8.csv", "exp/model-accuracy_emulated_grid8_tp4.csv"]),
+]
+
+
+def drain_table_rows(out):
+    mape = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([^`]+)` \| ([\d.]+) % \|", out, re.M)}
+    return [f"| {prefix} " + " / ".join(f"{mape[f]} %" for f in files) + " |" for prefix, files in DRAIN_TABLE_ROWS]
+
+
 # The rows of docs/kernels.md's table of the reference beside FlashInfer ("Where the library's extra time is not").
 FAITHFUL_PROBE_LABELS = [
     "probe_v0+probe2_v0=nothing changed (four processes, two per build)",
@@ -470,6 +492,7 @@ CHECKS = [
     # docs/model.md, "The fresh grid after the further vectors" (its ar_res_rms part), and the README's line of it
     dict(doc="docs/model.md", cmd=VAL_G10, quotes=[(r"MAPE ([\d.]+) %   median", "On those rows, `arlab validate`: MAPE {1} %"),
                                                   (OWN_PICK, "groups) {1} % / {2} % mean / worst regret over 12")]),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/model_files.py", "{arlab}"], derive=drain_table_rows),
     dict(doc="docs/results.md", cmd=VAL_G9, quotes=[(r"MAPE ([\d.]+) %   median", "the same grid predicts at {1} % and")]),
     dict(doc="docs/results.md", cmd=VAL_G9_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "% and {1} %, and a fresh grid's")]),
     dict(doc="docs/results.md", cmd=VAL_G10,

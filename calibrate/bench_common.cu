@@ -1,6 +1,8 @@
 // Host helpers of the single-rank benches (calibrate/bench_common.h).
 #include "calibrate/bench_common.h"
 
+#include <cstdint>
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -9,6 +11,7 @@
 
 #include "harness/check.h"
 #include "harness/cuda_resources.h"
+#include "calibrate/bench_common.cuh"
 
 namespace arlab::calibrate {
 
@@ -100,6 +103,39 @@ std::vector<int> sm_counts(const std::vector<int>& wanted, int sms) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
+}
+
+GridTimes grid_times(const std::vector<unsigned long long>& t, int grid) {
+  GridTimes g;
+  unsigned long long first = t[0], last = t[1];
+  for (int b = 0; b < grid; ++b) {
+    const unsigned long long s = t[2 * b], e = t[2 * b + 1];
+    if (e < s) throw CudaError("calibrate: a block's %globaltimer went backwards");
+    g.slowest = std::max(g.slowest, static_cast<double>(e - s));
+    first = std::min(first, s);
+    last = std::max(last, e);
+  }
+  g.block0 = static_cast<double>(t[1] - t[0]);
+  g.span = static_cast<double>(last - first);
+  return g;
+}
+
+namespace {
+
+__global__ void __launch_bounds__(1024) warm_kernel(const uint4* p, long long n, unsigned* sink) {
+  unsigned acc = 0;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const uint4 v = __ldcg(p + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x5bd1e995u) sink[0] = acc;  // practically never; the loads cannot be removed
+}
+
+}  // namespace
+
+void warm_l2(const BenchEnv& env, const void* p, long long bytes, unsigned* sink) {
+  launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, static_cast<const uint4*>(p), bytes / 16, sink);
 }
 
 }  // namespace arlab::calibrate

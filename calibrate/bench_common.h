@@ -42,4 +42,17 @@ int distinct_sms(const std::vector<unsigned>& smids, int expected, const char* b
 // A list of SM counts cut to [1, sms], deduplicated, ascending, with `sms` itself added.
 std::vector<int> sm_counts(const std::vector<int>& wanted, int sms);
 
+// The round benches (epilogue_round, body_round): every block's thread 0 writes its (start, end)
+// %globaltimer pair to times[2 b], times[2 b + 1]. One repetition's figures, ns: block 0's interval,
+// the longest block interval, and the span from the earliest start to the latest end over `grid`
+// blocks. Throws CudaError when a block's end precedes its start.
+struct GridTimes {
+  double block0 = 0, slowest = 0, span = 0;
+};
+GridTimes grid_times(const std::vector<unsigned long long>& t, int grid);
+
+// Reads [p, p + bytes) once through L2 (ld.cg) on `sms` blocks of 1024 threads on env.stream: puts a
+// buffer in L2 as the pushes just before a poll phase would. `sink` (one device word) keeps the loads.
+void warm_l2(const BenchEnv& env, const void* p, long long bytes, unsigned* sink);
+
 }  // namespace arlab::calibrate

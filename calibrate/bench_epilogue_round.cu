@@ -99,17 +99,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   }
 }
 
-// Reads [p, p + n) once through L2 (ld.cg): puts the slot buffer in L2; `sink` keeps the loads.
-__global__ void __launch_bounds__(1024) warm_kernel(const uint4* p, long long n, unsigned* sink) {
-  unsigned acc = 0;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const uint4 v = __ldcg(p + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x5bd1e995u) sink[0] = acc;  // practically never; the loads cannot be removed
-}
-
 struct Config {
   int hidden, tpb, cluster;
   int vpt = 1;  // vectors per thread: tpb x cluster x 8 x vpt == H (x 2 for the idle rows)
@@ -127,26 +116,6 @@ const int kSweepGrids[] = {8, 16, 32};
 // what a round costs per vector a thread holds beyond its first.
 const Config kVptConfigs[] = {{8192, 512, 1, 2}, {8192, 256, 1, 4}, {4096, 256, 1, 2},
                               {4096, 128, 1, 4}, {8192, 256, 2, 2}, {8192, 128, 2, 4}};
-
-// One repetition's figures, ns: block 0's interval, the longest block interval, and the span from the
-// earliest start to the latest end, over `grid` blocks' (start, end) pairs.
-struct GridTimes {
-  double block0 = 0, slowest = 0, span = 0;
-};
-GridTimes grid_times(const std::vector<unsigned long long>& t, int grid) {
-  GridTimes g;
-  unsigned long long first = t[0], last = t[1];
-  for (int b = 0; b < grid; ++b) {
-    const unsigned long long s = t[2 * b], e = t[2 * b + 1];
-    if (e < s) throw CudaError("epilogue_round: a block's %globaltimer went backwards");
-    g.slowest = std::max(g.slowest, static_cast<double>(e - s));
-    first = std::min(first, s);
-    last = std::max(last, e);
-  }
-  g.block0 = static_cast<double>(t[1] - t[0]);
-  g.span = static_cast<double>(last - first);
-  return g;
-}
 
 // The patterns measured, with their row variant (+ "_busy" for the partner variant).
 struct PatternRun {
@@ -298,8 +267,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
       for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
-        launch(Shape{env.sms, 1024, 1}, env.stream, env.rank, warm_kernel, slots.as<const uint4>(),
-               static_cast<long long>(p.buffer_bytes / 16), sink.as<unsigned>());
+        warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
         if (busy) {
           ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
           launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, env.busy_stream, env.busy_rank,

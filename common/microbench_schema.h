@@ -56,7 +56,8 @@ ARLAB_CSV_SCHEMA(ARLAB_MICROBENCH_COLUMNS, MicrobenchRow, microbench_header)
   X(atomic)                          \
   X(epilogue_math)                   \
   X(epilogue_round)                  \
-  X(cluster_placement)
+  X(cluster_placement)               \
+  X(body_round)
 #define ARLAB_CROSS_RANK_BENCHES(X) \
   X(peer_store)                     \
   X(ping_pong)                      \

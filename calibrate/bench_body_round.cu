@@ -1,0 +1,233 @@
+// Bench `body_round`: ONE token round of each one-shot kernel body's poll + reduce + epilogue phase
+// at N = 2, 4 and 8 ranks, run with the bodies' own device code, so that what a round costs beyond
+// the model's round can be told apart by body and by N. The fused kernels' rows say the model prices
+// the lean body's round at N >= 4 too short (emulated H200, 2026-12-03: lean one-shot at TP8 with
+// clusters of 4 and 8 predicted 8-10 % short where the reference is within 3 %; docs/model.md), and
+// the `epilogue_round` bench runs the reference round at N = 2 only.
+//
+// The round of each body, exactly as its kernel runs it (bf16, ar_res_rms, pairwise, one vector per
+// thread, one block per SM):
+//   reference  kernels/oneshot_kernel.cuh step 4: poll_and_sum over the N slots (own slot included,
+//              poll_batch<N> slots in flight together), fused_token_epilogue with
+//              ReferenceOneshotEpilogue (gamma and residual of the first vector held since the start),
+//              cluster.sync() at the end.
+//   lean       kernels/oneshot_lean_kernel.cuh step 6: poll_sum_clear (the N - 1 peer slots, the own
+//              vector re-read from x and added in its rank's place, then -0.0 written back over the
+//              N - 1 consumed slots), fused_token_epilogue with LeanEpilogueFor<N> (the pushed cluster
+//              exchange in clusters of 2-4 blocks of whole warps, pushed_exchange_init at the start),
+//              the first vector of x held in a register since the start.
+// Set-up (rank 0 alone, no peers): the "Lamport buffer" is N slots of [tokens, H] bf16 filled with
+// 0x3c3c (valid values, never -0.0), so every poll finds its vector arrived at once and no wait
+// happens (p.fault points to a zeroed word, checked after each configuration; p.timeout_ns >= 10 s).
+// x and residual_in hold 0x3c3c, gamma 0x3f3f. Before every repetition: L2 flushed (a memset of 4x
+// L2 bytes), the slots filled again (lean wrote -0.0 over them), then the slots and x read once
+// through L2 (ld.cg): the polls and the own vector's re-read hit L2 as after a push, residual_in
+// comes from DRAM, as in the kernels.
+// Grids: 16 blocks (the emulated TP8 node's partition) and the whole partition, clusters =
+// grid / cluster, R = 8 rounds per cluster (tokens = clusters x R); a configuration whose N slots
+// would exceed a third of L2 is skipped. Timing as in `epilogue_round`: every block's thread 0 reads
+// %globaltimer after a barrier over its cluster before the loop and after another after it;
+// ns_per_round = interval / R. reps = env.reps after one discarded warm-up repetition.
+// Rows: bench body_round, variant {reference,lean}_n{2,4,8} (block 0) and the same + "_slowest" (the
+// longest block interval, per round), sms = blocks launched, tpb, cluster, size = H ("hidden"), metric
+// ns_per_round. Configurations (tpb, cluster, H): (128, 8, 8192), (256, 4, 8192), (512, 2, 8192),
+// (1024, 1, 8192), (64, 8, 4096), (128, 4, 4096), (512, 1, 4096).
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "calibrate/bench_common.cuh"
+#include "calibrate/calibrate_core.h"
+#include "harness/cuda_resources.h"
+#include "kernels/oneshot_kernel.cuh"
+#include "kernels/oneshot_lean_kernel.cuh"
+
+namespace arlab::calibrate {
+namespace {
+
+using T = __nv_bfloat16;
+constexpr Pattern kPattern = Pattern::ar_res_rms;
+constexpr int kRounds = 8;  // token rounds per cluster (tokens = clusters x kRounds)
+
+template <int N, bool kLean>
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+    body_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids) {
+  using namespace kernels;
+  constexpr int kVec = DTypeTraits<T>::kVec;
+  constexpr int kBatch = poll_batch<N, false>();  // what both bodies poll with for ar_res_rms
+  __shared__ EpilogueShared epi;
+  if (threadIdx.x == 0) smids[blockIdx.x] = smid();
+  const TokenMapping m = token_mapping<T>(p);
+  if constexpr (kLean) pushed_exchange_init(epi, m.cluster);
+  // What each kernel loads at its start and holds: gamma and residual_in of the first vector (both
+  // bodies), the first vector of x (lean: pushed first, added from the register in its poll).
+  const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
+  const long long first_off = static_cast<long long>(m.cluster_id) * m.row_bytes +
+                              static_cast<long long>(m.t_in_cluster) * kVectorBytes;
+  HeldOperands held;
+  uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
+  if (has_first) {
+    held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+    held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
+    if constexpr (kLean) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
+  }
+  if constexpr (kLean) pushed_exchange_ready(m.cluster);
+  char* my_cur = static_cast<char*>(p.my_region);  // buffer cur = 0
+  PollState st;
+  const QuantScales q = load_quant_scales<kPattern>(p);
+  cluster_barrier(m.cluster);  // every block of my cluster has started
+  unsigned long long t0 = 0;
+  if (threadIdx.x == 0) t0 = global_timer_ns();
+  int round = 0;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
+    if constexpr (kLean) {
+      fused_token_epilogue<T, kPattern, LeanEpilogueFor<N, kPattern>>(
+          p, m, epi, nullptr, q, tok, round,
+          [&](long long off, float(&acc)[kVec]) {
+            const uint4 own = off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off);
+            poll_sum_clear<T, N, Accumulation::pairwise, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
+          },
+          held);
+    } else {
+      fused_token_epilogue<T, kPattern, ReferenceOneshotEpilogue>(
+          p, m, epi, nullptr, q, tok, round,
+          [&](long long off, float(&acc)[kVec]) {
+            poll_and_sum<T, N, Accumulation::pairwise, kBatch>(my_cur + off, p.slot_bytes, tok, p, st, acc);
+          },
+          held);
+    }
+  }
+  // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
+  cluster_barrier(m.cluster);
+  if (threadIdx.x == 0) {
+    times[2 * blockIdx.x] = t0;
+    times[2 * blockIdx.x + 1] = global_timer_ns();
+  }
+}
+
+struct BodyRun {
+  const char* variant;
+  int nranks;
+  void (*kernel)(kernels::FusedParams, unsigned long long*, unsigned*);
+};
+const BodyRun kBodyRuns[] = {
+    {"reference_n2", 2, body_round_kernel<2, false>}, {"lean_n2", 2, body_round_kernel<2, true>},
+    {"reference_n4", 4, body_round_kernel<4, false>}, {"lean_n4", 4, body_round_kernel<4, true>},
+    {"reference_n8", 8, body_round_kernel<8, false>}, {"lean_n8", 8, body_round_kernel<8, true>},
+};
+constexpr int kMaxRanksHere = 8;
+
+struct Config {
+  int hidden, tpb, cluster;
+};
+const Config kConfigs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2}, {8192, 1024, 1},
+                           {4096, 64, 8},  {4096, 128, 4}, {4096, 512, 1}};
+// The emulated TP8 node's partition: 16 of the H200's 132 SMs (harness/node.h).
+constexpr int kSmallGrid = 16;
+
+}  // namespace
+
+void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
+  constexpr int kVec = kernels::DTypeTraits<T>::kVec;
+  const long long l2_bytes = std::max<long long>(env.device->props.l2_bytes, 1 << 20);
+  const std::vector<int> grids = sm_counts({kSmallGrid}, env.sms);
+  // The largest [tokens, H] tensor and slot area among the configurations that run.
+  const auto tensor_bytes = [](const Config& c, int grid) {
+    return static_cast<long long>(grid / c.cluster) * kRounds * c.hidden * static_cast<long long>(sizeof(T));
+  };
+  const auto fits = [&](const Config& c, int grid, int n) { return n * tensor_bytes(c, grid) <= l2_bytes / 3; };
+  long long max_tensor = 0;
+  for (const Config& c : kConfigs)
+    for (const int g : grids)
+      if (g >= c.cluster && fits(c, g, 2)) max_tensor = std::max(max_tensor, tensor_bytes(c, g));
+  if (max_tensor == 0) return;
+  const size_t tensor = static_cast<size_t>(max_tensor);
+  harness::DeviceBuffer x(tensor, env.rank), residual_in(tensor, env.rank), residual_out(tensor, env.rank),
+      norm_out(tensor, env.rank), slots(kMaxRanksHere * tensor, env.rank), gamma(8192 * sizeof(T), env.rank),
+      scale(sizeof(float), env.rank), fault(sizeof(unsigned long long), env.rank),
+      times(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), env.rank),
+      smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
+  const float one = 1.0f;
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, env.stream));
+  // bf16 0x3c3c ~ 0.0115 (inputs), 0x3f3f ~ 0.746 (gamma): finite, never -0.0.
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(x.data(), 0x3c, tensor, env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(residual_in.data(), 0x3c, tensor, env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gamma.data(), 0x3f, 8192 * sizeof(T), env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(fault.data(), 0, sizeof(unsigned long long), env.stream));
+  const size_t flush_bytes = static_cast<size_t>(4 * l2_bytes);
+  harness::DeviceBuffer flush(flush_bytes, env.rank);
+  int flips = 0;
+  for (const int grid_limit : grids) {
+    for (const BodyRun& run : kBodyRuns) {
+      for (const Config& c : kConfigs) {
+        if (c.tpb * c.cluster * kVec != c.hidden)
+          throw CudaError("body_round: a configuration whose threads do not hold one vector each");
+        const int clusters = grid_limit / c.cluster;
+        if (clusters < 1 || !fits(c, grid_limit, run.nranks)) continue;
+        const int grid = clusters * c.cluster;
+        const int tokens = clusters * kRounds;
+        const long long slot_bytes = tensor_bytes(c, grid_limit);
+        kernels::FusedParams p{};
+        p.x = x.data();
+        p.residual_in = residual_in.data();
+        p.gamma = gamma.data();
+        p.residual_out = residual_out.data();
+        p.norm_out = norm_out.data();
+        p.scale = scale.as<float>();
+        p.eps = 1e-6f;
+        p.tokens = tokens;
+        p.hidden = c.hidden;
+        p.rank = 0;
+        p.cluster = c.cluster;
+        p.vecs_per_thread = 1;
+        p.regions[0] = slots.data();
+        p.my_region = slots.data();
+        p.fault = fault.as<unsigned long long>();
+        p.slot_bytes = slot_bytes;
+        p.buffer_bytes = run.nranks * slot_bytes;
+        p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
+        std::vector<double> ns, slowest;
+        std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
+        for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(slots.data(), 0x3c, static_cast<size_t>(p.buffer_bytes),
+                                                          env.stream));
+          warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
+          warm_l2(env, x.data(), slot_bytes, sink.as<unsigned>());
+          launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p, times.as<unsigned long long>(),
+                 smids.as<unsigned>());
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), times.data(),
+                                                          block_times.size() * sizeof(unsigned long long),
+                                                          cudaMemcpyDeviceToHost, env.stream));
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+          const GridTimes t = grid_times(block_times, grid);
+          if (r > 0) {
+            ns.push_back(t.block0 / kRounds);
+            slowest.push_back(t.slowest / kRounds);
+          }
+        }
+        std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
+        unsigned long long fault_word = 0;
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
+                                                        cudaMemcpyDeviceToHost, env.stream));
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
+                                                        cudaMemcpyDeviceToHost, env.stream));
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+        if (fault_word != 0)
+          throw CudaError("body_round: a poll waited and timed out (fault word " + std::to_string(fault_word) + ")");
+        distinct_sms(ids, grid, "body_round");
+        const auto row = [&](const std::string& v, const std::vector<double>& values) {
+          out.push_back(make_point(
+              PointKey{"body_round", v, grid, c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"}, values));
+        };
+        row(run.variant, ns);
+        row(std::string(run.variant) + "_slowest", slowest);
+      }
+    }
+  }
+}
+
+}  // namespace arlab::calibrate

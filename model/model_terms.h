@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/implementations.h"
 #include "common/launch_config.h"
 #include "common/problem.h"
 #include "model/calibration.h"
@@ -135,6 +136,11 @@ struct RoundParts {
   double total() const { return parts() + overhead; }
 };
 RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm);
+
+// One token round of a one-shot kernel body as model/oneshot_model.cpp prices it (the shared round
+// with the body's gamma loads, cluster exchange and own-vector wait), ns: what calibrate's body_round
+// bench measures. `design` reference or lean (the reference body as it runs today, not fenced).
+double oneshot_body_round_ns(const ModelInputs& in, ModelDesign design, double blocks_per_sm);
 
 // What a token round's modelled parts leave out of the kernels' own round code (calibrate's
 // epilogue_round bench): the RMSNorm overhead (intercept + per warp that holds a vector + a fraction

@@ -106,7 +106,41 @@ OneshotDesign design_of(ModelDesign design, bool fenced, const Problem& p) {
   return {"reference", false, n, n, true, false, 1, true, false, false};
 }
 
+// One token round of a body (per wave): the shared round (model_terms.h oneshot_round) with the
+// body's gamma loads, its cluster exchange and, lean at N >= 4, the polls' wait for the own vector.
+struct BodyRound {
+  RoundParts parts;
+  bool pushed = false;              // the block totals pushed through distributed shared memory
+  double pushed_exchange_ns = 0.0;  // that exchange (in parts.reduce, in place of the cluster barrier)
+  double own_wait_ns = 0.0;         // lean at N >= 4 (in parts.loads)
+};
+
+BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double blocks_per_sm) {
+  const Calibration& cal = in.cal;
+  const LaunchConfig& c = in.c;
+  const bool norm = has_residual(in.p.pattern);
+  BodyRound b;
+  b.parts = oneshot_round(in, blocks_per_sm);
+  if (norm) b.parts.gamma = std::max(0.0, static_cast<double>(in.vecs_used - d.gamma_loads_saved)) * cal.l2_latency_ns;
+  b.pushed = d.pushed_cluster_sum && lean_pushes_cluster_totals(c.cluster, c.tpb);
+  // One exchange of block totals pushed through distributed shared memory (the lean kernel, clusters
+  // of blocks of whole warps): each block sends its total into the cluster - 1 others and waits on an
+  // mbarrier in its own shared memory for theirs; measured by `arlab calibrate` cluster_sync/pushed
+  // beyond a cluster-1 block sum.
+  b.pushed_exchange_ns = cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1);
+  if (norm && b.pushed) b.parts.reduce += b.pushed_exchange_ns - cluster_barrier_ns(in);
+  // Lean at N >= 4: each vector's polls wait for its own vector's re-read from x (an L2 hit), except
+  // the first vector of a cluster's first token, held in a register since the push.
+  b.own_wait_ns = d.own_from_registers ? lean_own_vector_wait_ns(in, in.vecs_used, cal.l2_latency_ns) : 0.0;
+  b.parts.loads += b.own_wait_ns;
+  return b;
+}
+
 }  // namespace
+
+double oneshot_body_round_ns(const ModelInputs& in, ModelDesign design, double blocks_per_sm) {
+  return body_round(in, design_of(design, false, in.p), blocks_per_sm).parts.total();
+}
 
 double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const Problem& p = in.p;
@@ -195,23 +229,15 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
 
   // ---- poll + reduce + epilogue rounds (per wave) ----
   const bool norm = has_residual(p.pattern);
-  RoundParts round = oneshot_round(in, k);
-  if (norm) round.gamma = std::max(0.0, vecs - d.gamma_loads_saved) * cal.l2_latency_ns;
-  const bool pushed = d.pushed_cluster_sum && lean_pushes_cluster_totals(c.cluster, c.tpb);
-  // One exchange of block totals pushed through distributed shared memory (the lean kernel, clusters
-  // of blocks of whole warps): each block sends its total into the cluster - 1 others and waits on an
-  // mbarrier in its own shared memory for theirs; measured by `arlab calibrate` cluster_sync/pushed
-  // beyond a cluster-1 block sum.
-  const double pushed_exchange_ns = cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1);
-  if (norm && pushed) round.reduce += pushed_exchange_ns - cluster_barrier_ns(in);
+  const BodyRound body = body_round(in, d, k);
+  const RoundParts& round = body.parts;
+  const bool pushed = body.pushed;
+  const double pushed_exchange_ns = body.pushed_exchange_ns;
+  const double own_wait_ns = body.own_wait_ns;
   const double cleared_slice = d.clear_on_consume ? slice * (n - 1) : 0.0;  // -0.0 written back per token, per block
-  // Lean at N >= 4: each vector's polls wait for its own vector's re-read from x (an L2 hit), except
-  // the first vector of a cluster's first token, held in a register since the push.
-  const double base_loads = round.loads;
-  const double own_wait_ns = d.own_from_registers ? lean_own_vector_wait_ns(in, vecs, cal.l2_latency_ns) : 0.0;
+  const double base_loads = round.loads - own_wait_ns;
   const double own_wait_first_ns =
       d.own_from_registers ? lean_own_vector_wait_ns(in, vecs - 1, cal.l2_latency_ns) : 0.0;
-  round.loads += own_wait_ns;
   const double round_ns = round.total();
   // The first round of a wave finds its first vector's residual in a register (loaded beside the flag
   // read): its loads are the other vectors' and the polls.

@@ -183,7 +183,12 @@ namespace arlab::model {
   X(round_ns_per_extra_vector, 0.0, 0.0, 10000.0, "ns",                                                              \
     "what a token round takes per vector a thread holds beyond its first, beyond the round's modelled parts "        \
     "(calibrate: epilogue_round bf16_ar_res_rms_vpt2 / _vpt4 minus the model's round of that shape, over vpt - 1; " \
-    "median)")
+    "median)")                                                                                                      \
+  /* prior: 0, the lean round grows with N only as its modelled parts do; range: 10 us, as a round */              \
+  X(lean_round_ns_per_extra_rank, 0.0, 0.0, 10000.0, "ns",                                                           \
+    "what the lean one-shot body's token round takes per rank beyond 2, beyond the growth of its modelled parts "    \
+    "(calibrate: body_round lean_n4 / _n8 against lean_n2 of the same shape, each less the model's round; median "   \
+    "over (N - 2))")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

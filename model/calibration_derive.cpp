@@ -133,6 +133,7 @@ class Deriver {
     round_overhead();
     pattern_rounds();
     vector_rounds();
+    body_rounds();
     placement_check();
     check_ranges(out_.calibration);
     return out_;
@@ -555,6 +556,26 @@ class Deriver {
     return detail::oneshot_round(in, 1.0);
   }
 
+  // The model's token round of a one-shot body for one body_round row (one block per SM, one vector per
+  // thread, bf16 ar_res_rms, `nranks` ranks, `rounds` tokens per cluster), ns; none where it cannot launch.
+  std::optional<double> bench_body_round_ns(const MicrobenchRow& r, ModelDesign design, int nranks,
+                                            const Calibration& cal) const {
+    Problem p;
+    p.tokens = r.sms / std::max(1, r.cluster);
+    p.hidden = static_cast<int>(r.size);
+    p.nranks = nranks;
+    p.dtype = DType::bf16;
+    p.pattern = Pattern::ar_res_rms;
+    LaunchConfig c;
+    c.tpb = r.tpb;
+    c.cluster = std::max(1, r.cluster);
+    c.grid = r.sms;
+    c.vecs_per_thread = 1;
+    detail::ModelInputs in{p, c, spec_, cal};
+    if (!detail::derive_inputs(in, KernelResources{64, 0})) return std::nullopt;
+    return detail::oneshot_body_round_ns(in, design, 1.0);
+  }
+
   // The rows of an epilogue_round variant that a fused kernel's round is derived from: the slowest
   // block's interval (`VARIANT_slowest`: a kernel ends with its last block, and over a full partition
   // that block's round is 2-4 % longer than block 0's, H200 emulated, 2026-12-02), else block 0's
@@ -758,6 +779,59 @@ class Deriver {
     set("round_ns_per_extra_vector", std::max(0.0, median_of(per_vector)),
         "median over the rounds of 2 and 4 vectors per thread of (measured - the model's round) / (vpt - 1) "
         "(tpb/cluster/vpt: (measured - model ns) / (vpt - 1)):" + per);
+  }
+
+  // The one-shot token round of each body at N = 2, 4 and 8 ranks (body_round, new on 2026-12-03; the
+  // slowest block's rows) against the model's round of the same body, shape and N, every other constant
+  // derived. The reference round's growth with N is the model's `ranks` term's (the exchange bench polls
+  // every slot as the reference does), so what the model misses is how much more the lean round grows
+  // from N = 2 than the reference's of the same shape, beyond what the model's lean round already adds
+  // (its wait for the own vector at N >= 4): per shape and N,
+  //   ((lean_N - lean_2) - (model lean_N - model lean_2) - ((ref_N - ref_2) - (model ref_N - model ref_2))) / (N - 2),
+  // the median over the shapes and N = 4, 8. Older microbenchmarks keep the prior, 0.
+  void body_rounds() {
+    const auto rows_of = [&](const char* body, int n) {
+      return pick_rows("body_round", std::string(body) + "_n" + std::to_string(n) + "_slowest", "ns_per_round");
+    };
+    const auto same_shape = [](const std::vector<const MicrobenchRow*>& rows, const MicrobenchRow& r) -> const MicrobenchRow* {
+      for (const MicrobenchRow* o : rows)
+        if (o->sms == r.sms && o->tpb == r.tpb && o->cluster == r.cluster && o->size == r.size) return o;
+      return nullptr;
+    };
+    const auto lean_2 = rows_of("lean", 2), ref_2 = rows_of("reference", 2);
+    std::vector<double> per_rank;
+    std::string per;
+    for (const int n : {4, 8}) {
+      const auto ref_n = rows_of("reference", n);
+      for (const MicrobenchRow* ln : rows_of("lean", n)) {
+        const MicrobenchRow* l2 = same_shape(lean_2, *ln);
+        const MicrobenchRow* rn = same_shape(ref_n, *ln);
+        const MicrobenchRow* r2 = same_shape(ref_2, *ln);
+        if (!l2 || !rn || !r2) continue;
+        const auto model = [&](const MicrobenchRow& r, ModelDesign d, int ranks) {
+          return bench_body_round_ns(r, d, ranks, out_.calibration);
+        };
+        const auto ml_n = model(*ln, ModelDesign::lean, n), ml_2 = model(*l2, ModelDesign::lean, 2);
+        const auto mr_n = model(*rn, ModelDesign::reference, n), mr_2 = model(*r2, ModelDesign::reference, 2);
+        if (!ml_n || !ml_2 || !mr_n || !mr_2) continue;
+        const double lean_growth = (ln->value - l2->value) - (*ml_n - *ml_2);
+        const double ref_growth = (rn->value - r2->value) - (*mr_n - *mr_2);
+        per_rank.push_back((lean_growth - ref_growth) / (n - 2));
+        per += fmt(" %d", ln->sms) + fmt("x%d/", ln->tpb) + fmt("%d", std::max(1, ln->cluster)) +
+               fmt(" H %.0f", ln->size) + fmt(" N=%d:", n) + fmt(" lean %.0f", ln->value - l2->value) +
+               fmt(" (model %.0f)", *ml_n - *ml_2) + fmt(", reference %.0f", rn->value - r2->value) +
+               fmt(" (model %.0f);", *mr_n - *mr_2);
+      }
+    }
+    if (per_rank.empty()) {
+      keep_prior("lean_round_ns_per_extra_rank", "no body_round lean_n2 / _n4 / _n8 and reference_n2 / _n4 / _n8 "
+                                                 "rows of one shape: microbenchmarks of an arlab before 2026-12-03");
+      return;
+    }
+    set("lean_round_ns_per_extra_rank", std::max(0.0, median_of(per_rank)),
+        "median over the shapes and N = 4, 8 of how much more the lean round grows from N = 2 than the reference's, "
+        "each less the model's growth, per rank beyond 2 (blocks x tpb/cluster, H, N: measured growth from N = 2 "
+        "(the model's), ns):" + per);
   }
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,

@@ -113,6 +113,7 @@ struct BodyRound {
   bool pushed = false;              // the block totals pushed through distributed shared memory
   double pushed_exchange_ns = 0.0;  // that exchange (in parts.reduce, in place of the cluster barrier)
   double own_wait_ns = 0.0;         // lean at N >= 4 (in parts.loads)
+  double extra_ranks_ns = 0.0;      // lean at N >= 4: lean_round_ns_per_extra_rank x (N - 2) (in parts.overhead)
 };
 
 BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double blocks_per_sm) {
@@ -133,6 +134,9 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   // the first vector of a cluster's first token, held in a register since the push.
   b.own_wait_ns = d.own_from_registers ? lean_own_vector_wait_ns(in, in.vecs_used, cal.l2_latency_ns) : 0.0;
   b.parts.loads += b.own_wait_ns;
+  // What the lean round takes per rank beyond 2 beyond its modelled parts (calibrate: body_round).
+  if (d.clear_on_consume && norm) b.extra_ranks_ns = cal.lean_round_ns_per_extra_rank * std::max(0, in.p.nranks - 2);
+  b.parts.overhead += b.extra_ranks_ns;
   return b;
 }
 
@@ -281,6 +285,9 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (round.overhead > 0 ? fmt(" + round overhead %.0f ns", round.overhead) : std::string()) +
            (round.overhead > 0 && k > 1 ? fmt(" (its per-warp part over the %.0f blocks on the busiest SM)", k)
                                         : std::string()) +
+           (body.extra_ranks_ns > 0 ? fmt(" (%s: %.0f ns of it for the %d ranks beyond 2, %.0f ns each)", d.name,
+                                          body.extra_ranks_ns, n - 2, cal.lean_round_ns_per_extra_rank)
+                                    : std::string()) +
            (d.clear_on_consume ? fmt("; %s: %d peer slot(s) polled and written back to -0.0", d.name, n - 1)
                                : std::string()) +
            fmt(" = %.0f ns; %lld round(s)", round_ns, rounds) +

@@ -135,7 +135,7 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   b.own_wait_ns = d.own_from_registers ? lean_own_vector_wait_ns(in, in.vecs_used, cal.l2_latency_ns) : 0.0;
   b.parts.loads += b.own_wait_ns;
   // What the lean round takes per rank beyond 2 beyond its modelled parts (calibrate: body_round).
-  if (d.clear_on_consume && norm) b.extra_ranks_ns = cal.lean_round_ns_per_extra_rank * std::max(0, in.p.nranks - 2);
+  if (d.clear_on_consume && norm) b.extra_ranks_ns = cal.lean_round_ns_per_extra_rank * std::max(0, in.p.nranks - 2) * in.vecs_used;
   b.parts.overhead += b.extra_ranks_ns;
   return b;
 }

@@ -610,23 +610,30 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
           }
         REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
       }
-      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: four TP2
-      // runs of 2026-12-03): launch store_1 / store_8, round_load push_store_few / push_store_1_few and,
-      // in the last two, epilogue_round bf16_ar_res_rms_vpt2 / _vpt4.
+      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: six TP2
+      // runs of 2026-12-03): launch store_1 / store_8, round_load push_store_few / push_store_1_few, in
+      // the last four epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, in the last two body_round.
       std::set<std::pair<std::string, std::string>> own;
       for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
       for (const char* file : {"h200_emulated_drain_microbench.csv", "h200_emulated_drain_microbench_rerun.csv",
-                               "h200_emulated_vpt_microbench.csv", "h200_emulated_vpt_microbench_rerun.csv"}) {
-        size_t drain = 0, vpt = 0;
+                               "h200_emulated_vpt_microbench.csv", "h200_emulated_vpt_microbench_rerun.csv",
+                               "h200_emulated_body_round_microbench.csv",
+                               "h200_emulated_body_round_microbench_rerun.csv"}) {
+        size_t drain = 0, vpt = 0, body = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (own.count({r.bench, r.variant}) == 0) {
             rows.push_back(r);
             drain += r.bench == "launch";
             vpt += r.variant.find("_vpt") != std::string::npos;
+            body += r.bench == "body_round";
           }
+        const std::string name = file;
         REQUIRE(drain == 12);  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
         // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
-        REQUIRE(vpt == (std::string(file).find("_vpt_") != std::string::npos ? 36u : 0u));
+        REQUIRE(vpt == (name.find("_drain_") == std::string::npos ? 36u : 0u));
+        // 7 configurations at 16 blocks, 7 / 6 / 4 of them at 64 (N = 2 / 4 / 8: the slots fit a third of
+        // L2) x (reference, lean) x (block 0, slowest)
+        REQUIRE(body == (name.find("_body_round_") != std::string::npos ? 152u : 0u));
       }
     }
     GpuSpec spec = gpu_preset("h200_sxm");
@@ -949,6 +956,56 @@ TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per
   CHECK(with_extra(300.0) == Approx(300.0).epsilon(1e-9));
   CHECK(with_extra(0.0) == Approx(0.0).margin(1e-9));
   CHECK(with_extra(-200.0) == 0.0);
+}
+
+TEST_CASE("derive_calibration: body_round rows give the lean round's cost per rank beyond 2") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  const DerivedCalibration none = derive_calibration(rows, spec);
+  CHECK(none.calibration.lean_round_ns_per_extra_rank == 0.0);
+  CHECK(count_notes(none, "lean_round_ns_per_extra_rank = 0: prior kept") == 1);
+  // Rows at the model's round of their body, shape and N, plus an offset per body, plus per rank beyond
+  // 2: `ref_ns` for the reference and `ref_ns + lean_ns` for lean. What the reference grows by is the
+  // ranks term's already, so the constant is `lean_ns` (never below 0).
+  const auto derived = [&](double ref_ns, double lean_ns) {
+    std::vector<MicrobenchRow> more = rows;
+    for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{4096, 128, 4},
+                                               std::tuple{8192, 1024, 1}})
+      for (const int n : {2, 4, 8})
+        for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
+          Problem p;
+          p.tokens = 16 / cluster;
+          p.hidden = hidden;
+          p.nranks = n;
+          p.dtype = DType::bf16;
+          p.pattern = Pattern::ar_res_rms;
+          LaunchConfig c;
+          c.tpb = tpb;
+          c.cluster = cluster;
+          c.grid = 16;
+          model::detail::ModelInputs in{p, c, spec, none.calibration};
+          REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
+          const bool lean = body == ModelDesign::lean;
+          MicrobenchRow r = rows.front();
+          r.bench = "body_round";
+          r.variant = std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest";
+          r.metric = "ns_per_round";
+          r.size_unit = "hidden";
+          r.size = hidden;
+          r.sms = 16;
+          r.tpb = tpb;
+          r.cluster = cluster;
+          r.value = r.p10 = r.p90 = model::detail::oneshot_body_round_ns(in, body, 1.0) + (lean ? 40.0 : 70.0) +
+                                    (n - 2) * (ref_ns + (lean ? lean_ns : 0.0));
+          more.push_back(r);
+        }
+    return derive_calibration(more, spec).calibration.lean_round_ns_per_extra_rank;
+  };
+  CHECK(derived(100.0, 80.0) == Approx(80.0).epsilon(1e-9));
+  CHECK(derived(0.0, 80.0) == Approx(80.0).epsilon(1e-9));
+  CHECK(derived(150.0, 0.0) == Approx(0.0).margin(1e-9));
+  CHECK(derived(100.0, -50.0) == 0.0);
 }
 
 TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {

@@ -467,6 +467,39 @@ TEST_CASE("further vectors: a round adds round_ns_per_extra_vector per vector be
   CHECK(extra(64, 2048) == Approx(0.0).margin(1e-9));
 }
 
+TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and vector, lean only", "[timing]") {
+  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.lean_round_ns_per_extra_rank > 0);
+  Calibration none = cal;
+  none.lean_round_ns_per_extra_rank = 0;
+  const auto reduce_gain = [&](int n, int tokens, int hidden, int tpb, int cluster, int grid, int vpt, Impl body) {
+    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), n);
+    LaunchConfig c;
+    c.tpb = tpb;
+    c.cluster = cluster;
+    c.grid = grid;
+    c.vecs_per_thread = vpt;
+    c.impl = body;
+    const Problem p = problem(tokens, hidden, n);
+    return term(predict(p, c, emu, cal, kRes), "reduce") - term(predict(p, c, emu, none, kRes), "reduce");
+  };
+  // One round (1 token), one vector per thread: (N - 2) x the constant, in the rounds-bound reduce.
+  CHECK(reduce_gain(8, 1, 8192, 128, 8, 8, 1, Impl::lean) * 1e3 ==
+        Approx(6 * cal.lean_round_ns_per_extra_rank).epsilon(0.05));
+  CHECK(reduce_gain(4, 1, 8192, 256, 4, 4, 1, Impl::lean) * 1e3 ==
+        Approx(2 * cal.lean_round_ns_per_extra_rank).epsilon(0.05));
+  // Two vectors per thread: twice that.
+  CHECK(reduce_gain(4, 1, 8192, 128, 4, 4, 2, Impl::lean) * 1e3 ==
+        Approx(4 * cal.lean_round_ns_per_extra_rank).epsilon(0.05));
+  // N = 2 and the reference body: nothing.
+  CHECK(reduce_gain(2, 1, 8192, 128, 8, 8, 1, Impl::lean) == Approx(0.0).margin(1e-12));
+  CHECK(reduce_gain(8, 1, 8192, 128, 8, 8, 1, Impl::reference) == Approx(0.0).margin(1e-12));
+  // Several rounds per cluster: the rounds bound grows by one constant per round (8 tokens on 1 cluster
+  // of 8 blocks, 16 SMs: 8 rounds).
+  CHECK(reduce_gain(8, 8, 8192, 128, 8, 8, 1, Impl::lean) * 1e3 ==
+        Approx(8 * 6 * cal.lean_round_ns_per_extra_rank).epsilon(0.1));
+}
+
 TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector, once per wave", "[timing]") {
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.exchange_grid_ns_per_block > 0);

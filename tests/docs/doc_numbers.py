@@ -293,6 +293,10 @@ VAL_G7_TP4 = ["{arlab}", "validate", "data/h200/exp/model-accuracy_emulated_grid
 VAL_G8, VAL_G8_TP4 = validate_of("model-accuracy_emulated_grid8"), validate_of("model-accuracy_emulated_grid8_tp4")
 VAL_G9, VAL_G9_TP4 = validate_of("model-accuracy_emulated_grid9"), validate_of("model-accuracy_emulated_grid9_tp4")
 VAL_G10 = validate_of("model-accuracy_emulated_grid10_partial")
+VAL_G11_TP4 = validate_of("model-accuracy_emulated_grid11_tp4")
+BIAS_TP8_PEERS = ("{arlab} validate data/h200/exp/peers_emulated_tp8_rerun.csv --calibration data/calibration/h200_emulated.csv "
+                  "--out {tmp}/v_tp8_peers.csv > /dev/null && {py} scripts/model_bias.py data/h200/exp/peers_emulated_tp8_rerun.csv "
+                  "{tmp}/v_tp8_peers.csv --by kernel_variant,algo,cluster --where pattern=ar_res_rms")
 OWN_PICK_SIGNED = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +(-?[\d.]+)% +-?[\d.]+% +(-?[\d.]+)%"
 OWN_PICK = r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)% +[\d.]+% +([\d.]+)%"
 
@@ -374,10 +378,22 @@ DRAIN_TABLE_ROWS = [
      ["exp/model-accuracy_emulated_grid8.csv", "exp/model-accuracy_emulated_grid8_tp4.csv"]),
 ]
 
+# docs/model.md, "The lean round at four and eight ranks": before (57fbddd's calibration), fixed; after, today's.
+LEAN_ROUND_TABLE_ROWS = [
+    ("`exp/speedup_emulated_wide15.csv` (issue 24's grid, TP2/4/8) | 4.78 % |", ["exp/speedup_emulated_wide15.csv"]),
+    ("`exp/peers_emulated_tp4_rerun2.csv` | 5.01 % |", ["exp/peers_emulated_tp4_rerun2.csv"]),
+    ("`exp/peers_emulated_tp8_rerun.csv` | 8.79 % |", ["exp/peers_emulated_tp8_rerun.csv"]),
+    ("`model_grid_latency_prologue_emulated.csv` | 3.75 % |", ["model_grid_latency_prologue_emulated.csv"]),
+    ("`exp/model-accuracy_emulated_grid7_tp4.csv` | 9.38 % |", ["exp/model-accuracy_emulated_grid7_tp4.csv"]),
+    ("`exp/model-accuracy_emulated_grid8_tp4.csv` | 10.63 % |", ["exp/model-accuracy_emulated_grid8_tp4.csv"]),
+    ("`exp/model-accuracy_emulated_grid9_tp4.csv` | 9.92 % |", ["exp/model-accuracy_emulated_grid9_tp4.csv"]),
+]
 
-def drain_table_rows(out):
+
+def drain_table_rows(out, rows=None):
     mape = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([^`]+)` \| ([\d.]+) % \|", out, re.M)}
-    return [f"| {prefix} " + " / ".join(f"{mape[f]} %" for f in files) + " |" for prefix, files in DRAIN_TABLE_ROWS]
+    return [f"| {prefix} " + " / ".join(f"{mape[f]} %" for f in files) + " |"
+            for prefix, files in (DRAIN_TABLE_ROWS if rows is None else rows)]
 
 
 # The rows of docs/kernels.md's table of the reference beside FlashInfer ("Where the library's extra time is not").
@@ -493,6 +509,22 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=VAL_G10, quotes=[(r"MAPE ([\d.]+) %   median", "On those rows, `arlab validate`: MAPE {1} %"),
                                                   (OWN_PICK, "groups) {1} % / {2} % mean / worst regret over 12")]),
     dict(doc="docs/model.md", cmd=["{py}", "scripts/model_files.py", "{arlab}"], derive=drain_table_rows),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/model_files.py", "{arlab}"],
+         derive=lambda out: drain_table_rows(out, LEAN_ROUND_TABLE_ROWS)),
+    # docs/model.md, "The lean round at four and eight ranks": the fresh grid11 (TP4) and the TP8 peers grid's lean
+    # one-shot bias with today's model; the README's line of them
+    dict(doc="docs/model.md", cmd=VAL_G11_TP4,
+         quotes=[(r"MAPE ([\d.]+) %   median", "9.67 % with it per round (the model that ran), {1} % with today's model"),
+                 (OWN_PICK_SIGNED, "the model's own pick, measured in the same groups: {1} % / {2} % mean / worst regret")]),
+    dict(doc="README.md", cmd=VAL_G11_TP4,
+         quotes=[(r"MAPE ([\d.]+) %   median", "fresh grid11 (TP4) MAPE {1} % (10.03 % without the term)"),
+                 (OWN_PICK_SIGNED, "the model's own pick {1} % / {2} % (mean / max regret); issue 24's grid with its")]),
+    dict(doc="docs/model.md", cmd=BIAS_TP8_PEERS,
+         derive=lambda out: [f"clusters of 4 and 8 is now at {bias_of_group(out, ['lean', 'oneshot', '4'])} % and "
+                             f"{bias_of_group(out, ['lean', 'oneshot', '8'])} %"]),
+    dict(doc="README.md", cmd=BIAS_TP8_PEERS,
+         derive=lambda out: [f"-5.8 % / -7.7 % -> {bias_of_group(out, ['lean', 'oneshot', '4'])} % / "
+                             f"{bias_of_group(out, ['lean', 'oneshot', '8'])} %"]),
     dict(doc="docs/results.md", cmd=VAL_G9, quotes=[(r"MAPE ([\d.]+) %   median", "the same grid predicts at {1} % and")]),
     dict(doc="docs/results.md", cmd=VAL_G9_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "% and {1} %, and a fresh grid's")]),
     dict(doc="docs/results.md", cmd=VAL_G10,

@@ -5,8 +5,7 @@
 // clusters of 4 and 8 predicted 8-10 % short where the reference is within 3 %; docs/model.md), and
 // the `epilogue_round` bench runs the reference round at N = 2 only.
 //
-// The round of each body, exactly as its kernel runs it (bf16, ar_res_rms, pairwise, one vector per
-// thread, one block per SM):
+// The round of each body, exactly as its kernel runs it (bf16, ar_res_rms, pairwise, one block per SM):
 //   reference  kernels/oneshot_kernel.cuh step 4: poll_and_sum over the N slots (own slot included,
 //              poll_batch<N> slots in flight together), fused_token_epilogue with
 //              ReferenceOneshotEpilogue (gamma and residual of the first vector held since the start),
@@ -15,7 +14,8 @@
 //              vector re-read from x and added in its rank's place, then -0.0 written back over the
 //              N - 1 consumed slots), fused_token_epilogue with LeanEpilogueFor<N> (the pushed cluster
 //              exchange in clusters of 2-4 blocks of whole warps, pushed_exchange_init at the start),
-//              the first vector of x held in a register since the start.
+//              the first vector of x (and at N = 2 the gamma of the first two vectors) held in
+//              registers since the start.
 // Set-up (rank 0 alone, no peers): the "Lamport buffer" is N slots of [tokens, H] bf16 filled with
 // 0x3c3c (valid values, never -0.0), so every poll finds its vector arrived at once and no wait
 // happens (p.fault points to a zeroed word, checked after each configuration; p.timeout_ns >= 10 s).
@@ -30,8 +30,10 @@
 // ns_per_round = interval / R. reps = env.reps after one discarded warm-up repetition.
 // Rows: bench body_round, variant {reference,lean}_n{2,4,8} (block 0) and the same + "_slowest" (the
 // longest block interval, per round), sms = blocks launched, tpb, cluster, size = H ("hidden"), metric
-// ns_per_round. Configurations (tpb, cluster, H): (128, 8, 8192), (256, 4, 8192), (512, 2, 8192),
-// (1024, 1, 8192), (64, 8, 4096), (128, 4, 4096), (512, 1, 4096).
+// ns_per_round. Configurations (tpb, cluster, H), one vector per thread: (128, 8, 8192), (256, 4, 8192),
+// (512, 2, 8192), (1024, 1, 8192), (64, 8, 4096), (128, 4, 4096), (512, 1, 4096); since 2026-12-03
+// 15:00 also (tpb, cluster, H, vectors per thread) (128, 4, 8192, 2), (256, 2, 8192, 2), (128, 2, 8192,
+// 4), (128, 1, 4096, 4) (the rows carry no vpt column: it is H / (tpb x cluster x 8)).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -71,6 +73,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
   if (has_first) {
     held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+    if constexpr (kLean && LeanEpilogueFor<N, kPattern>::kHeldVectors == 2)
+      if (m.vecs_per_thread > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
+        held.gamma1 = ld_input_v4(static_cast<const char*>(p.gamma) +
+                                  static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
     held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
     if constexpr (kLean) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
   }
@@ -122,9 +128,13 @@ constexpr int kMaxRanksHere = 8;
 
 struct Config {
   int hidden, tpb, cluster;
+  int vpt = 1;  // vectors per thread: tpb x cluster x 8 x vpt == H
 };
 const Config kConfigs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2}, {8192, 1024, 1},
-                           {4096, 64, 8},  {4096, 128, 4}, {4096, 512, 1}};
+                           {4096, 64, 8},  {4096, 128, 4}, {4096, 512, 1},
+                           // several vectors per thread (since 2026-12-03 15:00): does the lean round's
+                           // growth with N scale with the vectors a thread holds?
+                           {8192, 128, 4, 2}, {8192, 256, 2, 2}, {8192, 128, 2, 4}, {4096, 128, 1, 4}};
 // The emulated TP8 node's partition: 16 of the H200's 132 SMs (harness/node.h).
 constexpr int kSmallGrid = 16;
 
@@ -163,8 +173,8 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
   for (const int grid_limit : grids) {
     for (const BodyRun& run : kBodyRuns) {
       for (const Config& c : kConfigs) {
-        if (c.tpb * c.cluster * kVec != c.hidden)
-          throw CudaError("body_round: a configuration whose threads do not hold one vector each");
+        if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)
+          throw CudaError("body_round: a configuration whose vectors per thread do not cover its H");
         const int clusters = grid_limit / c.cluster;
         if (clusters < 1 || !fits(c, grid_limit, run.nranks)) continue;
         const int grid = clusters * c.cluster;
@@ -182,7 +192,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
         p.hidden = c.hidden;
         p.rank = 0;
         p.cluster = c.cluster;
-        p.vecs_per_thread = 1;
+        p.vecs_per_thread = c.vpt;
         p.regions[0] = slots.data();
         p.my_region = slots.data();
         p.fault = fault.as<unsigned long long>();

@@ -186,9 +186,9 @@ namespace arlab::model {
     "median)")                                                                                                      \
   /* prior: 0, the lean round grows with N only as its modelled parts do; range: 10 us, as a round */              \
   X(lean_round_ns_per_extra_rank, 0.0, 0.0, 10000.0, "ns",                                                           \
-    "what the lean one-shot body's token round takes per rank beyond 2, beyond the growth of its modelled parts "    \
-    "(calibrate: body_round lean_n4 / _n8 against lean_n2 of the same shape, each less the model's round; median "   \
-    "over (N - 2))")
+    "what the lean one-shot body's token round takes per rank beyond 2 and vector per thread, beyond the growth of "  \
+    "its modelled parts and of the reference's round (calibrate: body_round lean_n4 / _n8 against lean_n2 of the "    \
+    "same shape less the same for reference_n*, each less the model's rounds; median over (N - 2) x vpt)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

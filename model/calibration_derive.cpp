@@ -556,8 +556,13 @@ class Deriver {
     return detail::oneshot_round(in, 1.0);
   }
 
-  // The model's token round of a one-shot body for one body_round row (one block per SM, one vector per
-  // thread, bf16 ar_res_rms, `nranks` ranks, `rounds` tokens per cluster), ns; none where it cannot launch.
+  // The vectors per thread of a body_round row: its shape covers H (the rows carry no vpt column).
+  static int body_round_vpt(const MicrobenchRow& r) {
+    return std::max(1, static_cast<int>(r.size) / std::max(1, r.tpb * std::max(1, r.cluster) * 8));
+  }
+
+  // The model's token round of a one-shot body for one body_round row (one block per SM, bf16 ar_res_rms,
+  // `nranks` ranks, one token per cluster), ns; none where it cannot launch.
   std::optional<double> bench_body_round_ns(const MicrobenchRow& r, ModelDesign design, int nranks,
                                             const Calibration& cal) const {
     Problem p;
@@ -570,7 +575,7 @@ class Deriver {
     c.tpb = r.tpb;
     c.cluster = std::max(1, r.cluster);
     c.grid = r.sms;
-    c.vecs_per_thread = 1;
+    c.vecs_per_thread = body_round_vpt(r);
     detail::ModelInputs in{p, c, spec_, cal};
     if (!detail::derive_inputs(in, KernelResources{64, 0})) return std::nullopt;
     return detail::oneshot_body_round_ns(in, design, 1.0);
@@ -787,8 +792,10 @@ class Deriver {
   // every slot as the reference does), so what the model misses is how much more the lean round grows
   // from N = 2 than the reference's of the same shape, beyond what the model's lean round already adds
   // (its wait for the own vector at N >= 4): per shape and N,
-  //   ((lean_N - lean_2) - (model lean_N - model lean_2) - ((ref_N - ref_2) - (model ref_N - model ref_2))) / (N - 2),
-  // the median over the shapes and N = 4, 8. Older microbenchmarks keep the prior, 0.
+  //   ((lean_N - lean_2) - (model lean_N - model lean_2) - ((ref_N - ref_2) - (model ref_N - model ref_2)))
+  //     / ((N - 2) x vectors per thread),
+  // the median over the shapes and N = 4, 8 (the model adds it per rank beyond 2 and per vector).
+  // Older microbenchmarks keep the prior, 0.
   void body_rounds() {
     const auto rows_of = [&](const char* body, int n) {
       return pick_rows("body_round", std::string(body) + "_n" + std::to_string(n) + "_slowest", "ns_per_round");
@@ -816,9 +823,11 @@ class Deriver {
         if (!ml_n || !ml_2 || !mr_n || !mr_2) continue;
         const double lean_growth = (ln->value - l2->value) - (*ml_n - *ml_2);
         const double ref_growth = (rn->value - r2->value) - (*mr_n - *mr_2);
-        per_rank.push_back((lean_growth - ref_growth) / (n - 2));
+        const int vpt = body_round_vpt(*ln);
+        per_rank.push_back((lean_growth - ref_growth) / ((n - 2) * vpt));
         per += fmt(" %d", ln->sms) + fmt("x%d/", ln->tpb) + fmt("%d", std::max(1, ln->cluster)) +
-               fmt(" H %.0f", ln->size) + fmt(" N=%d:", n) + fmt(" lean %.0f", ln->value - l2->value) +
+               fmt(" H %.0f", ln->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(" N=%d:", n) +
+               fmt(" lean %.0f", ln->value - l2->value) +
                fmt(" (model %.0f)", *ml_n - *ml_2) + fmt(", reference %.0f", rn->value - r2->value) +
                fmt(" (model %.0f);", *mr_n - *mr_2);
       }
@@ -830,8 +839,8 @@ class Deriver {
     }
     set("lean_round_ns_per_extra_rank", std::max(0.0, median_of(per_rank)),
         "median over the shapes and N = 4, 8 of how much more the lean round grows from N = 2 than the reference's, "
-        "each less the model's growth, per rank beyond 2 (blocks x tpb/cluster, H, N: measured growth from N = 2 "
-        "(the model's), ns):" + per);
+        "each less the model's growth, per rank beyond 2 and vector per thread (blocks x tpb/cluster, H, N: measured "
+        "growth from N = 2 (the model's), ns):" + per);
   }
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,

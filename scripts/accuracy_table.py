@@ -57,6 +57,7 @@ FILES = [
     ("exp/model-accuracy_emulated_grid9.csv", "emulated", "model-accuracy experiment, fresh grid after the drain term, by algorithm"),
     ("exp/model-accuracy_emulated_grid9_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid10_partial.csv", "emulated", "model-accuracy experiment, fresh grid after the further vectors, ar_res_rms only, by algorithm"),
+    ("exp/model-accuracy_emulated_grid11.csv", "emulated", "model-accuracy experiment, fresh grid after the lean round per rank, by algorithm"),
     ("exp/model-accuracy_emulated_grid11_tp4.csv", "emulated TP4", "model-accuracy experiment, fresh grid after the lean round per rank, by algorithm"),
 ]
 

@@ -36,6 +36,7 @@ FILES = [
     "exp/model-accuracy_emulated_grid9.csv",
     "exp/model-accuracy_emulated_grid9_tp4.csv",
     "exp/model-accuracy_emulated_grid10_partial.csv",
+    "exp/model-accuracy_emulated_grid11.csv",
     "exp/model-accuracy_emulated_grid11_tp4.csv",
 ]
 

@@ -610,15 +610,17 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
           }
         REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
       }
-      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: six TP2
+      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: eight TP2
       // runs of 2026-12-03): launch store_1 / store_8, round_load push_store_few / push_store_1_few, in
-      // the last four epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, in the last two body_round.
+      // the last six epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, in the last four body_round.
       std::set<std::pair<std::string, std::string>> own;
       for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
       for (const char* file : {"h200_emulated_drain_microbench.csv", "h200_emulated_drain_microbench_rerun.csv",
                                "h200_emulated_vpt_microbench.csv", "h200_emulated_vpt_microbench_rerun.csv",
                                "h200_emulated_body_round_microbench.csv",
-                               "h200_emulated_body_round_microbench_rerun.csv"}) {
+                               "h200_emulated_body_round_microbench_rerun.csv",
+                               "h200_emulated_body_round_vpt_microbench.csv",
+                               "h200_emulated_body_round_vpt_microbench_rerun.csv"}) {
         size_t drain = 0, vpt = 0, body = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (own.count({r.bench, r.variant}) == 0) {
@@ -633,7 +635,10 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
         REQUIRE(vpt == (name.find("_drain_") == std::string::npos ? 36u : 0u));
         // 7 configurations at 16 blocks, 7 / 6 / 4 of them at 64 (N = 2 / 4 / 8: the slots fit a third of
         // L2) x (reference, lean) x (block 0, slowest)
-        REQUIRE(body == (name.find("_body_round_") != std::string::npos ? 152u : 0u));
+        // + 4 configurations of 2 and 4 vectors per thread at 16 blocks, 4 / 4 / 1 of them at 64, in the last two
+        REQUIRE(body == (name.find("_body_round_vpt_") != std::string::npos ? 236u
+                         : name.find("_body_round_") != std::string::npos ? 152u
+                                                                          : 0u));
       }
     }
     GpuSpec spec = gpu_preset("h200_sxm");
@@ -966,12 +971,14 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
   CHECK(none.calibration.lean_round_ns_per_extra_rank == 0.0);
   CHECK(count_notes(none, "lean_round_ns_per_extra_rank = 0: prior kept") == 1);
   // Rows at the model's round of their body, shape and N, plus an offset per body, plus per rank beyond
-  // 2: `ref_ns` for the reference and `ref_ns + lean_ns` for lean. What the reference grows by is the
-  // ranks term's already, so the constant is `lean_ns` (never below 0).
+  // 2: `ref_ns` for the reference and `ref_ns + lean_ns` x vectors per thread for lean. What the
+  // reference grows by is the ranks term's already, so the constant is `lean_ns` (never below 0).
   const auto derived = [&](double ref_ns, double lean_ns) {
     std::vector<MicrobenchRow> more = rows;
-    for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{4096, 128, 4},
-                                               std::tuple{8192, 1024, 1}})
+    // (one shape of each of 1, 2 and 4 vectors per thread, H / (tpb x cluster x 8): without the division by
+    // them the median would be 2 x lean_ns)
+    for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 128, 4},
+                                               std::tuple{4096, 128, 1}})
       for (const int n : {2, 4, 8})
         for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
           Problem p;
@@ -984,6 +991,8 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
           c.tpb = tpb;
           c.cluster = cluster;
           c.grid = 16;
+          const int vpt = hidden / (tpb * cluster * 8);
+          c.vecs_per_thread = vpt;
           model::detail::ModelInputs in{p, c, spec, none.calibration};
           REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
           const bool lean = body == ModelDesign::lean;
@@ -997,7 +1006,7 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
           r.tpb = tpb;
           r.cluster = cluster;
           r.value = r.p10 = r.p90 = model::detail::oneshot_body_round_ns(in, body, 1.0) + (lean ? 40.0 : 70.0) +
-                                    (n - 2) * (ref_ns + (lean ? lean_ns : 0.0));
+                                    (n - 2) * (ref_ns + (lean ? lean_ns * vpt : 0.0));
           more.push_back(r);
         }
     return derive_calibration(more, spec).calibration.lean_round_ns_per_extra_rank;

@@ -180,25 +180,13 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
         const int grid = clusters * c.cluster;
         const int tokens = clusters * kRounds;
         const long long slot_bytes = tensor_bytes(c, grid_limit);
-        kernels::FusedParams p{};
+        kernels::FusedParams p =
+            round_bench_params(env, tokens, c.hidden, c.cluster, c.vpt, run.nranks, slots.data(), slot_bytes,
+                               gamma.data(), scale.as<float>(), fault.as<unsigned long long>());
         p.x = x.data();
         p.residual_in = residual_in.data();
-        p.gamma = gamma.data();
         p.residual_out = residual_out.data();
         p.norm_out = norm_out.data();
-        p.scale = scale.as<float>();
-        p.eps = 1e-6f;
-        p.tokens = tokens;
-        p.hidden = c.hidden;
-        p.rank = 0;
-        p.cluster = c.cluster;
-        p.vecs_per_thread = c.vpt;
-        p.regions[0] = slots.data();
-        p.my_region = slots.data();
-        p.fault = fault.as<unsigned long long>();
-        p.slot_bytes = slot_bytes;
-        p.buffer_bytes = run.nranks * slot_bytes;
-        p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
         std::vector<double> ns, slowest;
         std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
         for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up

@@ -120,6 +120,27 @@ GridTimes grid_times(const std::vector<unsigned long long>& t, int grid) {
   return g;
 }
 
+kernels::FusedParams round_bench_params(const BenchEnv& env, int tokens, int hidden, int cluster, int vpt, int nranks,
+                                        void* slots, long long slot_bytes, const void* gamma, const float* scale,
+                                        unsigned long long* fault) {
+  kernels::FusedParams p{};
+  p.gamma = gamma;
+  p.scale = scale;
+  p.eps = 1e-6f;
+  p.tokens = tokens;
+  p.hidden = hidden;
+  p.rank = 0;
+  p.cluster = cluster;
+  p.vecs_per_thread = vpt;
+  p.regions[0] = slots;
+  p.my_region = slots;
+  p.fault = fault;
+  p.slot_bytes = slot_bytes;
+  p.buffer_bytes = nranks * slot_bytes;
+  p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
+  return p;
+}
+
 namespace {
 
 __global__ void __launch_bounds__(1024) warm_kernel(const uint4* p, long long n, unsigned* sink) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calibrate/single_rank_benches.h"
+#include "kernels/fused_params.h"
 
 namespace arlab::calibrate {
 
@@ -50,6 +51,15 @@ struct GridTimes {
   double block0 = 0, slowest = 0, span = 0;
 };
 GridTimes grid_times(const std::vector<unsigned long long>& t, int grid);
+
+// The part of a round bench's FusedParams that epilogue_round and body_round share: rank 0 alone, the
+// Lamport buffer cur = 0 at `slots` (`nranks` slots of `slot_bytes`), `tokens` x `hidden`, clusters of
+// `cluster`, `vpt` vectors per thread, gamma, the scale and the fault word; epsilon 1e-6; the timeout
+// env.timeout_ns but at least 10 s (no poll of these benches ever waits). The tensors the bench reads
+// and writes (x, residual_in, the outputs) are the caller's to set.
+kernels::FusedParams round_bench_params(const BenchEnv& env, int tokens, int hidden, int cluster, int vpt, int nranks,
+                                        void* slots, long long slot_bytes, const void* gamma, const float* scale,
+                                        unsigned long long* fault);
 
 // Reads [p, p + bytes) once through L2 (ld.cg) on `sms` blocks of 1024 threads on env.stream: puts a
 // buffer in L2 as the pushes just before a poll phase would. `sink` (one device word) keeps the loads.

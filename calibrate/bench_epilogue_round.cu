@@ -221,28 +221,16 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       const int grid = clusters * c.cluster;
       const int tokens = clusters * rounds;
       const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
-      kernels::FusedParams p{};
+      kernels::FusedParams p =
+          round_bench_params(env, tokens, c.hidden, c.cluster, c.vpt, kRanks, slots.data(), slot_bytes, gamma.data(),
+                             scale.as<float>(), fault.as<unsigned long long>());
       p.residual_in = residual_in.data();
-      p.gamma = gamma.data();
       p.residual_out = residual_out.data();
       p.allreduce_out = residual_out.data();  // ar: the sum goes where the residual sum would
       p.norm_out = norm_out.data();
       p.quant_out = quant_out.data();
       p.scale_out = scale_out.data();
-      p.scale = scale.as<float>();
       p.sf_swizzled = 1;
-      p.eps = 1e-6f;
-      p.tokens = tokens;
-      p.hidden = c.hidden;
-      p.rank = 0;
-      p.cluster = c.cluster;
-      p.vecs_per_thread = c.vpt;
-      p.regions[0] = slots.data();
-      p.my_region = slots.data();
-      p.fault = fault.as<unsigned long long>();
-      p.slot_bytes = slot_bytes;
-      p.buffer_bytes = kRanks * slot_bytes;
-      p.timeout_ns = std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull);
       // The partner: the same shape on rank 1's SMs, 2 x the rounds, its own buffers (same gamma values).
       const int p_clusters = sweep ? clusters : std::max(1, env.busy_sms / c.cluster);
       kernels::FusedParams q = p;

@@ -46,7 +46,8 @@
 //                 + the round overhead: what these parts leave out of the kernel's own round code
 //                 measured in isolation (bench epilogue_round; RMSNorm, with a part per vector a
 //                 thread holds beyond its first, scaled by the partition's share of SMs holding one;
-//                 NVFP4 and ar: their own part too)
+//                 NVFP4 and ar: their own part too; lean at N >= 4: lean_round_ns_per_extra_rank per
+//                 rank beyond 2 and vector a thread holds, bench body_round)
 //                 lean, clusters of blocks of whole warps: the block totals are sent into the other
 //                 blocks' shared memory (st.async into an mbarrier) instead of a cluster barrier
 //                 (pushed_exchange_ns + _per_peer x (cluster - 1), bench cluster_sync/pushed)
@@ -62,7 +63,8 @@
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
 // per thread); the calibration's constants are microbenchmark results (`arlab calibrate`) measured on
-// the reference body's code paths; the lean model reuses them (no lean-specific constant).
+// the reference body's code paths; the lean model reuses them, with two lean-specific ones: its pushed
+// exchange (cluster_sync pushed) and its round's growth with N (body_round).
 // The headline is the skew-free time (docs/measurement.md): the start skew between ranks does not lengthen it
 // (the last rank to start finds every peer's data already pushed); the max over ranks adds it.
 #include <algorithm>
@@ -113,7 +115,7 @@ struct BodyRound {
   bool pushed = false;              // the block totals pushed through distributed shared memory
   double pushed_exchange_ns = 0.0;  // that exchange (in parts.reduce, in place of the cluster barrier)
   double own_wait_ns = 0.0;         // lean at N >= 4 (in parts.loads)
-  double extra_ranks_ns = 0.0;      // lean at N >= 4: lean_round_ns_per_extra_rank x (N - 2) (in parts.overhead)
+  double extra_ranks_ns = 0.0;      // lean: lean_round_ns_per_extra_rank x (N - 2) x vectors (in parts.overhead)
 };
 
 BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double blocks_per_sm) {
@@ -134,8 +136,10 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   // the first vector of a cluster's first token, held in a register since the push.
   b.own_wait_ns = d.own_from_registers ? lean_own_vector_wait_ns(in, in.vecs_used, cal.l2_latency_ns) : 0.0;
   b.parts.loads += b.own_wait_ns;
-  // What the lean round takes per rank beyond 2 beyond its modelled parts (calibrate: body_round).
-  if (d.clear_on_consume && norm) b.extra_ranks_ns = cal.lean_round_ns_per_extra_rank * std::max(0, in.p.nranks - 2) * in.vecs_used;
+  // What the lean round takes per rank beyond 2 and vector beyond its modelled parts (calibrate: body_round;
+  // its poll, sum and -0.0 write-back run once per vector).
+  if (d.clear_on_consume && norm)
+    b.extra_ranks_ns = cal.lean_round_ns_per_extra_rank * std::max(0, in.p.nranks - 2) * in.vecs_used;
   b.parts.overhead += b.extra_ranks_ns;
   return b;
 }
@@ -285,9 +289,10 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (round.overhead > 0 ? fmt(" + round overhead %.0f ns", round.overhead) : std::string()) +
            (round.overhead > 0 && k > 1 ? fmt(" (its per-warp part over the %.0f blocks on the busiest SM)", k)
                                         : std::string()) +
-           (body.extra_ranks_ns > 0 ? fmt(" (%s: %.0f ns of it for the %d ranks beyond 2, %.0f ns each)", d.name,
-                                          body.extra_ranks_ns, n - 2, cal.lean_round_ns_per_extra_rank)
-                                    : std::string()) +
+           (body.extra_ranks_ns > 0
+                ? fmt(" (%s: %.0f ns of it for the %d ranks beyond 2 x %d vector(s), %.0f ns each)", d.name,
+                      body.extra_ranks_ns, n - 2, in.vecs_used, cal.lean_round_ns_per_extra_rank)
+                : std::string()) +
            (d.clear_on_consume ? fmt("; %s: %d peer slot(s) polled and written back to -0.0", d.name, n - 1)
                                : std::string()) +
            fmt(" = %.0f ns; %lld round(s)", round_ns, rounds) +

@@ -535,15 +535,15 @@ class Deriver {
     set("exchange_grid_ns_per_block_warp", f.b, "b of the same fit (W: warps of a block)");
   }
 
-  // The model's token round for one epilogue_round row: the bench's shape (one block per SM, one token
-  // per cluster and round, one vector per thread, N = 2, bf16) with `pattern`; none where it cannot
-  // launch.
-  std::optional<detail::RoundParts> bench_round(const MicrobenchRow& r, Pattern pattern, const Calibration& cal,
-                                                int vpt = 1) const {
+  // The model's inputs for one round bench row (one block per SM, one token per cluster, bf16, N ranks,
+  // `vpt` vectors per thread) handed to `f`; none where the shape cannot launch.
+  template <typename F>
+  auto with_bench_inputs(const MicrobenchRow& r, Pattern pattern, int nranks, int vpt, const Calibration& cal,
+                         F&& f) const -> std::optional<decltype(f(std::declval<const detail::ModelInputs&>()))> {
     Problem p;
     p.tokens = r.sms / std::max(1, r.cluster);
     p.hidden = static_cast<int>(r.size);
-    p.nranks = 2;
+    p.nranks = nranks;
     p.dtype = DType::bf16;
     p.pattern = pattern;
     LaunchConfig c;
@@ -553,7 +553,15 @@ class Deriver {
     c.vecs_per_thread = vpt;
     detail::ModelInputs in{p, c, spec_, cal};
     if (!detail::derive_inputs(in, KernelResources{64, 0})) return std::nullopt;
-    return detail::oneshot_round(in, 1.0);
+    return f(in);
+  }
+
+  // The model's token round for one epilogue_round row: the bench's shape (one vector per thread unless
+  // `vpt` says otherwise, N = 2) with `pattern`; none where it cannot launch.
+  std::optional<detail::RoundParts> bench_round(const MicrobenchRow& r, Pattern pattern, const Calibration& cal,
+                                                int vpt = 1) const {
+    return with_bench_inputs(r, pattern, 2, vpt, cal,
+                             [](const detail::ModelInputs& in) { return detail::oneshot_round(in, 1.0); });
   }
 
   // The vectors per thread of a body_round row: its shape covers H (the rows carry no vpt column).
@@ -561,24 +569,14 @@ class Deriver {
     return std::max(1, static_cast<int>(r.size) / std::max(1, r.tpb * std::max(1, r.cluster) * 8));
   }
 
-  // The model's token round of a one-shot body for one body_round row (one block per SM, bf16 ar_res_rms,
-  // `nranks` ranks, one token per cluster), ns; none where it cannot launch.
+  // The model's token round of a one-shot body for one body_round row (ar_res_rms, `nranks` ranks), ns;
+  // none where it cannot launch.
   std::optional<double> bench_body_round_ns(const MicrobenchRow& r, ModelDesign design, int nranks,
                                             const Calibration& cal) const {
-    Problem p;
-    p.tokens = r.sms / std::max(1, r.cluster);
-    p.hidden = static_cast<int>(r.size);
-    p.nranks = nranks;
-    p.dtype = DType::bf16;
-    p.pattern = Pattern::ar_res_rms;
-    LaunchConfig c;
-    c.tpb = r.tpb;
-    c.cluster = std::max(1, r.cluster);
-    c.grid = r.sms;
-    c.vecs_per_thread = body_round_vpt(r);
-    detail::ModelInputs in{p, c, spec_, cal};
-    if (!detail::derive_inputs(in, KernelResources{64, 0})) return std::nullopt;
-    return detail::oneshot_body_round_ns(in, design, 1.0);
+    return with_bench_inputs(r, Pattern::ar_res_rms, nranks, body_round_vpt(r), cal,
+                             [design](const detail::ModelInputs& in) {
+                               return detail::oneshot_body_round_ns(in, design, 1.0);
+                             });
   }
 
   // The rows of an epilogue_round variant that a fused kernel's round is derived from: the slowest

@@ -920,6 +920,46 @@ TEST_CASE("derive_calibration: launch store_1 / store_8 rows give the drain, wit
   CHECK(derive_calibration(fast, spec).calibration.exit_store_drain_ns == 0.0);
 }
 
+namespace {
+
+// A synthetic round-bench row (metric ns_per_round, size H) on `base`'s provenance.
+MicrobenchRow round_row(const MicrobenchRow& base, const std::string& bench, const std::string& variant, int hidden,
+                        int blocks, int tpb, int cluster, double value) {
+  MicrobenchRow r = base;
+  r.bench = bench;
+  r.variant = variant;
+  r.metric = "ns_per_round";
+  r.size_unit = "hidden";
+  r.size = hidden;
+  r.sms = blocks;
+  r.tpb = tpb;
+  r.cluster = cluster;
+  r.value = r.p10 = r.p90 = value;
+  return r;
+}
+
+// The problem and launch of a round bench's shape: bf16 ar_res_rms, one token per cluster, `nranks` ranks,
+// `vpt` vectors per thread.
+struct RoundShape {
+  Problem p;
+  LaunchConfig c;
+};
+RoundShape round_shape(int hidden, int blocks, int tpb, int cluster, int vpt, int nranks) {
+  RoundShape s;
+  s.p.tokens = blocks / cluster;
+  s.p.hidden = hidden;
+  s.p.nranks = nranks;
+  s.p.dtype = DType::bf16;
+  s.p.pattern = Pattern::ar_res_rms;
+  s.c.tpb = tpb;
+  s.c.cluster = cluster;
+  s.c.grid = blocks;
+  s.c.vecs_per_thread = vpt;
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector") {
   const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
   std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
@@ -932,29 +972,12 @@ TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per
   const auto with_extra = [&](double per_vector_ns) {
     std::vector<MicrobenchRow> more = rows;
     for (const auto& [hidden, tpb, vpt] : {std::tuple{8192, 512, 2}, std::tuple{8192, 256, 4}}) {
-      Problem p;
-      p.tokens = 64;
-      p.hidden = hidden;
-      p.nranks = 2;
-      p.dtype = DType::bf16;
-      p.pattern = Pattern::ar_res_rms;
-      LaunchConfig c;
-      c.tpb = tpb;
-      c.grid = 64;
-      c.vecs_per_thread = vpt;
-      model::detail::ModelInputs in{p, c, spec, none.calibration};
+      const RoundShape shape = round_shape(hidden, 64, tpb, 1, vpt, 2);
+      model::detail::ModelInputs in{shape.p, shape.c, spec, none.calibration};
       REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
-      MicrobenchRow r = rows.front();
-      r.bench = "epilogue_round";
-      r.variant = "bf16_ar_res_rms_vpt" + std::to_string(vpt) + "_busy_slowest";
-      r.metric = "ns_per_round";
-      r.size_unit = "hidden";
-      r.size = hidden;
-      r.sms = 64;
-      r.tpb = tpb;
-      r.cluster = 1;
-      r.value = r.p10 = r.p90 = model::detail::oneshot_round(in, 1.0).total() + per_vector_ns * (vpt - 1);
-      more.push_back(r);
+      more.push_back(round_row(rows.front(), "epilogue_round",
+                               "bf16_ar_res_rms_vpt" + std::to_string(vpt) + "_busy_slowest", hidden, 64, tpb, 1,
+                               model::detail::oneshot_round(in, 1.0).total() + per_vector_ns * (vpt - 1)));
     }
     return derive_calibration(more, spec).calibration.round_ns_per_extra_vector;
   };
@@ -981,33 +1004,16 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
                                                std::tuple{4096, 128, 1}})
       for (const int n : {2, 4, 8})
         for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
-          Problem p;
-          p.tokens = 16 / cluster;
-          p.hidden = hidden;
-          p.nranks = n;
-          p.dtype = DType::bf16;
-          p.pattern = Pattern::ar_res_rms;
-          LaunchConfig c;
-          c.tpb = tpb;
-          c.cluster = cluster;
-          c.grid = 16;
           const int vpt = hidden / (tpb * cluster * 8);
-          c.vecs_per_thread = vpt;
-          model::detail::ModelInputs in{p, c, spec, none.calibration};
+          const RoundShape shape = round_shape(hidden, 16, tpb, cluster, vpt, n);
+          model::detail::ModelInputs in{shape.p, shape.c, spec, none.calibration};
           REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
           const bool lean = body == ModelDesign::lean;
-          MicrobenchRow r = rows.front();
-          r.bench = "body_round";
-          r.variant = std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest";
-          r.metric = "ns_per_round";
-          r.size_unit = "hidden";
-          r.size = hidden;
-          r.sms = 16;
-          r.tpb = tpb;
-          r.cluster = cluster;
-          r.value = r.p10 = r.p90 = model::detail::oneshot_body_round_ns(in, body, 1.0) + (lean ? 40.0 : 70.0) +
-                                    (n - 2) * (ref_ns + (lean ? lean_ns * vpt : 0.0));
-          more.push_back(r);
+          more.push_back(round_row(rows.front(), "body_round",
+                                   std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest",
+                                   hidden, 16, tpb, cluster,
+                                   model::detail::oneshot_body_round_ns(in, body, 1.0) + (lean ? 40.0 : 70.0) +
+                                       (n - 2) * (ref_ns + (lean ? lean_ns * vpt : 0.0))));
         }
     return derive_calibration(more, spec).calibration.lean_round_ns_per_extra_rank;
   };

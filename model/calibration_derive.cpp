@@ -798,9 +798,13 @@ class Deriver {
     const auto rows_of = [&](const char* body, int n) {
       return pick_rows("body_round", std::string(body) + "_n" + std::to_string(n) + "_slowest", "ns_per_round");
     };
+    // The row of the same shape from the same run (date_utc: one process), so that every difference below
+    // is taken within one process.
     const auto same_shape = [](const std::vector<const MicrobenchRow*>& rows, const MicrobenchRow& r) -> const MicrobenchRow* {
       for (const MicrobenchRow* o : rows)
-        if (o->sms == r.sms && o->tpb == r.tpb && o->cluster == r.cluster && o->size == r.size) return o;
+        if (o->sms == r.sms && o->tpb == r.tpb && o->cluster == r.cluster && o->size == r.size &&
+            o->date_utc == r.date_utc)
+          return o;
       return nullptr;
     };
     const auto lean_2 = rows_of("lean", 2), ref_2 = rows_of("reference", 2);

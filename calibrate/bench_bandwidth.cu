@@ -11,6 +11,10 @@
 // {1, 2, 4, 8, 16, 32, all of the rank's} x tpb {256, 1024}. On the emulated node also read_busy /
 // write_busy / copy_busy: all of rank 0's SMs while rank 1's partition streams a copy of its own
 // (started before and stopped after the timed calls), the situation of the emulated TP2 node.
+//   read_l2, write_l2, copy_l2 (and _l2_busy)  the same kernels, at all of the rank's SMs, over buffers
+//          that stay in L2 (4 MiB each, 128 passes per kernel; the _busy partner copies buffers of its
+//          own of that size): the rate of the one-shot Lamport workspace where it stays in L2
+//          (model: l2_resident_rate_factor).
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -32,12 +36,14 @@ constexpr unsigned kSentinel = 0x6a09e667u;  // an arbitrary constant the XOR of
 
 template <Kind K>
 __global__ void __launch_bounds__(1024)
-    stream_kernel(const uint4* src, uint4* dst, long long n, uint4* sink, unsigned* smids) {
+    stream_kernel(const uint4* src, uint4* dst, long long n, int passes, uint4* sink, unsigned* smids) {
   if (threadIdx.x == 0) smids[blockIdx.x] = smid();
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   uint4 acc = make_uint4(0u, 0u, 0u, 0u);
-  const uint4 pattern = make_uint4(static_cast<unsigned>(i), 1u, 2u, 3u);
+  const uint4 pattern = make_uint4(static_cast<unsigned>(first), 1u, 2u, 3u);
+  for (int pass = 0; pass < passes; ++pass) {
+  long long i = first;
   for (; i + 3 * step < n; i += 4 * step) {
     if constexpr (K == Kind::write) {
       dst[i] = pattern;
@@ -75,6 +81,7 @@ __global__ void __launch_bounds__(1024)
       }
     }
   }
+  }
   if constexpr (K == Kind::read)
     if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == kSentinel) *sink = acc;
 }
@@ -108,6 +115,7 @@ const char* name_of(Kind k) { return k == Kind::read ? "read" : k == Kind::write
 struct Buffers {
   harness::DeviceBuffer src, dst, sink, smids;
   long long vecs = 0;
+  int passes = 1;  // passes over the buffers per kernel
 };
 
 std::vector<double> measure(const BenchEnv& env, Buffers& b, Kind kind, int sms, int tpb, std::vector<unsigned>& ids) {
@@ -117,9 +125,11 @@ std::vector<double> measure(const BenchEnv& env, Buffers& b, Kind kind, int sms,
     uint4* dst = b.dst.as<uint4>();
     uint4* sink = b.sink.as<uint4>();
     unsigned* smids = b.smids.as<unsigned>();
-    if (kind == Kind::read) launch(s, env.stream, env.rank, stream_kernel<Kind::read>, src, dst, b.vecs, sink, smids);
-    if (kind == Kind::write) launch(s, env.stream, env.rank, stream_kernel<Kind::write>, src, dst, b.vecs, sink, smids);
-    if (kind == Kind::copy) launch(s, env.stream, env.rank, stream_kernel<Kind::copy>, src, dst, b.vecs, sink, smids);
+    const int np = b.passes;
+    if (kind == Kind::read) launch(s, env.stream, env.rank, stream_kernel<Kind::read>, src, dst, b.vecs, np, sink, smids);
+    if (kind == Kind::write)
+      launch(s, env.stream, env.rank, stream_kernel<Kind::write>, src, dst, b.vecs, np, sink, smids);
+    if (kind == Kind::copy) launch(s, env.stream, env.rank, stream_kernel<Kind::copy>, src, dst, b.vecs, np, sink, smids);
   };
   constexpr int kWarmup = 1;  // one untimed pass: clocks ramp, pages are touched
   const std::vector<double> us = time_calls(env, kWarmup, env.reps, {}, go);
@@ -136,7 +146,7 @@ void add_point(const BenchEnv& env, Buffers& b, Kind kind, const std::string& su
   const std::vector<double> us = measure(env, b, kind, sms, tpb, ids);
   const std::string variant = std::string(name_of(kind)) + suffix;
   distinct_sms(ids, sms, ("bandwidth " + variant).c_str());
-  const double bytes = double(b.vecs) * sizeof(uint4) * (kind == Kind::copy ? 2.0 : 1.0);
+  const double bytes = double(b.vecs) * sizeof(uint4) * b.passes * (kind == Kind::copy ? 2.0 : 1.0);
   std::vector<double> gbps;
   for (double t : us) gbps.push_back(bytes / (t * 1e3));  // bytes per ns = GB/s
   out.push_back(make_point(PointKey{"bandwidth", variant, sms, tpb, 0, bytes,
@@ -144,9 +154,10 @@ void add_point(const BenchEnv& env, Buffers& b, Kind kind, const std::string& su
                            gbps));
 }
 
-// Runs `body` while rank 1's partition streams a copy; throws when that load did not cover it.
-void with_busy_partner(const BenchEnv& env, const std::function<void()>& body) {
-  constexpr size_t kBusyBytes = size_t(256) << 20;  // per buffer: > 5x L2, so rank 1 streams HBM too
+// Runs `body` while rank 1's partition streams a copy over two buffers of `busy_bytes`; throws when
+// that load did not cover it.
+void with_busy_partner(const BenchEnv& env, size_t busy_bytes, const std::function<void()>& body) {
+  const size_t kBusyBytes = busy_bytes;
   constexpr int kBusyTpb = 1024;
   // The load generator waits on no one; its bound only ends it should the host never set the stop
   // word: far above the few seconds the _busy points take.
@@ -200,11 +211,33 @@ void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<Microbench
   for (Kind kind : {Kind::read, Kind::write, Kind::copy})
     for (int tpb : tpbs)
       for (int k : sms) add_point(env, b, kind, "", k, tpb, out);
-  if (!env.busy_stream) return;
-  with_busy_partner(env, [&] {
-    for (Kind kind : {Kind::read, Kind::write, Kind::copy})
-      for (int tpb : tpbs) add_point(env, b, kind, "_busy", env.sms, tpb, out);
-  });
+  constexpr size_t kHbmBusyBytes = size_t(256) << 20;  // the partner's buffers: > 5x L2, it streams HBM too
+  if (env.busy_stream)
+    with_busy_partner(env, kHbmBusyBytes, [&] {
+      for (Kind kind : {Kind::read, Kind::write, Kind::copy})
+        for (int tpb : tpbs) add_point(env, b, kind, "_busy", env.sms, tpb, out);
+    });
+
+  // The same kernels over buffers that stay in L2: 2 x 4 MiB (a copy's src and dst; with the partner's
+  // two, 16 MiB of the H200's 50 MiB), 128 passes per kernel, so a kernel moves as many bytes as one
+  // pass over the 512 MiB buffers above and its launch stays a small part of its time.
+  constexpr size_t kL2Bytes = size_t(4) << 20;
+  constexpr int kL2Passes = 128;
+  Buffers l2;
+  l2.src = harness::DeviceBuffer(kL2Bytes, env.rank);
+  l2.dst = harness::DeviceBuffer(kL2Bytes, env.rank);
+  l2.sink = harness::DeviceBuffer(sizeof(uint4), env.rank);
+  l2.smids = harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank);
+  l2.vecs = static_cast<long long>(kL2Bytes / sizeof(uint4));
+  l2.passes = kL2Passes;
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(l2.src.data(), 0x5a, kL2Bytes, env.stream));
+  for (Kind kind : {Kind::read, Kind::write, Kind::copy})
+    for (int tpb : tpbs) add_point(env, l2, kind, "_l2", env.sms, tpb, out);
+  if (env.busy_stream)
+    with_busy_partner(env, kL2Bytes, [&] {
+      for (Kind kind : {Kind::read, Kind::write, Kind::copy})
+        for (int tpb : tpbs) add_point(env, l2, kind, "_l2_busy", env.sms, tpb, out);
+    });
 }
 
 }  // namespace arlab::calibrate

@@ -18,6 +18,8 @@ FEW_AND_DRAIN = [("round_load", "push_store_few"), ("round_load", "push_store_1_
                  ("launch", "store_8")]
 # The one-shot round of each body at N = 2, 4, 8 (body_round: lean_round_ns_per_extra_rank).
 FEW_AND_DRAIN += [("body_round", f"{body}_n{n}_slowest") for body in ("reference", "lean") for n in (2, 4, 8)]
+# The copy and store rates over buffers that stay in L2 (bandwidth: l2_resident_rate_factor), one row each.
+L2_VARIANTS = [("bandwidth", "read_l2"), ("bandwidth", "write_l2"), ("bandwidth", "copy_l2")]
 
 
 def main() -> int:
@@ -58,6 +60,11 @@ def main() -> int:
                    if sum(r["bench"] == b and r["variant"] == v and float(r["value"]) > 0 for r in rows) < 2]
         if missing:
             print(f"FAIL: fewer than two positive rows of {missing} in {csv_path}")
+            return 1
+        missing = [f"{b} {v}" for b, v in L2_VARIANTS
+                   if not any(r["bench"] == b and r["variant"] == v and float(r["value"]) > 0 for r in rows)]
+        if missing:
+            print(f"FAIL: no positive rows of {missing} in {csv_path}")
             return 1
         if p.returncode != 0:
             print(f"FAIL: exit code {p.returncode} (microbench.csv has {len(rows)} rows)")

@@ -326,10 +326,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-03 15:00, the
-// lean round's cost per rank beyond 2: H {4224, 7552, 10880} x tokens {6, 27, 108, 432}, sizes no
-// committed measurement holds, then every other pattern (ar and the four quantizing ones) at H {5504,
-// 9088} x tokens {11, 196}, sizes no committed measurement holds either; the grids before: H {3712,
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-03 17:00, the
+// Lamport workspace in L2: H {3968, 6784, 12032} x tokens {5, 22, 88, 352}, sizes no committed
+// measurement holds, then every other pattern (ar and the four quantizing ones) at H {5760, 8448} x
+// tokens {9, 152}, sizes no committed measurement holds either; the grids before: H {4224, 7552,
+// 10880} x tokens {6, 27, 108, 432} with H {5504, 9088} x tokens {11, 196} (the lean round per rank),
+// data/h200/exp/model-accuracy_emulated_grid11*.csv; H {3712,
 // 7808, 11520} x tokens {23, 92, 368, 1472} with H {4992, 9856} x tokens {25, 232} (the further
 // vectors), data/h200/exp/model-accuracy_emulated_grid10_partial.csv; H {2944,
 // 6400, 13824} x tokens {19, 76, 304, 1216} with H {4480, 9472} x tokens {21, 168} (the drain term),
@@ -365,9 +367,9 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4224, 7552, 10880};
-  // Held out: from a few decode tokens (6) to a prefill chunk (432), a factor of 4 apart.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{6, 27, 108, 432};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3968, 6784, 12032};
+  // Held out: from a few decode tokens (5) to a prefill chunk (352), a factor of 4 apart.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{5, 22, 88, 352};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -375,8 +377,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {5504, 9088})
-        for (int t : {11, 196}) {
+      for (int h : {5760, 8448})
+        for (int t : {9, 152}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

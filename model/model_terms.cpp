@@ -64,7 +64,8 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
 }
 
 double lamport_reuse_bytes(const Problem& p, double input_bytes, double out_bytes_per_token) {
-  const double streamed = (has_residual(p.pattern) ? 3.0 : 1.0) * input_bytes + out_bytes_per_token * p.tokens;
+  // x and residual_in read; the outputs (residual_out among them, output_bytes_per_token) written.
+  const double streamed = (has_residual(p.pattern) ? 2.0 : 1.0) * input_bytes + out_bytes_per_token * p.tokens;
   return 3.0 * (p.nranks * input_bytes + streamed);
 }
 

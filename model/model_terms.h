@@ -97,7 +97,8 @@ struct ModelInputs {
 // The bytes a rank's one-shot calls touch between two uses of one Lamport buffer: three calls (the
 // buffer is flag % 3, docs/kernels.md "Workspace"), each writing and reading one buffer of N slots of
 // S bytes and streaming its cold inputs and outputs (the harness rotates input sets over twice the
-// L2, docs/measurement.md): 3 x (N x S + x + residual in and out + outputs). Against the rank's L2
+// L2, docs/measurement.md): 3 x (N x S + x + residual_in + the outputs, residual_out among them).
+// Against the rank's L2
 // (its share on the emulated node, where all N ranks do the same at once).
 double lamport_reuse_bytes(const Problem& p, double input_bytes, double out_bytes_per_token);
 bool lamport_workspace_in_l2(const Problem& p, const GpuSpec& s, double input_bytes, double out_bytes_per_token);

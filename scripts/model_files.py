@@ -38,6 +38,9 @@ FILES = [
     "exp/model-accuracy_emulated_grid10_partial.csv",
     "exp/model-accuracy_emulated_grid11.csv",
     "exp/model-accuracy_emulated_grid11_tp4.csv",
+    "exp/speedup_emulated_wide19.csv",
+    "exp/peers_emulated_tp8_rerun4.csv",
+    "exp/model-accuracy_emulated_grid12_tp8_partial.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

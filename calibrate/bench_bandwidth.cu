@@ -13,8 +13,8 @@
 // (started before and stopped after the timed calls), the situation of the emulated TP2 node.
 //   read_l2, write_l2, copy_l2 (and _l2_busy)  the same kernels, at all of the rank's SMs, over buffers
 //          that stay in L2 (4 MiB each, 128 passes per kernel; the _busy partner copies buffers of its
-//          own of that size): the rate of the one-shot Lamport workspace where it stays in L2
-//          (model: l2_resident_rate_factor).
+//          own of that size): the rates the one-shot Lamport workspace could see where it stays in
+//          L2; recorded only (docs/model.md, "The Lamport workspace in L2: measured, not kept").
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -71,12 +71,6 @@ namespace arlab::model {
   X(hbm_efficiency, 0.85, 0.01, 1.0, "fraction",                                                                     \
     "achieved fraction of the datasheet HBM bandwidth for one rank: copy at all of its SMs (on the emulated node "   \
     "while the other partition streams) / datasheet (calibrate: bandwidth, copy / copy_busy)")                      \
-  /* prior: 1, the Lamport workspace's bytes at HBM's rate even where they stay in L2; range: 1 (no faster than      \
-     HBM) to 100 (over 10x the few-fold L2 / HBM bandwidth ratio of Hopper) */                                       \
-  X(l2_resident_rate_factor, 1.0, 1.0, 100.0, "ratio",                                                               \
-    "one rank's copy rate over buffers that stay in L2 / its copy rate over buffers far larger than L2; the HBM "   \
-    "bounds count the one-shot Lamport workspace's bytes at this higher rate where the workspace stays in L2 "      \
-    "(calibrate: bandwidth, copy_l2 / copy; on the emulated node each the rank's share, as hbm_efficiency)")        \
   /* range: a fraction of the datasheet NVLink bandwidth: at most all of it, at least 1 % (the model divides by      \
      it) */                                                                                                          \
   X(link_efficiency, 0.80, 0.01, 1.0, "fraction",                                                                    \

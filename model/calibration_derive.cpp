@@ -371,7 +371,6 @@ class Deriver {
     const int sms = max_sms();
     const auto all_sms = [sms](const MicrobenchRow& r) { return r.sms == sms && r.tpb == 1024; };
     const double copy_all = value_of("bandwidth", "copy", "gbps", all_sms);
-    double hbm_share = copy_all;  // one rank's copy rate over buffers far larger than L2
     if (emulated_) {
       // The N partitions run the same kernel at once and share one HBM: each gets an equal share of
       // what the GPU delivers (one partition alone already draws the whole GPU's copy bandwidth),
@@ -380,7 +379,6 @@ class Deriver {
       const double busy = value_of("bandwidth", "copy_busy", "gbps", all_sms);
       const int nranks = std::max(1, rows_.front().nranks);
       const double share = std::min(busy, copy_all / nranks);
-      hbm_share = share;
       set("hbm_efficiency", std::clamp(share / spec_.hbm_gbps, 0.01, 1.0),
           fmt("min(copy while the other partition streams %.4g GB/s, ", busy) +
               fmt("copy of one partition alone %.4g GB/s", copy_all) + fmt(" / %d ranks", nranks) +
@@ -390,7 +388,6 @@ class Deriver {
           fmt("copy (read + write bytes) at all %d SMs", sms) + fmt(" %.4g GB/s", copy_all) +
               fmt(" / datasheet %.0f GB/s", spec_.hbm_gbps));
     }
-    l2_resident_rate(all_sms, hbm_share);
     const double peer1 = value_of("peer_store", "one_way", "gbps", [](const MicrobenchRow& r) { return r.sms == 1; });
     set("peer_store_gbps_per_sm", peer1, "16-byte peer stores of one SM (peer_store, one_way, 1 SM)");
     if (emulated_ || spec_.link_gbps <= 0) {
@@ -846,28 +843,6 @@ class Deriver {
         "median over the shapes and N = 4, 8 of how much more the lean round grows from N = 2 than the reference's, "
         "each less the model's growth, per rank beyond 2 and vector per thread (blocks x tpb/cluster, H, N: measured "
         "growth from N = 2 (the model's), ns):" + per);
-  }
-
-  // l2_resident_rate_factor: the same copy over buffers that stay in L2 (bandwidth copy_l2, a run of
-  // 2026-12-03 or later), as one rank's share the way hbm_efficiency takes it, over that rank's HBM share.
-  void l2_resident_rate(const Pred& all_sms, double hbm_share) {
-    if (pick_rows("bandwidth", "copy_l2", "gbps", all_sms).empty()) {
-      keep_prior("l2_resident_rate_factor", "no bandwidth copy_l2 rows: an arlab calibrate of 2026-12-03 or later "
-                                            "writes them");
-      return;
-    }
-    const double l2_all = value_of("bandwidth", "copy_l2", "gbps", all_sms);
-    double l2_share = l2_all;
-    std::string how = fmt("copy over 2 x 4 MiB (stays in L2) at all SMs %.4g GB/s", l2_all);
-    if (emulated_) {
-      const double busy = value_of("bandwidth", "copy_l2_busy", "gbps", all_sms);
-      const int nranks = std::max(1, rows_.front().nranks);
-      l2_share = std::min(busy, l2_all / nranks);
-      how = fmt("min(copy over 2 x 4 MiB while the other partition copies its own %.4g GB/s, ", busy) +
-            fmt("alone %.4g GB/s / %d ranks)", l2_all, nranks);
-    }
-    set("l2_resident_rate_factor", std::max(1.0, l2_share / hbm_share),
-        how + fmt(" / the HBM share of hbm_efficiency %.4g GB/s (at least 1)", hbm_share));
   }
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,

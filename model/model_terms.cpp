@@ -56,29 +56,9 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   const Calibration& cal = in.cal;
   in.port_bytes_per_ns = cal.sm_l2_bytes_per_cycle * in.s.sm_clock_ghz;
   in.hbm_bytes_per_ns = in.s.hbm_gbps * cal.hbm_efficiency;
-  in.workspace_in_l2 = lamport_workspace_in_l2(p, in.s, in.input_bytes, in.out_bytes_per_token);
-  in.workspace_hbm_share = in.workspace_in_l2 ? 1.0 / cal.l2_resident_rate_factor : 1.0;
   in.link_bytes_per_ns = in.nvlink ? in.s.link_gbps * cal.link_efficiency : 0.0;
   in.peer_sm_bytes_per_ns = cal.peer_store_gbps_per_sm;
   return true;
-}
-
-double lamport_reuse_bytes(const Problem& p, double input_bytes, double out_bytes_per_token) {
-  // x and residual_in read; the outputs (residual_out among them, output_bytes_per_token) written.
-  const double streamed = (has_residual(p.pattern) ? 2.0 : 1.0) * input_bytes + out_bytes_per_token * p.tokens;
-  return 3.0 * (p.nranks * input_bytes + streamed);
-}
-
-bool lamport_workspace_in_l2(const Problem& p, const GpuSpec& s, double input_bytes, double out_bytes_per_token) {
-  return lamport_reuse_bytes(p, input_bytes, out_bytes_per_token) <= static_cast<double>(s.l2_bytes);
-}
-
-std::string workspace_text(const ModelInputs& in) {
-  if (!in.workspace_in_l2 || in.cal.l2_resident_rate_factor <= 1.0) return std::string();  // nothing changed
-  return fmt("; HBM bound: the Lamport workspace stays in L2 (3 calls' %.0f B <= %lld B), its bytes at %.3g x HBM's "
-             "rate",
-             lamport_reuse_bytes(in.p, in.input_bytes, in.out_bytes_per_token), static_cast<long long>(in.s.l2_bytes),
-             in.cal.l2_resident_rate_factor);
 }
 
 double round_dram_ns(const ModelInputs& in) {

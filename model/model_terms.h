@@ -85,26 +85,9 @@ struct ModelInputs {
   int cluster_active_warps = 0;  // warps of the cluster that hold a vector: ceil(min(tpb x cluster, H/VEC) / 32)
   double port_bytes_per_ns = 0; // one SM's store (and load) rate into L2
   double hbm_bytes_per_ns = 0;  // one rank's achievable HBM bandwidth (read + write bytes)
-  // The one-shot Lamport workspace stays in L2 when a rank's three buffers and the input and output
-  // bytes its calls stream between two uses of one buffer fit its share of L2
-  // (lamport_workspace_in_l2); its bytes then count at l2_resident_rate_factor x the HBM rate.
-  bool workspace_in_l2 = false;
-  double workspace_hbm_share = 1;  // 1 / l2_resident_rate_factor where workspace_in_l2, else 1
   double link_bytes_per_ns = 0; // one rank's achievable peer-store bandwidth per direction (0: local)
   double peer_sm_bytes_per_ns = 0;
 };
-
-// The bytes a rank's one-shot calls touch between two uses of one Lamport buffer: three calls (the
-// buffer is flag % 3, docs/kernels.md "Workspace"), each writing and reading one buffer of N slots of
-// S bytes and streaming its cold inputs and outputs (the harness rotates input sets over twice the
-// L2, docs/measurement.md): 3 x (N x S + x + residual_in + the outputs, residual_out among them).
-// Against the rank's L2
-// (its share on the emulated node, where all N ranks do the same at once).
-double lamport_reuse_bytes(const Problem& p, double input_bytes, double out_bytes_per_token);
-bool lamport_workspace_in_l2(const Problem& p, const GpuSpec& s, double input_bytes, double out_bytes_per_token);
-// "; HBM bound: the Lamport workspace stays in L2 (...)" where that changes the bound (the workspace in
-// L2 and l2_resident_rate_factor > 1), else empty: the HBM bounds' note.
-std::string workspace_text(const ModelInputs& in);
 
 // Fills the derived fields; false when the kernel cannot launch (no block fits an SM).
 bool derive_inputs(ModelInputs& in, const KernelResources& res);

@@ -166,9 +166,6 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double s_wave = in.input_bytes / static_cast<double>(waves);
   const double port = in.port_bytes_per_ns;
   const double hbm = in.hbm_bytes_per_ns;
-  // The workspace's bytes (slots pushed, cleared, polled) in the HBM bounds: all of them, or where the
-  // workspace stays in L2 (model_terms.h lamport_workspace_in_l2) 1 / l2_resident_rate_factor of them.
-  const double ws = in.workspace_hbm_share;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
   const OneshotDesign d = design_of(implementation(c.impl).model, c.fenced_reference, p);
 
@@ -206,7 +203,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
       {"sm_port", static_cast<double>(rounds) * k * slice * d.stored_slots / port},
       {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
       {"link", in.nvlink ? (n - 1) * s_wave / in.link_bytes_per_ns : 0.0},
-      {"hbm", (d.stored_slots * ws + 1) * s_wave / hbm}};
+      {"hbm", (d.stored_slots + 1) * s_wave / hbm}};
   const double push_ns = slowest(push).ns;
   sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
@@ -218,20 +215,17 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                d.stored_slots == n ? "every rank's, own included" : "the peers'", port, in.peer_sm_bytes_per_ns) +
            (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
                       : std::string("link: none, ") + link_name + "; ") +
-           fmt("HBM: %s %.0f B / %.3g B/ns%s]",
-               ws < 1 ? fmt("(%d slots x %.3g + x) x", d.stored_slots, ws).c_str()
-                      : fmt("%d x", d.stored_slots + 1).c_str(),
-               s_wave, hbm, workspace_text(in).c_str());
+           fmt("HBM: %d x %.0f B / %.3g B/ns]", d.stored_slots + 1, s_wave, hbm);
   });
 
   // ---- clear of the previous call's buffer ----
   const int clear_sms = static_cast<int>(std::min<long long>(c.grid, in.s.sm_count));
   const double clear_bytes = d.clear_pass ? n * in.input_bytes : 0.0;
-  const std::vector<Bound> clear = {{"sm_port", clear_bytes / clear_sms / port}, {"hbm", clear_bytes * ws / hbm}};
+  const std::vector<Bound> clear = {{"sm_port", clear_bytes / clear_sms / port}, {"hbm", clear_bytes / hbm}};
   const double clear_ns = sheet.add("clear", slowest(clear).ns, [&] {
     if (!d.clear_pass)
       return std::string(d.name) + ": no clear pass (each consumed peer slot is written back to -0.0 in reduce)";
-    return bounds_text(clear) + fmt(" [%.0f B of -0.0 over %d SMs%s]", clear_bytes, clear_sms, workspace_text(in).c_str());
+    return bounds_text(clear) + fmt(" [%.0f B of -0.0 over %d SMs]", clear_bytes, clear_sms);
   });
 
   sheet.add("first_wait", std::max(0.0, cal.peer_visibility_ns - clear_ns), [&] {
@@ -266,8 +260,8 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
       {"sm_loads", static_cast<double>(rounds) * k * (norm ? slice : 0.0) / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) + cleared_slice +
                                                      in.out_bytes_per_token / c.cluster) / port},
-      {"hbm", (d.polled_slots * s_wave * ws + res_bytes + tokens_wave * in.out_bytes_per_token +
-               (d.clear_on_consume ? (n - 1) * s_wave * ws : 0.0)) / hbm}};
+      {"hbm", (d.polled_slots * s_wave + res_bytes + tokens_wave * in.out_bytes_per_token +
+               (d.clear_on_consume ? (n - 1) * s_wave : 0.0)) / hbm}};
   const double reduce_ns = chain_with_bandwidth_ns(reduce);
   sheet.add("reduce", static_cast<double>(waves) * reduce_ns, [&] {
     return fmt("%lld wave(s) x (rounds^3 + max(bandwidth bounds)^3)^(1/3) = %.3f us of ", waves, reduce_ns / 1e3) +
@@ -304,7 +298,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(" = %.0f ns; %lld round(s)", round_ns, rounds) +
            (held_saving_ns > 0 ? fmt(", the first %.0f ns shorter: its first residual vector held", held_saving_ns)
                                : std::string()) +
-           workspace_text(in) + "]";
+           "]";
   });
 
   // The closing barrier only keeps the cluster's blocks alive (no sum, no shared-memory read): the

@@ -18,7 +18,7 @@ FEW_AND_DRAIN = [("round_load", "push_store_few"), ("round_load", "push_store_1_
                  ("launch", "store_8")]
 # The one-shot round of each body at N = 2, 4, 8 (body_round: lean_round_ns_per_extra_rank).
 FEW_AND_DRAIN += [("body_round", f"{body}_n{n}_slowest") for body in ("reference", "lean") for n in (2, 4, 8)]
-# The copy and store rates over buffers that stay in L2 (bandwidth: l2_resident_rate_factor), one row each.
+# The read, store and copy rates over buffers that stay in L2 (bandwidth *_l2, a record), one row each.
 L2_VARIANTS = [("bandwidth", "read_l2"), ("bandwidth", "write_l2"), ("bandwidth", "copy_l2")]
 
 

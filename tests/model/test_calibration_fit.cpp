@@ -610,10 +610,9 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
           }
         REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
       }
-      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: ten TP2
+      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: eight TP2
       // runs of 2026-12-03): launch store_1 / store_8, round_load push_store_few / push_store_1_few, in
-      // the last eight epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, in the last six body_round, in the
-      // last two bandwidth read_l2 / write_l2 / copy_l2 (+ _busy).
+      // the last six epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, in the last four body_round.
       std::set<std::pair<std::string, std::string>> own;
       for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
       for (const char* file : {"h200_emulated_drain_microbench.csv", "h200_emulated_drain_microbench_rerun.csv",
@@ -621,27 +620,23 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
                                "h200_emulated_body_round_microbench.csv",
                                "h200_emulated_body_round_microbench_rerun.csv",
                                "h200_emulated_body_round_vpt_microbench.csv",
-                               "h200_emulated_body_round_vpt_microbench_rerun.csv",
-                               "h200_emulated_l2_microbench.csv", "h200_emulated_l2_microbench_rerun.csv"}) {
-        size_t drain = 0, vpt = 0, body = 0, l2 = 0;
+                               "h200_emulated_body_round_vpt_microbench_rerun.csv"}) {
+        size_t drain = 0, vpt = 0, body = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (own.count({r.bench, r.variant}) == 0) {
             rows.push_back(r);
             drain += r.bench == "launch";
             vpt += r.variant.find("_vpt") != std::string::npos;
             body += r.bench == "body_round";
-            l2 += r.bench == "bandwidth" && r.variant.find("_l2") != std::string::npos;
           }
         const std::string name = file;
-        const bool l2_run = name.find("_l2_") != std::string::npos;
-        REQUIRE(l2 == (l2_run ? 12u : 0u));  // read, write, copy x (alone, busy) x tpb 256, 1024
         REQUIRE(drain == 12);  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
         // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
         REQUIRE(vpt == (name.find("_drain_") == std::string::npos ? 36u : 0u));
         // 7 configurations at 16 blocks, 7 / 6 / 4 of them at 64 (N = 2 / 4 / 8: the slots fit a third of
         // L2) x (reference, lean) x (block 0, slowest)
         // + 4 configurations of 2 and 4 vectors per thread at 16 blocks, 4 / 4 / 1 of them at 64, in the last two
-        REQUIRE(body == (name.find("_body_round_vpt_") != std::string::npos || l2_run ? 236u
+        REQUIRE(body == (name.find("_body_round_vpt_") != std::string::npos ? 236u
                          : name.find("_body_round_") != std::string::npos ? 152u
                                                                           : 0u));
       }
@@ -1075,33 +1070,6 @@ TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term,
   const DerivedCalibration f = derive_calibration(flat, spec);
   CHECK(f.calibration.exchange_grid_ns_per_block == 0.0);
   CHECK(f.calibration.exchange_grid_ns_per_block_warp == 0.0);
-}
-
-TEST_CASE("derive_calibration: bandwidth copy_l2 rows give the L2-resident rate factor; prior without") {
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  const std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
-  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
-  const DerivedCalibration none = derive_calibration(rows, spec);
-  CHECK(none.calibration.l2_resident_rate_factor == 1.0);
-  CHECK(count_notes(none, "l2_resident_rate_factor = 1: prior kept") == 1);
-  // The rank's HBM share, as hbm_efficiency takes it: min(copy_busy, copy / 2) at all 64 SMs, tpb 1024.
-  const double hbm_share = none.calibration.hbm_efficiency * spec.hbm_gbps;
-  const auto with_l2 = [&](double alone, double busy) {
-    std::vector<MicrobenchRow> more = rows;
-    for (const MicrobenchRow& r : rows)
-      if (r.bench == "bandwidth" && r.variant == "copy" && r.sms == 64 && r.tpb == 1024)
-        for (const auto& [variant, gbps] : {std::pair{"copy_l2", alone}, std::pair{"copy_l2_busy", busy}}) {
-          MicrobenchRow l2 = r;
-          l2.variant = variant;
-          l2.value = l2.p10 = l2.p90 = gbps;
-          more.push_back(l2);
-        }
-    return derive_calibration(more, spec).calibration.l2_resident_rate_factor;
-  };
-  // Alone / 2 ranks is the smaller share: 3 x hbm_share; the busy row is: 1.5 x; slower than HBM: 1.
-  CHECK(with_l2(6 * hbm_share, 10 * hbm_share) == Approx(3.0).epsilon(1e-9));
-  CHECK(with_l2(6 * hbm_share, 1.5 * hbm_share) == Approx(1.5).epsilon(1e-9));
-  CHECK(with_l2(hbm_share, hbm_share / 2) == 1.0);
 }
 
 TEST_CASE("derive_calibration names the bench a constant is missing") {

@@ -179,8 +179,7 @@ TEST_CASE("larger constants never make a prediction faster", "[timing][property]
   const Calibration base = default_calibration();
   for (const auto& info : calibration_constants()) {
     if (info.name == "bytes_in_flight_per_sm" || info.name == "sm_l2_bytes_per_cycle" ||
-        info.name == "hbm_efficiency" || info.name == "link_efficiency" || info.name == "peer_store_gbps_per_sm" ||
-        info.name == "l2_resident_rate_factor")
+        info.name == "hbm_efficiency" || info.name == "link_efficiency" || info.name == "peer_store_gbps_per_sm")
       continue;  // rates: larger is faster
     Calibration more = base;
     set_constant(more, info.name, get_constant(base, info.name) * 2);
@@ -499,40 +498,6 @@ TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and
   // of 8 blocks, 16 SMs: 8 rounds).
   CHECK(reduce_gain(8, 8, 8192, 128, 8, 8, 1, Impl::lean) * 1e3 ==
         Approx(8 * 6 * cal.lean_round_ns_per_extra_rank).epsilon(0.1));
-}
-
-TEST_CASE("Lamport workspace in L2: its bytes at l2_resident_rate_factor x HBM's rate, only where it fits", "[timing]") {
-  Calibration at_hbm = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
-  at_hbm.l2_resident_rate_factor = 1;
-  Calibration in_l2 = at_hbm;
-  in_l2.l2_resident_rate_factor = 2;
-  const GpuSpec tp8 = sm_partition(gpu_preset("h200_sxm"), 8);  // 16 SMs, 6.25 MiB of L2 per rank
-  LaunchConfig c;
-  c.tpb = 512;
-  c.cluster = 1;
-  c.grid = 16;
-  c.impl = Impl::reference;
-  // 16 tokens x H 4096 bf16: S = 128 KiB; 3 calls x (8 slots + x, residual in and out, outputs) x S
-  // = 3 x 12 x 128 KiB = 4.5 MiB fit the rank's share.
-  const Problem small = problem(16, 4096, 8);
-  const double S = 16 * 4096 * 2.0;
-  CHECK(detail::lamport_reuse_bytes(small, S, output_bytes_per_token(small)) == Approx(3 * 12 * S));
-  CHECK(detail::lamport_workspace_in_l2(small, tp8, S, output_bytes_per_token(small)));
-  const Prediction hbm = predict(small, c, tp8, at_hbm, kRes), l2 = predict(small, c, tp8, in_l2, kRes);
-  // The clear pass is bound by its bytes (8 x S of -0.0) through HBM: half the time at twice the rate.
-  REQUIRE_THAT(explanation_of(hbm, "clear"), Catch::Contains("hbm-bound"));
-  CHECK(term(l2, "clear") == Approx(term(hbm, "clear") / 2).epsilon(1e-9));
-  CHECK_THAT(explanation_of(l2, "clear"), Catch::Contains("stays in L2"));
-  CHECK_THAT(explanation_of(hbm, "clear"), !Catch::Contains("stays in L2"));  // factor 1: no note
-  CHECK(l2.total_us < hbm.total_us);
-  // 512 tokens: 3 x 12 x 4 MiB, far past L2: the factor changes nothing.
-  const Problem large = problem(512, 4096, 8);
-  CHECK_FALSE(detail::lamport_workspace_in_l2(large, tp8, 512 * 4096 * 2.0, output_bytes_per_token(large)));
-  c.grid = 16;
-  CHECK(predict(large, c, tp8, in_l2, kRes).total_us == Approx(predict(large, c, tp8, at_hbm, kRes).total_us));
-  // The lean body has no clear pass; its push's HBM bound counts 7 peer slots + x: (7 / 2 + 1) x S.
-  c.impl = Impl::lean;
-  CHECK_THAT(explanation_of(predict(small, c, tp8, in_l2, kRes), "push"), Catch::Contains("(7 slots x 0.5 + x) x"));
 }
 
 TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector, once per wave", "[timing]") {

@@ -327,7 +327,7 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
 }
 
 // model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-03 17:00, the
-// Lamport workspace in L2: H {3968, 6784, 12032} x tokens {5, 22, 88, 352}, sizes no committed
+// Lamport workspace in L2, a rule measured and not kept: H {3968, 6784, 12032} x tokens {5, 22, 88, 352}, sizes no committed
 // measurement holds, then every other pattern (ar and the four quantizing ones) at H {5760, 8448} x
 // tokens {9, 152}, sizes no committed measurement holds either; the grids before: H {4224, 7552,
 // 10880} x tokens {6, 27, 108, 432} with H {5504, 9088} x tokens {11, 196} (the lean round per rank),

@@ -59,7 +59,7 @@ FILES = [
     ("exp/model-accuracy_emulated_grid10_partial.csv", "emulated", "model-accuracy experiment, fresh grid after the further vectors, ar_res_rms only, by algorithm"),
     ("exp/model-accuracy_emulated_grid11.csv", "emulated", "model-accuracy experiment, fresh grid after the lean round per rank, by algorithm"),
     ("exp/model-accuracy_emulated_grid11_tp4.csv", "emulated TP4", "model-accuracy experiment, fresh grid after the lean round per rank, by algorithm"),
-    ("exp/model-accuracy_emulated_grid12_tp8_partial.csv", "emulated TP8", "model-accuracy experiment, fresh grid after the Lamport workspace in L2, 47 of its 61 TP8 cases, by algorithm"),
+    ("exp/model-accuracy_emulated_grid12_tp8_partial.csv", "emulated TP8", "model-accuracy experiment, the first fresh grid at TP8 (picks of a model rule not kept), 47 of its 61 cases, by algorithm"),
 ]
 
 

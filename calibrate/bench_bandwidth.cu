@@ -120,6 +120,20 @@ struct Buffers {
   int passes = 1;  // passes over the buffers per kernel
 };
 
+// A source and a destination of `bytes` each on the rank's device (the source filled with any
+// non-zero data), the sink and the per-block SM ids; `passes` over them per kernel.
+Buffers make_buffers(const BenchEnv& env, size_t bytes, int passes) {
+  Buffers b;
+  b.src = harness::DeviceBuffer(bytes, env.rank);
+  b.dst = harness::DeviceBuffer(bytes, env.rank);
+  b.sink = harness::DeviceBuffer(sizeof(uint4), env.rank);
+  b.smids = harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank);
+  b.vecs = static_cast<long long>(bytes / sizeof(uint4));
+  b.passes = passes;
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(b.src.data(), 0x5a, bytes, env.stream));  // any data
+  return b;
+}
+
 std::vector<double> measure(const BenchEnv& env, Buffers& b, Kind kind, int sms, int tpb, std::vector<unsigned>& ids) {
   const Shape s{sms, tpb, 1};
   const auto go = [&] {
@@ -205,13 +219,7 @@ void with_busy_partner(const BenchEnv& env, size_t busy_bytes, const std::functi
 
 void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   constexpr size_t kBytes = size_t(512) << 20;  // per buffer: >= 512 MiB, > 10x an H200's L2
-  Buffers b;
-  b.src = harness::DeviceBuffer(kBytes, env.rank);
-  b.dst = harness::DeviceBuffer(kBytes, env.rank);
-  b.sink = harness::DeviceBuffer(sizeof(uint4), env.rank);
-  b.smids = harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank);
-  b.vecs = static_cast<long long>(kBytes / sizeof(uint4));
-  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(b.src.data(), 0x5a, kBytes, env.stream));  // any data
+  Buffers b = make_buffers(env, kBytes, 1);
   const std::vector<int> sms = env.quick ? sm_counts({1}, env.sms) : sm_counts({1, 2, 4, 8, 16, 32}, env.sms);
   const std::vector<int> tpbs = env.quick ? std::vector<int>{1024} : std::vector<int>{256, 1024};
   for (Kind kind : {Kind::read, Kind::write, Kind::copy})
@@ -229,14 +237,7 @@ void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<Microbench
   // pass over the 512 MiB buffers above and its launch stays a small part of its time.
   constexpr size_t kL2Bytes = size_t(4) << 20;
   constexpr int kL2Passes = 128;
-  Buffers l2;
-  l2.src = harness::DeviceBuffer(kL2Bytes, env.rank);
-  l2.dst = harness::DeviceBuffer(kL2Bytes, env.rank);
-  l2.sink = harness::DeviceBuffer(sizeof(uint4), env.rank);
-  l2.smids = harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank);
-  l2.vecs = static_cast<long long>(kL2Bytes / sizeof(uint4));
-  l2.passes = kL2Passes;
-  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(l2.src.data(), 0x5a, kL2Bytes, env.stream));
+  Buffers l2 = make_buffers(env, kL2Bytes, kL2Passes);
   for (Kind kind : {Kind::read, Kind::write, Kind::copy})
     for (int tpb : tpbs) add_point(env, l2, kind, "_l2", env.sms, tpb, out);
   if (env.busy_stream)

@@ -12,6 +12,7 @@ judged against). Columns are read by name; rows written before a column existed 
   @grid       the grid against the rank's SMs (sm_per_rank): le16 (at most 16 blocks), below_sms,
               equal_sms or above_sms
   @rounds     one (every token has a cluster of its own: tokens <= grid / cluster) or several
+  @round_count  the token rounds per cluster R = ceil(tokens / (grid / cluster)): 1, 2-4, 5-16 or 17+
   @threads    the threads that hold a vector in the clusters of the first round (min(tokens, grid /
               cluster) x min(tpb x cluster, the token's vectors / vecs_per_thread)): lt1k, 1k_4k,
               4k_16k, 16k_64k or ge64k
@@ -59,6 +60,11 @@ def rounds_class(m):
     return "one" if int(m["tokens"]) <= int(m["grid"]) // int(m["cluster"]) else "several"
 
 
+def round_count_class(m):
+    r = rounds_of(m)
+    return "1" if r == 1 else "2-4" if r <= 4 else "5-16" if r <= 16 else "17+"
+
+
 def threads_class(m):
     vecs = token_vectors(m, "@threads")
     tpb, cluster, vpt = int(m["tpb"]), int(m["cluster"]), int(m["vecs_per_thread"] or 1)
@@ -70,7 +76,8 @@ def threads_class(m):
     return "ge64k"
 
 
-DERIVED = {"@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@threads": threads_class}
+DERIVED = {"@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@round_count": round_count_class,
+           "@threads": threads_class}
 
 
 def rounds_of(m):

@@ -216,6 +216,11 @@ def bias_table_rows(out):
     return [f"| {' | '.join(key)} | {rows} | {mape} % | {bias} % |" for key, rows, mape, bias in bias_groups(out)]
 
 
+def bias_mape_cells(out):
+    """scripts/model_bias.py output -> 'BIAS % / MAPE %' per printed group (a column of a table by node)."""
+    return [f"{bias} % / {mape} %" for _, _, mape, bias in bias_groups(out)]
+
+
 def validate_cells(out):
     m = re.search(r"MAPE ([\d.]+ %)   median", out).group(1)
     mx = re.search(r"max-over-ranks median \(\d+ rows\): MAPE ([\d.]+ %)", out).group(1)
@@ -640,6 +645,11 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=bias("data/h200/model_grid_nvlink.csv", "data/calibration/h200_nvlink.csv",
                                        "--by @threads --where algo=oneshot --where @rounds=one --where pattern=ar_res_rms"),
          derive=bias_table_rows),
+    # docs/model.md "Where the TP8 one-shot error is": one-shot rows by token rounds per cluster, per node
+    *[dict(doc="docs/model.md", cmd=bias(f"data/h200/exp/{grid}.csv", "data/calibration/h200_emulated.csv",
+                                         "--by kernel_variant,@round_count --where algo=oneshot"), derive=bias_mape_cells)
+      for grid in ("model-accuracy_emulated_grid11", "model-accuracy_emulated_grid11_tp4",
+                   "model-accuracy_emulated_grid12_tp8_partial")],
     dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid5.csv", "data/calibration/h200_emulated.csv",
                                        "--by kernel_variant,@grid --where pattern=ar_res_rms"), derive=bias_table_rows),
     dict(doc="docs/model.md", cmd=bias("data/h200/exp/model-accuracy_emulated_grid5_tp4.csv",

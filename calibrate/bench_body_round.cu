@@ -34,6 +34,14 @@
 // (512, 2, 8192), (1024, 1, 8192), (64, 8, 4096), (128, 4, 4096), (512, 1, 4096); since 2026-12-03
 // 15:00 also (tpb, cluster, H, vectors per thread) (128, 4, 8192, 2), (256, 2, 8192, 2), (128, 2, 8192,
 // 4), (128, 1, 4096, 4) (the rows carry no vpt column: it is H / (tpb x cluster x 8)).
+// Since 2026-12-03 19:00, two more kinds of rows (docs/model.md, "The polls from DRAM"):
+//   *_cold   every configuration above again with the slots filled and x read BEFORE the L2 flush, so
+//            that the polls and lean's re-read of x come from DRAM: what a round costs when a call's
+//            pushes and clears have streamed more bytes than L2 holds before its polls.
+//   *_reuse_slowest  reference_n4 and lean_n4 at (128, 4, 8192) on the 16-block grid, warm, then B
+//            bytes written elsewhere before the rounds, B = {0, 1/8, 1/4, 3/8, 1/2, 3/4, 1, 1.5, 2, 3,
+//            4} x L2 (size = B, "bytes written between"): how the round goes from warm to cold as the
+//            bytes streamed between a slot's write and its poll grow.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -138,6 +146,22 @@ const Config kConfigs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2}, {8192
 // The emulated TP8 node's partition: 16 of the H200's 132 SMs (harness/node.h).
 constexpr int kSmallGrid = 16;
 
+// How the data a round reads stand when it starts:
+//   warm   the slots and x read once through L2 just before (as right after a short push)
+//   cold   written or read before an L2 flush (4 x L2 bytes written elsewhere): every poll and the lean
+//          body's re-read of x come from DRAM, as in a call whose pushes and clears stream far more
+//          bytes than L2 holds before the polls reach them
+//   reuse  warm, then `between` bytes written elsewhere: how much of the slots L2 keeps after that
+enum class Mode { warm, cold, reuse };
+constexpr int kFlushL2s = 4;  // the flush writes 4 x L2 bytes: past any replacement policy's reach
+struct RoundTimes {
+  std::vector<double> block0, slowest;
+};
+// The reuse curve's configuration (128 threads x clusters of 4, H 8192, one vector per thread) and the
+// bytes written between, as fractions of L2: from none to the whole flush.
+const Config kReuseConfig{8192, 128, 4};
+constexpr double kReuseFractions[] = {0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0};
+
 }  // namespace
 
 void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
@@ -167,63 +191,105 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(residual_in.data(), 0x3c, tensor, env.stream));
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gamma.data(), 0x3f, 8192 * sizeof(T), env.stream));
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(fault.data(), 0, sizeof(unsigned long long), env.stream));
-  const size_t flush_bytes = static_cast<size_t>(4 * l2_bytes);
+  const size_t flush_bytes = static_cast<size_t>(kFlushL2s * l2_bytes);
   harness::DeviceBuffer flush(flush_bytes, env.rank);
   int flips = 0;
+  // One configuration's rounds in `mode`, `reps` repetitions after a discarded warm-up: block 0's and
+  // the slowest block's ns per round. `between` bytes of the flush buffer are written after the slots
+  // (Mode::reuse only).
+  const auto measure = [&](const BodyRun& run, const Config& c, int grid_limit, Mode mode, size_t between) {
+    const int clusters = grid_limit / c.cluster;
+    const int grid = clusters * c.cluster;
+    const int tokens = clusters * kRounds;
+    const long long slot_bytes = tensor_bytes(c, grid_limit);
+    kernels::FusedParams p = round_bench_params(env, tokens, c.hidden, c.cluster, c.vpt, run.nranks, slots.data(),
+                                                slot_bytes, gamma.data(), scale.as<float>(), fault.as<unsigned long long>());
+    p.x = x.data();
+    p.residual_in = residual_in.data();
+    p.residual_out = residual_out.data();
+    p.norm_out = norm_out.data();
+    RoundTimes rt;
+    std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
+    for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
+      const auto flush_l2 = [&](size_t bytes) {
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, bytes, env.stream));
+      };
+      const auto fill_slots = [&] {
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(slots.data(), 0x3c, static_cast<size_t>(p.buffer_bytes),
+                                                        env.stream));
+      };
+      if (mode == Mode::warm) {
+        flush_l2(flush_bytes);
+        fill_slots();
+        warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
+        warm_l2(env, x.data(), slot_bytes, sink.as<unsigned>());
+      } else if (mode == Mode::cold) {  // the slots and x written or read long ago: both in DRAM only
+        fill_slots();
+        flush_l2(flush_bytes);
+      } else {  // reuse: as warm, then `between` bytes written elsewhere before the rounds start
+        flush_l2(flush_bytes);
+        fill_slots();
+        warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
+        warm_l2(env, x.data(), slot_bytes, sink.as<unsigned>());
+        if (between > 0) flush_l2(between);
+      }
+      launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p, times.as<unsigned long long>(),
+             smids.as<unsigned>());
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), times.data(),
+                                                      block_times.size() * sizeof(unsigned long long),
+                                                      cudaMemcpyDeviceToHost, env.stream));
+      ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+      const GridTimes t = grid_times(block_times, grid);
+      if (r > 0) {
+        rt.block0.push_back(t.block0 / kRounds);
+        rt.slowest.push_back(t.slowest / kRounds);
+      }
+    }
+    std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
+    unsigned long long fault_word = 0;
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
+                                                    cudaMemcpyDeviceToHost, env.stream));
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
+                                                    cudaMemcpyDeviceToHost, env.stream));
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+    if (fault_word != 0)
+      throw CudaError("body_round: a poll waited and timed out (fault word " + std::to_string(fault_word) + ")");
+    distinct_sms(ids, grid, "body_round");
+    return rt;
+  };
   for (const int grid_limit : grids) {
     for (const BodyRun& run : kBodyRuns) {
       for (const Config& c : kConfigs) {
         if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)
           throw CudaError("body_round: a configuration whose vectors per thread do not cover its H");
-        const int clusters = grid_limit / c.cluster;
-        if (clusters < 1 || !fits(c, grid_limit, run.nranks)) continue;
-        const int grid = clusters * c.cluster;
-        const int tokens = clusters * kRounds;
-        const long long slot_bytes = tensor_bytes(c, grid_limit);
-        kernels::FusedParams p =
-            round_bench_params(env, tokens, c.hidden, c.cluster, c.vpt, run.nranks, slots.data(), slot_bytes,
-                               gamma.data(), scale.as<float>(), fault.as<unsigned long long>());
-        p.x = x.data();
-        p.residual_in = residual_in.data();
-        p.residual_out = residual_out.data();
-        p.norm_out = norm_out.data();
-        std::vector<double> ns, slowest;
-        std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
-        for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
-          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
-          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(slots.data(), 0x3c, static_cast<size_t>(p.buffer_bytes),
-                                                          env.stream));
-          warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
-          warm_l2(env, x.data(), slot_bytes, sink.as<unsigned>());
-          launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p, times.as<unsigned long long>(),
-                 smids.as<unsigned>());
-          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), times.data(),
-                                                          block_times.size() * sizeof(unsigned long long),
-                                                          cudaMemcpyDeviceToHost, env.stream));
-          ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-          const GridTimes t = grid_times(block_times, grid);
-          if (r > 0) {
-            ns.push_back(t.block0 / kRounds);
-            slowest.push_back(t.slowest / kRounds);
-          }
+        if (grid_limit / c.cluster < 1 || !fits(c, grid_limit, run.nranks)) continue;
+        const int grid = (grid_limit / c.cluster) * c.cluster;
+        for (const Mode mode : {Mode::warm, Mode::cold}) {
+          const RoundTimes rt = measure(run, c, grid_limit, mode, 0);
+          const std::string v = std::string(run.variant) + (mode == Mode::cold ? "_cold" : "");
+          const auto row = [&](const std::string& name, const std::vector<double>& values) {
+            out.push_back(make_point(
+                PointKey{"body_round", name, grid, c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"},
+                values));
+          };
+          row(v, rt.block0);
+          row(v + "_slowest", rt.slowest);
         }
-        std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
-        unsigned long long fault_word = 0;
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), smids.data(), ids.size() * sizeof(unsigned),
-                                                        cudaMemcpyDeviceToHost, env.stream));
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(&fault_word, fault.data(), sizeof(fault_word),
-                                                        cudaMemcpyDeviceToHost, env.stream));
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-        if (fault_word != 0)
-          throw CudaError("body_round: a poll waited and timed out (fault word " + std::to_string(fault_word) + ")");
-        distinct_sms(ids, grid, "body_round");
-        const auto row = [&](const std::string& v, const std::vector<double>& values) {
-          out.push_back(make_point(
-              PointKey{"body_round", v, grid, c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"}, values));
-        };
-        row(run.variant, ns);
-        row(std::string(run.variant) + "_slowest", slowest);
       }
+    }
+  }
+  // The reuse curve: one configuration of each body at N = 4 on the small grid, after `between` =
+  // fraction x L2 bytes written elsewhere (size = between, bytes).
+  if (env.sms < kSmallGrid) return;
+  for (const BodyRun& run : kBodyRuns) {
+    if (run.nranks != 4) continue;
+    const Config& c = kReuseConfig;
+    for (const double fraction : kReuseFractions) {
+      const size_t between = static_cast<size_t>(fraction * static_cast<double>(l2_bytes)) / 256 * 256;
+      const RoundTimes rt = measure(run, c, kSmallGrid, Mode::reuse, between);
+      out.push_back(make_point(PointKey{"body_round", std::string(run.variant) + "_reuse_slowest", kSmallGrid, c.tpb,
+                                        c.cluster, double(between), "bytes written between", "ns_per_round"},
+                               rt.slowest));
     }
   }
 }

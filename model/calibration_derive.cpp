@@ -134,6 +134,8 @@ class Deriver {
     pattern_rounds();
     vector_rounds();
     body_rounds();
+    poll_misses();
+    l2_reuse();
     placement_check();
     check_ranges(out_.calibration);
     return out_;
@@ -843,6 +845,95 @@ class Deriver {
         "median over the shapes and N = 4, 8 of how much more the lean round grows from N = 2 than the reference's, "
         "each less the model's growth, per rank beyond 2 and vector per thread (blocks x tpb/cluster, H, N: measured "
         "growth from N = 2 (the model's), ns):" + per);
+  }
+
+  // What a one-shot round takes beyond its warm round when its polls (and the lean body's re-read of its
+  // own vector from x) come from DRAM (body_round *_cold_slowest, new on 2026-12-03 19:00): per body and
+  // N = 2, 4, 8, the median over the shapes of (cold - warm) / vectors per thread, each pair from one
+  // run. Older microbenchmarks keep the priors, 0 (no term).
+  void poll_misses() {
+    for (const char* body : {"reference", "lean"}) {
+      const std::string prefix = std::string(body) == "lean" ? "lean_poll_miss_ns_n" : "poll_miss_ns_n";
+      for (const int n : {2, 4, 8}) {
+        const std::string name = prefix + std::to_string(n);
+        const std::string variant = std::string(body) + "_n" + std::to_string(n);
+        const auto warm = pick_rows("body_round", variant + "_slowest", "ns_per_round");
+        std::vector<double> per_vector;
+        std::string per;
+        for (const MicrobenchRow* c : pick_rows("body_round", variant + "_cold_slowest", "ns_per_round")) {
+          const MicrobenchRow* w = nullptr;
+          for (const MicrobenchRow* o : warm)
+            if (o->sms == c->sms && o->tpb == c->tpb && o->cluster == c->cluster && o->size == c->size &&
+                o->date_utc == c->date_utc)
+              w = o;
+          if (!w) continue;
+          const int vpt = body_round_vpt(*c);
+          per_vector.push_back((c->value - w->value) / vpt);
+          per += fmt(" %dx", c->sms) + fmt("%d/", c->tpb) + fmt("%d", std::max(1, c->cluster)) +
+                 fmt(" H %.0f", c->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
+                 fmt(" %.0f;", c->value - w->value);
+        }
+        if (per_vector.empty()) {
+          keep_prior(name, "no body_round " + variant + "_cold rows: microbenchmarks of an arlab before 2026-12-03 19:00");
+          continue;
+        }
+        set(name, std::max(0.0, median_of(per_vector)),
+            "median over the shapes of (cold - warm round) / vectors per thread (blocks x tpb/cluster, H: cold - "
+            "warm, ns):" + per);
+      }
+    }
+  }
+
+  // How much of a Lamport buffer L2 keeps after B bytes were written elsewhere (body_round
+  // *_n4_reuse_slowest, new on 2026-12-03 19:00): per run and body, the round's miss fraction at B is
+  // (round(B) - round(0)) / (round(B_max) - round(0)); the fractions of L2 (B / the run's L2, the
+  // largest B being 4 x L2) where it crosses 0.1 (the last time) and 0.9 (the first time), linearly
+  // interpolated, averaged over the curves. The model's ramp runs from the first less 1/8 of the span between them to the second plus
+  // 1/8 of it (the straight line through the two crossings). Older microbenchmarks keep the priors.
+  void l2_reuse() {
+    std::vector<double> at10, at90;
+    std::string per;
+    for (const char* body : {"reference", "lean"}) {
+      const auto rows = pick_rows("body_round", std::string(body) + "_n4_reuse_slowest", "ns_per_round");
+      std::map<std::string, std::vector<const MicrobenchRow*>> by_run;
+      for (const MicrobenchRow* r : rows) by_run[r->date_utc].push_back(r);
+      for (auto& [run, curve] : by_run) {
+        std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->size < b->size; });
+        if (curve.size() < 3 || curve.front()->size != 0) continue;
+        const double b_max = curve.back()->size, l2 = b_max / 4.0;
+        const double lo = curve.front()->value, hi = curve.back()->value;
+        if (!(hi > lo) || !(l2 > 0)) continue;
+        // Where the fraction rises through `level` (B / L2): the first such place, or the last one (the
+        // 0.1 crossing: a noisy row of a few bytes written must not place it early).
+        const auto crossing = [&](double level, bool last) {
+          double at = -1.0;
+          for (size_t i = 1; i < curve.size(); ++i) {
+            const double f0 = (curve[i - 1]->value - lo) / (hi - lo), f1 = (curve[i]->value - lo) / (hi - lo);
+            if (f1 >= level && f0 < level) {
+              at = (curve[i - 1]->size + (level - f0) / (f1 - f0) * (curve[i]->size - curve[i - 1]->size)) / l2;
+              if (!last) break;
+            }
+          }
+          return at;
+        };
+        const double c10 = crossing(0.1, true), c90 = crossing(0.9, false);
+        if (c10 < 0 || c90 < c10) continue;
+        at10.push_back(c10);
+        at90.push_back(c90);
+        per += fmt(" %s", body) + " " + run + fmt(": %.3f", c10) + fmt(" / %.3f;", c90);
+      }
+    }
+    if (at10.empty()) {
+      keep_prior("l2_reuse_miss_start_fraction", "no body_round *_n4_reuse rows: microbenchmarks of an arlab before 2026-12-03 19:00");
+      keep_prior("l2_reuse_miss_full_fraction", "no body_round *_n4_reuse rows: microbenchmarks of an arlab before 2026-12-03 19:00");
+      return;
+    }
+    double c10 = 0, c90 = 0;
+    for (size_t i = 0; i < at10.size(); ++i) c10 += at10[i] / at10.size(), c90 += at90[i] / at90.size();
+    const double span = c90 - c10;
+    const std::string how = "crossings of miss fraction 0.1 / 0.9, as fractions of L2 (body, run: 0.1 / 0.9):" + per;
+    set("l2_reuse_miss_start_fraction", std::max(0.0, c10 - span / 8), "the mean 0.1 crossing less 1/8 of the span; " + how);
+    set("l2_reuse_miss_full_fraction", c90 + span / 8, "the mean 0.9 crossing plus 1/8 of the span; " + how);
   }
 
   double value_of(const std::string& bench, const std::string& variant, const std::string& metric,

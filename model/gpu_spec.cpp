@@ -65,7 +65,7 @@ GpuSpec make_h200_sxm() {
   GpuSpec s = hopper_base();
   s.name = "h200_sxm";
   s.sm_count = 132;                     // [DS] H200 SXM, 132 SMs ([PROP] multiProcessorCount)
-  s.l2_bytes = 50LL * 1024 * 1024;      // [DS] 50 MB L2 ([PROP] l2CacheSize = 52428800)
+  s.l2_bytes = 60LL * 1024 * 1024;      // [PROP] l2CacheSize = 62914560 on the lent H200 (driver 580.159.04; calibrate body_round reuse rows: 1/8 of it = 7864320 B)
   s.hbm_gbps = 4800;                    // [DS] 4.8 TB/s HBM3e
   s.link = LinkKind::nvlink;
   s.link_gbps = 450;                    // [DS] NVLink 900 GB/s total = 450 GB/s per direction

@@ -116,7 +116,54 @@ struct BodyRound {
   double pushed_exchange_ns = 0.0;  // that exchange (in parts.reduce, in place of the cluster barrier)
   double own_wait_ns = 0.0;         // lean at N >= 4 (in parts.loads)
   double extra_ranks_ns = 0.0;      // lean: lean_round_ns_per_extra_rank x (N - 2) x vectors (in parts.overhead)
+  double miss_fraction = 0.0;       // of the polls that find their line gone from L2 (poll_miss_fraction)
+  double poll_miss_ns = 0.0;        // what those misses add to a round (in parts.overhead)
 };
+
+// What a round's polls (and lean's re-read of its own vector from x) take beyond a warm round when
+// they come from DRAM, per vector a thread holds (calibrate: body_round *_cold), at N ranks: the
+// constants of N = 2, 4, 8, linear in N between them and beyond 8 (the slope from 4 to 8).
+double poll_miss_ns_per_vector(const Calibration& cal, bool lean, int n) {
+  const double m2 = lean ? cal.lean_poll_miss_ns_n2 : cal.poll_miss_ns_n2;
+  const double m4 = lean ? cal.lean_poll_miss_ns_n4 : cal.poll_miss_ns_n4;
+  const double m8 = lean ? cal.lean_poll_miss_ns_n8 : cal.poll_miss_ns_n8;
+  if (n <= 4) return m2 + (m4 - m2) * (n - 2) / 2.0;
+  return std::max(0.0, m4 + (m8 - m4) * (n - 4) / 4.0);
+}
+
+// The share of L2 a line finds gone after `fraction` x L2 bytes were written or read elsewhere since it
+// was written: 0 below l2_reuse_miss_start_fraction, 1 above l2_reuse_miss_full_fraction, linear between
+// (calibrate: body_round *_n4_reuse).
+double l2_miss_share(const Calibration& cal, double fraction) {
+  const double lo = cal.l2_reuse_miss_start_fraction, hi = cal.l2_reuse_miss_full_fraction;
+  if (fraction <= lo) return 0.0;
+  if (fraction >= hi) return 1.0;
+  return (fraction - lo) / (hi - lo);
+}
+
+// The mean share of a call's polls that miss L2. Between the write of token t's slots and its poll (u =
+// t / tokens), the rank streams through L2 the rest of its push phase, (1 - u) x (x read + the slots it
+// stores), the reference's clear of the previous buffer (N slots), and the reduce traffic of the tokens
+// before t, u x (residual read + outputs + lean's -0.0 written back over the N - 1 consumed slots); in
+// units of the rank's L2 (its share of the GPU's on the emulated node, where every rank streams alike).
+// Averaged over 16 evenly spaced u.
+double poll_miss_fraction(const ModelInputs& in, const OneshotDesign& d) {
+  const double l2 = static_cast<double>(in.s.l2_bytes);
+  if (!(l2 > 0)) return 0.0;
+  const int n = in.p.nranks;
+  const double s = in.input_bytes;
+  const double push = (1.0 + d.stored_slots) * s;
+  const double clear = d.clear_pass ? n * s : 0.0;
+  const double reduce = (has_residual(in.p.pattern) ? s : 0.0) + in.out_bytes_per_token * in.p.tokens +
+                        (d.clear_on_consume ? (n - 1) * s : 0.0);
+  constexpr int kSamples = 16;
+  double sum = 0.0;
+  for (int i = 0; i < kSamples; ++i) {
+    const double u = (i + 0.5) / kSamples;
+    sum += l2_miss_share(in.cal, ((1.0 - u) * push + clear + u * reduce) / l2);
+  }
+  return sum / kSamples;
+}
 
 BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double blocks_per_sm) {
   const Calibration& cal = in.cal;
@@ -141,6 +188,10 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   if (d.clear_on_consume && norm)
     b.extra_ranks_ns = cal.lean_round_ns_per_extra_rank * std::max(0, in.p.nranks - 2) * in.vecs_used;
   b.parts.overhead += b.extra_ranks_ns;
+  // Polls whose lines the call's own traffic has pushed out of L2 (and lean's re-read of x with them).
+  b.miss_fraction = poll_miss_fraction(in, d);
+  b.poll_miss_ns = b.miss_fraction * poll_miss_ns_per_vector(cal, d.own_from_registers, in.p.nranks) * in.vecs_used;
+  b.parts.overhead += b.poll_miss_ns;
   return b;
 }
 
@@ -292,6 +343,12 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (body.extra_ranks_ns > 0
                 ? fmt(" (%s: %.0f ns of it for the %d ranks beyond 2 x %d vector(s), %.0f ns each)", d.name,
                       body.extra_ranks_ns, n - 2, in.vecs_used, cal.lean_round_ns_per_extra_rank)
+                : std::string()) +
+           (body.poll_miss_ns > 0
+                ? fmt(" (%.0f ns of it: %.0f %% of the polls find their line gone from L2, %.0f ns per vector from "
+                      "DRAM)",
+                      body.poll_miss_ns, 100.0 * body.miss_fraction,
+                      poll_miss_ns_per_vector(cal, d.own_from_registers, n))
                 : std::string()) +
            (d.clear_on_consume ? fmt("; %s: %d peer slot(s) polled and written back to -0.0", d.name, n - 1)
                                : std::string()) +

@@ -48,6 +48,10 @@
 //                 thread holds beyond its first, scaled by the partition's share of SMs holding one;
 //                 NVFP4 and ar: their own part too; lean at N >= 4: lean_round_ns_per_extra_rank per
 //                 rank beyond 2 and vector a thread holds, bench body_round)
+//                 + the polls from DRAM: the share of the call's polls whose lines its own traffic
+//                 has pushed out of L2 (poll_miss_fraction: the bytes streamed between a token's
+//                 push and its poll against the reuse curve of bench body_round *_reuse) x what a
+//                 round's polls from DRAM add per vector (bench body_round *_cold, poll_miss_ns_n*)
 //                 lean, clusters of blocks of whole warps: the block totals are sent into the other
 //                 blocks' shared memory (st.async into an mbarrier) instead of a cluster barrier
 //                 (pushed_exchange_ns + _per_peer x (cluster - 1), bench cluster_sync/pushed)

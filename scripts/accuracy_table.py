@@ -60,6 +60,9 @@ FILES = [
     ("exp/model-accuracy_emulated_grid11.csv", "emulated", "model-accuracy experiment, fresh grid after the lean round per rank, by algorithm"),
     ("exp/model-accuracy_emulated_grid11_tp4.csv", "emulated TP4", "model-accuracy experiment, fresh grid after the lean round per rank, by algorithm"),
     ("exp/model-accuracy_emulated_grid12_tp8_partial.csv", "emulated TP8", "model-accuracy experiment, the first fresh grid at TP8 (picks of a model rule not kept), 47 of its 61 cases, by algorithm"),
+    ("exp/model-accuracy_emulated_grid13.csv", "emulated", "model-accuracy experiment, fresh grid after the polls from DRAM, by algorithm"),
+    ("exp/model-accuracy_emulated_grid13_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid13_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
 ]
 
 

@@ -41,6 +41,11 @@ FILES = [
     "exp/speedup_emulated_wide19.csv",
     "exp/peers_emulated_tp8_rerun4.csv",
     "exp/model-accuracy_emulated_grid12_tp8_partial.csv",
+    "exp/model-accuracy_emulated_grid13.csv",
+    "exp/model-accuracy_emulated_grid13_tp4.csv",
+    "exp/model-accuracy_emulated_grid13_tp8.csv",
+    "exp/peers_emulated_tp4_rerun3.csv",
+    "exp/peers_emulated_tp8_rerun5.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

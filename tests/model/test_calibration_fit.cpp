@@ -1028,6 +1028,55 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
   CHECK(derived(100.0, -50.0) == 0.0);
 }
 
+TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants, reuse rows the L2 ramp") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  const DerivedCalibration none = derive_calibration(rows, spec);
+  CHECK(none.calibration.poll_miss_ns_n8 == 0.0);
+  CHECK(none.calibration.lean_poll_miss_ns_n4 == 0.0);
+  CHECK(count_notes(none, "poll_miss_ns_n2 = 0: prior kept") == 2);  // the reference's and lean's
+  CHECK(none.calibration.l2_reuse_miss_start_fraction == default_calibration().l2_reuse_miss_start_fraction);
+  CHECK(count_notes(none, "l2_reuse_miss_full_fraction = 1: prior kept") == 1);
+  std::vector<MicrobenchRow> more = rows;
+  // Cold rows = warm rows + (per-body, per-N ns) x vectors per thread, for shapes of 1, 2 and 4 vectors
+  // per thread; a cold row without its warm row of the same run is ignored.
+  const auto miss = [](bool lean, int n) { return (lean ? 100.0 : 50.0) * n; };
+  for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 128, 4}, std::tuple{4096, 128, 1}})
+    for (const int n : {2, 4, 8})
+      for (const bool lean : {false, true}) {
+        const int vpt = hidden / (tpb * cluster * 8);
+        const std::string v = std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n);
+        const double warm = 2000.0 + 10.0 * n + hidden / 100.0;
+        more.push_back(round_row(rows.front(), "body_round", v + "_slowest", hidden, 16, tpb, cluster, warm));
+        more.push_back(round_row(rows.front(), "body_round", v + "_cold_slowest", hidden, 16, tpb, cluster,
+                                 warm + miss(lean, n) * vpt));
+      }
+  MicrobenchRow orphan = round_row(rows.front(), "body_round", "reference_n8_cold_slowest", 8192, 64, 512, 2, 1e5);
+  more.push_back(orphan);
+  // Reuse curves: flat to 0.375 L2, then linear to full at 0.875 L2 (largest B = 4 x L2 = 4 x 64 MiB).
+  const double l2 = 64.0 * 1024 * 1024;
+  for (const char* v : {"reference_n4_reuse_slowest", "lean_n4_reuse_slowest"})
+    for (const double f : {0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 2.0, 4.0}) {
+      MicrobenchRow r = round_row(rows.front(), "body_round", v, 8192, 16, 128, 4,
+                                  2000.0 + 400.0 * std::clamp((f - 0.375) / 0.5, 0.0, 1.0));
+      r.size = f * l2;
+      r.size_unit = "bytes written between";
+      more.push_back(r);
+    }
+  const Calibration got = derive_calibration(more, spec).calibration;
+  CHECK(got.poll_miss_ns_n2 == Approx(100.0));
+  CHECK(got.poll_miss_ns_n4 == Approx(200.0));
+  CHECK(got.poll_miss_ns_n8 == Approx(400.0));
+  CHECK(got.lean_poll_miss_ns_n2 == Approx(200.0));
+  CHECK(got.lean_poll_miss_ns_n8 == Approx(800.0));
+  // Miss fractions 0 / 0.25 / 0.75 / 1 at 0.375 / 0.5 / 0.75 / 1.0 x L2: the curve crosses 0.1 at
+  // 0.375 + 0.125 x 0.1 / 0.25 = 0.425 and 0.9 at 0.75 + 0.25 x 0.15 / 0.25 = 0.9; the ramp is that
+  // widened by 1/8 of the 0.475 span each way.
+  CHECK(got.l2_reuse_miss_start_fraction == Approx(0.425 - 0.475 / 8));
+  CHECK(got.l2_reuse_miss_full_fraction == Approx(0.9 + 0.475 / 8));
+}
+
 TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {
   std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
                                                     "/data/calibration/h200_nvlink_microbench.csv");

@@ -500,6 +500,41 @@ TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and
         Approx(8 * 6 * cal.lean_round_ns_per_extra_rank).epsilon(0.1));
 }
 
+TEST_CASE("polls from DRAM: rounds pay the cold round's extra by the share of polls L2 no longer holds", "[timing]") {
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.poll_miss_ns_n8 > 0);
+  REQUIRE(cal.lean_poll_miss_ns_n8 > 0);
+  Calibration none = cal;
+  for (const char* name : {"poll_miss_ns_n2", "poll_miss_ns_n4", "poll_miss_ns_n8", "lean_poll_miss_ns_n2",
+                           "lean_poll_miss_ns_n4", "lean_poll_miss_ns_n8"})
+    set_constant(none, name, 0.0);
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 8);  // 16 SMs, 1/8 of L2
+  const auto reduce_gain = [&](int tokens, int hidden, Impl body) {
+    LaunchConfig c;
+    c.tpb = 512;
+    c.cluster = 1;
+    c.grid = 16;
+    c.vecs_per_thread = 1;
+    c.impl = body;
+    const Problem p = problem(tokens, hidden, 8);
+    return term(predict(p, c, emu, cal, kRes), "reduce") - term(predict(p, c, emu, none, kRes), "reduce");
+  };
+  for (Impl body : {Impl::reference, Impl::lean}) {
+    INFO(to_string(body));
+    const double per_round_us = 1e-3 * (body == Impl::lean ? cal.lean_poll_miss_ns_n8 : cal.poll_miss_ns_n8);
+    // 1 token x H 4096: 8 KB per rank, far below the ramp: no miss, no change.
+    CHECK(reduce_gain(1, 4096, body) == Approx(0.0).margin(1e-12));
+    // 256 tokens x H 4096: 2 MiB per rank, 8 slots of it 16 MiB against a 7.5 MiB share: every poll
+    // misses, 16 rounds on 16 clusters; the reduce phase's chain gains 16 x the constant, which its
+    // overlap with the bandwidth bounds passes on in part (never more).
+    const double gain = reduce_gain(256, 4096, body), chain = 16 * per_round_us;
+    CHECK(gain > 0.3 * chain);
+    CHECK(gain <= chain * (1 + 1e-9));
+  }
+  // Between the two: a partial share, so a smaller gain per round than at full miss.
+  CHECK(reduce_gain(32, 4096, Impl::reference) / 2 < reduce_gain(256, 4096, Impl::reference) / 16);
+}
+
 TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector, once per wave", "[timing]") {
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.exchange_grid_ns_per_block > 0);

@@ -189,26 +189,26 @@ namespace arlab::model {
     "what the lean one-shot body's token round takes per rank beyond 2 and vector per thread, beyond the growth of "  \
     "its modelled parts and of the reference's round (calibrate: body_round lean_n4 / _n8 against lean_n2 of the "    \
     "same shape less the same for reference_n*, each less the model's rounds; median over (N - 2) x vpt)")                                                                                                         \
-  /* prior: 0, no term (a round's polls always hit L2); range: 10 us, as a round */                                 \
+  /* prior: 0, no term (a round's polls always hit L2); range: 10 us, as a round */                                  \
   X(poll_miss_ns_n2, 0.0, 0.0, 10000.0, "ns",                                                                        \
     "what the reference one-shot round takes per vector a thread holds beyond its warm round when its polls come "   \
-    "from DRAM, N = 2 (calibrate: body_round reference_n2_cold_slowest minus reference_n2_slowest of the same "        \
+    "from DRAM, N = 2 (calibrate: body_round reference_n2_cold_slowest minus reference_n2_slowest of the same "      \
     "shape and run, over vpt; median)")                                                                              \
   X(poll_miss_ns_n4, 0.0, 0.0, 10000.0, "ns", "as poll_miss_ns_n2, N = 4 (body_round reference_n4_cold)")            \
   X(poll_miss_ns_n8, 0.0, 0.0, 10000.0, "ns", "as poll_miss_ns_n2, N = 8 (body_round reference_n8_cold)")            \
   X(lean_poll_miss_ns_n2, 0.0, 0.0, 10000.0, "ns",                                                                   \
     "as poll_miss_ns_n2 for the lean body, whose re-read of its own vector from x misses too (body_round "           \
     "lean_n2_cold)")                                                                                                 \
-  X(lean_poll_miss_ns_n4, 0.0, 0.0, 10000.0, "ns", "as lean_poll_miss_ns_n2, N = 4 (body_round lean_n4_cold)")        \
-  X(lean_poll_miss_ns_n8, 0.0, 0.0, 10000.0, "ns", "as lean_poll_miss_ns_n2, N = 8 (body_round lean_n8_cold)")        \
-  /* prior: misses begin at half of L2 and are complete at all of it; range: 0-16 x L2 */                          \
-  X(l2_reuse_miss_start_fraction, 0.5, 0.0, 16.0, "fraction",                                                                       \
-    "bytes written between a line's write and its read, as a fraction of L2 (the rank's share of it on the "          \
-    "emulated node), below which the read hits (calibrate: body_round *_n4_reuse_slowest, where the round's "         \
+  X(lean_poll_miss_ns_n4, 0.0, 0.0, 10000.0, "ns", "as lean_poll_miss_ns_n2, N = 4 (body_round lean_n4_cold)")       \
+  X(lean_poll_miss_ns_n8, 0.0, 0.0, 10000.0, "ns", "as lean_poll_miss_ns_n2, N = 8 (body_round lean_n8_cold)")       \
+  /* prior: misses begin at half of L2 and are complete at all of it; range: 0-16 x L2 */                            \
+  X(l2_reuse_miss_start_fraction, 0.5, 0.0, 16.0, "fraction",                                                        \
+    "bytes written between a line's write and its read, as a fraction of L2 (the rank's share of it on the "         \
+    "emulated node), below which the read hits (calibrate: body_round *_n4_reuse_slowest, where the round's "        \
     "miss fraction crosses 0.1, less 1/8 of the 0.1 - 0.9 span)")                                                    \
-  X(l2_reuse_miss_full_fraction, 1.0, 0.0, 16.0, "fraction",                                                                        \
-    "as l2_reuse_miss_start_fraction, the fraction of L2 above which every such read misses (where the miss fraction "        \
-    "crosses 0.9, plus 1/8 of the 0.1 - 0.9 span)")
+  X(l2_reuse_miss_full_fraction, 1.0, 0.0, 16.0, "fraction",                                                         \
+    "as l2_reuse_miss_start_fraction, the fraction of L2 above which every such read misses (where the "             \
+    "miss fraction crosses 0.9, plus 1/8 of the 0.1 - 0.9 span)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

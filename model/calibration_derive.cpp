@@ -874,7 +874,8 @@ class Deriver {
                  fmt(" %.0f;", c->value - w->value);
         }
         if (per_vector.empty()) {
-          keep_prior(name, "no body_round " + variant + "_cold rows: microbenchmarks of an arlab before 2026-12-03 19:00");
+          keep_prior(name, "no body_round " + variant +
+                               "_cold rows: microbenchmarks of an arlab before 2026-12-03 19:00");
           continue;
         }
         set(name, std::max(0.0, median_of(per_vector)),
@@ -888,8 +889,9 @@ class Deriver {
   // *_n4_reuse_slowest, new on 2026-12-03 19:00): per run and body, the round's miss fraction at B is
   // (round(B) - round(0)) / (round(B_max) - round(0)); the fractions of L2 (B / the run's L2, the
   // largest B being 4 x L2) where it crosses 0.1 (the last time) and 0.9 (the first time), linearly
-  // interpolated, averaged over the curves. The model's ramp runs from the first less 1/8 of the span between them to the second plus
-  // 1/8 of it (the straight line through the two crossings). Older microbenchmarks keep the priors.
+  // interpolated, averaged over the curves. The model's ramp runs from the first less 1/8 of the span
+  // between them to the second plus 1/8 of it (the straight line through the two crossings). Older
+  // microbenchmarks keep the priors.
   void l2_reuse() {
     std::vector<double> at10, at90;
     std::string per;
@@ -924,15 +926,17 @@ class Deriver {
       }
     }
     if (at10.empty()) {
-      keep_prior("l2_reuse_miss_start_fraction", "no body_round *_n4_reuse rows: microbenchmarks of an arlab before 2026-12-03 19:00");
-      keep_prior("l2_reuse_miss_full_fraction", "no body_round *_n4_reuse rows: microbenchmarks of an arlab before 2026-12-03 19:00");
+      const std::string why = "no body_round *_n4_reuse rows: microbenchmarks of an arlab before 2026-12-03 19:00";
+      keep_prior("l2_reuse_miss_start_fraction", why);
+      keep_prior("l2_reuse_miss_full_fraction", why);
       return;
     }
     double c10 = 0, c90 = 0;
     for (size_t i = 0; i < at10.size(); ++i) c10 += at10[i] / at10.size(), c90 += at90[i] / at90.size();
     const double span = c90 - c10;
     const std::string how = "crossings of miss fraction 0.1 / 0.9, as fractions of L2 (body, run: 0.1 / 0.9):" + per;
-    set("l2_reuse_miss_start_fraction", std::max(0.0, c10 - span / 8), "the mean 0.1 crossing less 1/8 of the span; " + how);
+    set("l2_reuse_miss_start_fraction", std::max(0.0, c10 - span / 8),
+        "the mean 0.1 crossing less 1/8 of the span; " + how);
     set("l2_reuse_miss_full_fraction", c90 + span / 8, "the mean 0.9 crossing plus 1/8 of the span; " + how);
   }
 

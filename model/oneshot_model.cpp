@@ -135,8 +135,8 @@ double poll_miss_ns_per_vector(const Calibration& cal, bool lean, int n) {
   return std::max(0.0, m4 + (m8 - m4) * (n - 4) / 4.0);
 }
 
-// The share of L2 a line finds gone after `fraction` x L2 bytes were written or read elsewhere since it
-// was written: 0 below l2_reuse_miss_start_fraction, 1 above l2_reuse_miss_full_fraction, linear between
+// The chance that a line is gone from L2 once `fraction` x L2 bytes were written or read elsewhere
+// since it was written: 0 below l2_reuse_miss_start_fraction, 1 above l2_reuse_miss_full_fraction, linear between
 // (calibrate: body_round *_n4_reuse).
 double l2_miss_share(const Calibration& cal, double fraction) {
   const double lo = cal.l2_reuse_miss_start_fraction, hi = cal.l2_reuse_miss_full_fraction;

@@ -46,6 +46,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -160,7 +161,10 @@ struct RoundTimes {
 // The reuse curve's configuration (128 threads x clusters of 4, H 8192, one vector per thread) and the
 // bytes written between, as fractions of L2: from none to the whole flush.
 const Config kReuseConfig{8192, 128, 4};
-constexpr double kReuseFractions[] = {0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0};
+constexpr double kReuseFractions[] = {0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, kBodyRoundReuseMaxL2s};
+static_assert(kReuseFractions[std::size(kReuseFractions) - 1] == kBodyRoundReuseMaxL2s &&
+                  kFlushL2s >= kBodyRoundReuseMaxL2s,
+              "the reuse curve ends at kBodyRoundReuseMaxL2s x L2 (the derivation's unit), within the flush buffer");
 
 }  // namespace
 

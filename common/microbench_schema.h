@@ -37,6 +37,11 @@ namespace arlab {
 
 ARLAB_CSV_SCHEMA(ARLAB_MICROBENCH_COLUMNS, MicrobenchRow, microbench_header)
 
+// The body_round bench's reuse rows (`*_n4_reuse_slowest`): their largest `size` (bytes written between)
+// is this many times the run's L2, so that a reader can express every size as a fraction of L2 without
+// the device's L2 size (calibrate/bench_body_round.cu writes them, model/calibration_derive.cpp reads them).
+inline constexpr double kBodyRoundReuseMaxL2s = 4.0;
+
 // The benches `arlab calibrate` runs (the `bench` cells it writes): the single-rank ones in
 // calibrate/single_rank_benches.cu's order, then the cross-rank ones of
 // calibrate/cross_rank_benches.cu (the table of calibrate/README.md). A reader refuses other names:

@@ -888,8 +888,8 @@ class Deriver {
   // How much of a Lamport buffer L2 keeps after B bytes were written elsewhere (body_round
   // *_n4_reuse_slowest, new on 2026-12-03 19:00): per run and body, the round's miss fraction at B is
   // (round(B) - round(0)) / (round(B_max) - round(0)); the fractions of L2 (B / the run's L2, the
-  // largest B being 4 x L2) where it crosses 0.1 (the last time) and 0.9 (the first time), linearly
-  // interpolated, averaged over the curves. The model's ramp runs from the first less 1/8 of the span
+  // largest B being kBodyRoundReuseMaxL2s x L2) where it crosses 0.1 (the last time) and 0.9 (the
+  // first time), linearly interpolated, averaged over the curves. The model's ramp runs from the first less 1/8 of the span
   // between them to the second plus 1/8 of it (the straight line through the two crossings). Older
   // microbenchmarks keep the priors.
   void l2_reuse() {
@@ -902,7 +902,7 @@ class Deriver {
       for (auto& [run, curve] : by_run) {
         std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->size < b->size; });
         if (curve.size() < 3 || curve.front()->size != 0) continue;
-        const double b_max = curve.back()->size, l2 = b_max / 4.0;
+        const double b_max = curve.back()->size, l2 = b_max / kBodyRoundReuseMaxL2s;
         const double lo = curve.front()->value, hi = curve.back()->value;
         if (!(hi > lo) || !(l2 > 0)) continue;
         // Where the fraction rises through `level` (B / L2): the first such place, or the last one (the

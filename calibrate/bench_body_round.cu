@@ -222,20 +222,15 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(slots.data(), 0x3c, static_cast<size_t>(p.buffer_bytes),
                                                         env.stream));
       };
-      if (mode == Mode::warm) {
+      if (mode == Mode::cold) {  // the slots and x written or read long ago: both in DRAM only
+        fill_slots();
+        flush_l2(flush_bytes);
+      } else {  // warm; reuse: as warm, then `between` bytes written elsewhere before the rounds start
         flush_l2(flush_bytes);
         fill_slots();
         warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
         warm_l2(env, x.data(), slot_bytes, sink.as<unsigned>());
-      } else if (mode == Mode::cold) {  // the slots and x written or read long ago: both in DRAM only
-        fill_slots();
-        flush_l2(flush_bytes);
-      } else {  // reuse: as warm, then `between` bytes written elsewhere before the rounds start
-        flush_l2(flush_bytes);
-        fill_slots();
-        warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
-        warm_l2(env, x.data(), slot_bytes, sink.as<unsigned>());
-        if (between > 0) flush_l2(between);
+        if (mode == Mode::reuse && between > 0) flush_l2(between);
       }
       launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p, times.as<unsigned long long>(),
              smids.as<unsigned>());

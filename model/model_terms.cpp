@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/fmt.h"
+#include "common/implementations.h"
 #include "model/occupancy.h"
 
 namespace arlab::model::detail {
@@ -140,8 +141,13 @@ double grid_exchange_extra_ns(const ModelInputs& in, double blocks) {
   return beyond * (in.cal.exchange_grid_ns_per_block + in.cal.exchange_grid_ns_per_block_warp * in.active_warps);
 }
 
+long long cluster_work_items(const ModelInputs& in) {
+  const bool ranges = in.p.algo == Algorithm::twoshot && implementation(in.c.impl).model != ModelDesign::lean;
+  return ranges ? ceil_div(in.p.tokens, in.p.nranks) : in.p.tokens;
+}
+
 double wave_blocks_holding(const ModelInputs& in) {
-  const long long clusters = std::min({static_cast<long long>(in.p.tokens), in.clusters, in.cluster_capacity});
+  const long long clusters = std::min({cluster_work_items(in), in.clusters, in.cluster_capacity});
   const long long threads = std::min<long long>(static_cast<long long>(in.c.tpb) * in.c.cluster, threads_per_token(in.p));
   return static_cast<double>(clusters * ceil_div(threads, in.c.tpb));
 }

@@ -171,8 +171,12 @@ void add_ranks_term(const ModelInputs& in, TermSheet& sheet);
 // wherever the calibration has no such rows): exchange_grid_ns_per_block x (B - 1) +
 // exchange_grid_ns_per_block_warp x (B - 1) x the warps of a block that hold a vector.
 double grid_exchange_extra_ns(const ModelInputs& in, double blocks);
-// The blocks of one wave that hold a vector: the wave's clusters (min(tokens, clusters), at most the
-// co-resident ones) x the blocks of a cluster that hold one.
+// What the clusters of a grid stride over: tokens (one-shot, the lean two-shot), or the local indices
+// of a rank's range, ceil(tokens / N) (the reference two-shot: cluster c takes l = c, c + C, ... of
+// every range, so clusters beyond ceil(tokens / N) stay idle).
+long long cluster_work_items(const ModelInputs& in);
+// The blocks of one wave that hold a vector: the wave's clusters (min(cluster_work_items, clusters), at
+// most the co-resident ones) x the blocks of a cluster that hold one.
 double wave_blocks_holding(const ModelInputs& in);
 // The grid term: `exchanges` rounds per wave, `waves` waves (one-shot: one round per wave; the lean
 // two-shot: one per call, though it runs two: docs/model.md, "The grid term").

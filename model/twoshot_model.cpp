@@ -167,7 +167,11 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const int n = p.nranks;
   const long long chunk = ceil_div(p.tokens, n);
   const long long per_range = ceil_div(chunk, in.clusters);  // tokens of one range per cluster
-  const long long rounds_all = n * per_range;                // copy and epilogue
+  // Copy and epilogue rounds of the busiest cluster, cluster 0 (local indices l = 0, C, 2C, ... <
+  // chunk): a range r holds token r x chunk + l only where that is < tokens, so with tokens < N x chunk
+  // the last ranges are short or empty (17 tokens at N = 8: chunk 3, ranges 6 and 7 empty).
+  long long rounds_all = 0;
+  for (long long l = 0; l < chunk; l += in.clusters) rounds_all += std::min<long long>(n, ceil_div(p.tokens - l, chunk));
   const Placement pl = place(in.s, std::min<long long>(chunk, in.clusters), c.cluster);
   const double k = pl.blocks_per_used_sm;
   const double slice = in.token_bytes / c.cluster;

@@ -113,9 +113,13 @@ TEST_CASE("predictions are monotone in tokens for a fixed configuration", "[timi
             }
             configs.push_back(search_best_config(p, s, kRes, cal, {a}).best);
           }
+          // The reference two-shot's busiest cluster runs one round per non-empty range, and a range
+          // is ceil(tokens / N) rows: 8 tokens at N = 8 fill 8 ranges of 1, 9 tokens only 5 of 2. So its
+          // time is monotone over the token counts that fill every range (multiples of N).
+          const int step = a == Algorithm::twoshot ? n : 1;
           for (const LaunchConfig& c : configs) {
             double prev = 0;
-            for (int t = a == Algorithm::twoshot ? n : 1; t <= 4096; t += (t < 300 ? 1 : 37)) {
+            for (int t = step; t <= 4096; t += (t < 300 ? step : 37 * step)) {
               const double now = predict_total_us(problem(t, hidden, n, a), c, s, cal, kRes);
               INFO(s.name << " N " << n << " " << to_string(a) << " H " << hidden << " " << to_string(c) << " tokens "
                           << t);
@@ -127,6 +131,34 @@ TEST_CASE("predictions are monotone in tokens for a fixed configuration", "[timi
       }
     }
   }
+}
+
+TEST_CASE("reference two-shot: the busiest cluster runs one copy and one epilogue round per non-empty range",
+          "[timing]") {
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 8);  // 16 SMs
+  LaunchConfig c;
+  c.tpb = 584;  // H 4672 = 584 threads x 1 vector x 8 bf16
+  c.cluster = 1;
+  c.grid = 16;
+  c.algo = Algorithm::twoshot;
+  const auto at = [&](int tokens) { return predict(problem(tokens, 4672, 8, Algorithm::twoshot), c, emu, cal, kRes); };
+  // 17 tokens: ranges of ceil(17 / 8) = 3 rows; rows 18-23 do not exist, so ranges 6 and 7 are empty
+  // and cluster 0 (rows 0, 3, ..., 15) runs 6 rounds, as at 18 tokens; 24 tokens fill all 8 ranges.
+  const Prediction t17 = at(17), t18 = at(18), t24 = at(24);
+  CHECK(term(t17, "epilogue") == Approx(term(t18, "epilogue")));
+  CHECK(term(t17, "copy") == Approx(term(t18, "copy")));
+  CHECK(term(t24, "epilogue") == Approx(term(t18, "epilogue") * 8 / 6));
+  CHECK(explanation_of(t17, "epilogue").find("6 tokens/cluster") != std::string::npos);
+  // Every range full (8 tokens, one row each): 8 rounds; 9 tokens: 5 ranges of 2 rows, 5 rounds.
+  CHECK(term(at(9), "epilogue") == Approx(term(at(8), "epilogue") * 5 / 8));
+  // The clusters beyond ceil(tokens / N) hold no vector: the further-vector share counts 3 of 16 SMs
+  // at 17 tokens (model_terms.h cluster_work_items).
+  const Problem p17 = problem(17, 4672, 8, Algorithm::twoshot);
+  detail::ModelInputs in{p17, c, emu, cal};
+  REQUIRE(detail::derive_inputs(in, kRes));
+  CHECK(detail::cluster_work_items(in) == 3);
+  CHECK(detail::wave_blocks_holding(in) == Approx(3.0));
 }
 
 TEST_CASE("terms: non-negative, unique names, explained, sum to the total", "[timing]") {

@@ -63,6 +63,9 @@ FILES = [
     ("exp/model-accuracy_emulated_grid13.csv", "emulated", "model-accuracy experiment, fresh grid after the polls from DRAM, by algorithm"),
     ("exp/model-accuracy_emulated_grid13_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid13_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
+    ("exp/model-accuracy_emulated_grid14.csv", "emulated", "model-accuracy experiment, fresh grid after the reference two-shot's empty ranges, by algorithm"),
+    ("exp/model-accuracy_emulated_grid14_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid14_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
 ]
 
 

@@ -46,6 +46,11 @@ FILES = [
     "exp/model-accuracy_emulated_grid13_tp8.csv",
     "exp/peers_emulated_tp4_rerun3.csv",
     "exp/peers_emulated_tp8_rerun5.csv",
+    "exp/model-accuracy_emulated_grid14.csv",
+    "exp/model-accuracy_emulated_grid14_tp4.csv",
+    "exp/model-accuracy_emulated_grid14_tp8.csv",
+    "exp/speedup_emulated_wide21.csv",
+    "exp/peers_emulated_tp8_rerun6.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

@@ -63,10 +63,37 @@ using T = __nv_bfloat16;
 constexpr Pattern kPattern = Pattern::ar_res_rms;
 constexpr int kRounds = 8;  // token rounds per cluster (tokens = clusters x kRounds)
 
+// The start gate of the `_allbusy` rows (null elsewhere): a partner partition's kernel holds its blocks
+// until the measured kernel has started (`gate_wait` != 0, bounded by p.timeout_ns, a timeout recorded in
+// p.fault), and the measured kernel's block 0 opens it at its start (`gate_open`), so every partition's
+// rounds run while the measured ones do.
+struct StartGate {
+  const unsigned* gate_wait = nullptr;
+  unsigned* gate_open = nullptr;
+};
+
+__device__ __forceinline__ void pass_start_gate(const kernels::FusedParams& p, const StartGate& g) {
+  using namespace kernels;
+  if (g.gate_open != nullptr && blockIdx.x == 0 && threadIdx.x == 0) st_release_sys(g.gate_open, 1u);
+  if (g.gate_wait == nullptr) return;
+  if (threadIdx.x == 0) {
+    const unsigned long long start = global_timer_ns();
+    while (ld_acquire_sys(g.gate_wait) == 0u) {
+      if (global_timer_ns() - start > p.timeout_ns) {
+        record_fault(p.fault, encode_fault(WaitKind::barrier, p.rank, 0, static_cast<int>(blockIdx.x), 0));
+        break;
+      }
+    }
+  }
+  __syncthreads();
+}
+
 template <int N, bool kLean>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
-    body_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids) {
+    body_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids,
+                      StartGate gate) {
   using namespace kernels;
+  pass_start_gate(p, gate);
   constexpr int kVec = DTypeTraits<T>::kVec;
   constexpr int kBatch = poll_batch<N, false>();  // what both bodies poll with for ar_res_rms
   __shared__ EpilogueShared epi;
@@ -126,7 +153,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
 struct BodyRun {
   const char* variant;
   int nranks;
-  void (*kernel)(kernels::FusedParams, unsigned long long*, unsigned*);
+  void (*kernel)(kernels::FusedParams, unsigned long long*, unsigned*, StartGate);
 };
 const BodyRun kBodyRuns[] = {
     {"reference_n2", 2, body_round_kernel<2, false>}, {"lean_n2", 2, body_round_kernel<2, true>},
@@ -165,6 +192,146 @@ constexpr double kReuseFractions[] = {0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 1
 static_assert(kReuseFractions[std::size(kReuseFractions) - 1] == kBodyRoundReuseMaxL2s &&
                   kFlushL2s >= kBodyRoundReuseMaxL2s,
               "the reuse curve ends at kBodyRoundReuseMaxL2s x L2 (the derivation's unit), within the flush buffer");
+
+// Every partition at once (`_allbusy`, the emulated node only): the fused kernels at TP8 run their
+// rounds on all 8 partitions together, while the rows above run rank 0's alone; the committed TP8 grids
+// say a one-shot round there costs about 0.6 us (reference) and 1.3 us (lean) more than the model's
+// (docs/model.md, "The reference two-shot's empty ranges"). So: the body at the node's N, each
+// configuration of one vector per thread, once alone (`_solo`) and once with each of the N - 1 other
+// partitions running the same kernel on buffers of its own, held at a start gate until rank 0's kernel
+// has started and running 2 rounds more than rank 0 (so they cover its rounds), repetitions of the two
+// interleaved. Grids: the whole partition, and where that differs, the largest grid whose buffers, on
+// all N partitions, (N slots + x + residual_in + 2 outputs) x N x [tokens, H], take at most 0.3 x L2
+// (the reuse curve keeps a buffer warm up to about 0.36 x L2 written). Warm as above (the slots and x
+// of every partition read through L2 after the flush). Rows `{body}_n{N}_solo_slowest` and
+// `{body}_n{N}_allbusy_slowest` (the slowest of rank 0's blocks, per round).
+constexpr int kAllBusyRounds = 4;
+constexpr int kAllBusyPartnerExtraRounds = 2;
+constexpr double kAllBusyL2Share = 0.3;
+
+void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, harness::DeviceBuffer& flush, int& flips,
+                  std::vector<MicrobenchRow>& out) {
+  constexpr int kVec = kernels::DTypeTraits<T>::kVec;
+  if (env.partner_streams.empty()) return;
+  const int node_ranks = static_cast<int>(env.partner_streams.size()) + 1;
+  const long long l2_bytes = std::max<long long>(env.device->props.l2_bytes, 1 << 20);
+  const auto tensor_bytes = [](const Config& c, int grid, int rounds) {
+    return static_cast<long long>(grid / c.cluster) * rounds * c.hidden * static_cast<long long>(sizeof(T));
+  };
+  const auto footprint = [&](const Config& c, int grid) {
+    return static_cast<double>(node_ranks) * (node_ranks + 4) *
+           tensor_bytes(c, grid, kAllBusyRounds + kAllBusyPartnerExtraRounds);
+  };
+  // The (configuration, grid) points, and the largest tensor among them.
+  std::vector<std::pair<Config, int>> points;
+  long long max_tensor = 0;
+  for (const Config& c : kConfigs) {
+    if (c.vpt != 1) continue;
+    const int full = env.sms / c.cluster * c.cluster;
+    if (full < c.cluster) continue;
+    int fitting = 0;
+    for (int g = c.cluster; g <= full; g += c.cluster)
+      if (footprint(c, g) <= kAllBusyL2Share * static_cast<double>(l2_bytes)) fitting = g;
+    std::vector<int> grids = {full};
+    if (fitting >= c.cluster && fitting != full) grids.push_back(fitting);
+    for (const int g : grids) {
+      points.push_back({c, g});
+      max_tensor = std::max(max_tensor, tensor_bytes(c, g, kAllBusyRounds + kAllBusyPartnerExtraRounds));
+    }
+  }
+  if (points.empty()) return;
+  const size_t tensor = static_cast<size_t>(max_tensor);
+  // One set of buffers per partition (index 0: rank 0, the measured one).
+  struct Buffers {
+    harness::DeviceBuffer x, residual_in, residual_out, norm_out, slots, fault, times, smids;
+  };
+  std::vector<Buffers> bufs;
+  for (int i = 0; i < node_ranks; ++i) {
+    const int rank = i == 0 ? env.rank : env.partner_ranks[static_cast<size_t>(i - 1)];
+    bufs.push_back(Buffers{harness::DeviceBuffer(tensor, rank), harness::DeviceBuffer(tensor, rank),
+                           harness::DeviceBuffer(tensor, rank), harness::DeviceBuffer(tensor, rank),
+                           harness::DeviceBuffer(static_cast<size_t>(node_ranks) * tensor, rank),
+                           harness::DeviceBuffer(sizeof(unsigned long long), rank),
+                           harness::DeviceBuffer(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), rank),
+                           harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), rank)});
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(bufs.back().x.data(), 0x3c, tensor, env.stream));
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(bufs.back().residual_in.data(), 0x3c, tensor, env.stream));
+    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(bufs.back().fault.data(), 0, sizeof(unsigned long long), env.stream));
+  }
+  harness::DeviceBuffer gate(sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
+  for (const BodyRun& run : kBodyRuns) {
+    if (run.nranks != node_ranks) continue;
+    for (const auto& [c, grid] : points) {
+      if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)
+        throw CudaError("body_round: a configuration whose vectors per thread do not cover its H");
+      const int clusters = grid / c.cluster;
+      std::vector<kernels::FusedParams> params;
+      for (int i = 0; i < node_ranks; ++i) {
+        const int rounds = kAllBusyRounds + (i == 0 ? 0 : kAllBusyPartnerExtraRounds);
+        const long long slot_bytes = tensor_bytes(c, grid, rounds);
+        Buffers& b = bufs[static_cast<size_t>(i)];
+        kernels::FusedParams p = round_bench_params(env, clusters * rounds, c.hidden, c.cluster, c.vpt, run.nranks,
+                                                    b.slots.data(), slot_bytes, gamma, scale,
+                                                    b.fault.as<unsigned long long>());
+        p.x = b.x.data();
+        p.residual_in = b.residual_in.data();
+        p.residual_out = b.residual_out.data();
+        p.norm_out = b.norm_out.data();
+        params.push_back(p);
+      }
+      std::vector<double> solo, busy;
+      std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
+      for (int r = 0; r < 2 * (env.reps + 1); ++r) {  // solo and allbusy in turn; the first pair a warm-up
+        const bool with_partners = r % 2 == 1;
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush.bytes(), env.stream));
+        for (int i = 0; i < (with_partners ? node_ranks : 1); ++i) {
+          const kernels::FusedParams& p = params[static_cast<size_t>(i)];
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(const_cast<void*>(p.my_region), 0x3c,
+                                                          static_cast<size_t>(p.buffer_bytes), env.stream));
+          warm_l2(env, p.my_region, p.buffer_bytes, sink.as<unsigned>());
+          warm_l2(env, p.x, p.slot_bytes, sink.as<unsigned>());
+        }
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gate.data(), 0, sizeof(unsigned), env.stream));
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+        if (with_partners)
+          for (int i = 1; i < node_ranks; ++i) {
+            Buffers& b = bufs[static_cast<size_t>(i)];
+            launch(Shape{grid, c.tpb, c.cluster}, env.partner_streams[static_cast<size_t>(i - 1)],
+                   env.partner_ranks[static_cast<size_t>(i - 1)], run.kernel, params[static_cast<size_t>(i)],
+                   b.times.as<unsigned long long>(), b.smids.as<unsigned>(), StartGate{gate.as<unsigned>(), nullptr});
+          }
+        launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, params[0],
+               bufs[0].times.as<unsigned long long>(), bufs[0].smids.as<unsigned>(),
+               StartGate{nullptr, with_partners ? gate.as<unsigned>() : nullptr});
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), bufs[0].times.data(),
+                                                        block_times.size() * sizeof(unsigned long long),
+                                                        cudaMemcpyDeviceToHost, env.stream));
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+        if (with_partners)
+          for (int i = 1; i < node_ranks; ++i)
+            ARLAB_CUDA_CHECK_RANK(env.partner_ranks[static_cast<size_t>(i - 1)],
+                                  cudaStreamSynchronize(env.partner_streams[static_cast<size_t>(i - 1)]));
+        const GridTimes t = grid_times(block_times, grid);
+        if (r >= 2) (with_partners ? busy : solo).push_back(t.slowest / kAllBusyRounds);
+      }
+      for (int i = 0; i < node_ranks; ++i) {
+        unsigned long long fault_word = 0;
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpy(&fault_word, bufs[static_cast<size_t>(i)].fault.data(),
+                                                   sizeof(fault_word), cudaMemcpyDeviceToHost));
+        if (fault_word != 0)
+          throw CudaError("body_round allbusy: partition " + std::to_string(i) + " waited and timed out (fault word " +
+                          std::to_string(fault_word) + ")");
+      }
+      const auto row = [&](const char* kind, const std::vector<double>& values) {
+        out.push_back(make_point(PointKey{"body_round", std::string(run.variant) + kind, grid, c.tpb, c.cluster,
+                                          double(c.hidden), "hidden", "ns_per_round"},
+                                 values));
+      };
+      row("_solo_slowest", solo);
+      row("_allbusy_slowest", busy);
+    }
+  }
+}
 
 }  // namespace
 
@@ -233,7 +400,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
         if (mode == Mode::reuse && between > 0) flush_l2(between);
       }
       launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p, times.as<unsigned long long>(),
-             smids.as<unsigned>());
+             smids.as<unsigned>(), StartGate{});
       ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), times.data(),
                                                       block_times.size() * sizeof(unsigned long long),
                                                       cudaMemcpyDeviceToHost, env.stream));
@@ -277,6 +444,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
       }
     }
   }
+  allbusy_rows(env, gamma.data(), scale.as<float>(), flush, flips, out);
   // The reuse curve: one configuration of each body at N = 4 on the small grid, after `between` =
   // fraction x L2 bytes written elsewhere (size = between, bytes).
   if (env.sms < kSmallGrid) return;

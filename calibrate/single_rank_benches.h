@@ -29,6 +29,10 @@ struct BenchEnv {
   cudaStream_t busy_stream = nullptr;
   int busy_rank = 1;
   int busy_sms = 0;
+  // The emulated node's other partitions (ranks 1 .. N-1, each env.sms SMs) for body_round's
+  // `_allbusy` rows, where every partition runs the round at once; empty elsewhere.
+  std::vector<cudaStream_t> partner_streams;
+  std::vector<int> partner_ranks;
 };
 
 // Each bench appends one row per point (rank = env.rank, provenance columns empty).

@@ -94,6 +94,10 @@ bool calibrate_on_node(const calibrate::CalibrateOptions& o, harness::Node& node
       env.busy_rank = 1;
       env.busy_stream = node.rank(1).stream();
       env.busy_sms = node.sms_per_rank();
+      for (int r = 1; r < node.nranks(); ++r) {
+        env.partner_streams.push_back(node.rank(r).stream());
+        env.partner_ranks.push_back(r);
+      }
     }
     calibrate::run_single_rank_benches(env, node.nranks(), rows);
   }

@@ -18,6 +18,8 @@ FEW_AND_DRAIN = [("round_load", "push_store_few"), ("round_load", "push_store_1_
                  ("launch", "store_8")]
 # The one-shot round of each body at N = 2, 4, 8 (body_round: lean_round_ns_per_extra_rank).
 FEW_AND_DRAIN += [("body_round", f"{body}_n{n}_slowest") for body in ("reference", "lean") for n in (2, 4, 8)]
+# The same round at the node's N (2 here) alone and with every partition running it (emulated node only).
+FEW_AND_DRAIN += [("body_round", f"{body}_n2_{kind}_slowest") for body in ("reference", "lean") for kind in ("solo", "allbusy")]
 # The read, store and copy rates over buffers that stay in L2 (bandwidth *_l2, a record), one row each.
 L2_VARIANTS = [("bandwidth", "read_l2"), ("bandwidth", "write_l2"), ("bandwidth", "copy_l2")]
 

@@ -204,7 +204,9 @@ static_assert(kReuseFractions[std::size(kReuseFractions) - 1] == kBodyRoundReuse
 // all N partitions, (N slots + x + residual_in + 2 outputs) x N x [tokens, H], take at most 0.3 x L2
 // (the reuse curve keeps a buffer warm up to about 0.36 x L2 written). Warm as above (the slots and x
 // of every partition read through L2 after the flush). Rows `{body}_n{N}_solo_slowest` and
-// `{body}_n{N}_allbusy_slowest` (the slowest of rank 0's blocks, per round).
+// `{body}_n{N}_allbusy_slowest` (the slowest of rank 0's blocks, per round), and the same cold
+// (`_solo_cold_slowest`, `_allbusy_cold_slowest`: every partition's slots filled and x read before the
+// L2 flush, so that every partition's polls come from DRAM at once).
 constexpr int kAllBusyRounds = 4;
 constexpr int kAllBusyPartnerExtraRounds = 2;
 constexpr double kAllBusyL2Share = 0.3;
@@ -279,17 +281,28 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
         p.norm_out = b.norm_out.data();
         params.push_back(p);
       }
+      for (const bool cold : {false, true}) {
       std::vector<double> solo, busy;
       std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
       for (int r = 0; r < 2 * (env.reps + 1); ++r) {  // solo and allbusy in turn; the first pair a warm-up
         const bool with_partners = r % 2 == 1;
+        const int partitions = with_partners ? node_ranks : 1;
+        const auto fill_slots = [&] {
+          for (int i = 0; i < partitions; ++i) {
+            const kernels::FusedParams& p = params[static_cast<size_t>(i)];
+            ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(const_cast<void*>(p.my_region), 0x3c,
+                                                            static_cast<size_t>(p.buffer_bytes), env.stream));
+          }
+        };
+        if (cold) fill_slots();  // cold: every partition's slots and x in DRAM only, as in Mode::cold
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush.bytes(), env.stream));
-        for (int i = 0; i < (with_partners ? node_ranks : 1); ++i) {
-          const kernels::FusedParams& p = params[static_cast<size_t>(i)];
-          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(const_cast<void*>(p.my_region), 0x3c,
-                                                          static_cast<size_t>(p.buffer_bytes), env.stream));
-          warm_l2(env, p.my_region, p.buffer_bytes, sink.as<unsigned>());
-          warm_l2(env, p.x, p.slot_bytes, sink.as<unsigned>());
+        if (!cold) {
+          fill_slots();
+          for (int i = 0; i < partitions; ++i) {
+            const kernels::FusedParams& p = params[static_cast<size_t>(i)];
+            warm_l2(env, p.my_region, p.buffer_bytes, sink.as<unsigned>());
+            warm_l2(env, p.x, p.slot_bytes, sink.as<unsigned>());
+          }
         }
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gate.data(), 0, sizeof(unsigned), env.stream));
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
@@ -327,8 +340,9 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
                                           double(c.hidden), "hidden", "ns_per_round"},
                                  values));
       };
-      row("_solo_slowest", solo);
-      row("_allbusy_slowest", busy);
+      row(cold ? "_solo_cold_slowest" : "_solo_slowest", solo);
+      row(cold ? "_allbusy_cold_slowest" : "_allbusy_slowest", busy);
+      }
     }
   }
 }

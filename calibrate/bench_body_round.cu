@@ -42,6 +42,8 @@
 //            bytes written elsewhere before the rounds, B = {0, 1/8, 1/4, 3/8, 1/2, 3/4, 1, 1.5, 2, 3,
 //            4} x L2 (size = B, "bytes written between"): how the round goes from warm to cold as the
 //            bytes streamed between a slot's write and its poll grow.
+// Since 2026-12-03 23:00, on the emulated node, `*_solo*` and `*_allbusy*` rows: the round at the
+// node's N alone and with every other partition running it at once (allbusy_rows below).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -194,9 +196,9 @@ static_assert(kReuseFractions[std::size(kReuseFractions) - 1] == kBodyRoundReuse
               "the reuse curve ends at kBodyRoundReuseMaxL2s x L2 (the derivation's unit), within the flush buffer");
 
 // Every partition at once (`_allbusy`, the emulated node only): the fused kernels at TP8 run their
-// rounds on all 8 partitions together, while the rows above run rank 0's alone; the committed TP8 grids
-// say a one-shot round there costs about 0.6 us (reference) and 1.3 us (lean) more than the model's
-// (docs/model.md, "The reference two-shot's empty ranges"). So: the body at the node's N, each
+// rounds on all 8 partitions together, while the rows above run rank 0's alone, and the committed TP8
+// grids say the one-shot rounds there cost more than the model's, by more as the rounds per cluster
+// grow (docs/model.md, "Every partition at once"). So: the body at the node's N, each
 // configuration of one vector per thread, once alone (`_solo`) and once with each of the N - 1 other
 // partitions running the same kernel on buffers of its own, held at a start gate until rank 0's kernel
 // has started and running 2 rounds more than rank 0 (so they cover its rounds), repetitions of the two
@@ -258,7 +260,8 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
                            harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), rank)});
     ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(bufs.back().x.data(), 0x3c, tensor, env.stream));
     ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(bufs.back().residual_in.data(), 0x3c, tensor, env.stream));
-    ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(bufs.back().fault.data(), 0, sizeof(unsigned long long), env.stream));
+    ARLAB_CUDA_CHECK_RANK(env.rank,
+                          cudaMemsetAsync(bufs.back().fault.data(), 0, sizeof(unsigned long long), env.stream));
   }
   harness::DeviceBuffer gate(sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
   for (const BodyRun& run : kBodyRuns) {
@@ -282,66 +285,66 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
         params.push_back(p);
       }
       for (const bool cold : {false, true}) {
-      std::vector<double> solo, busy;
-      std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
-      for (int r = 0; r < 2 * (env.reps + 1); ++r) {  // solo and allbusy in turn; the first pair a warm-up
-        const bool with_partners = r % 2 == 1;
-        const int partitions = with_partners ? node_ranks : 1;
-        const auto fill_slots = [&] {
-          for (int i = 0; i < partitions; ++i) {
-            const kernels::FusedParams& p = params[static_cast<size_t>(i)];
-            ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(const_cast<void*>(p.my_region), 0x3c,
-                                                            static_cast<size_t>(p.buffer_bytes), env.stream));
+        std::vector<double> solo, busy;
+        std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
+        for (int r = 0; r < 2 * (env.reps + 1); ++r) {  // solo and allbusy in turn; the first pair a warm-up
+          const bool with_partners = r % 2 == 1;
+          const int partitions = with_partners ? node_ranks : 1;
+          const auto fill_slots = [&] {
+            for (int i = 0; i < partitions; ++i) {
+              const kernels::FusedParams& p = params[static_cast<size_t>(i)];
+              ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(const_cast<void*>(p.my_region), 0x3c,
+                                                              static_cast<size_t>(p.buffer_bytes), env.stream));
+            }
+          };
+          if (cold) fill_slots();  // cold: every partition's slots and x in DRAM only, as in Mode::cold
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush.bytes(), env.stream));
+          if (!cold) {
+            fill_slots();
+            for (int i = 0; i < partitions; ++i) {
+              const kernels::FusedParams& p = params[static_cast<size_t>(i)];
+              warm_l2(env, p.my_region, p.buffer_bytes, sink.as<unsigned>());
+              warm_l2(env, p.x, p.slot_bytes, sink.as<unsigned>());
+            }
           }
-        };
-        if (cold) fill_slots();  // cold: every partition's slots and x in DRAM only, as in Mode::cold
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush.bytes(), env.stream));
-        if (!cold) {
-          fill_slots();
-          for (int i = 0; i < partitions; ++i) {
-            const kernels::FusedParams& p = params[static_cast<size_t>(i)];
-            warm_l2(env, p.my_region, p.buffer_bytes, sink.as<unsigned>());
-            warm_l2(env, p.x, p.slot_bytes, sink.as<unsigned>());
-          }
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gate.data(), 0, sizeof(unsigned), env.stream));
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+          if (with_partners)
+            for (int i = 1; i < node_ranks; ++i) {
+              Buffers& b = bufs[static_cast<size_t>(i)];
+              launch(Shape{grid, c.tpb, c.cluster}, env.partner_streams[static_cast<size_t>(i - 1)],
+                     env.partner_ranks[static_cast<size_t>(i - 1)], run.kernel, params[static_cast<size_t>(i)],
+                     b.times.as<unsigned long long>(), b.smids.as<unsigned>(), StartGate{gate.as<unsigned>(), nullptr});
+            }
+          launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, params[0],
+                 bufs[0].times.as<unsigned long long>(), bufs[0].smids.as<unsigned>(),
+                 StartGate{nullptr, with_partners ? gate.as<unsigned>() : nullptr});
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), bufs[0].times.data(),
+                                                          block_times.size() * sizeof(unsigned long long),
+                                                          cudaMemcpyDeviceToHost, env.stream));
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+          if (with_partners)
+            for (int i = 1; i < node_ranks; ++i)
+              ARLAB_CUDA_CHECK_RANK(env.partner_ranks[static_cast<size_t>(i - 1)],
+                                    cudaStreamSynchronize(env.partner_streams[static_cast<size_t>(i - 1)]));
+          const GridTimes t = grid_times(block_times, grid);
+          if (r >= 2) (with_partners ? busy : solo).push_back(t.slowest / kAllBusyRounds);
         }
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gate.data(), 0, sizeof(unsigned), env.stream));
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-        if (with_partners)
-          for (int i = 1; i < node_ranks; ++i) {
-            Buffers& b = bufs[static_cast<size_t>(i)];
-            launch(Shape{grid, c.tpb, c.cluster}, env.partner_streams[static_cast<size_t>(i - 1)],
-                   env.partner_ranks[static_cast<size_t>(i - 1)], run.kernel, params[static_cast<size_t>(i)],
-                   b.times.as<unsigned long long>(), b.smids.as<unsigned>(), StartGate{gate.as<unsigned>(), nullptr});
-          }
-        launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, params[0],
-               bufs[0].times.as<unsigned long long>(), bufs[0].smids.as<unsigned>(),
-               StartGate{nullptr, with_partners ? gate.as<unsigned>() : nullptr});
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), bufs[0].times.data(),
-                                                        block_times.size() * sizeof(unsigned long long),
-                                                        cudaMemcpyDeviceToHost, env.stream));
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-        if (with_partners)
-          for (int i = 1; i < node_ranks; ++i)
-            ARLAB_CUDA_CHECK_RANK(env.partner_ranks[static_cast<size_t>(i - 1)],
-                                  cudaStreamSynchronize(env.partner_streams[static_cast<size_t>(i - 1)]));
-        const GridTimes t = grid_times(block_times, grid);
-        if (r >= 2) (with_partners ? busy : solo).push_back(t.slowest / kAllBusyRounds);
-      }
-      for (int i = 0; i < node_ranks; ++i) {
-        unsigned long long fault_word = 0;
-        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpy(&fault_word, bufs[static_cast<size_t>(i)].fault.data(),
-                                                   sizeof(fault_word), cudaMemcpyDeviceToHost));
-        if (fault_word != 0)
-          throw CudaError("body_round allbusy: partition " + std::to_string(i) + " waited and timed out (fault word " +
-                          std::to_string(fault_word) + ")");
-      }
-      const auto row = [&](const char* kind, const std::vector<double>& values) {
-        out.push_back(make_point(PointKey{"body_round", std::string(run.variant) + kind, grid, c.tpb, c.cluster,
-                                          double(c.hidden), "hidden", "ns_per_round"},
-                                 values));
-      };
-      row(cold ? "_solo_cold_slowest" : "_solo_slowest", solo);
-      row(cold ? "_allbusy_cold_slowest" : "_allbusy_slowest", busy);
+        for (int i = 0; i < node_ranks; ++i) {
+          unsigned long long fault_word = 0;
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpy(&fault_word, bufs[static_cast<size_t>(i)].fault.data(),
+                                                     sizeof(fault_word), cudaMemcpyDeviceToHost));
+          if (fault_word != 0)
+            throw CudaError("body_round allbusy: partition " + std::to_string(i) +
+                            " waited and timed out (fault word " + std::to_string(fault_word) + ")");
+        }
+        const auto row = [&](const char* kind, const std::vector<double>& values) {
+          out.push_back(make_point(PointKey{"body_round", std::string(run.variant) + kind, grid, c.tpb, c.cluster,
+                                            double(c.hidden), "hidden", "ns_per_round"},
+                                   values));
+        };
+        row(cold ? "_solo_cold_slowest" : "_solo_slowest", solo);
+        row(cold ? "_allbusy_cold_slowest" : "_allbusy_slowest", busy);
       }
     }
   }

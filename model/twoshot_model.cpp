@@ -1,7 +1,9 @@
 // The two-shot timing model: the phases of kernels/twoshot_kernel.cuh in order, each as long as its
 // slowest limit. chunk = ceil(tokens / N); cluster c of every rank handles the local indices
-// c, c + C, ... < chunk of every rank's range, so per cluster: N x ceil(chunk / C) tokens in the copy
-// and the epilogue, ceil(chunk / C) in the reduce-scatter. All blocks are co-resident (one wave).
+// c, c + C, ... < chunk of every rank's range, so per cluster: up to N x ceil(chunk / C) tokens in the
+// copy and the epilogue (one per non-empty range for each local index: the last ranges are short or
+// empty where tokens < N x chunk), ceil(chunk / C) in the reduce-scatter. All blocks are co-resident
+// (one wave).
 //
 //   launch          empty-kernel duration of the grid (+ cluster launch)
 //   copy            x to my comm buffer: per vector a DRAM load then a store (chain), vs the per-SM
@@ -171,7 +173,8 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   // chunk): a range r holds token r x chunk + l only where that is < tokens, so with tokens < N x chunk
   // the last ranges are short or empty (17 tokens at N = 8: chunk 3, ranges 6 and 7 empty).
   long long rounds_all = 0;
-  for (long long l = 0; l < chunk; l += in.clusters) rounds_all += std::min<long long>(n, ceil_div(p.tokens - l, chunk));
+  for (long long l = 0; l < chunk; l += in.clusters)
+    rounds_all += std::min<long long>(n, ceil_div(p.tokens - l, chunk));
   const Placement pl = place(in.s, std::min<long long>(chunk, in.clusters), c.cluster);
   const double k = pl.blocks_per_used_sm;
   const double slice = in.token_bytes / c.cluster;

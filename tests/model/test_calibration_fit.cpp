@@ -1077,6 +1077,33 @@ TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants
   CHECK(got.l2_reuse_miss_full_fraction == Approx(0.9 + 0.475 / 8));
 }
 
+TEST_CASE("derive_calibration: body_round's solo and allbusy rows are a record that no constant reads") {
+  // The committed allbusy rows (and, so that a future reader could not hide behind their values, the same
+  // rows at 100x) leave every constant as the committed rows alone give it.
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  const std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  const Calibration alone = derive_calibration(rows, spec).calibration;
+  std::vector<MicrobenchRow> allbusy = load_microbench(dir + "h200_emulated_n2_allbusy_microbench.csv");
+  REQUIRE(allbusy.size() >= 8);
+  for (const MicrobenchRow& r : allbusy) {
+    CHECK(r.bench == "body_round");
+    CHECK((r.variant.find("_solo") != std::string::npos || r.variant.find("_allbusy") != std::string::npos));
+  }
+  for (const double scale : {1.0, 100.0}) {
+    std::vector<MicrobenchRow> more = rows;
+    for (MicrobenchRow r : allbusy) {
+      r.value *= scale;
+      more.push_back(r);
+    }
+    const Calibration with = derive_calibration(more, spec).calibration;
+    for (const CalibrationConstantInfo& info : calibration_constants()) {
+      INFO(info.name << ", allbusy rows x " << scale);
+      CHECK(get_constant(with, info.name) == get_constant(alone, info.name));
+    }
+  }
+}
+
 TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {
   std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
                                                     "/data/calibration/h200_nvlink_microbench.csv");

@@ -712,15 +712,30 @@ TEST_CASE("derive_calibration: the NVFP4 and ar rounds set their constants, shif
   CHECK(shifted.calibration.ar_round_ns == Approx(with.calibration.ar_round_ns).epsilon(1e-12));
 }
 
+namespace {
+// The committed emulated TP2 microbenchmarks (data/calibration/h200_emulated_microbench.csv), the node
+// they were measured on (a 64-SM partition of an H200) and what they derive alone: the set-up of the
+// derivation tests that add synthetic rows to them.
+struct EmulatedTp2 {
+  std::vector<MicrobenchRow> rows;
+  GpuSpec spec;
+  DerivedCalibration alone;
+};
+EmulatedTp2 emulated_tp2() {
+  EmulatedTp2 e;
+  e.rows = load_microbench(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated_microbench.csv");
+  e.spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  e.alone = derive_calibration(e.rows, e.spec);
+  return e;
+}
+}  // namespace
+
 TEST_CASE("derive_calibration: the push step's slope per store, from push_store_1 and push_store_4; prior without") {
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  const std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
-  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
-  const DerivedCalibration d = derive_calibration(rows, spec);
-  CHECK(d.calibration.push_step_ns_per_warp_store > 0);
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(tp2.alone.calibration.push_step_ns_per_warp_store > 0);
   // Rows on exact lines: the two-store step's line, with k ns per warp more per store beyond two.
   constexpr double k = 5.0;
-  std::vector<MicrobenchRow> exact = rows;
+  std::vector<MicrobenchRow> exact = tp2.rows;
   for (MicrobenchRow& r : exact) {
     if (r.bench != "round_load") continue;
     const double warps = std::ceil(r.tpb / 32.0);
@@ -728,63 +743,60 @@ TEST_CASE("derive_calibration: the push step's slope per store, from push_store_
     if (stores > 0) r.value = 400.0 + (16.0 + k * (stores - 2)) * warps;
     if (r.variant == "push_store_8") r.value = 1e4 * warps;  // left out of the fit (HBM-bound): no effect
   }
-  const DerivedCalibration e = derive_calibration(exact, spec);
+  const DerivedCalibration e = derive_calibration(exact, tp2.spec);
   CHECK(e.calibration.push_step_ns == Approx(400.0));
   CHECK(e.calibration.push_step_ns_per_warp == Approx(16.0));
   CHECK(e.calibration.push_step_ns_per_warp_store == Approx(k));
   // Without the variants (an older arlab's microbenchmarks): the prior, and a note that says so.
   std::vector<MicrobenchRow> old;
-  for (const MicrobenchRow& r : rows)
+  for (const MicrobenchRow& r : tp2.rows)
     if (r.variant.rfind("push_store_", 0) != 0) old.push_back(r);
-  const DerivedCalibration o = derive_calibration(old, spec);
+  const DerivedCalibration o = derive_calibration(old, tp2.spec);
   CHECK(o.calibration.push_step_ns_per_warp_store == default_calibration().push_step_ns_per_warp_store);
   CHECK(count_notes(o, "push_step_ns_per_warp_store = 0: prior kept") == 1);
 }
 
 TEST_CASE("derive_calibration: the idle warps' share of the round overhead, from the half-idle rounds; prior without") {
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  const std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
-  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
-  const DerivedCalibration d = derive_calibration(rows, spec);
-  const double f = d.calibration.round_overhead_idle_warp_fraction;
+  const EmulatedTp2 tp2 = emulated_tp2();
+  const double f = tp2.alone.calibration.round_overhead_idle_warp_fraction;
   CHECK(f > 0.0);
   CHECK(f < 1.0);
-  CHECK(count_notes(d, "check, epilogue_round bf16_ar_res_rms_idle") == 1);
+  CHECK(count_notes(tp2.alone, "check, epilogue_round bf16_ar_res_rms_idle") == 1);
   // Only the 1024-thread idle row (16 of its 32 warps idle) sets it; the others (whole blocks of a
   // cluster idle) are checks.
   std::vector<MicrobenchRow> full;
-  for (const MicrobenchRow& r : rows)
+  for (const MicrobenchRow& r : tp2.rows)
     if (r.bench == "epilogue_round" && r.variant == "bf16_ar_res_rms") full.push_back(r);
   REQUIRE(full.size() == 6);
-  const std::string note = *std::find_if(d.notes.begin(), d.notes.end(), [](const std::string& n) {
+  const std::string note = *std::find_if(tp2.alone.notes.begin(), tp2.alone.notes.end(), [](const std::string& n) {
     return n.rfind("round_overhead_idle_warp_fraction", 0) == 0;
   });
-  std::vector<MicrobenchRow> longer = rows, others = rows, block0 = rows;
-  const DerivedCalibration base_d = derive_calibration(rows, spec);
+  std::vector<MicrobenchRow> longer = tp2.rows, others = tp2.rows, block0 = tp2.rows;
+  const DerivedCalibration base_d = derive_calibration(tp2.rows, tp2.spec);
   for (MicrobenchRow& r : others)
     if (r.variant == "bf16_ar_res_rms_idle_slowest" && r.tpb != 1024) r.value += 500.0;
-  CHECK(derive_calibration(others, spec).calibration.round_overhead_idle_warp_fraction == Approx(f).epsilon(1e-12));
+  CHECK(derive_calibration(others, tp2.spec).calibration.round_overhead_idle_warp_fraction == Approx(f).epsilon(1e-12));
   // The slowest block's rows set it where they exist: block 0's idle rows then do not.
   for (MicrobenchRow& r : block0)
     if (r.variant == "bf16_ar_res_rms_idle") r.value += 500.0;
-  CHECK(derive_calibration(block0, spec).calibration.round_overhead_idle_warp_fraction == Approx(f).epsilon(1e-12));
+  CHECK(derive_calibration(block0, tp2.spec).calibration.round_overhead_idle_warp_fraction == Approx(f).epsilon(1e-12));
   for (MicrobenchRow& r : longer)
     if (r.variant == "bf16_ar_res_rms_idle_slowest" && r.tpb == 1024) r.value += 100.0;
-  const double f2 = derive_calibration(longer, spec).calibration.round_overhead_idle_warp_fraction;
+  const double f2 = derive_calibration(longer, tp2.spec).calibration.round_overhead_idle_warp_fraction;
   CHECK(f2 > f);  // a longer idle round: idle warps cost more
   // Every other constant is unmoved.
   for (const auto& info : calibration_constants()) {
     if (std::string(info.name) == "round_overhead_idle_warp_fraction") continue;
     INFO(info.name);
-    CHECK(get_constant(derive_calibration(longer, spec).calibration, info.name) ==
+    CHECK(get_constant(derive_calibration(longer, tp2.spec).calibration, info.name) ==
           get_constant(base_d.calibration, info.name));
   }
   CHECK(note.find("1024/1") != std::string::npos);
   // Without the variant: the prior (every warp counts), and a note that says so.
   std::vector<MicrobenchRow> old;
-  for (const MicrobenchRow& r : rows)
+  for (const MicrobenchRow& r : tp2.rows)
     if (r.variant.rfind("bf16_ar_res_rms_idle", 0) != 0) old.push_back(r);
-  const DerivedCalibration o = derive_calibration(old, spec);
+  const DerivedCalibration o = derive_calibration(old, tp2.spec);
   CHECK(o.calibration.round_overhead_idle_warp_fraction == 1.0);
   CHECK(count_notes(o, "round_overhead_idle_warp_fraction = 1: prior kept") == 1);
 }
@@ -966,25 +978,22 @@ RoundShape round_shape(int hidden, int blocks, int tpb, int cluster, int vpt, in
 }  // namespace
 
 TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector") {
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
-  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
-  const DerivedCalibration none = derive_calibration(rows, spec);
-  CHECK(none.calibration.round_ns_per_extra_vector == 0.0);
-  CHECK(count_notes(none, "round_ns_per_extra_vector = 0: prior kept") == 1);
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(tp2.alone.calibration.round_ns_per_extra_vector == 0.0);
+  CHECK(count_notes(tp2.alone, "round_ns_per_extra_vector = 0: prior kept") == 1);
   // Rows equal to the model's own round of their shape (vpt 2 and 4) plus 300 ns per further vector
   // give 300 ns; rows at the model's round give 0; rows below it give 0, never less.
   const auto with_extra = [&](double per_vector_ns) {
-    std::vector<MicrobenchRow> more = rows;
+    std::vector<MicrobenchRow> more = tp2.rows;
     for (const auto& [hidden, tpb, vpt] : {std::tuple{8192, 512, 2}, std::tuple{8192, 256, 4}}) {
       const RoundShape shape = round_shape(hidden, 64, tpb, 1, vpt, 2);
-      model::detail::ModelInputs in{shape.p, shape.c, spec, none.calibration};
+      model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
       REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
-      more.push_back(round_row(rows.front(), "epilogue_round",
+      more.push_back(round_row(tp2.rows.front(), "epilogue_round",
                                "bf16_ar_res_rms_vpt" + std::to_string(vpt) + "_busy_slowest", hidden, 64, tpb, 1,
                                model::detail::oneshot_round(in, 1.0).total() + per_vector_ns * (vpt - 1)));
     }
-    return derive_calibration(more, spec).calibration.round_ns_per_extra_vector;
+    return derive_calibration(more, tp2.spec).calibration.round_ns_per_extra_vector;
   };
   CHECK(with_extra(300.0) == Approx(300.0).epsilon(1e-9));
   CHECK(with_extra(0.0) == Approx(0.0).margin(1e-9));
@@ -992,17 +1001,14 @@ TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per
 }
 
 TEST_CASE("derive_calibration: body_round rows give the lean round's cost per rank beyond 2") {
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
-  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
-  const DerivedCalibration none = derive_calibration(rows, spec);
-  CHECK(none.calibration.lean_round_ns_per_extra_rank == 0.0);
-  CHECK(count_notes(none, "lean_round_ns_per_extra_rank = 0: prior kept") == 1);
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(tp2.alone.calibration.lean_round_ns_per_extra_rank == 0.0);
+  CHECK(count_notes(tp2.alone, "lean_round_ns_per_extra_rank = 0: prior kept") == 1);
   // Rows at the model's round of their body, shape and N, plus an offset per body, plus per rank beyond
   // 2: `ref_ns` for the reference and `ref_ns + lean_ns` x vectors per thread for lean. What the
   // reference grows by is the ranks term's already, so the constant is `lean_ns` (never below 0).
   const auto derived = [&](double ref_ns, double lean_ns) {
-    std::vector<MicrobenchRow> more = rows;
+    std::vector<MicrobenchRow> more = tp2.rows;
     // (one shape of each of 1, 2 and 4 vectors per thread, H / (tpb x cluster x 8): without the division by
     // them the median would be 2 x lean_ns)
     for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 128, 4},
@@ -1011,16 +1017,16 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
         for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
           const int vpt = hidden / (tpb * cluster * 8);
           const RoundShape shape = round_shape(hidden, 16, tpb, cluster, vpt, n);
-          model::detail::ModelInputs in{shape.p, shape.c, spec, none.calibration};
+          model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
           REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
           const bool lean = body == ModelDesign::lean;
-          more.push_back(round_row(rows.front(), "body_round",
+          more.push_back(round_row(tp2.rows.front(), "body_round",
                                    std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest",
                                    hidden, 16, tpb, cluster,
                                    model::detail::oneshot_body_round_ns(in, body, 1.0) + (lean ? 40.0 : 70.0) +
                                        (n - 2) * (ref_ns + (lean ? lean_ns * vpt : 0.0))));
         }
-    return derive_calibration(more, spec).calibration.lean_round_ns_per_extra_rank;
+    return derive_calibration(more, tp2.spec).calibration.lean_round_ns_per_extra_rank;
   };
   CHECK(derived(100.0, 80.0) == Approx(80.0).epsilon(1e-9));
   CHECK(derived(0.0, 80.0) == Approx(80.0).epsilon(1e-9));
@@ -1029,16 +1035,13 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
 }
 
 TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants, reuse rows the L2 ramp") {
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
-  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
-  const DerivedCalibration none = derive_calibration(rows, spec);
-  CHECK(none.calibration.poll_miss_ns_n8 == 0.0);
-  CHECK(none.calibration.lean_poll_miss_ns_n4 == 0.0);
-  CHECK(count_notes(none, "poll_miss_ns_n2 = 0: prior kept") == 2);  // the reference's and lean's
-  CHECK(none.calibration.l2_reuse_miss_start_fraction == default_calibration().l2_reuse_miss_start_fraction);
-  CHECK(count_notes(none, "l2_reuse_miss_full_fraction = 1: prior kept") == 1);
-  std::vector<MicrobenchRow> more = rows;
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(tp2.alone.calibration.poll_miss_ns_n8 == 0.0);
+  CHECK(tp2.alone.calibration.lean_poll_miss_ns_n4 == 0.0);
+  CHECK(count_notes(tp2.alone, "poll_miss_ns_n2 = 0: prior kept") == 2);  // the reference's and lean's
+  CHECK(tp2.alone.calibration.l2_reuse_miss_start_fraction == default_calibration().l2_reuse_miss_start_fraction);
+  CHECK(count_notes(tp2.alone, "l2_reuse_miss_full_fraction = 1: prior kept") == 1);
+  std::vector<MicrobenchRow> more = tp2.rows;
   // Cold rows = warm rows + (per-body, per-N ns) x vectors per thread, for shapes of 1, 2 and 4 vectors
   // per thread; a cold row without its warm row of the same run is ignored.
   const auto miss = [](bool lean, int n) { return (lean ? 100.0 : 50.0) * n; };
@@ -1048,23 +1051,23 @@ TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants
         const int vpt = hidden / (tpb * cluster * 8);
         const std::string v = std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n);
         const double warm = 2000.0 + 10.0 * n + hidden / 100.0;
-        more.push_back(round_row(rows.front(), "body_round", v + "_slowest", hidden, 16, tpb, cluster, warm));
-        more.push_back(round_row(rows.front(), "body_round", v + "_cold_slowest", hidden, 16, tpb, cluster,
+        more.push_back(round_row(tp2.rows.front(), "body_round", v + "_slowest", hidden, 16, tpb, cluster, warm));
+        more.push_back(round_row(tp2.rows.front(), "body_round", v + "_cold_slowest", hidden, 16, tpb, cluster,
                                  warm + miss(lean, n) * vpt));
       }
-  MicrobenchRow orphan = round_row(rows.front(), "body_round", "reference_n8_cold_slowest", 8192, 64, 512, 2, 1e5);
+  MicrobenchRow orphan = round_row(tp2.rows.front(), "body_round", "reference_n8_cold_slowest", 8192, 64, 512, 2, 1e5);
   more.push_back(orphan);
   // Reuse curves: flat to 0.375 L2, then linear to full at 0.875 L2 (largest B = 4 x L2 = 4 x 64 MiB).
   const double l2 = 64.0 * 1024 * 1024;
   for (const char* v : {"reference_n4_reuse_slowest", "lean_n4_reuse_slowest"})
     for (const double f : {0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 2.0, 4.0}) {
-      MicrobenchRow r = round_row(rows.front(), "body_round", v, 8192, 16, 128, 4,
+      MicrobenchRow r = round_row(tp2.rows.front(), "body_round", v, 8192, 16, 128, 4,
                                   2000.0 + 400.0 * std::clamp((f - 0.375) / 0.5, 0.0, 1.0));
       r.size = f * l2;
       r.size_unit = "bytes written between";
       more.push_back(r);
     }
-  const Calibration got = derive_calibration(more, spec).calibration;
+  const Calibration got = derive_calibration(more, tp2.spec).calibration;
   CHECK(got.poll_miss_ns_n2 == Approx(100.0));
   CHECK(got.poll_miss_ns_n4 == Approx(200.0));
   CHECK(got.poll_miss_ns_n8 == Approx(400.0));
@@ -1080,25 +1083,24 @@ TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants
 TEST_CASE("derive_calibration: body_round's solo and allbusy rows are a record that no constant reads") {
   // The committed allbusy rows (and, so that a future reader could not hide behind their values, the same
   // rows at 100x) leave every constant as the committed rows alone give it.
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  const std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
-  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
-  const Calibration alone = derive_calibration(rows, spec).calibration;
-  std::vector<MicrobenchRow> allbusy = load_microbench(dir + "h200_emulated_n2_allbusy_microbench.csv");
+  const EmulatedTp2 tp2 = emulated_tp2();
+  const Calibration& alone = tp2.alone.calibration;
+  std::vector<MicrobenchRow> allbusy =
+      load_microbench(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated_n2_allbusy_microbench.csv");
   REQUIRE(allbusy.size() >= 8);
   for (const MicrobenchRow& r : allbusy) {
     CHECK(r.bench == "body_round");
     CHECK((r.variant.find("_solo") != std::string::npos || r.variant.find("_allbusy") != std::string::npos));
   }
   for (const double scale : {1.0, 100.0}) {
-    std::vector<MicrobenchRow> more = rows;
+    std::vector<MicrobenchRow> more = tp2.rows;
     for (MicrobenchRow r : allbusy) {
       r.value *= scale;
       more.push_back(r);
     }
-    const Calibration with = derive_calibration(more, spec).calibration;
+    const Calibration with = derive_calibration(more, tp2.spec).calibration;
     for (const CalibrationConstantInfo& info : calibration_constants()) {
-      INFO(info.name << ", allbusy rows x " << scale);
+      INFO(info.name << ", allbusy tp2.rows x " << scale);
       CHECK(get_constant(with, info.name) == get_constant(alone, info.name));
     }
   }

@@ -326,10 +326,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-03 23:00, the
-// reference two-shot's empty ranges: H {5056, 8320, 11648} x tokens {12, 29, 100, 250}, sizes no
-// committed measurement holds, then every other pattern (ar and the four quantizing ones) at H {5312,
-// 8832} x tokens {18, 150}, sizes no committed measurement holds either; the grids before: H {4672,
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04, a call's
+// further rounds: H {4544, 7744, 10112} x tokens {14, 35, 90, 220}, sizes no committed measurement
+// holds, then every other pattern (ar and the four quantizing ones) at H {6016, 9344} x tokens {23,
+// 130}, sizes no committed measurement holds either; the grids before: H {5056, 8320, 11648} x tokens
+// {12, 29, 100, 250} with H {5312, 8832} x tokens {18, 150} (the reference two-shot's empty ranges),
+// data/h200/exp/model-accuracy_emulated_grid14*.csv; H {4672,
 // 7296, 11008} x tokens {4, 17, 70, 280} with H {6272, 9600} x tokens {10, 140} (the polls from DRAM),
 // data/h200/exp/model-accuracy_emulated_grid13*.csv; H {3968, 6784, 12032} x tokens
 // {5, 22, 88, 352} with H {5760, 8448} x tokens {9, 152} (the Lamport workspace in L2, measured and
@@ -371,10 +373,10 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{5056, 8320, 11648};
-  // Held out: from a few decode tokens (12) to a prefill chunk (250), a factor of 2.5-3.5 apart; 12 and 29
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4544, 7744, 10112};
+  // Held out: from a few decode tokens (14) to a prefill chunk (220), a factor of 2.4-2.6 apart; 14 and 35
   // leave ranges of the reference two-shot short or empty at N = 4 and 8.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{12, 29, 100, 250};
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{14, 35, 90, 220};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -382,8 +384,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {5312, 8832})
-        for (int t : {18, 150}) {
+      for (int h : {6016, 9344})
+        for (int t : {23, 130}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

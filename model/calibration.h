@@ -189,6 +189,31 @@ namespace arlab::model {
     "what the lean one-shot body's token round takes per rank beyond 2 and vector per thread, beyond the growth of "  \
     "its modelled parts and of the reference's round (calibrate: body_round lean_n4 / _n8 against lean_n2 of the "    \
     "same shape less the same for reference_n*, each less the model's rounds; median over (N - 2) x vpt)")                                                                                                         \
+  /* prior: 0, a call's further rounds take what its first round does; range: +-10 us, as a round (negative:   */ \
+  /* a further round is shorter than the model's round, measured at N = 2); per warp +-1 us                   */ \
+  X(further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                               \
+    "what a one-shot token round after a call's first takes per vector a thread holds beyond the model's round "      \
+    "(whose overhead the epilogue_round rows set with a partner partition busy), N = 2: the intercept of a line "     \
+    "over the warps of the block that hold a vector (calibrate: body_round reference_n2_slowest, the body alone "     \
+    "with its data in place, minus the model's round of that shape, over vpt; least squares over the shapes)")       \
+  X(further_round_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                        \
+    "the slope of that line: per warp that holds a vector on the SM (body_round reference_n2)")                      \
+  X(further_round_ns_n4, 0.0, -10000.0, 10000.0, "ns", "as further_round_ns_n2, N = 4 (body_round reference_n4)")    \
+  X(further_round_ns_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                                        \
+    "as further_round_ns_per_warp_n2, N = 4 (body_round reference_n4)")                                             \
+  X(further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns", "as further_round_ns_n2, N = 8 (body_round reference_n8)")    \
+  X(further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                        \
+    "as further_round_ns_per_warp_n2, N = 8 (body_round reference_n8)")                                             \
+  X(lean_further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                          \
+    "as further_round_ns_n2 for the lean body (body_round lean_n2 against the model's lean round)")                 \
+  X(lean_further_round_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                   \
+    "as further_round_ns_per_warp_n2 for the lean body (body_round lean_n2)")                                       \
+  X(lean_further_round_ns_n4, 0.0, -10000.0, 10000.0, "ns", "as lean_further_round_ns_n2, N = 4 (body_round lean_n4)") \
+  X(lean_further_round_ns_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                                   \
+    "as lean_further_round_ns_per_warp_n2, N = 4 (body_round lean_n4)")                                             \
+  X(lean_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns", "as lean_further_round_ns_n2, N = 8 (body_round lean_n8)") \
+  X(lean_further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                   \
+    "as lean_further_round_ns_per_warp_n2, N = 8 (body_round lean_n8)")                                             \
   /* prior: 0, no term (a round's polls always hit L2); range: 10 us, as a round */                                  \
   X(poll_miss_ns_n2, 0.0, 0.0, 10000.0, "ns",                                                                        \
     "what the reference one-shot round takes per vector a thread holds beyond its warm round when its polls come "   \

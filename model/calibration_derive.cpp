@@ -134,6 +134,8 @@ class Deriver {
     pattern_rounds();
     vector_rounds();
     body_rounds();
+    further_rounds(ModelDesign::reference);
+    further_rounds(ModelDesign::lean);
     poll_misses();
     l2_reuse();
     placement_check();
@@ -784,6 +786,50 @@ class Deriver {
     set("round_ns_per_extra_vector", std::max(0.0, median_of(per_vector)),
         "median over the rounds of 2 and 4 vectors per thread of (measured - the model's round) / (vpt - 1) "
         "(tpb/cluster/vpt: (measured - model ns) / (vpt - 1)):" + per);
+  }
+
+  // What a one-shot token round after a call's first takes beyond the model's round of the body (body_round
+  // reference_n*_slowest / lean_n*_slowest: the body alone on rank 0's partition, its data in place, 8
+  // rounds per cluster; after body_rounds, whose constant is part of lean's round): per row, (measured -
+  // the model's round of that shape at N) / vectors per thread against the block's warps (one block per
+  // SM, every warp holding a vector), a least-squares line per N = 2, 4, 8: [lean_]further_round_ns_nN +
+  // _per_warp_nN x warps. The model adds it to every round after a call's first. Older microbenchmarks
+  // keep the priors, 0.
+  void further_rounds(ModelDesign design) {
+    const bool lean = design == ModelDesign::lean;
+    const std::string body = lean ? "lean" : "reference";
+    for (const int n : {2, 4, 8}) {
+      const std::string intercept = (lean ? "lean_" : "") + std::string("further_round_ns_n") + std::to_string(n);
+      const std::string slope = (lean ? "lean_" : "") + std::string("further_round_ns_per_warp_n") + std::to_string(n);
+      std::vector<std::pair<double, double>> xy;
+      std::string per;
+      const std::string variant = body + "_n" + std::to_string(n) + "_slowest";
+      for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+        const auto model = bench_body_round_ns(*r, design, n, out_.calibration);
+        if (!model) continue;
+        const int vpt = body_round_vpt(*r);
+        xy.emplace_back((r->tpb + 31) / 32, (r->value - *model) / vpt);
+        per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+               fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
+               fmt(": %.0f (model %.0f);", r->value, *model);
+      }
+      std::set<double> distinct;
+      for (const auto& point : xy) distinct.insert(point.first);
+      if (distinct.size() < 2) {
+        const std::string why = "no body_round " + body + "_n" + std::to_string(n) +
+                                " rows at two or more block sizes: microbenchmarks of an arlab before 2026-12-03";
+        keep_prior(intercept, why);
+        keep_prior(slope, why);
+        continue;
+      }
+      const Line l = line_of(xy, intercept);
+      set(intercept, l.intercept,
+          fmt("intercept of the least-squares line over the block's warps (%zu rows) of what the ", xy.size()) + body +
+              " round " +
+              fmt("alone takes at N = %d beyond the model's round, per vector per thread ", n) +
+              "(blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
+      set(slope, l.slope, fmt("slope of that line (N = %d)", n));
+    }
   }
 
   // The one-shot token round of each body at N = 2, 4 and 8 ranks (body_round, new on 2026-12-03; the

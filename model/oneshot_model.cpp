@@ -52,6 +52,11 @@
 //                 has pushed out of L2 (poll_miss_fraction: the bytes streamed between a token's
 //                 push and its poll against the reuse curve of bench body_round *_reuse) x what a
 //                 round's polls from DRAM add per vector (bench body_round *_cold, poll_miss_ns_n*)
+//                 + in every round after the first: what such a round takes beyond the model's round,
+//                 per vector (further_round_ns_n2 / _n4 / _n8 + _per_warp x the warps that hold a
+//                 vector on the SM, bench body_round reference_n*: the body alone with its data in
+//                 place; negative at N = 2, where the model's round (its overhead measured with a
+//                 partner busy) fits a call's first round and the further ones run shorter)
 //                 lean, clusters of blocks of whole warps: the block totals are sent into the other
 //                 blocks' shared memory (st.async into an mbarrier) instead of a cluster barrier
 //                 (pushed_exchange_ns + _per_peer x (cluster - 1), bench cluster_sync/pushed)
@@ -122,6 +127,8 @@ struct BodyRound {
   double extra_ranks_ns = 0.0;      // lean: lean_round_ns_per_extra_rank x (N - 2) x vectors (in parts.overhead)
   double miss_fraction = 0.0;       // of the polls that find their line gone from L2 (poll_miss_fraction)
   double poll_miss_ns = 0.0;        // what those misses add to a round (in parts.overhead)
+  double further_ns = 0.0;          // what each round after a call's first takes beyond parts
+                                    // (further_round_ns_per_vector x vectors; the first round is parts alone)
 };
 
 // What a round's polls (and lean's re-read of its own vector from x) take beyond a warm round when
@@ -133,6 +140,25 @@ double poll_miss_ns_per_vector(const Calibration& cal, bool lean, int n) {
   const double m8 = lean ? cal.lean_poll_miss_ns_n8 : cal.poll_miss_ns_n8;
   if (n <= 4) return m2 + (m4 - m2) * (n - 2) / 2.0;
   return std::max(0.0, m4 + (m8 - m4) * (n - 4) / 4.0);
+}
+
+// What a token round after a call's first takes per vector a thread holds beyond the model's round of the
+// body, at N ranks (calibrate: body_round reference_n2 / _n4 / _n8 and lean_n*, the body alone with its
+// data in place, against the model's round of the same shape; a line over the warps that hold a vector
+// on the SM): the lines at N = 2, 4 and 8, linear in N between them and beyond 8 (the slope from 4 to
+// 8; N = 16 is not measured). The model's round has its overhead from rounds run with a partner
+// partition busy, which fits a call's first round; the further ones measure shorter at N = 2 and longer
+// at N = 8, where the polls of a vector go out in two batches of four (kernels/oneshot_steps.cuh
+// poll_batch: the second waits for the first's round trip) and N = 4 sends one.
+double further_round_ns_per_vector(const Calibration& cal, bool lean, int n, double warps) {
+  const double g2 = lean ? cal.lean_further_round_ns_n2 + cal.lean_further_round_ns_per_warp_n2 * warps
+                         : cal.further_round_ns_n2 + cal.further_round_ns_per_warp_n2 * warps;
+  const double g4 = lean ? cal.lean_further_round_ns_n4 + cal.lean_further_round_ns_per_warp_n4 * warps
+                         : cal.further_round_ns_n4 + cal.further_round_ns_per_warp_n4 * warps;
+  const double g8 = lean ? cal.lean_further_round_ns_n8 + cal.lean_further_round_ns_per_warp_n8 * warps
+                         : cal.further_round_ns_n8 + cal.further_round_ns_per_warp_n8 * warps;
+  if (n <= 4) return g2 + (g4 - g2) * (n - 2) / 2.0;
+  return g4 + (g8 - g4) * (n - 4) / 4.0;
 }
 
 // The chance that a line is gone from L2 once `fraction` x L2 bytes were written or read elsewhere
@@ -196,6 +222,10 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   b.miss_fraction = poll_miss_fraction(in, d);
   b.poll_miss_ns = b.miss_fraction * poll_miss_ns_per_vector(cal, d.own_from_registers, in.p.nranks) * in.vecs_used;
   b.parts.overhead += b.poll_miss_ns;
+  // Each round after a call's first, over the warps of every block that shares the busiest SM, as the
+  // round overhead's per-warp part counts them.
+  const double warps_on_sm = in.active_warps * std::max(1.0, blocks_per_sm);
+  b.further_ns = further_round_ns_per_vector(cal, d.own_from_registers, in.p.nranks, warps_on_sm) * in.vecs_used;
   return b;
 }
 
@@ -311,7 +341,8 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
   const double res_bytes = norm ? s_wave : 0.0;
   const std::vector<Bound> reduce = {
-      {"rounds", static_cast<double>(rounds) * round_ns - held_saving_ns},
+      {"rounds", static_cast<double>(rounds) * round_ns - held_saving_ns +
+                     static_cast<double>(rounds - 1) * body.further_ns},
       {"sm_loads", static_cast<double>(rounds) * k * (norm ? slice : 0.0) / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) + cleared_slice +
                                                      in.out_bytes_per_token / c.cluster) / port},
@@ -359,6 +390,12 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(" = %.0f ns; %lld round(s)", round_ns, rounds) +
            (held_saving_ns > 0 ? fmt(", the first %.0f ns shorter: its first residual vector held", held_saving_ns)
                                : std::string()) +
+           (body.further_ns != 0 && rounds > 1
+                ? fmt(", each after the first %+.0f ns at N = %d (%d vector(s) x %+.0f ns at %.0f warp(s) on the SM: "
+                      "a further round alone, measured)",
+                      body.further_ns, n, in.vecs_used, body.further_ns / in.vecs_used,
+                      in.active_warps * std::max(1.0, k))
+                : std::string()) +
            "]";
   });
 

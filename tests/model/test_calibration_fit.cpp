@@ -1034,6 +1034,52 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
   CHECK(derived(100.0, -50.0) == 0.0);
 }
 
+TEST_CASE("derive_calibration: body_round rows give each body's further-round line per N") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(tp2.alone.calibration.further_round_ns_n8 == 0.0);
+  CHECK(count_notes(tp2.alone, "further_round_ns_n8 = 0: prior kept") == 2);  // the reference's and lean's
+  // Rows at the model's round of their body, shape and N plus vpt x (a + b x warps), a line per body and N:
+  // the reference -100 / 50 + 2 w / 400 + 10 w at N = 2 / 4 / 8, lean 0 / 100 + 2 w / 450 + 10 w (lean
+  // grows less from N = 2 than the reference, so lean_round_ns_per_extra_rank stays 0 and lean's model
+  // round is the one the rows were built on). Shapes of 4, 8 and 32 warps, 1, 2 and 4 vectors per thread.
+  struct LineAB {
+    double a, b;
+  };
+  const auto line_of = [](bool lean, int n) {
+    if (n == 2) return lean ? LineAB{0.0, 0.0} : LineAB{-100.0, 0.0};
+    if (n == 4) return lean ? LineAB{100.0, 2.0} : LineAB{50.0, 2.0};
+    return lean ? LineAB{450.0, 10.0} : LineAB{400.0, 10.0};
+  };
+  std::vector<MicrobenchRow> more = tp2.rows;
+  for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 256, 2},
+                                             std::tuple{8192, 1024, 1}, std::tuple{4096, 128, 1}})
+    for (const int n : {2, 4, 8})
+      for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
+        const int vpt = hidden / (tpb * cluster * 8);
+        const RoundShape shape = round_shape(hidden, 16, tpb, cluster, vpt, n);
+        model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
+        REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
+        const bool lean = body == ModelDesign::lean;
+        const LineAB l = line_of(lean, n);
+        more.push_back(round_row(tp2.rows.front(), "body_round",
+                                 std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest",
+                                 hidden, 16, tpb, cluster,
+                                 model::detail::oneshot_body_round_ns(in, body, 1.0) + vpt * (l.a + l.b * tpb / 32)));
+      }
+  const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  const Calibration& got = d.calibration;
+  CHECK(got.lean_round_ns_per_extra_rank == 0.0);
+  for (const int n : {2, 4, 8})
+    for (const bool lean : {false, true}) {
+      const std::string prefix = lean ? "lean_" : "";
+      INFO(prefix << "N = " << n);
+      CHECK(get_constant(got, prefix + "further_round_ns_n" + std::to_string(n)) ==
+            Approx(line_of(lean, n).a).margin(1e-6));
+      CHECK(get_constant(got, prefix + "further_round_ns_per_warp_n" + std::to_string(n)) ==
+            Approx(line_of(lean, n).b).margin(1e-6));
+    }
+}
+
 TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants, reuse rows the L2 ramp") {
   const EmulatedTp2 tp2 = emulated_tp2();
   CHECK(tp2.alone.calibration.poll_miss_ns_n8 == 0.0);

@@ -532,6 +532,46 @@ TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and
         Approx(8 * 6 * cal.lean_round_ns_per_extra_rank).epsilon(0.1));
 }
 
+TEST_CASE("further rounds: each token round after a call's first pays its body's measured line, the first none",
+          "[timing]") {
+  Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  for (const char* prefix : {"", "lean_"})
+    for (const char* n : {"2", "4", "8"}) {
+      set_constant(none, std::string(prefix) + "further_round_ns_n" + n, 0.0);
+      set_constant(none, std::string(prefix) + "further_round_ns_per_warp_n" + n, 0.0);
+    }
+  // Known lines: the reference -100 ns per vector at N = 2 (no slope), 0 at N = 4, 500 + 10 ns x warps at
+  // N = 8; lean 50 + 20 ns x warps at N = 8.
+  Calibration lines = none;
+  lines.further_round_ns_n2 = -100.0;
+  lines.further_round_ns_n8 = 500.0;
+  lines.further_round_ns_per_warp_n8 = 10.0;
+  lines.lean_further_round_ns_n8 = 50.0;
+  lines.lean_further_round_ns_per_warp_n8 = 20.0;
+  const auto reduce_gain = [&](int n, int tokens, int tpb, int cluster, int grid, int vpt, Impl body) {
+    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), n);
+    LaunchConfig c;
+    c.tpb = tpb;
+    c.cluster = cluster;
+    c.grid = grid;
+    c.vecs_per_thread = vpt;
+    c.impl = body;
+    const Problem p = problem(tokens, tpb * cluster * vpt * 8, n);  // every thread holds vpt vectors
+    return term(predict(p, c, emu, lines, kRes), "reduce") - term(predict(p, c, emu, none, kRes), "reduce");
+  };
+  // One cluster of 8 blocks of 128 threads (4 warps): 8 tokens are 8 rounds, 7 of them further ones.
+  CHECK(reduce_gain(8, 8, 128, 8, 8, 1, Impl::reference) * 1e3 == Approx(7 * (500.0 + 10.0 * 4)).epsilon(0.1));
+  CHECK(reduce_gain(8, 8, 128, 8, 8, 1, Impl::lean) * 1e3 == Approx(7 * (50.0 + 20.0 * 4)).epsilon(0.1));
+  // Two vectors per thread: twice that.
+  CHECK(reduce_gain(8, 8, 128, 8, 8, 2, Impl::reference) * 1e3 == Approx(2 * 7 * (500.0 + 10.0 * 4)).epsilon(0.1));
+  // A call of one round per cluster: nothing, at every N.
+  for (const int n : {2, 4, 8}) CHECK(reduce_gain(n, 1, 128, 8, 8, 1, Impl::reference) == Approx(0.0).margin(1e-12));
+  // N = 2: the further rounds are shorter (the line is negative); N = 4: the line is 0.
+  CHECK(reduce_gain(2, 8, 128, 8, 8, 1, Impl::reference) < 0.0);
+  CHECK(reduce_gain(2, 8, 128, 8, 8, 1, Impl::lean) == Approx(0.0).margin(1e-12));
+  CHECK(reduce_gain(4, 8, 128, 8, 8, 1, Impl::reference) == Approx(0.0).margin(1e-12));
+}
+
 TEST_CASE("polls from DRAM: rounds pay the cold round's extra by the share of polls L2 no longer holds", "[timing]") {
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.poll_miss_ns_n8 > 0);

@@ -66,6 +66,9 @@ FILES = [
     ("exp/model-accuracy_emulated_grid14.csv", "emulated", "model-accuracy experiment, fresh grid after the reference two-shot's empty ranges, by algorithm"),
     ("exp/model-accuracy_emulated_grid14_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid14_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
+    ("exp/model-accuracy_emulated_grid15.csv", "emulated", "model-accuracy experiment, fresh grid after a call's further rounds, by algorithm"),
+    ("exp/model-accuracy_emulated_grid15_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid15_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
 ]
 
 

@@ -51,6 +51,11 @@ FILES = [
     "exp/model-accuracy_emulated_grid14_tp8.csv",
     "exp/speedup_emulated_wide21.csv",
     "exp/peers_emulated_tp8_rerun6.csv",
+    "exp/model-accuracy_emulated_grid15.csv",
+    "exp/model-accuracy_emulated_grid15_tp4.csv",
+    "exp/model-accuracy_emulated_grid15_tp8.csv",
+    "exp/speedup_emulated_wide22.csv",
+    "exp/peers_emulated_tp8_rerun7.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

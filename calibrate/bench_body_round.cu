@@ -44,6 +44,9 @@
 //            bytes streamed between a slot's write and its poll grow.
 // Since 2026-12-03 23:00, on the emulated node, `*_solo*` and `*_allbusy*` rows: the round at the
 // node's N alone and with every other partition running it at once (allbusy_rows below).
+// Since 2026-12-04, `reference_fp8_n8` and `lean_fp8_n8` (+ `_slowest`), warm only: the same round with
+// the ar_res_rms_fp8 epilogue (FP8 codes written to quant_out, scale 1), whose polls at N = 8 go out in
+// four batches of two slots where ar_res_rms sends two of four.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -62,7 +65,6 @@ namespace arlab::calibrate {
 namespace {
 
 using T = __nv_bfloat16;
-constexpr Pattern kPattern = Pattern::ar_res_rms;
 constexpr int kRounds = 8;  // token rounds per cluster (tokens = clusters x kRounds)
 
 // The start gate of the `_allbusy` rows (null elsewhere): a partner partition's kernel holds its blocks
@@ -90,14 +92,16 @@ __device__ __forceinline__ void pass_start_gate(const kernels::FusedParams& p, c
   __syncthreads();
 }
 
-template <int N, bool kLean>
+template <int N, bool kLean, Pattern kPattern = Pattern::ar_res_rms>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     body_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids,
                       StartGate gate) {
   using namespace kernels;
   pass_start_gate(p, gate);
   constexpr int kVec = DTypeTraits<T>::kVec;
-  constexpr int kBatch = poll_batch<N, false>();  // what both bodies poll with for ar_res_rms
+  // What both bodies poll with for the pattern: at N = 8, 4 slots at a time for ar_res_rms, 2 for the
+  // quantizing patterns (kernels/oneshot_steps.cuh poll_batch).
+  constexpr int kBatch = poll_batch<N, kPattern != Pattern::ar && kPattern != Pattern::ar_res_rms>();
   __shared__ EpilogueShared epi;
   if (threadIdx.x == 0) smids[blockIdx.x] = smid();
   const TokenMapping m = token_mapping<T>(p);
@@ -156,11 +160,16 @@ struct BodyRun {
   const char* variant;
   int nranks;
   void (*kernel)(kernels::FusedParams, unsigned long long*, unsigned*, StartGate);
+  bool fp8 = false;  // ar_res_rms_fp8 (warm rounds only; no allbusy, cold or reuse rows)
 };
+// Since 2026-12-04 also the FP8 pattern at N = 8, whose polls go out 2 slots at a time where ar_res_rms
+// sends 4 (the quantizing patterns' register cap): variants reference_fp8_n8, lean_fp8_n8.
 const BodyRun kBodyRuns[] = {
     {"reference_n2", 2, body_round_kernel<2, false>}, {"lean_n2", 2, body_round_kernel<2, true>},
     {"reference_n4", 4, body_round_kernel<4, false>}, {"lean_n4", 4, body_round_kernel<4, true>},
     {"reference_n8", 8, body_round_kernel<8, false>}, {"lean_n8", 8, body_round_kernel<8, true>},
+    {"reference_fp8_n8", 8, body_round_kernel<8, false, Pattern::ar_res_rms_fp8>, true},
+    {"lean_fp8_n8", 8, body_round_kernel<8, true, Pattern::ar_res_rms_fp8>, true},
 };
 constexpr int kMaxRanksHere = 8;
 
@@ -265,7 +274,7 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
   }
   harness::DeviceBuffer gate(sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
   for (const BodyRun& run : kBodyRuns) {
-    if (run.nranks != node_ranks) continue;
+    if (run.nranks != node_ranks || run.fp8) continue;
     for (const auto& [c, grid] : points) {
       if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)
         throw CudaError("body_round: a configuration whose vectors per thread do not cover its H");
@@ -396,6 +405,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
     p.residual_in = residual_in.data();
     p.residual_out = residual_out.data();
     p.norm_out = norm_out.data();
+    p.quant_out = norm_out.data();  // the FP8 codes, [tokens, H] bytes (the FP8 runs; norm_out holds twice that)
     RoundTimes rt;
     std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
     for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
@@ -448,6 +458,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
         if (grid_limit / c.cluster < 1 || !fits(c, grid_limit, run.nranks)) continue;
         const int grid = (grid_limit / c.cluster) * c.cluster;
         for (const Mode mode : {Mode::warm, Mode::cold}) {
+          if (run.fp8 && mode == Mode::cold) continue;
           const RoundTimes rt = measure(run, c, grid_limit, mode, 0);
           const std::string v = std::string(run.variant) + (mode == Mode::cold ? "_cold" : "");
           const auto row = [&](const std::string& name, const std::vector<double>& values) {
@@ -466,7 +477,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
   // fraction x L2 bytes written elsewhere (size = between, bytes).
   if (env.sms < kSmallGrid) return;
   for (const BodyRun& run : kBodyRuns) {
-    if (run.nranks != 4) continue;
+    if (run.nranks != 4 || run.fp8) continue;
     const Config& c = kReuseConfig;
     for (const double fraction : kReuseFractions) {
       const size_t between = static_cast<size_t>(fraction * static_cast<double>(l2_bytes)) / 256 * 256;

@@ -214,6 +214,19 @@ namespace arlab::model {
   X(lean_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns", "as lean_further_round_ns_n2, N = 8 (body_round lean_n8)") \
   X(lean_further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                   \
     "as lean_further_round_ns_per_warp_n2, N = 8 (body_round lean_n8)")                                             \
+  /* prior: 0, a quantizing pattern's further rounds at N = 8 grow as ar_res_rms's do; range as above */            \
+  X(quant_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns",                                                         \
+    "what a one-shot token round after a call's first takes per vector a thread holds at N = 8 with a quantizing "   \
+    "pattern (its polls two slots at a time, not four) beyond ar_res_rms's line further_round_ns_n8: the intercept " \
+    "of a line over the warps of the block that hold a vector (calibrate: body_round reference_fp8_n8_slowest "      \
+    "minus the model's ar_res_rms_fp8 round of that shape, over vpt, less that line; least squares)")              \
+  X(quant_further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                  \
+    "the slope of that line: per warp that holds a vector on the SM (body_round reference_fp8_n8)")                  \
+  X(lean_quant_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns",                                                    \
+    "as quant_further_round_ns_n8 for the lean body, beyond lean_further_round_ns_n8's line (body_round "           \
+    "lean_fp8_n8)")                                                                                                 \
+  X(lean_quant_further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                             \
+    "as quant_further_round_ns_per_warp_n8 for the lean body (body_round lean_fp8_n8)")                             \
   /* prior: 0, no term (a round's polls always hit L2); range: 10 us, as a round */                                  \
   X(poll_miss_ns_n2, 0.0, 0.0, 10000.0, "ns",                                                                        \
     "what the reference one-shot round takes per vector a thread holds beyond its warm round when its polls come "   \

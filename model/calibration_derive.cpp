@@ -136,6 +136,8 @@ class Deriver {
     body_rounds();
     further_rounds(ModelDesign::reference);
     further_rounds(ModelDesign::lean);
+    quant_further_rounds(ModelDesign::reference);
+    quant_further_rounds(ModelDesign::lean);
     poll_misses();
     l2_reuse();
     placement_check();
@@ -576,8 +578,8 @@ class Deriver {
   // The model's token round of a one-shot body for one body_round row (ar_res_rms, `nranks` ranks), ns;
   // none where it cannot launch.
   std::optional<double> bench_body_round_ns(const MicrobenchRow& r, ModelDesign design, int nranks,
-                                            const Calibration& cal) const {
-    return with_bench_inputs(r, Pattern::ar_res_rms, nranks, body_round_vpt(r), cal,
+                                            const Calibration& cal, Pattern pattern = Pattern::ar_res_rms) const {
+    return with_bench_inputs(r, pattern, nranks, body_round_vpt(r), cal,
                              [design](const detail::ModelInputs& in) {
                                return detail::oneshot_body_round_ns(in, design, 1.0);
                              });
@@ -830,6 +832,46 @@ class Deriver {
               "(blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
       set(slope, l.slope, fmt("slope of that line (N = %d)", n));
     }
+  }
+
+  // The same for a quantizing pattern at N = 8 (body_round {body}_fp8_n8_slowest, the ar_res_rms_fp8
+  // epilogue, since 2026-12-04), beyond the ar_res_rms line just derived: per row, (measured - the model's
+  // ar_res_rms_fp8 round of that shape) / vpt - that line at the block's warps, a least-squares line over
+  // the warps. Older microbenchmarks keep the priors, 0 (the quantizing patterns as ar_res_rms).
+  void quant_further_rounds(ModelDesign design) {
+    const bool lean = design == ModelDesign::lean;
+    const std::string body = lean ? "lean" : "reference";
+    const std::string intercept = lean ? "lean_quant_further_round_ns_n8" : "quant_further_round_ns_n8";
+    const std::string slope = lean ? "lean_quant_further_round_ns_per_warp_n8" : "quant_further_round_ns_per_warp_n8";
+    const Calibration& cal = out_.calibration;
+    const double a8 = lean ? cal.lean_further_round_ns_n8 : cal.further_round_ns_n8;
+    const double b8 = lean ? cal.lean_further_round_ns_per_warp_n8 : cal.further_round_ns_per_warp_n8;
+    std::vector<std::pair<double, double>> xy;
+    std::string per;
+    for (const MicrobenchRow* r : pick_rows("body_round", body + "_fp8_n8_slowest", "ns_per_round")) {
+      const auto model = bench_body_round_ns(*r, design, 8, cal, Pattern::ar_res_rms_fp8);
+      if (!model) continue;
+      const int vpt = body_round_vpt(*r);
+      const double warps = (r->tpb + 31) / 32;
+      xy.emplace_back(warps, (r->value - *model) / vpt - (a8 + b8 * warps));
+      per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
+             (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+    }
+    std::set<double> distinct;
+    for (const auto& point : xy) distinct.insert(point.first);
+    if (distinct.size() < 2) {
+      const std::string why = "no body_round " + body + "_fp8_n8 rows at two or more block sizes: microbenchmarks "
+                              "of an arlab before 2026-12-04";
+      keep_prior(intercept, why);
+      keep_prior(slope, why);
+      return;
+    }
+    const Line l = line_of(xy, intercept);
+    set(intercept, l.intercept,
+        fmt("intercept of the least-squares line over the block's warps (%zu rows) of what the ", xy.size()) + body +
+            " round with the ar_res_rms_fp8 epilogue takes at N = 8 beyond the model's round, per vector per thread, "
+            "less the ar_res_rms line (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
+    set(slope, l.slope, "slope of that line");
   }
 
   // The one-shot token round of each body at N = 2, 4 and 8 ranks (body_round, new on 2026-12-03; the

@@ -149,14 +149,19 @@ double poll_miss_ns_per_vector(const Calibration& cal, bool lean, int n) {
 // 8; N = 16 is not measured). The model's round has its overhead from rounds run with a partner
 // partition busy, which fits a call's first round; the further ones measure shorter at N = 2 and longer
 // at N = 8, where the polls of a vector go out in two batches of four (kernels/oneshot_steps.cuh
-// poll_batch: the second waits for the first's round trip) and N = 4 sends one.
-double further_round_ns_per_vector(const Calibration& cal, bool lean, int n, double warps) {
+// poll_batch: the second waits for the first's round trip) and N = 4 sends one; the quantizing patterns
+// send four batches of two at N = 8 (their own part, bench body_round *_fp8_n8).
+double further_round_ns_per_vector(const Calibration& cal, bool lean, bool quantizing, int n, double warps) {
   const double g2 = lean ? cal.lean_further_round_ns_n2 + cal.lean_further_round_ns_per_warp_n2 * warps
                          : cal.further_round_ns_n2 + cal.further_round_ns_per_warp_n2 * warps;
   const double g4 = lean ? cal.lean_further_round_ns_n4 + cal.lean_further_round_ns_per_warp_n4 * warps
                          : cal.further_round_ns_n4 + cal.further_round_ns_per_warp_n4 * warps;
-  const double g8 = lean ? cal.lean_further_round_ns_n8 + cal.lean_further_round_ns_per_warp_n8 * warps
-                         : cal.further_round_ns_n8 + cal.further_round_ns_per_warp_n8 * warps;
+  double g8 = lean ? cal.lean_further_round_ns_n8 + cal.lean_further_round_ns_per_warp_n8 * warps
+                   : cal.further_round_ns_n8 + cal.further_round_ns_per_warp_n8 * warps;
+  // The quantizing patterns poll 2 slots at a time at N = 8 (4 batches, not 2): their own part on top.
+  if (quantizing)
+    g8 += lean ? cal.lean_quant_further_round_ns_n8 + cal.lean_quant_further_round_ns_per_warp_n8 * warps
+               : cal.quant_further_round_ns_n8 + cal.quant_further_round_ns_per_warp_n8 * warps;
   if (n <= 4) return g2 + (g4 - g2) * (n - 2) / 2.0;
   return g4 + (g8 - g4) * (n - 4) / 4.0;
 }
@@ -225,7 +230,9 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   // Each round after a call's first, over the warps of every block that shares the busiest SM, as the
   // round overhead's per-warp part counts them.
   const double warps_on_sm = in.active_warps * std::max(1.0, blocks_per_sm);
-  b.further_ns = further_round_ns_per_vector(cal, d.own_from_registers, in.p.nranks, warps_on_sm) * in.vecs_used;
+  const bool quantizing = has_fp8(in.p.pattern) || has_fp4(in.p.pattern);
+  b.further_ns =
+      further_round_ns_per_vector(cal, d.own_from_registers, quantizing, in.p.nranks, warps_on_sm) * in.vecs_used;
   return b;
 }
 

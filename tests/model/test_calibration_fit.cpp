@@ -622,7 +622,9 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
                                "h200_emulated_body_round_vpt_microbench.csv",
                                "h200_emulated_body_round_vpt_microbench_rerun.csv",
                                "h200_emulated_body_round_cold_microbench.csv",
-                               "h200_emulated_body_round_cold_microbench_rerun.csv"}) {
+                               "h200_emulated_body_round_cold_microbench_rerun.csv",
+                               "h200_emulated_body_round_fp8_microbench.csv",
+                               "h200_emulated_body_round_fp8_microbench_rerun.csv"}) {
         size_t drain = 0, vpt = 0, body = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (own.count({r.bench, r.variant}) == 0) {
@@ -632,7 +634,8 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
             body += r.bench == "body_round";
           }
         const std::string name = file;
-        const bool cold = name.find("_cold_") != std::string::npos;  // the body_round rows of their runs only
+        // the body_round rows of their runs only (cold: every body_round row; fp8: the FP8 rows)
+        const bool cold = name.find("_cold_") != std::string::npos || name.find("_fp8_") != std::string::npos;
         REQUIRE(drain == (cold ? 0u : 12u));  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
         // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
         REQUIRE(vpt == (name.find("_drain_") == std::string::npos && !cold ? 36u : 0u));
@@ -640,7 +643,9 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
         // L2) x (reference, lean) x (block 0, slowest)
         // + 4 configurations of 2 and 4 vectors per thread at 16 blocks, 4 / 4 / 1 of them at 64, in the last two
         // + the cold runs: the 236 again from DRAM, and 2 bodies x 11 reuse points
-        REQUIRE(body == (cold                                                  ? 494u
+        // + the FP8 runs: 11 configurations at 16 blocks and 5 at 64 x (reference, lean) x (block 0, slowest)
+        REQUIRE(body == (name.find("_fp8_") != std::string::npos               ? 64u
+                         : cold                                                  ? 494u
                          : name.find("_body_round_vpt_") != std::string::npos ? 236u
                          : name.find("_body_round_") != std::string::npos ? 152u
                                                                           : 0u));
@@ -1034,10 +1039,11 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
   CHECK(derived(100.0, -50.0) == 0.0);
 }
 
-TEST_CASE("derive_calibration: body_round rows give each body's further-round line per N") {
+TEST_CASE("derive_calibration: body_round rows give each body's further-round lines, the FP8 rows the quantizing part") {
   const EmulatedTp2 tp2 = emulated_tp2();
   CHECK(tp2.alone.calibration.further_round_ns_n8 == 0.0);
-  CHECK(count_notes(tp2.alone, "further_round_ns_n8 = 0: prior kept") == 2);  // the reference's and lean's
+  // the reference's and lean's, for ar_res_rms and (quant_) the quantizing patterns
+  CHECK(count_notes(tp2.alone, "further_round_ns_n8 = 0: prior kept") == 4);
   // Rows at the model's round of their body, shape and N plus vpt x (a + b x warps), a line per body and N:
   // the reference -100 / 50 + 2 w / 400 + 10 w at N = 2 / 4 / 8, lean 0 / 100 + 2 w / 450 + 10 w (lean
   // grows less from N = 2 than the reference, so lean_round_ns_per_extra_rank stays 0 and lean's model
@@ -1065,10 +1071,27 @@ TEST_CASE("derive_calibration: body_round rows give each body's further-round li
                                  std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest",
                                  hidden, 16, tpb, cluster,
                                  model::detail::oneshot_body_round_ns(in, body, 1.0) + vpt * (l.a + l.b * tpb / 32)));
+        if (n != 8) continue;
+        // The FP8 epilogue's rows at N = 8: the model's FP8 round + vpt x (the N = 8 line + 300 - 5 w, lean
+        // 200 + 4 w): the quant_ constants are what they add beyond the line.
+        RoundShape fp8 = shape;
+        fp8.p.pattern = Pattern::ar_res_rms_fp8;
+        model::detail::ModelInputs fp8_in{fp8.p, fp8.c, tp2.spec, tp2.alone.calibration};
+        REQUIRE(model::detail::derive_inputs(fp8_in, KernelResources{64, 0}));
+        const double warps = tpb / 32;
+        const double extra = lean ? 200.0 + 4.0 * warps : 300.0 - 5.0 * warps;
+        more.push_back(round_row(tp2.rows.front(), "body_round",
+                                 std::string(lean ? "lean" : "reference") + "_fp8_n8_slowest", hidden, 16, tpb, cluster,
+                                 model::detail::oneshot_body_round_ns(fp8_in, body, 1.0) +
+                                     vpt * (l.a + l.b * warps + extra)));
       }
   const DerivedCalibration d = derive_calibration(more, tp2.spec);
   const Calibration& got = d.calibration;
   CHECK(got.lean_round_ns_per_extra_rank == 0.0);
+  CHECK(got.quant_further_round_ns_n8 == Approx(300.0).margin(1e-6));
+  CHECK(got.quant_further_round_ns_per_warp_n8 == Approx(-5.0).margin(1e-6));
+  CHECK(got.lean_quant_further_round_ns_n8 == Approx(200.0).margin(1e-6));
+  CHECK(got.lean_quant_further_round_ns_per_warp_n8 == Approx(4.0).margin(1e-6));
   for (const int n : {2, 4, 8})
     for (const bool lean : {false, true}) {
       const std::string prefix = lean ? "lean_" : "";

@@ -535,11 +535,14 @@ TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and
 TEST_CASE("further rounds: each token round after a call's first pays its body's measured line, the first none",
           "[timing]") {
   Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
-  for (const char* prefix : {"", "lean_"})
+  for (const char* prefix : {"", "lean_"}) {
     for (const char* n : {"2", "4", "8"}) {
       set_constant(none, std::string(prefix) + "further_round_ns_n" + n, 0.0);
       set_constant(none, std::string(prefix) + "further_round_ns_per_warp_n" + n, 0.0);
     }
+    set_constant(none, std::string(prefix) + "quant_further_round_ns_n8", 0.0);
+    set_constant(none, std::string(prefix) + "quant_further_round_ns_per_warp_n8", 0.0);
+  }
   // Known lines: the reference -100 ns per vector at N = 2 (no slope), 0 at N = 4, 500 + 10 ns x warps at
   // N = 8; lean 50 + 20 ns x warps at N = 8.
   Calibration lines = none;
@@ -566,6 +569,24 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
   CHECK(reduce_gain(8, 8, 128, 8, 8, 2, Impl::reference) * 1e3 == Approx(2 * 7 * (500.0 + 10.0 * 4)).epsilon(0.1));
   // A call of one round per cluster: nothing, at every N.
   for (const int n : {2, 4, 8}) CHECK(reduce_gain(n, 1, 128, 8, 8, 1, Impl::reference) == Approx(0.0).margin(1e-12));
+  // A quantizing pattern at N = 8 adds its own line (quant_, prior 0); ar_res_rms does not.
+  Calibration quant = lines;
+  quant.quant_further_round_ns_n8 = 250.0;
+  const auto quant_gain = [&](Pattern pattern) {
+    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 8);
+    LaunchConfig c;
+    c.tpb = 128;
+    c.cluster = 8;
+    c.grid = 8;
+    c.vecs_per_thread = 1;
+    c.impl = Impl::reference;
+    Problem p = problem(8, 8192, 8);
+    p.pattern = pattern;
+    return term(predict(p, c, emu, quant, kRes), "reduce") - term(predict(p, c, emu, lines, kRes), "reduce");
+  };
+  CHECK(quant_gain(Pattern::ar_res_rms_fp8) * 1e3 == Approx(7 * 250.0).epsilon(0.1));
+  CHECK(quant_gain(Pattern::ar_res_rms_out_fp4) * 1e3 == Approx(7 * 250.0).epsilon(0.1));
+  CHECK(quant_gain(Pattern::ar_res_rms) == Approx(0.0).margin(1e-12));
   // N = 2: the further rounds are shorter (the line is negative); N = 4: the line is 0.
   CHECK(reduce_gain(2, 8, 128, 8, 8, 1, Impl::reference) < 0.0);
   CHECK(reduce_gain(2, 8, 128, 8, 8, 1, Impl::lean) == Approx(0.0).margin(1e-12));

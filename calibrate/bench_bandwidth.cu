@@ -181,24 +181,23 @@ void with_busy_partner(const BenchEnv& env, size_t busy_bytes, const std::functi
   // The load generator waits on no one; its bound only ends it should the host never set the stop
   // word: far above the few seconds the _busy points take.
   constexpr unsigned long long kBusyBoundNs = 120ull * 1000 * 1000 * 1000;
-  harness::DeviceBuffer src(kBusyBytes, env.busy_rank), dst(kBusyBytes, env.busy_rank);
-  ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(src.data(), 1, kBusyBytes, env.busy_stream));
-  harness::MappedPinnedBuffer words(4 * sizeof(unsigned), env.busy_rank);
+  harness::DeviceBuffer src(kBusyBytes, env.partner_rank()), dst(kBusyBytes, env.partner_rank());
+  ARLAB_CUDA_CHECK_RANK(env.partner_rank(), cudaMemsetAsync(src.data(), 1, kBusyBytes, env.partner_stream()));
+  harness::MappedPinnedBuffer words(4 * sizeof(unsigned), env.partner_rank());
   volatile unsigned* host = words.as<unsigned>();  // [0] stop, [1] started, [2] bound reached
   host[0] = host[1] = host[2] = 0u;
   unsigned* dev = nullptr;
-  ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), words.data(), 0));
-  launch(Shape{env.busy_sms, kBusyTpb, 1}, env.busy_stream, env.busy_rank, busy_copy_kernel, src.as<const uint4>(),
-         dst.as<uint4>(), static_cast<long long>(kBusyBytes / sizeof(uint4)), passes_per_poll,
-         static_cast<const unsigned*>(dev),
-         dev + 1, kBusyBoundNs);
+  ARLAB_CUDA_CHECK_RANK(env.partner_rank(), cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), words.data(), 0));
+  launch(Shape{env.partner_sms(), kBusyTpb, 1}, env.partner_stream(), env.partner_rank(), busy_copy_kernel,
+         src.as<const uint4>(), dst.as<uint4>(), static_cast<long long>(kBusyBytes / sizeof(uint4)), passes_per_poll,
+         static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
   // Wait (bounded by the spin-wait timeout, at least 10 s for a cold start) until it runs.
   const auto limit = std::chrono::steady_clock::now() +
                      std::chrono::nanoseconds(std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull));
   while (host[1] == 0u) {
     if (std::chrono::steady_clock::now() > limit) {
       host[0] = 1u;
-      ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+      ARLAB_CUDA_CHECK_RANK(env.partner_rank(), cudaStreamSynchronize(env.partner_stream()));
       throw CudaError("bandwidth _busy: rank 1's load kernel did not start");
     }
     std::this_thread::yield();
@@ -207,11 +206,11 @@ void with_busy_partner(const BenchEnv& env, size_t busy_bytes, const std::functi
     body();
   } catch (...) {
     host[0] = 1u;
-    cudaStreamSynchronize(env.busy_stream);  // unwinding: its own error would hide the first one
+    cudaStreamSynchronize(env.partner_stream());  // unwinding: its own error would hide the first one
     throw;
   }
   host[0] = 1u;
-  ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+  ARLAB_CUDA_CHECK_RANK(env.partner_rank(), cudaStreamSynchronize(env.partner_stream()));
   if (host[2] != 0u) throw CudaError("bandwidth _busy: rank 1's load ended (bound reached) before the points did");
 }
 
@@ -226,7 +225,7 @@ void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<Microbench
     for (int tpb : tpbs)
       for (int k : sms) add_point(env, b, kind, "", k, tpb, out);
   constexpr size_t kHbmBusyBytes = size_t(256) << 20;  // the partner's buffers: > 5x L2, it streams HBM too
-  if (env.busy_stream)
+  if (env.partner_stream())
     with_busy_partner(env, kHbmBusyBytes, [&] {
       for (Kind kind : {Kind::read, Kind::write, Kind::copy})
         for (int tpb : tpbs) add_point(env, b, kind, "_busy", env.sms, tpb, out);
@@ -240,7 +239,7 @@ void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<Microbench
   Buffers l2 = make_buffers(env, kL2Bytes, kL2Passes);
   for (Kind kind : {Kind::read, Kind::write, Kind::copy})
     for (int tpb : tpbs) add_point(env, l2, kind, "_l2", env.sms, tpb, out);
-  if (env.busy_stream)
+  if (env.partner_stream())
     with_busy_partner(env, kL2Bytes, [&] {
       for (Kind kind : {Kind::read, Kind::write, Kind::copy})
         for (int tpb : tpbs) add_point(env, l2, kind, "_l2_busy", env.sms, tpb, out);

@@ -160,22 +160,24 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   // The partner of the _busy variant (emulated node only): rank 1's partition runs the same rounds on
   // its own buffers, twice as many, started just before the measured kernel so that it covers it --
   // the emulated TP2 node, where both partitions run their rounds at once.
-  const bool with_partner = env.busy_stream != nullptr && env.busy_sms > 0;
+  const bool with_partner = env.partner_stream() != nullptr && env.partner_sms() > 0;
   const size_t partner_bytes = with_partner ? 2 * max_bytes : 0;
-  harness::DeviceBuffer p_res_in(partner_bytes, env.busy_rank), p_res_out(partner_bytes, env.busy_rank),
-      p_norm_out(partner_bytes, env.busy_rank), p_slots(2 * partner_bytes, env.busy_rank),
-      p_fault(sizeof(unsigned long long), env.busy_rank), p_times(2 * static_cast<size_t>(std::max(env.busy_sms, 1)) * sizeof(unsigned long long), env.busy_rank),
-      p_smids(static_cast<size_t>(std::max(env.busy_sms, 1)) * sizeof(unsigned), env.busy_rank),
-      p_quant_out(with_partner ? 2 * quant_bytes : 0, env.busy_rank),
-      p_scale_out(with_partner ? 2 * sf_bytes : 0, env.busy_rank), p_scale(sizeof(float), env.busy_rank);
+  const int partner = env.partner_rank();
+  const cudaStream_t partner_stream = env.partner_stream();
+  const size_t partner_blocks = static_cast<size_t>(std::max(env.partner_sms(), 1));
+  harness::DeviceBuffer p_res_in(partner_bytes, partner), p_res_out(partner_bytes, partner),
+      p_norm_out(partner_bytes, partner), p_slots(2 * partner_bytes, partner),
+      p_fault(sizeof(unsigned long long), partner),
+      p_times(2 * partner_blocks * sizeof(unsigned long long), partner),
+      p_smids(partner_blocks * sizeof(unsigned), partner), p_quant_out(with_partner ? 2 * quant_bytes : 0, partner),
+      p_scale_out(with_partner ? 2 * sf_bytes : 0, partner), p_scale(sizeof(float), partner);
   if (with_partner) {
-    ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemcpyAsync(p_scale.data(), &one, sizeof(float),
-                                                         cudaMemcpyHostToDevice, env.busy_stream));
-    ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(p_res_in.data(), 0x3c, partner_bytes, env.busy_stream));
-    ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemsetAsync(p_slots.data(), 0x3c, 2 * partner_bytes, env.busy_stream));
-    ARLAB_CUDA_CHECK_RANK(env.busy_rank,
-                          cudaMemsetAsync(p_fault.data(), 0, sizeof(unsigned long long), env.busy_stream));
-    ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+    ARLAB_CUDA_CHECK_RANK(partner,
+                          cudaMemcpyAsync(p_scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, partner_stream));
+    ARLAB_CUDA_CHECK_RANK(partner, cudaMemsetAsync(p_res_in.data(), 0x3c, partner_bytes, partner_stream));
+    ARLAB_CUDA_CHECK_RANK(partner, cudaMemsetAsync(p_slots.data(), 0x3c, 2 * partner_bytes, partner_stream));
+    ARLAB_CUDA_CHECK_RANK(partner, cudaMemsetAsync(p_fault.data(), 0, sizeof(unsigned long long), partner_stream));
+    ARLAB_CUDA_CHECK_RANK(partner, cudaStreamSynchronize(partner_stream));
   }
   // 4x L2 of fresh writes evicts everything from L2 before each repetition (as bench round_load does).
   const size_t flush_bytes = static_cast<size_t>(4 * std::max<int64_t>(env.device->props.l2_bytes, 1 << 20));
@@ -232,7 +234,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       p.scale_out = scale_out.data();
       p.sf_swizzled = 1;
       // The partner: the same shape on rank 1's SMs, 2 x the rounds, its own buffers (same gamma values).
-      const int p_clusters = sweep ? clusters : std::max(1, env.busy_sms / c.cluster);
+      const int p_clusters = sweep ? clusters : std::max(1, env.partner_sms() / c.cluster);
       kernels::FusedParams q = p;
       if (busy) {
         q.residual_in = p_res_in.data();
@@ -258,7 +260,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
         if (busy) {
           ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-          launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, env.busy_stream, env.busy_rank,
+          launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, partner_stream, partner,
                  run.kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
         }
         launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p,
@@ -268,7 +270,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
                                                         cudaMemcpyDeviceToHost, env.stream));
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
         const GridTimes t = grid_times(block_times, grid);
-        if (busy) ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaStreamSynchronize(env.busy_stream));
+        if (busy) ARLAB_CUDA_CHECK_RANK(partner, cudaStreamSynchronize(partner_stream));
         if (r > 0) {
           ns.push_back(t.block0 / rounds);
           slowest.push_back(t.slowest / rounds);
@@ -283,7 +285,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
                                                       cudaMemcpyDeviceToHost, env.stream));
       ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
       if (busy)
-        ARLAB_CUDA_CHECK_RANK(env.busy_rank, cudaMemcpy(&partner_fault, p_fault.data(), sizeof(partner_fault),
+        ARLAB_CUDA_CHECK_RANK(partner, cudaMemcpy(&partner_fault, p_fault.data(), sizeof(partner_fault),
                                                         cudaMemcpyDeviceToHost));
       if (fault_word != 0 || partner_fault != 0)
         throw CudaError("epilogue_round: a poll waited and timed out (fault words " + std::to_string(fault_word) +

@@ -25,14 +25,17 @@ struct BenchEnv {
   bool quick = false;
   int reps = 20;
   unsigned long long timeout_ns = 0;  // bound of every device spin-wait
-  // The emulated node's second partition (rank 1) for the `_busy` bandwidth variants; null elsewhere.
-  cudaStream_t busy_stream = nullptr;
-  int busy_rank = 1;
-  int busy_sms = 0;
-  // The emulated node's other partitions (ranks 1 .. N-1, each env.sms SMs) for body_round's
-  // `_allbusy` rows, where every partition runs the round at once; empty elsewhere.
+  // The emulated node's other partitions (ranks 1 .. N-1, each `sms` SMs): the first is the partner of
+  // the `_busy` bandwidth and epilogue_round variants, all of them run body_round's `_allbusy` rows;
+  // empty elsewhere.
   std::vector<cudaStream_t> partner_streams;
   std::vector<int> partner_ranks;
+
+  // The `_busy` variants' partner (rank 1's partition): its stream (null without one), rank and SMs (0
+  // without one).
+  cudaStream_t partner_stream() const { return partner_streams.empty() ? nullptr : partner_streams.front(); }
+  int partner_rank() const { return partner_ranks.empty() ? 1 : partner_ranks.front(); }
+  int partner_sms() const { return partner_streams.empty() ? 0 : sms; }
 };
 
 // Each bench appends one row per point (rank = env.rank, provenance columns empty).

@@ -91,9 +91,6 @@ bool calibrate_on_node(const calibrate::CalibrateOptions& o, harness::Node& node
     env.reps = calibrate::effective_reps(o);
     env.timeout_ns = node.timeout_ns();
     if (node.topology() == "emulated" && node.nranks() >= 2) {
-      env.busy_rank = 1;
-      env.busy_stream = node.rank(1).stream();
-      env.busy_sms = node.sms_per_rank();
       for (int r = 1; r < node.nranks(); ++r) {
         env.partner_streams.push_back(node.rank(r).stream());
         env.partner_ranks.push_back(r);

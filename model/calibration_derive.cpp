@@ -798,40 +798,10 @@ class Deriver {
   // _per_warp_nN x warps. The model adds it to every round after a call's first. Older microbenchmarks
   // keep the priors, 0.
   void further_rounds(ModelDesign design) {
-    const bool lean = design == ModelDesign::lean;
-    const std::string body = lean ? "lean" : "reference";
-    for (const int n : {2, 4, 8}) {
-      const std::string intercept = (lean ? "lean_" : "") + std::string("further_round_ns_n") + std::to_string(n);
-      const std::string slope = (lean ? "lean_" : "") + std::string("further_round_ns_per_warp_n") + std::to_string(n);
-      std::vector<std::pair<double, double>> xy;
-      std::string per;
-      const std::string variant = body + "_n" + std::to_string(n) + "_slowest";
-      for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
-        const auto model = bench_body_round_ns(*r, design, n, out_.calibration);
-        if (!model) continue;
-        const int vpt = body_round_vpt(*r);
-        xy.emplace_back((r->tpb + 31) / 32, (r->value - *model) / vpt);
-        per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
-               fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
-               fmt(": %.0f (model %.0f);", r->value, *model);
-      }
-      std::set<double> distinct;
-      for (const auto& point : xy) distinct.insert(point.first);
-      if (distinct.size() < 2) {
-        const std::string why = "no body_round " + body + "_n" + std::to_string(n) +
-                                " rows at two or more block sizes: microbenchmarks of an arlab before 2026-12-03";
-        keep_prior(intercept, why);
-        keep_prior(slope, why);
-        continue;
-      }
-      const Line l = line_of(xy, intercept);
-      set(intercept, l.intercept,
-          fmt("intercept of the least-squares line over the block's warps (%zu rows) of what the ", xy.size()) + body +
-              " round " +
-              fmt("alone takes at N = %d beyond the model's round, per vector per thread ", n) +
-              "(blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
-      set(slope, l.slope, fmt("slope of that line (N = %d)", n));
-    }
+    const std::string prefix = design == ModelDesign::lean ? "lean_" : "";
+    for (const int n : {2, 4, 8})
+      round_line(design, n, Pattern::ar_res_rms, Line{}, prefix + "further_round_ns_n" + std::to_string(n),
+                 prefix + "further_round_ns_per_warp_n" + std::to_string(n), "2026-12-03");
   }
 
   // The same for a quantizing pattern at N = 8 (body_round {body}_fp8_n8_slowest, the ar_res_rms_fp8
@@ -840,28 +810,40 @@ class Deriver {
   // the warps. Older microbenchmarks keep the priors, 0 (the quantizing patterns as ar_res_rms).
   void quant_further_rounds(ModelDesign design) {
     const bool lean = design == ModelDesign::lean;
-    const std::string body = lean ? "lean" : "reference";
-    const std::string intercept = lean ? "lean_quant_further_round_ns_n8" : "quant_further_round_ns_n8";
-    const std::string slope = lean ? "lean_quant_further_round_ns_per_warp_n8" : "quant_further_round_ns_per_warp_n8";
     const Calibration& cal = out_.calibration;
-    const double a8 = lean ? cal.lean_further_round_ns_n8 : cal.further_round_ns_n8;
-    const double b8 = lean ? cal.lean_further_round_ns_per_warp_n8 : cal.further_round_ns_per_warp_n8;
+    const Line ar_line = lean ? Line{cal.lean_further_round_ns_n8, cal.lean_further_round_ns_per_warp_n8}
+                              : Line{cal.further_round_ns_n8, cal.further_round_ns_per_warp_n8};
+    const std::string prefix = lean ? "lean_" : "";
+    round_line(design, 8, Pattern::ar_res_rms_fp8, ar_line, prefix + "quant_further_round_ns_n8",
+               prefix + "quant_further_round_ns_per_warp_n8", "2026-12-04");
+  }
+
+  // One line of the two above: over the body_round rows of `design` at `n` ranks with `pattern`'s
+  // epilogue (variant {body}[_fp8]_n{n}_slowest), ((measured - the model's round of that shape, body, N and
+  // pattern) / vpt - `beyond` at the block's warps) against the block's warps, least squares, into
+  // `intercept` and `slope`; the priors where the rows span fewer than two block sizes (microbenchmarks of
+  // an arlab before `since`).
+  void round_line(ModelDesign design, int n, Pattern pattern, Line beyond, const std::string& intercept,
+                  const std::string& slope, const std::string& since) {
+    const std::string body = design == ModelDesign::lean ? "lean" : "reference";
+    const std::string variant =
+        body + (pattern == Pattern::ar_res_rms ? "" : "_fp8") + "_n" + std::to_string(n) + "_slowest";
     std::vector<std::pair<double, double>> xy;
     std::string per;
-    for (const MicrobenchRow* r : pick_rows("body_round", body + "_fp8_n8_slowest", "ns_per_round")) {
-      const auto model = bench_body_round_ns(*r, design, 8, cal, Pattern::ar_res_rms_fp8);
+    for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+      const auto model = bench_body_round_ns(*r, design, n, out_.calibration, pattern);
       if (!model) continue;
       const int vpt = body_round_vpt(*r);
       const double warps = (r->tpb + 31) / 32;
-      xy.emplace_back(warps, (r->value - *model) / vpt - (a8 + b8 * warps));
+      xy.emplace_back(warps, (r->value - *model) / vpt - (beyond.intercept + beyond.slope * warps));
       per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
              (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
     }
     std::set<double> distinct;
     for (const auto& point : xy) distinct.insert(point.first);
     if (distinct.size() < 2) {
-      const std::string why = "no body_round " + body + "_fp8_n8 rows at two or more block sizes: microbenchmarks "
-                              "of an arlab before 2026-12-04";
+      const std::string why = "no body_round " + variant + " rows at two or more block sizes: microbenchmarks of "
+                              "an arlab before " + since;
       keep_prior(intercept, why);
       keep_prior(slope, why);
       return;
@@ -869,9 +851,12 @@ class Deriver {
     const Line l = line_of(xy, intercept);
     set(intercept, l.intercept,
         fmt("intercept of the least-squares line over the block's warps (%zu rows) of what the ", xy.size()) + body +
-            " round with the ar_res_rms_fp8 epilogue takes at N = 8 beyond the model's round, per vector per thread, "
-            "less the ar_res_rms line (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
-    set(slope, l.slope, "slope of that line");
+            " round " +
+            (pattern == Pattern::ar_res_rms ? std::string() : "with the " + std::string(to_string(pattern)) + " epilogue ") +
+            fmt("alone takes at N = %d beyond the model's round, per vector per thread", n) +
+            (beyond.intercept != 0 || beyond.slope != 0 ? ", less the ar_res_rms line" : "") +
+            " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
+    set(slope, l.slope, fmt("slope of that line (N = %d)", n));
   }
 
   // The one-shot token round of each body at N = 2, 4 and 8 ranks (body_round, new on 2026-12-03; the

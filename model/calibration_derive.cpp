@@ -852,7 +852,8 @@ class Deriver {
     set(intercept, l.intercept,
         fmt("intercept of the least-squares line over the block's warps (%zu rows) of what the ", xy.size()) + body +
             " round " +
-            (pattern == Pattern::ar_res_rms ? std::string() : "with the " + std::string(to_string(pattern)) + " epilogue ") +
+            (pattern == Pattern::ar_res_rms ? std::string()
+                                            : "with the " + std::string(to_string(pattern)) + " epilogue ") +
             fmt("alone takes at N = %d beyond the model's round, per vector per thread", n) +
             (beyond.intercept != 0 || beyond.slope != 0 ? ", less the ar_res_rms line" : "") +
             " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);

@@ -37,6 +37,20 @@ double term(const Prediction& pr, const std::string& name) {
   return 0;
 }
 
+// The reduce term of problem p on the emulated partition of its N ranks, launched as tpb/cluster/grid with
+// vpt vectors per thread and kernel body `body`, with calibration `with` less the same with `without`, us.
+double reduce_gain(const Problem& p, int tpb, int cluster, int grid, int vpt, Impl body, const Calibration& with,
+                   const Calibration& without) {
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), p.nranks);
+  LaunchConfig c;
+  c.tpb = tpb;
+  c.cluster = cluster;
+  c.grid = grid;
+  c.vecs_per_thread = vpt;
+  c.impl = body;
+  return term(predict(p, c, emu, with, kRes), "reduce") - term(predict(p, c, emu, without, kRes), "reduce");
+}
+
 // The explanation of term `name` ("" when the prediction has no such term).
 std::string explanation_of(const Prediction& pr, const std::string& name) {
   for (const auto& t : pr.terms)
@@ -505,15 +519,7 @@ TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and
   Calibration none = cal;
   none.lean_round_ns_per_extra_rank = 0;
   const auto reduce_gain = [&](int n, int tokens, int hidden, int tpb, int cluster, int grid, int vpt, Impl body) {
-    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), n);
-    LaunchConfig c;
-    c.tpb = tpb;
-    c.cluster = cluster;
-    c.grid = grid;
-    c.vecs_per_thread = vpt;
-    c.impl = body;
-    const Problem p = problem(tokens, hidden, n);
-    return term(predict(p, c, emu, cal, kRes), "reduce") - term(predict(p, c, emu, none, kRes), "reduce");
+    return ::reduce_gain(problem(tokens, hidden, n), tpb, cluster, grid, vpt, body, cal, none);
   };
   // One round (1 token), one vector per thread: (N - 2) x the constant, in the rounds-bound reduce.
   CHECK(reduce_gain(8, 1, 8192, 128, 8, 8, 1, Impl::lean) * 1e3 ==
@@ -552,15 +558,8 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
   lines.lean_further_round_ns_n8 = 50.0;
   lines.lean_further_round_ns_per_warp_n8 = 20.0;
   const auto reduce_gain = [&](int n, int tokens, int tpb, int cluster, int grid, int vpt, Impl body) {
-    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), n);
-    LaunchConfig c;
-    c.tpb = tpb;
-    c.cluster = cluster;
-    c.grid = grid;
-    c.vecs_per_thread = vpt;
-    c.impl = body;
-    const Problem p = problem(tokens, tpb * cluster * vpt * 8, n);  // every thread holds vpt vectors
-    return term(predict(p, c, emu, lines, kRes), "reduce") - term(predict(p, c, emu, none, kRes), "reduce");
+    // H such that every thread holds vpt vectors
+    return ::reduce_gain(problem(tokens, tpb * cluster * vpt * 8, n), tpb, cluster, grid, vpt, body, lines, none);
   };
   // One cluster of 8 blocks of 128 threads (4 warps): 8 tokens are 8 rounds, 7 of them further ones.
   CHECK(reduce_gain(8, 8, 128, 8, 8, 1, Impl::reference) * 1e3 == Approx(7 * (500.0 + 10.0 * 4)).epsilon(0.1));
@@ -573,16 +572,9 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
   Calibration quant = lines;
   quant.quant_further_round_ns_n8 = 250.0;
   const auto quant_gain = [&](Pattern pattern) {
-    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 8);
-    LaunchConfig c;
-    c.tpb = 128;
-    c.cluster = 8;
-    c.grid = 8;
-    c.vecs_per_thread = 1;
-    c.impl = Impl::reference;
     Problem p = problem(8, 8192, 8);
     p.pattern = pattern;
-    return term(predict(p, c, emu, quant, kRes), "reduce") - term(predict(p, c, emu, lines, kRes), "reduce");
+    return ::reduce_gain(p, 128, 8, 8, 1, Impl::reference, quant, lines);
   };
   CHECK(quant_gain(Pattern::ar_res_rms_fp8) * 1e3 == Approx(7 * 250.0).epsilon(0.1));
   CHECK(quant_gain(Pattern::ar_res_rms_out_fp4) * 1e3 == Approx(7 * 250.0).epsilon(0.1));
@@ -601,16 +593,9 @@ TEST_CASE("polls from DRAM: rounds pay the cold round's extra by the share of po
   for (const char* name : {"poll_miss_ns_n2", "poll_miss_ns_n4", "poll_miss_ns_n8", "lean_poll_miss_ns_n2",
                            "lean_poll_miss_ns_n4", "lean_poll_miss_ns_n8"})
     set_constant(none, name, 0.0);
-  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 8);  // 16 SMs, 1/8 of L2
+  // N = 8: 16 SMs per rank, 1/8 of L2
   const auto reduce_gain = [&](int tokens, int hidden, Impl body) {
-    LaunchConfig c;
-    c.tpb = 512;
-    c.cluster = 1;
-    c.grid = 16;
-    c.vecs_per_thread = 1;
-    c.impl = body;
-    const Problem p = problem(tokens, hidden, 8);
-    return term(predict(p, c, emu, cal, kRes), "reduce") - term(predict(p, c, emu, none, kRes), "reduce");
+    return ::reduce_gain(problem(tokens, hidden, 8), 512, 1, 16, 1, body, cal, none);
   };
   for (Impl body : {Impl::reference, Impl::lean}) {
     INFO(to_string(body));

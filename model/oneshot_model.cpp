@@ -347,9 +347,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double held_saving_ns = d.first_residual_held ? std::max(0.0, round.loads - first_round_loads) : 0.0;
   const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
   const double res_bytes = norm ? s_wave : 0.0;
+  // A further round is never shorter than its loads (the lines are fitted at 1-32 warps on the SM).
+  const double further_ns = std::max(body.further_ns, round.loads - round_ns);
   const std::vector<Bound> reduce = {
       {"rounds", static_cast<double>(rounds) * round_ns - held_saving_ns +
-                     static_cast<double>(rounds - 1) * body.further_ns},
+                     static_cast<double>(rounds - 1) * further_ns},
       {"sm_loads", static_cast<double>(rounds) * k * (norm ? slice : 0.0) / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) + cleared_slice +
                                                      in.out_bytes_per_token / c.cluster) / port},
@@ -397,11 +399,10 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(" = %.0f ns; %lld round(s)", round_ns, rounds) +
            (held_saving_ns > 0 ? fmt(", the first %.0f ns shorter: its first residual vector held", held_saving_ns)
                                : std::string()) +
-           (body.further_ns != 0 && rounds > 1
+           (further_ns != 0 && rounds > 1
                 ? fmt(", each after the first %+.0f ns at N = %d (%d vector(s) x %+.0f ns at %.0f warp(s) on the SM: "
                       "a further round alone, measured)",
-                      body.further_ns, n, in.vecs_used, body.further_ns / in.vecs_used,
-                      in.active_warps * std::max(1.0, k))
+                      further_ns, n, in.vecs_used, further_ns / in.vecs_used, in.active_warps * std::max(1.0, k))
                 : std::string()) +
            "]";
   });

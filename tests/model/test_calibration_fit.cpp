@@ -980,6 +980,18 @@ RoundShape round_shape(int hidden, int blocks, int tpb, int cluster, int vpt, in
   return s;
 }
 
+// The model's one-shot token round (ns) of body `design` for a body_round row's shape on 16 blocks (its
+// vectors per thread: H / (tpb x cluster x 8)) at N = n with `pattern`, on the TP2 set-up's node and the
+// calibration its rows derive alone.
+double model_body_round_ns(const EmulatedTp2& tp2, int hidden, int tpb, int cluster, int n, ModelDesign design,
+                           Pattern pattern = Pattern::ar_res_rms) {
+  RoundShape shape = round_shape(hidden, 16, tpb, cluster, hidden / (tpb * cluster * 8), n);
+  shape.p.pattern = pattern;
+  model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
+  REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
+  return model::detail::oneshot_body_round_ns(in, design, 1.0);
+}
+
 }  // namespace
 
 TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector") {
@@ -1021,14 +1033,11 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
       for (const int n : {2, 4, 8})
         for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
           const int vpt = hidden / (tpb * cluster * 8);
-          const RoundShape shape = round_shape(hidden, 16, tpb, cluster, vpt, n);
-          model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
-          REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
           const bool lean = body == ModelDesign::lean;
           more.push_back(round_row(tp2.rows.front(), "body_round",
                                    std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest",
                                    hidden, 16, tpb, cluster,
-                                   model::detail::oneshot_body_round_ns(in, body, 1.0) + (lean ? 40.0 : 70.0) +
+                                   model_body_round_ns(tp2, hidden, tpb, cluster, n, body) + (lean ? 40.0 : 70.0) +
                                        (n - 2) * (ref_ns + (lean ? lean_ns * vpt : 0.0))));
         }
     return derive_calibration(more, tp2.spec).calibration.lean_round_ns_per_extra_rank;
@@ -1062,27 +1071,20 @@ TEST_CASE("derive_calibration: body_round rows give each body's further-round li
     for (const int n : {2, 4, 8})
       for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
         const int vpt = hidden / (tpb * cluster * 8);
-        const RoundShape shape = round_shape(hidden, 16, tpb, cluster, vpt, n);
-        model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
-        REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
         const bool lean = body == ModelDesign::lean;
         const LineAB l = line_of(lean, n);
+        const double warps = tpb / 32;
         more.push_back(round_row(tp2.rows.front(), "body_round",
                                  std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest",
                                  hidden, 16, tpb, cluster,
-                                 model::detail::oneshot_body_round_ns(in, body, 1.0) + vpt * (l.a + l.b * tpb / 32)));
+                                 model_body_round_ns(tp2, hidden, tpb, cluster, n, body) + vpt * (l.a + l.b * warps)));
         if (n != 8) continue;
         // The FP8 epilogue's rows at N = 8: the model's FP8 round + vpt x (the N = 8 line + 300 - 5 w, lean
         // 200 + 4 w): the quant_ constants are what they add beyond the line.
-        RoundShape fp8 = shape;
-        fp8.p.pattern = Pattern::ar_res_rms_fp8;
-        model::detail::ModelInputs fp8_in{fp8.p, fp8.c, tp2.spec, tp2.alone.calibration};
-        REQUIRE(model::detail::derive_inputs(fp8_in, KernelResources{64, 0}));
-        const double warps = tpb / 32;
         const double extra = lean ? 200.0 + 4.0 * warps : 300.0 - 5.0 * warps;
         more.push_back(round_row(tp2.rows.front(), "body_round",
                                  std::string(lean ? "lean" : "reference") + "_fp8_n8_slowest", hidden, 16, tpb, cluster,
-                                 model::detail::oneshot_body_round_ns(fp8_in, body, 1.0) +
+                                 model_body_round_ns(tp2, hidden, tpb, cluster, 8, body, Pattern::ar_res_rms_fp8) +
                                      vpt * (l.a + l.b * warps + extra)));
       }
   const DerivedCalibration d = derive_calibration(more, tp2.spec);

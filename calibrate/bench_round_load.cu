@@ -13,6 +13,8 @@
 // load issues after its stores (they need the loaded value); ns_per_step = the whole loop / steps.
 // Variants push_store_1, push_store_4, push_store_8 (since 2026-12-02): the same step with 1, 4 and 8
 // stores (the lean body at N = 2; N = 4 and 8 ranks), for the push step's cost per warp and store.
+// Variant push_store_steps (since 2026-12-04): push_store run 1, 2, 4, 16 and 64 steps in a row on 16 blocks
+// and the whole partition (a record: does a run's first step cost what its later ones do?).
 // Variants push_store_few and push_store_1_few (since 2026-12-03): push_store and push_store_1 on grids
 // of {1, 8, 16, 32} blocks (one per SM) instead of the whole partition, sms = the blocks: what a push
 // step costs where few SMs push (the small grids of the latency regime); quick: tpb 1024, 1 and 8.
@@ -165,6 +167,25 @@ void bench_round_load(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
       }
     }
   }
+  // The push's first steps apart (since 2026-12-04; a record, no constant): the two-store step run 1, 2,
+  // 4, 16 and 64 steps in a row on 16 blocks and on the whole partition, ns per step of the run. The
+  // constants above are the mean of 64 steps; a fused call pushes R x vectors-per-thread steps, often 1.
+  if (env.quick) return;
+  const std::vector<int> run_grids = env.sms > 16 ? std::vector<int>{16, env.sms} : std::vector<int>{env.sms};
+  for (int grid : run_grids)
+    for (int tpb : {128, 512, 1024})
+      for (int run : {1, 2, 4, 16, 64}) {
+        if (run > steps) continue;
+        std::vector<double> ns;
+        for (int r = 0; r < env.reps; ++r) {
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(flush.data(), ++flips & 0xff, flush_bytes, env.stream));
+          launch(Shape{grid, tpb, 1}, env.stream, env.rank, kPushVariants[0].kernel, buf.as<const uint4>(),
+                 dst.as<uint4>(), dst_stride, run, times.as<unsigned long long>());
+          ns.push_back(device_interval_ns(env, times.as<unsigned long long>()) / run);
+        }
+        out.push_back(make_point(
+            PointKey{"round_load", "push_store_steps", grid, tpb, 1, double(run), "steps", "ns_per_step"}, ns));
+      }
 }
 
 }  // namespace arlab::calibrate

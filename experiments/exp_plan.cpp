@@ -326,10 +326,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04, a call's
-// further rounds: H {4544, 7744, 10112} x tokens {14, 35, 90, 220}, sizes no committed measurement
-// holds, then every other pattern (ar and the four quantizing ones) at H {6016, 9344} x tokens {23,
-// 130}, sizes no committed measurement holds either; the grids before: H {5056, 8320, 11648} x tokens
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 06:00, the
+// staggered HBM rate: H {4928, 7104, 10624} x tokens {8, 30, 80, 240}, sizes no committed measurement
+// holds, then every other pattern (ar and the four quantizing ones) at H {5696, 8576} x tokens {20,
+// 120}, sizes no committed measurement holds either; the grids before: H {4544, 7744, 10112} x tokens
+// {14, 35, 90, 220} with H {6016, 9344} x tokens {23, 130} (a call's further rounds),
+// data/h200/exp/model-accuracy_emulated_grid15*.csv; H {5056, 8320, 11648} x tokens
 // {12, 29, 100, 250} with H {5312, 8832} x tokens {18, 150} (the reference two-shot's empty ranges),
 // data/h200/exp/model-accuracy_emulated_grid14*.csv; H {4672,
 // 7296, 11008} x tokens {4, 17, 70, 280} with H {6272, 9600} x tokens {10, 140} (the polls from DRAM),
@@ -373,10 +375,11 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4544, 7744, 10112};
-  // Held out: from a few decode tokens (14) to a prefill chunk (220), a factor of 2.4-2.6 apart; 14 and 35
-  // leave ranges of the reference two-shot short or empty at N = 4 and 8.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{14, 35, 90, 220};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4928, 7104, 10624};
+  // Held out: from decode tokens (8: one round per cluster on most shapes, where the staggered HBM rate
+  // matters most) to a prefill chunk (240), a factor of 2.7-3.75 apart; 30 leaves ranges of the reference
+  // two-shot short at N = 4 and 8.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{8, 30, 80, 240};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -384,8 +387,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {6016, 9344})
-        for (int t : {23, 130}) {
+      for (int h : {5696, 8576})
+        for (int t : {20, 120}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

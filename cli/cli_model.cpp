@@ -150,6 +150,7 @@ struct SaveCalibrationCliOptions {
   std::string calibration = kCalibrationAuto;
   std::string from_microbench;
   std::vector<std::string> exchange_microbench;
+  std::vector<std::string> skew_microbench;
   std::string round_microbench;
   std::string pushed_microbench;
   std::vector<std::string> added_microbench;
@@ -198,6 +199,7 @@ size_t add_microbench_rows(const std::string& path, const char* option, const Mi
 void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   std::vector<std::string> inputs = o.exchange_microbench;
   inputs.insert(inputs.end(), o.added_microbench.begin(), o.added_microbench.end());
+  inputs.insert(inputs.end(), o.skew_microbench.begin(), o.skew_microbench.end());
   inputs.insert(inputs.end(), {o.from_microbench, o.round_microbench, o.pushed_microbench});
   check_output_path(o.out, inputs, "save-calibration FILE");
   std::vector<int> lines;
@@ -220,6 +222,15 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
       throw CsvError(path, 0, "bench",
                      "no exchange rows (`arlab calibrate -n 8` writes them on a node of 8 ranks, and any `arlab "
                      "calibrate` of 2026-12-03 or later its all_to_all_grid rows)");
+  }
+  for (const std::string& path : o.skew_microbench) {
+    // Runs of `arlab calibrate` at another number of ranks of the same node kind: only their start_skew
+    // rows are read, for start_spacing_ns_n2 / _n4 / _n8 (the main file's own N comes from its rows).
+    const auto skew = [&first](const MicrobenchRow& r) { return r.bench == "start_skew" && r.nranks != first.nranks; };
+    if (add_microbench_rows(path, "--skew-microbench", first, skew, rows, lines, files) == 0)
+      throw CsvError(path, 0, "nranks",
+                     "no start_skew rows at a number of ranks other than --from-microbench's (" +
+                         std::to_string(first.nranks) + "): `arlab calibrate -n 4` or `-n 8` writes them");
   }
   if (!o.round_microbench.empty()) {
     // Another run of `arlab calibrate` (an arlab whose epilogue_round bench measures the NVFP4 and ar
@@ -252,8 +263,9 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                            "2026-12-03)");
     }
   }
-  std::string exchange_files, added_files;
+  std::string exchange_files, added_files, skew_files;
   for (const std::string& path : o.exchange_microbench) exchange_files += (exchange_files.empty() ? "" : ", ") + path;
+  for (const std::string& path : o.skew_microbench) skew_files += (skew_files.empty() ? "" : ", ") + path;
   for (const std::string& path : o.added_microbench) added_files += (added_files.empty() ? "" : ", ") + path;
   const model::GpuSpec whole = model::gpu_preset(o.gpu);
   const bool local = first.link == "local";
@@ -284,6 +296,7 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
     std::printf("  the cluster_sync pushed rows are those of %s\n", o.pushed_microbench.c_str());
   if (!added_files.empty())
     std::printf("  the rows of benches and variants the files above lack are those of %s\n", added_files.c_str());
+  if (!skew_files.empty()) std::printf("  the start_skew rows of other rank counts are those of %s\n", skew_files.c_str());
   model::DerivedCalibration d;
   try {
     d = model::derive_calibration(rows, spec);
@@ -312,7 +325,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                                                           : " + NVFP4 / ar round rows of " + o.round_microbench) +
                               (o.pushed_microbench.empty() ? std::string()
                                                            : " + cluster_sync pushed rows of " + o.pushed_microbench) +
-                              (added_files.empty() ? std::string() : " + added-bench rows of " + added_files));
+                              (added_files.empty() ? std::string() : " + added-bench rows of " + added_files) +
+                              (skew_files.empty() ? std::string() : " + start_skew rows of " + skew_files));
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
@@ -325,6 +339,8 @@ void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& su
     throw InvalidArgument("--pushed-microbench replaces rows of --from-microbench's: give both");
   if (!o.added_microbench.empty() && o.from_microbench.empty())
     throw InvalidArgument("--added-microbench adds rows to --from-microbench's: give both");
+  if (!o.skew_microbench.empty() && o.from_microbench.empty())
+    throw InvalidArgument("--skew-microbench adds rows to --from-microbench's: give both");
   if (!o.from_microbench.empty()) {
     if (sub.count("--calibration") > 0) throw InvalidArgument("--from-microbench and --calibration exclude each other");
     run_derive_calibration(o);
@@ -692,6 +708,11 @@ void add_save_calibration_command(CLI::App& app) {
                   "with --from-microbench: the exchange rows of other `arlab calibrate` runs of the same node kind (one "
                   "or more files): a node of more ranks (`-n 8`) for the ranks term (exchange_ns_per_rank*), the "
                   "all_to_all_grid rows for the grid term (exchange_grid_ns_per_block*)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--skew-microbench", o->skew_microbench,
+                  "with --from-microbench: the start_skew rows of `arlab calibrate` runs of the same node kind at other "
+                  "rank counts (`-n 4`, `-n 8`; one or more files), for start_spacing_ns_n4 / _n8 (the emulated "
+                  "node's gap between the ranks' starts)")
       ->check(CLI::ExistingFile);
   sub->add_option("--round-microbench", o->round_microbench,
                   "with --from-microbench: the NVFP4 and ar rows of bench epilogue_round of another `arlab calibrate` "

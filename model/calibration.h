@@ -63,6 +63,14 @@ namespace arlab::model {
   X(rank_skew_us, 0.5, 0.0, 1000.0, "us",                                                                            \
     "start skew between ranks that the first wait on a peer absorbs: median of max - min start over ranks of gated " \
     "kernels (calibrate: start_skew)")                                                                              \
+  /* prior 0: every rank streams at once (a real node: every GPU its own HBM); range: 1 ms, as rank_skew_us */     \
+  X(start_spacing_ns_n2, 0.0, 0.0, 1e6, "ns",                                                                        \
+    "emulated node, 2 ranks: the mean gap between consecutive ranks' kernel starts, which thins the ranks that "      \
+    "stream beside the last one (calibrate: start_skew at -n 2, skew / (N - 1))")                                    \
+  X(start_spacing_ns_n4, 0.0, 0.0, 1e6, "ns",                                                                        \
+    "emulated node, 4 ranks: the same gap (calibrate: start_skew at -n 4, skew / 3)")                                \
+  X(start_spacing_ns_n8, 0.0, 0.0, 1e6, "ns",                                                                        \
+    "emulated node, 8 ranks (16 at the same gap): the same gap (calibrate: start_skew at -n 8, skew / 7)")          \
   /* range: 1 us: several times the round trip of one L2 atomic */                                                   \
   X(arrival_atomic_ns, 2.0, 0.0, 1000.0, "ns",                                                                       \
     "per block: the serialized atomic increment of the one-shot arrival counter (calibrate: atomic, slope over "     \

@@ -454,7 +454,8 @@ class Deriver {
         "SM-wide time of one thread's epilogue vector op / 7 ops (epilogue_math, ns_per_op)");
     set("vector_op_latency_ns", value_of("epilogue_math", "bf16_res_rms", "ns_per_vector") / kEpilogueBenchOps,
         "one thread's dependent epilogue vector op / 7 ops (epilogue_math, ns_per_vector)");
-    const auto skew = pick_rows("start_skew", "gated", "skew_us");
+    const int own_n = rows_.front().nranks;
+    const auto skew = pick_rows("start_skew", "gated", "skew_us", [own_n](const MicrobenchRow& r) { return r.nranks == own_n; });
     if (skew.empty()) {
       out_.notes.push_back("rank_skew_us = " + fmt("%.3g", out_.calibration.rank_skew_us) +
                            ": prior kept (no start_skew row); it does not enter the skew-free prediction");
@@ -462,6 +463,25 @@ class Deriver {
       set("rank_skew_us", skew.front()->value,
           "median of max - min start over ranks of gated empty kernels (start_skew); the skew-free prediction "
           "excludes it, the max over ranks adds it");
+    }
+    // The emulated node's gap between consecutive ranks' starts at N = 2, 4, 8 (the HBM rate's
+    // stagger, model_terms.h staggered_hbm_rate): the median skew of the start_skew rows at N ranks /
+    // (N - 1). A real node keeps 0 (every GPU its own HBM).
+    for (const int n : {2, 4, 8}) {
+      const std::string name = "start_spacing_ns_n" + std::to_string(n);
+      std::vector<double> at_n;
+      for (const auto* r : pick_rows("start_skew", "gated", "skew_us", [n](const MicrobenchRow& x) { return x.nranks == n; }))
+        at_n.push_back(r->value);
+      if (!emulated_ || at_n.empty()) {
+        keep_prior(name, emulated_ ? "no start_skew row at " + std::to_string(n) + " ranks" : "a real node");
+        continue;
+      }
+      std::sort(at_n.begin(), at_n.end());
+      const size_t m = at_n.size();
+      const double median_us = m % 2 ? at_n[m / 2] : 0.5 * (at_n[m / 2 - 1] + at_n[m / 2]);
+      set(name, median_us * 1e3 / (n - 1),
+          fmt("median of max - min start over %d ranks of gated empty kernels (start_skew", n) +
+              fmt(", %zu run(s)) %.4g us", m, median_us) + fmt(" / %d gaps", n - 1));
     }
   }
 

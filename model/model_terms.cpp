@@ -62,6 +62,44 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   return true;
 }
 
+double start_spacing_ns(const ModelInputs& in) {
+  if (in.nvlink || in.s.link != LinkKind::local) return 0.0;  // a real node: every GPU streams its own HBM
+  switch (in.p.nranks) {
+    case 2: return in.cal.start_spacing_ns_n2;
+    case 4: return in.cal.start_spacing_ns_n4;
+    default: return in.cal.start_spacing_ns_n8;  // N = 8, and N = 16 at N = 8's spacing
+  }
+}
+
+HbmRate staggered_hbm_rate(const ModelInputs& in, double call_hbm_bytes) {
+  const int n = in.p.nranks;
+  HbmRate r{in.hbm_bytes_per_ns, static_cast<double>(n), start_spacing_ns(in)};
+  if (!(r.spacing_ns > 0) || !(call_hbm_bytes > 0)) return r;
+  const double gpu_rate = in.hbm_bytes_per_ns * n;
+  // h(c) = 1 + sum_j max(0, 1 - j s / T(c)) - c with T(c) = bytes x c / gpu_rate: h(1) >= 0, h(N) <= 0,
+  // and the sum grows with c, so h has one root in [1, N] (bisection to 1e-6 of a rank).
+  const auto h = [&](double c) {
+    const double t = call_hbm_bytes * c / gpu_rate;
+    double at_once = 1.0;
+    for (int j = 1; j < n; ++j) at_once += std::max(0.0, 1.0 - j * r.spacing_ns / t);
+    return at_once - c;
+  };
+  double lo = 1.0, hi = static_cast<double>(n);
+  for (int i = 0; i < 60 && hi - lo > 1e-6; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (h(mid) >= 0 ? lo : hi) = mid;
+  }
+  r.ranks_at_once = 0.5 * (lo + hi);
+  r.bytes_per_ns = gpu_rate / r.ranks_at_once;
+  return r;
+}
+
+std::string staggered_hbm_text(const ModelInputs& in, const HbmRate& rate) {
+  if (!(rate.spacing_ns > 0)) return std::string();
+  return fmt(" (the GPU's rate over %.2f of %d ranks streaming at once: the ranks start %.0f ns apart)",
+             rate.ranks_at_once, in.p.nranks, rate.spacing_ns);
+}
+
 double round_dram_ns(const ModelInputs& in) {
   return in.cal.dram_round_latency_ns + in.cal.dram_round_ns_per_warp * in.active_warps;
 }

@@ -28,6 +28,9 @@
 //                 buffer, which this model does not predict)
 //   first_wait    the first poll waits until the peer's last push is visible: what of the one-way
 //                 store-to-seen latency the clear has not hidden
+// Every HBM bound (push, clear, reduce) runs at the rank's staggered rate (model_terms.h
+// staggered_hbm_rate): on the emulated node the ranks start a measured gap apart, so fewer than N
+// stream beside the last one where the call's HBM time is short beside the gaps.
 //   grid          per wave, what the exchange round adds beyond one block's for the blocks that hold a
 //                 vector: exchange_grid_ns_per_block (+ _warp x their warps) per block beyond the first
 //                 (calibrate: exchange all_to_all_grid)
@@ -257,13 +260,23 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double vecs = in.vecs_used;
   const double s_wave = in.input_bytes / static_cast<double>(waves);
   const double port = in.port_bytes_per_ns;
-  const double hbm = in.hbm_bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
   const OneshotDesign d = design_of(implementation(c.impl).model, c.fenced_reference, p);
+  // HBM bytes per wave of the push (x read, every slot written) and the reduce (slots polled, residual
+  // read, outputs and lean's -0.0 written), and the clear pass's: at the rank's staggered HBM rate.
+  const bool norm = has_residual(p.pattern);
+  const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
+  const double push_hbm_bytes = (d.stored_slots + 1) * s_wave;
+  const double clear_bytes = d.clear_pass ? n * in.input_bytes : 0.0;
+  const double reduce_hbm_bytes = d.polled_slots * s_wave + (norm ? s_wave : 0.0) +
+                                  tokens_wave * in.out_bytes_per_token + (d.clear_on_consume ? (n - 1) * s_wave : 0.0);
+  const HbmRate hbm_rate =
+      staggered_hbm_rate(in, static_cast<double>(waves) * (push_hbm_bytes + reduce_hbm_bytes) + clear_bytes);
+  const double hbm = hbm_rate.bytes_per_ns;
 
   add_launch_term(in, sheet);
   add_ranks_term(in, sheet);
-  const bool norm_pattern = has_residual(p.pattern);
+  const bool norm_pattern = norm;
   // The lean kernel's pushed exchange starts before the flag read (kernels/fused_epilogue.cuh
   // pushed_exchange_init): thread 0 initialises two mbarriers and fences them for the cluster, every
   // thread arrives, relaxed (no MEMBAR), and waits only before its poll. Priced as a relaxed cluster
@@ -295,7 +308,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
       {"sm_port", static_cast<double>(rounds) * k * slice * d.stored_slots / port},
       {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
       {"link", in.nvlink ? (n - 1) * s_wave / in.link_bytes_per_ns : 0.0},
-      {"hbm", (d.stored_slots + 1) * s_wave / hbm}};
+      {"hbm", push_hbm_bytes / hbm}};
   const double push_ns = slowest(push).ns;
   sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
@@ -307,12 +320,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                d.stored_slots == n ? "every rank's, own included" : "the peers'", port, in.peer_sm_bytes_per_ns) +
            (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
                       : std::string("link: none, ") + link_name + "; ") +
-           fmt("HBM: %d x %.0f B / %.3g B/ns]", d.stored_slots + 1, s_wave, hbm);
+           fmt("HBM: %d x %.0f B / %.3g B/ns", d.stored_slots + 1, s_wave, hbm) + staggered_hbm_text(in, hbm_rate) + "]";
   });
 
   // ---- clear of the previous call's buffer ----
   const int clear_sms = static_cast<int>(std::min<long long>(c.grid, in.s.sm_count));
-  const double clear_bytes = d.clear_pass ? n * in.input_bytes : 0.0;
   const std::vector<Bound> clear = {{"sm_port", clear_bytes / clear_sms / port}, {"hbm", clear_bytes / hbm}};
   const double clear_ns = sheet.add("clear", slowest(clear).ns, [&] {
     if (!d.clear_pass)
@@ -328,7 +340,6 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   add_grid_term(in, sheet, waves, 1);
 
   // ---- poll + reduce + epilogue rounds (per wave) ----
-  const bool norm = has_residual(p.pattern);
   const BodyRound body = body_round(in, d, k);
   const RoundParts& round = body.parts;
   const bool pushed = body.pushed;
@@ -345,8 +356,6 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
       (norm ? std::max(token_loads_ns(in, vecs - 1), vecs * cal.sys_load_latency_ns) : base_loads) +
       own_wait_first_ns;
   const double held_saving_ns = d.first_residual_held ? std::max(0.0, round.loads - first_round_loads) : 0.0;
-  const double tokens_wave = static_cast<double>(p.tokens) / static_cast<double>(waves);
-  const double res_bytes = norm ? s_wave : 0.0;
   // A further round is never shorter than its loads (the lines are fitted at 1-32 warps on the SM).
   const double further_ns = std::max(body.further_ns, round.loads - round_ns);
   const std::vector<Bound> reduce = {
@@ -355,8 +364,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
       {"sm_loads", static_cast<double>(rounds) * k * (norm ? slice : 0.0) / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) + cleared_slice +
                                                      in.out_bytes_per_token / c.cluster) / port},
-      {"hbm", (d.polled_slots * s_wave + res_bytes + tokens_wave * in.out_bytes_per_token +
-               (d.clear_on_consume ? (n - 1) * s_wave : 0.0)) / hbm}};
+      {"hbm", reduce_hbm_bytes / hbm}};
   const double reduce_ns = chain_with_bandwidth_ns(reduce);
   sheet.add("reduce", static_cast<double>(waves) * reduce_ns, [&] {
     return fmt("%lld wave(s) x (rounds^3 + max(bandwidth bounds)^3)^(1/3) = %.3f us of ", waves, reduce_ns / 1e3) +

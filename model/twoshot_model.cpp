@@ -3,7 +3,8 @@
 // c, c + C, ... < chunk of every rank's range, so per cluster: up to N x ceil(chunk / C) tokens in the
 // copy and the epilogue (one per non-empty range for each local index: the last ranges are short or
 // empty where tokens < N x chunk), ceil(chunk / C) in the reduce-scatter. All blocks are co-resident
-// (one wave).
+// (one wave). Every HBM bound of both bodies runs at the rank's staggered rate (model_terms.h
+// staggered_hbm_rate, over the call's HBM bytes of every phase).
 //
 //   launch          empty-kernel duration of the grid (+ cluster launch)
 //   copy            x to my comm buffer: per vector a DRAM load then a store (chain), vs the per-SM
@@ -65,9 +66,14 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   const double vecs = in.vecs_used;
   const double S = in.input_bytes;
   const double port = in.port_bytes_per_ns;
-  const double hbm = in.hbm_bytes_per_ns;
   const bool norm = has_residual(p.pattern);
   const bool pushed = norm && lean_pushes_cluster_totals(c.cluster, c.tpb);
+  // HBM bytes: the push (x read, (N-1)/N S written to the rows' owners) and the rounds (residual read,
+  // outputs written, the slots read and written back twice over).
+  const double push_hbm_bytes = (1 + pushed_share) * S;
+  const double hbm_bytes = (norm ? S : 0.0) + p.tokens * in.out_bytes_per_token + 2 * (2.0 * (n - 1) / n) * S;
+  const HbmRate hbm_rate = staggered_hbm_rate(in, push_hbm_bytes + hbm_bytes);
+  const double hbm = hbm_rate.bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
 
   add_launch_term(in, sheet);
@@ -90,7 +96,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
       {"sm_port", push_rounds * k * slice / port},
       {"sm_peer_stores", push_rounds * k * slice / in.peer_sm_bytes_per_ns},
       {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0},
-      {"hbm", (1 + pushed_share) * S / hbm}};
+      {"hbm", push_hbm_bytes / hbm}};
   sheet.add("push", slowest(push).ns, [&] {
     return bounds_text(push) +
            fmt(" [chain: ceil((%d-1)/%d x %lld tokens/cluster) x %d vector(s) x push step %.0f ns, one store each "
@@ -98,7 +104,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
                n, n, rounds, in.vecs_used, push_step_ns(in, 1)) +
            (in.nvlink ? fmt("%.0f B / %.3g B/ns; ", pushed_share * S, in.link_bytes_per_ns)
                       : std::string("none, ") + link_name + "; ") +
-           fmt("HBM: x read + %.2f x S written]", pushed_share);
+           fmt("HBM: x read + %.2f x S written", pushed_share) + staggered_hbm_text(in, hbm_rate) + "]";
   });
   sheet.add("first_wait", cal.peer_visibility_ns, [&] {
     return fmt("store-to-seen %.0f ns (%s) of the first row pushed to its owner", cal.peer_visibility_ns,
@@ -120,7 +126,6 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   // Per cluster and token: my outputs, -0.0 over what I read ((N-1) slots of my rows, 1 of the
   // others'), the sums of my rows to N - 1 peers.
   const double stored_per_token = in.out_bytes_per_token / c.cluster + slice * (2.0 * (n - 1) / n + 1.0 * (n - 1) / n);
-  const double hbm_bytes = (norm ? S : 0.0) + p.tokens * in.out_bytes_per_token + 2 * (2.0 * (n - 1) / n) * S;
   const std::vector<Bound> reduce = {
       {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * (owner_adds_ns + owner_own_wait_ns)},
       {"sm_port", static_cast<double>(rounds) * k * (stored_per_token + slice * (norm ? 2 : 1)) / port},
@@ -181,8 +186,12 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double vecs = in.vecs_used;
   const double S = in.input_bytes;
   const double port = in.port_bytes_per_ns;
-  const double hbm = in.hbm_bytes_per_ns;
   const bool norm = has_residual(p.pattern);
+  // HBM bytes of the copy (2 S), the reduce-scatter (2 S) and the epilogue (sums and residual read,
+  // outputs written).
+  const double epilogue_hbm_bytes = S * (norm ? 2 : 1) + p.tokens * in.out_bytes_per_token;
+  const HbmRate hbm_rate = staggered_hbm_rate(in, 2 * S + 2 * S + epilogue_hbm_bytes);
+  const double hbm = hbm_rate.bytes_per_ns;
 
   add_launch_term(in, sheet);
   add_ranks_term(in, sheet);
@@ -191,8 +200,9 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
                                    {"sm_port", static_cast<double>(rounds_all) * k * slice * 2 / port},
                                    {"hbm", 2 * S / hbm}};
   sheet.add("copy", slowest(copy).ns, [&] {
-    return bounds_text(copy) + fmt(" [%lld tokens/cluster x %d vector(s) x DRAM %.0f ns; 2 x %.0f B of HBM]",
-                                   rounds_all, in.vecs_used, round_dram_ns(in), S);
+    return bounds_text(copy) + fmt(" [%lld tokens/cluster x %d vector(s) x DRAM %.0f ns; 2 x %.0f B of HBM",
+                                   rounds_all, in.vecs_used, round_dram_ns(in), S) +
+           staggered_hbm_text(in, hbm_rate) + "]";
   });
 
   const double barrier_ns = cal.peer_visibility_ns + cal.sys_load_latency_ns;
@@ -229,7 +239,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
       {"rounds", static_cast<double>(rounds_all) * round_ns},
       {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /
                       port},
-      {"hbm", (S * (norm ? 2 : 1) + p.tokens * in.out_bytes_per_token) / hbm}};
+      {"hbm", epilogue_hbm_bytes / hbm}};
   sheet.add("epilogue", slowest(epi).ns, [&] {
     return bounds_text(epi) +
            fmt(" [%lld tokens/cluster x (%.0f ns loads of %d vector(s) + %.0f ns compute (%d ops) + ", rounds_all,

@@ -651,6 +651,18 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
                                                                           : 0u));
       }
     }
+    if (node == "emulated") {
+      // + the start_skew rows of the TP4 and TP8 runs (--skew-microbench), for start_spacing_ns_n4 / _n8.
+      for (const char* file : {"h200_emulated_n4_drain_microbench.csv", "h200_emulated_n8_drain_microbench.csv"}) {
+        size_t skew = 0;
+        for (const MicrobenchRow& r : load_microbench(dir + file))
+          if (r.bench == "start_skew") {
+            rows.push_back(r);
+            ++skew;
+          }
+        REQUIRE(skew == 1);
+      }
+    }
     GpuSpec spec = gpu_preset("h200_sxm");
     if (node == "emulated") spec = sm_partition(spec, 2);
     const DerivedCalibration d = derive_calibration(rows, spec);

@@ -655,3 +655,68 @@ TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector
   CHECK(term(predict(two, c, emu, cal, kRes), "grid") ==
         Approx(detail::grid_exchange_extra_ns(in2, detail::wave_blocks_holding(in2)) / 1e3));
 }
+
+TEST_CASE("staggered HBM rate: the ranks that stream beside the last one to start, on the emulated node only",
+          "[timing]") {
+  Calibration cal = default_calibration();
+  cal.start_spacing_ns_n2 = 400;
+  cal.start_spacing_ns_n4 = 900;
+  cal.start_spacing_ns_n8 = 950;
+  const GpuSpec emu8 = sm_partition(gpu_preset("h200_sxm"), 8);
+  LaunchConfig c;
+  c.tpb = 512;
+  c.cluster = 2;
+  c.grid = 16;
+  const Problem p = problem(8, 8192, 8);
+  detail::ModelInputs in{p, c, emu8, cal};
+  REQUIRE(detail::derive_inputs(in, kRes));
+  const double gpu_rate = in.hbm_bytes_per_ns * 8;
+  // The fixed point: c = 1 + sum_j max(0, 1 - j s / T(c)), T(c) = bytes x c / the GPU's rate.
+  const auto at_once = [&](double bytes, double c_now) {
+    const double t = bytes * c_now / gpu_rate;
+    double sum = 1;
+    for (int j = 1; j < 8; ++j) sum += std::max(0.0, 1.0 - j * 950.0 / t);
+    return sum;
+  };
+  double previous = 1.0;
+  for (double bytes : {1e3, 1e5, 1e6, 4e6, 1.6e7, 1e8, 1e10}) {
+    INFO(bytes << " B");
+    const detail::HbmRate r = detail::staggered_hbm_rate(in, bytes);
+    CHECK(r.spacing_ns == 950);
+    CHECK(r.ranks_at_once >= 1.0);
+    CHECK(r.ranks_at_once <= 8.0);
+    CHECK(r.ranks_at_once == Approx(at_once(bytes, r.ranks_at_once)).margin(1e-4));
+    CHECK(r.bytes_per_ns == Approx(gpu_rate / r.ranks_at_once));
+    CHECK(r.ranks_at_once >= previous - 1e-9);  // more bytes, a longer stream: more ranks beside it
+    previous = r.ranks_at_once;
+  }
+  CHECK(detail::staggered_hbm_rate(in, 1e3).ranks_at_once == Approx(1.0).margin(1e-4));   // done before the gap
+  CHECK(detail::staggered_hbm_rate(in, 1e10).ranks_at_once == Approx(8.0).epsilon(1e-3));  // every rank at once
+  // No spacing (the priors), or no bytes: every rank at once, the rate of the N-way share.
+  detail::ModelInputs flat{p, c, emu8, default_calibration()};
+  REQUIRE(detail::derive_inputs(flat, kRes));
+  CHECK(detail::staggered_hbm_rate(flat, 4e6).ranks_at_once == 8.0);
+  CHECK(detail::staggered_hbm_rate(flat, 4e6).bytes_per_ns == in.hbm_bytes_per_ns);
+  CHECK(detail::staggered_hbm_rate(in, 0.0).ranks_at_once == 8.0);
+  // A real node: every GPU streams its own HBM, no stagger.
+  detail::ModelInputs real{p, c, gpu_preset("h200_sxm"), cal};
+  REQUIRE(detail::derive_inputs(real, kRes));
+  CHECK(detail::staggered_hbm_rate(real, 4e6).spacing_ns == 0.0);
+  CHECK(detail::staggered_hbm_rate(real, 4e6).bytes_per_ns == real.hbm_bytes_per_ns);
+  // In the predictions: a decode-size call is shorter (HBM-bound at the 8-way share), a real node's not at
+  // all; every body and algorithm explains the rate in its terms.
+  for (Impl body : {Impl::reference, Impl::lean})
+    for (Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot}) {
+      INFO(to_string(body) << " " << (algo == Algorithm::oneshot ? "oneshot" : "twoshot"));
+      c.impl = body;
+      const Problem q = problem(8, 8192, 8, algo);
+      const Prediction staggered = predict(q, c, emu8, cal, kRes), flat_pr = predict(q, c, emu8, default_calibration(), kRes);
+      CHECK(staggered.total_us < flat_pr.total_us);
+      bool explained = false;
+      for (const auto& t : staggered.terms)
+        explained = explained || t.explanation.find("ranks streaming at once") != std::string::npos;
+      CHECK(explained);
+      CHECK(predict(q, c, gpu_preset("h200_sxm"), cal, kRes).total_us ==
+            predict(q, c, gpu_preset("h200_sxm"), default_calibration(), kRes).total_us);
+    }
+}

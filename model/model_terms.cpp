@@ -71,17 +71,16 @@ double start_spacing_ns(const ModelInputs& in) {
   }
 }
 
-HbmRate staggered_hbm_rate(const ModelInputs& in, double call_hbm_bytes) {
+HbmRate staggered_hbm_rate(const ModelInputs& in, const std::function<double(double)>& streaming_ns) {
   const int n = in.p.nranks;
-  HbmRate r{in.hbm_bytes_per_ns, static_cast<double>(n), start_spacing_ns(in)};
-  if (!(r.spacing_ns > 0) || !(call_hbm_bytes > 0)) return r;
+  HbmRate r{in.hbm_bytes_per_ns, static_cast<double>(n), start_spacing_ns(in), 0.0};
+  if (!(r.spacing_ns > 0)) return r;
   const double gpu_rate = in.hbm_bytes_per_ns * n;
-  // h(c) = 1 + sum_j max(0, 1 - j s / T(c)) - c with T(c) = bytes x c / gpu_rate: h(1) >= 0, h(N) <= 0,
-  // and the sum grows with c, so h has one root in [1, N] (bisection to 1e-6 of a rank).
+  // h(c) = 1 + sum_j max(0, 1 - j s / T(c)) - c: h(1) >= 0, h(N) <= 0, bisection to 1e-6 of a rank.
   const auto h = [&](double c) {
-    const double t = call_hbm_bytes * c / gpu_rate;
+    const double t = streaming_ns(gpu_rate / c);
     double at_once = 1.0;
-    for (int j = 1; j < n; ++j) at_once += std::max(0.0, 1.0 - j * r.spacing_ns / t);
+    for (int j = 1; j < n && t > 0; ++j) at_once += std::max(0.0, 1.0 - j * r.spacing_ns / t);
     return at_once - c;
   };
   double lo = 1.0, hi = static_cast<double>(n);
@@ -91,13 +90,20 @@ HbmRate staggered_hbm_rate(const ModelInputs& in, double call_hbm_bytes) {
   }
   r.ranks_at_once = 0.5 * (lo + hi);
   r.bytes_per_ns = gpu_rate / r.ranks_at_once;
+  r.streaming_ns = streaming_ns(r.bytes_per_ns);
   return r;
+}
+
+std::vector<Bound> with_hbm_bound(std::vector<Bound> bounds, double bytes, double rate) {
+  bounds.push_back({"hbm", bytes / rate});
+  return bounds;
 }
 
 std::string staggered_hbm_text(const ModelInputs& in, const HbmRate& rate) {
   if (!(rate.spacing_ns > 0)) return std::string();
-  return fmt(" (the GPU's rate over %.2f of %d ranks streaming at once: the ranks start %.0f ns apart)",
-             rate.ranks_at_once, in.p.nranks, rate.spacing_ns);
+  return fmt(" (the GPU's rate over %.2f of %d ranks streaming at once: the ranks start %.0f ns apart, ",
+             rate.ranks_at_once, in.p.nranks, rate.spacing_ns) +
+         fmt("the phases that stream take %.0f ns)", rate.streaming_ns);
 }
 
 double round_dram_ns(const ModelInputs& in) {

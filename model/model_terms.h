@@ -4,6 +4,7 @@
 // moment it is computed (so explain() can never drift from the total). Pure C++.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,23 +104,27 @@ std::string cluster_barrier_text(const ModelInputs& in);
 // that hold a vector load and store (in.active_warps).
 double push_step_ns(const ModelInputs& in, int stores);
 
-// The rank's HBM rate for a call that moves `call_hbm_bytes` through HBM (all its phases' HBM bounds
-// together), and how many ranks stream at once. in.hbm_bytes_per_ns is the GPU's rate split over all N
-// ranks. On the emulated node (link local) the ranks' kernels start `start_spacing_ns_nN` apart
+// The rank's HBM rate for a call whose phases that touch HBM take `streaming_ns(rate)` at a rank rate
+// of `rate` B/ns, and how many ranks stream at once. in.hbm_bytes_per_ns is the GPU's rate split over
+// all N ranks. On the emulated node (link local) the ranks' kernels start `start_spacing_ns_nN` apart
 // (calibrate start_skew: max - min start of gated empty kernels at N ranks, / (N - 1); 0.94 us at N =
 // 8 on the lent H200, beside kernels of 5-10 us) and the prediction is the skew-free time, the LAST
 // rank's: a rank that started j gaps earlier streams beside it only for what is left of its own
 // streaming time T, so over the last rank's T on average c = 1 + sum_j max(0, 1 - j x spacing / T)
-// ranks stream at once, where T = call_hbm_bytes / (GPU rate / c) (the fixed point, by bisection).
-// Where the spacing is 0 (the priors, a real node: every GPU its own HBM) c = N and the rate is
-// in.hbm_bytes_per_ns.
+// ranks stream at once, where T = streaming_ns(GPU rate / c) (the fixed point, by bisection: T grows
+// with c). Where the spacing is 0 (the priors, a real node: every GPU its own HBM) c = N and the rate
+// is in.hbm_bytes_per_ns.
 struct HbmRate {
   double bytes_per_ns = 0;  // the rank's rate: the GPU's / ranks_at_once
   double ranks_at_once = 0; // c
   double spacing_ns = 0;    // the start spacing used (0: none)
+  double streaming_ns = 0;  // T at that rate (0 where no stagger applies)
 };
-HbmRate staggered_hbm_rate(const ModelInputs& in, double call_hbm_bytes);
-// " (the GPU's rate over 3.4 of 8 ranks at once: they start 942 ns apart)" where the stagger applies.
+HbmRate staggered_hbm_rate(const ModelInputs& in, const std::function<double(double)>& streaming_ns);
+// `bounds` with an "hbm" bound of `bytes` at `rate` B/ns appended (the phases' HBM bounds, at the rank's
+// staggered rate).
+std::vector<Bound> with_hbm_bound(std::vector<Bound> bounds, double bytes, double rate);
+// " (the GPU's rate over 3.40 of 8 ranks streaming at once: ...)" where the stagger applies, else "".
 std::string staggered_hbm_text(const ModelInputs& in, const HbmRate& rate);
 
 // One DRAM load of a token round as a block of the configuration's size sees it (round_load), over the

@@ -270,9 +270,6 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double clear_bytes = d.clear_pass ? n * in.input_bytes : 0.0;
   const double reduce_hbm_bytes = d.polled_slots * s_wave + (norm ? s_wave : 0.0) +
                                   tokens_wave * in.out_bytes_per_token + (d.clear_on_consume ? (n - 1) * s_wave : 0.0);
-  const HbmRate hbm_rate =
-      staggered_hbm_rate(in, static_cast<double>(waves) * (push_hbm_bytes + reduce_hbm_bytes) + clear_bytes);
-  const double hbm = hbm_rate.bytes_per_ns;
 
   add_launch_term(in, sheet);
   add_ranks_term(in, sheet);
@@ -300,46 +297,8 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
     });
   }
 
-  // ---- push (per wave) ----
   const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
-  const std::vector<Bound> push = {
-      {"chain", static_cast<double>(rounds) * vecs * push_step_ns(in, d.stored_slots)},
-      {"sm_loads", static_cast<double>(rounds) * k * slice / sm_load_bytes_per_ns},
-      {"sm_port", static_cast<double>(rounds) * k * slice * d.stored_slots / port},
-      {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
-      {"link", in.nvlink ? (n - 1) * s_wave / in.link_bytes_per_ns : 0.0},
-      {"hbm", push_hbm_bytes / hbm}};
-  const double push_ns = slowest(push).ns;
-  sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
-    return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
-           fmt(" [chain: %lld tokens/cluster x %d vector(s) x push step %.0f ns (a DRAM load, then its stores); "
-               "loads: %.0f B in flight per SM / "
-               "DRAM latency; port: %.0f block(s)/SM x "
-               "%.0f B x %d slots (%s) / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
-               rounds, in.vecs_used, push_step_ns(in, d.stored_slots), cal.bytes_in_flight_per_sm, k, slice, d.stored_slots,
-               d.stored_slots == n ? "every rank's, own included" : "the peers'", port, in.peer_sm_bytes_per_ns) +
-           (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
-                      : std::string("link: none, ") + link_name + "; ") +
-           fmt("HBM: %d x %.0f B / %.3g B/ns", d.stored_slots + 1, s_wave, hbm) + staggered_hbm_text(in, hbm_rate) + "]";
-  });
-
-  // ---- clear of the previous call's buffer ----
-  const int clear_sms = static_cast<int>(std::min<long long>(c.grid, in.s.sm_count));
-  const std::vector<Bound> clear = {{"sm_port", clear_bytes / clear_sms / port}, {"hbm", clear_bytes / hbm}};
-  const double clear_ns = sheet.add("clear", slowest(clear).ns, [&] {
-    if (!d.clear_pass)
-      return std::string(d.name) + ": no clear pass (each consumed peer slot is written back to -0.0 in reduce)";
-    return bounds_text(clear) + fmt(" [%.0f B of -0.0 over %d SMs]", clear_bytes, clear_sms);
-  });
-
-  sheet.add("first_wait", std::max(0.0, cal.peer_visibility_ns - clear_ns), [&] {
-    return fmt("max(0, store-to-seen %.0f ns (", cal.peer_visibility_ns) + link_name +
-           fmt(") - clear %.0f ns)", clear_ns);
-  });
-
-  add_grid_term(in, sheet, waves, 1);
-
-  // ---- poll + reduce + epilogue rounds (per wave) ----
+  // ---- the reduce's rounds (per wave): priced here, their HBM bound with the push's below ----
   const BodyRound body = body_round(in, d, k);
   const RoundParts& round = body.parts;
   const bool pushed = body.pushed;
@@ -358,13 +317,63 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double held_saving_ns = d.first_residual_held ? std::max(0.0, round.loads - first_round_loads) : 0.0;
   // A further round is never shorter than its loads (the lines are fitted at 1-32 warps on the SM).
   const double further_ns = std::max(body.further_ns, round.loads - round_ns);
-  const std::vector<Bound> reduce = {
+  const std::vector<Bound> reduce_base = {
       {"rounds", static_cast<double>(rounds) * round_ns - held_saving_ns +
                      static_cast<double>(rounds - 1) * further_ns},
       {"sm_loads", static_cast<double>(rounds) * k * (norm ? slice : 0.0) / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * (slice * n + (norm ? slice : 0.0) + cleared_slice +
-                                                     in.out_bytes_per_token / c.cluster) / port},
-      {"hbm", reduce_hbm_bytes / hbm}};
+                                                     in.out_bytes_per_token / c.cluster) / port}};
+  // The push's bounds but HBM, per wave; the clear pass's.
+  const std::vector<Bound> push_base = {
+      {"chain", static_cast<double>(rounds) * vecs * push_step_ns(in, d.stored_slots)},
+      {"sm_loads", static_cast<double>(rounds) * k * slice / sm_load_bytes_per_ns},
+      {"sm_port", static_cast<double>(rounds) * k * slice * d.stored_slots / port},
+      {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
+      {"link", in.nvlink ? (n - 1) * s_wave / in.link_bytes_per_ns : 0.0}};
+  const int clear_sms = static_cast<int>(std::min<long long>(c.grid, in.s.sm_count));
+  const std::vector<Bound> clear_base = {{"sm_port", clear_bytes / clear_sms / port}};
+  // The rank's HBM rate: the phases that stream (push, clear, reduce) take T at a rate; the ranks that
+  // stream beside the last one follow from T (model_terms.h staggered_hbm_rate).
+  const HbmRate hbm_rate = staggered_hbm_rate(in, [&](double rate) {
+    return static_cast<double>(waves) * slowest(with_hbm_bound(push_base, push_hbm_bytes, rate)).ns +
+           slowest(with_hbm_bound(clear_base, clear_bytes, rate)).ns +
+           static_cast<double>(waves) * chain_with_bandwidth_ns(with_hbm_bound(reduce_base, reduce_hbm_bytes, rate));
+  });
+  const double hbm = hbm_rate.bytes_per_ns;
+
+  // ---- push (per wave) ----
+  const std::vector<Bound> push = with_hbm_bound(push_base, push_hbm_bytes, hbm);
+  const double push_ns = slowest(push).ns;
+  sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
+    return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
+           fmt(" [chain: %lld tokens/cluster x %d vector(s) x push step %.0f ns (a DRAM load, then its stores); "
+               "loads: %.0f B in flight per SM / "
+               "DRAM latency; port: %.0f block(s)/SM x "
+               "%.0f B x %d slots (%s) / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
+               rounds, in.vecs_used, push_step_ns(in, d.stored_slots), cal.bytes_in_flight_per_sm, k, slice, d.stored_slots,
+               d.stored_slots == n ? "every rank's, own included" : "the peers'", port, in.peer_sm_bytes_per_ns) +
+           (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)
+                      : std::string("link: none, ") + link_name + "; ") +
+           fmt("HBM: %d x %.0f B / %.3g B/ns", d.stored_slots + 1, s_wave, hbm) + staggered_hbm_text(in, hbm_rate) + "]";
+  });
+
+  // ---- clear of the previous call's buffer ----
+  const std::vector<Bound> clear = with_hbm_bound(clear_base, clear_bytes, hbm);
+  const double clear_ns = sheet.add("clear", slowest(clear).ns, [&] {
+    if (!d.clear_pass)
+      return std::string(d.name) + ": no clear pass (each consumed peer slot is written back to -0.0 in reduce)";
+    return bounds_text(clear) + fmt(" [%.0f B of -0.0 over %d SMs]", clear_bytes, clear_sms);
+  });
+
+  sheet.add("first_wait", std::max(0.0, cal.peer_visibility_ns - clear_ns), [&] {
+    return fmt("max(0, store-to-seen %.0f ns (", cal.peer_visibility_ns) + link_name +
+           fmt(") - clear %.0f ns)", clear_ns);
+  });
+
+  add_grid_term(in, sheet, waves, 1);
+
+  // ---- poll + reduce + epilogue rounds (per wave) ----
+  const std::vector<Bound> reduce = with_hbm_bound(reduce_base, reduce_hbm_bytes, hbm);
   const double reduce_ns = chain_with_bandwidth_ns(reduce);
   sheet.add("reduce", static_cast<double>(waves) * reduce_ns, [&] {
     return fmt("%lld wave(s) x (rounds^3 + max(bandwidth bounds)^3)^(1/3) = %.3f us of ", waves, reduce_ns / 1e3) +

@@ -72,8 +72,6 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   // outputs written, the slots read and written back twice over).
   const double push_hbm_bytes = (1 + pushed_share) * S;
   const double hbm_bytes = (norm ? S : 0.0) + p.tokens * in.out_bytes_per_token + 2 * (2.0 * (n - 1) / n) * S;
-  const HbmRate hbm_rate = staggered_hbm_rate(in, push_hbm_bytes + hbm_bytes);
-  const double hbm = hbm_rate.bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
 
   add_launch_term(in, sheet);
@@ -90,13 +88,35 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   const double push_rounds = static_cast<double>(rounds) * pushed_share;
   const double chain_push_rounds = std::ceil(push_rounds);
   const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
-  const std::vector<Bound> push = {
+  const std::vector<Bound> push_base = {
       {"chain", chain_push_rounds * vecs * push_step_ns(in, 1)},
       {"sm_loads", push_rounds * k * slice / sm_load_bytes_per_ns},
       {"sm_port", push_rounds * k * slice / port},
       {"sm_peer_stores", push_rounds * k * slice / in.peer_sm_bytes_per_ns},
-      {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0},
-      {"hbm", push_hbm_bytes / hbm}};
+      {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0}};
+  // Token rounds: the lean one-shot round (one poll in flight per slot), the owner's N - 1 extra adds.
+  RoundParts round = oneshot_round(in, k);
+  if (norm && pushed)
+    round.reduce += cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1) - cluster_barrier_ns(in);
+  const double owner_adds_ns = vecs * (n - 1) * cal.vector_op_latency_ns;
+  const double owned_rounds = static_cast<double>(rounds) / n;
+  // N >= 4: the owner's polls wait for its own vector of x, a DRAM miss (its own rows were not read
+  // in stage 1), before they issue (model_terms.h lean_own_vector_wait_ns).
+  const double owner_own_wait_ns = lean_own_vector_wait_ns(in, vecs, cal.dram_latency_ns);
+  // Per cluster and token: my outputs, -0.0 over what I read ((N-1) slots of my rows, 1 of the
+  // others'), the sums of my rows to N - 1 peers.
+  const double stored_per_token = in.out_bytes_per_token / c.cluster + slice * (2.0 * (n - 1) / n + 1.0 * (n - 1) / n);
+  const std::vector<Bound> reduce_base = {
+      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * (owner_adds_ns + owner_own_wait_ns)},
+      {"sm_port", static_cast<double>(rounds) * k * (stored_per_token + slice * (norm ? 2 : 1)) / port},
+      {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0}};
+  // The rank's HBM rate: the push and the rounds stream (model_terms.h staggered_hbm_rate).
+  const HbmRate hbm_rate = staggered_hbm_rate(in, [&](double rate) {
+    return slowest(with_hbm_bound(push_base, push_hbm_bytes, rate)).ns +
+           chain_with_bandwidth_ns(with_hbm_bound(reduce_base, hbm_bytes, rate));
+  });
+  const double hbm = hbm_rate.bytes_per_ns;
+  const std::vector<Bound> push = with_hbm_bound(push_base, push_hbm_bytes, hbm);
   sheet.add("push", slowest(push).ns, [&] {
     return bounds_text(push) +
            fmt(" [chain: ceil((%d-1)/%d x %lld tokens/cluster) x %d vector(s) x push step %.0f ns, one store each "
@@ -114,23 +134,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   // counted: counting both raised the error on the committed files (docs/model.md, "The grid term").
   add_grid_term(in, sheet, 1, 1);
 
-  // Token rounds: the lean one-shot round (one poll in flight per slot), the owner's N - 1 extra adds.
-  RoundParts round = oneshot_round(in, k);
-  if (norm && pushed)
-    round.reduce += cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1) - cluster_barrier_ns(in);
-  const double owner_adds_ns = vecs * (n - 1) * cal.vector_op_latency_ns;
-  const double owned_rounds = static_cast<double>(rounds) / n;
-  // N >= 4: the owner's polls wait for its own vector of x, a DRAM miss (its own rows were not read
-  // in stage 1), before they issue (model_terms.h lean_own_vector_wait_ns).
-  const double owner_own_wait_ns = lean_own_vector_wait_ns(in, vecs, cal.dram_latency_ns);
-  // Per cluster and token: my outputs, -0.0 over what I read ((N-1) slots of my rows, 1 of the
-  // others'), the sums of my rows to N - 1 peers.
-  const double stored_per_token = in.out_bytes_per_token / c.cluster + slice * (2.0 * (n - 1) / n + 1.0 * (n - 1) / n);
-  const std::vector<Bound> reduce = {
-      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * (owner_adds_ns + owner_own_wait_ns)},
-      {"sm_port", static_cast<double>(rounds) * k * (stored_per_token + slice * (norm ? 2 : 1)) / port},
-      {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0},
-      {"hbm", hbm_bytes / hbm}};
+  const std::vector<Bound> reduce = with_hbm_bound(reduce_base, hbm_bytes, hbm);
   const double reduce_ns = chain_with_bandwidth_ns(reduce);
   sheet.add("rounds", reduce_ns, [&] {
     return fmt("(rounds^3 + max(bandwidth bounds)^3)^(1/3) of ") + bounds_text(reduce) +
@@ -190,15 +194,39 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   // HBM bytes of the copy (2 S), the reduce-scatter (2 S) and the epilogue (sums and residual read,
   // outputs written).
   const double epilogue_hbm_bytes = S * (norm ? 2 : 1) + p.tokens * in.out_bytes_per_token;
-  const HbmRate hbm_rate = staggered_hbm_rate(in, 2 * S + 2 * S + epilogue_hbm_bytes);
+  // The phases' bounds but HBM: the copy, the reduce-scatter, the epilogue.
+  const std::vector<Bound> copy_base = {{"chain", static_cast<double>(rounds_all) * token_loads_ns(in, vecs)},
+                                        {"sm_port", static_cast<double>(rounds_all) * k * slice * 2 / port}};
+  const double remote_load_ns = in.nvlink ? 2 * cal.peer_visibility_ns : cal.sys_load_latency_ns;
+  const double rs_round = vecs * (remote_load_ns + n * cal.vector_op_latency_ns);
+  const std::vector<Bound> rs_base = {
+      {"chain", static_cast<double>(per_range) * rs_round},
+      {"sm_peer_stores", static_cast<double>(per_range) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
+      {"link", in.nvlink ? 2.0 * (n - 1) * S / n / in.link_bytes_per_ns : 0.0}};
+  const double load_ns = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.l2_latency_ns) : vecs * cal.l2_latency_ns;
+  const int epi_ops = std::max(1, in.ops - n);  // the rank sum was done in the reduce-scatter
+  const double compute_ns = std::max(vecs * epi_ops * cal.vector_op_latency_ns,
+                                     k * in.active_threads * vecs * epi_ops * cal.sm_ns_per_vector_op);
+  // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
+  const double overhead_ns = round_overhead_ns(in, k);
+  const double round_ns =
+      load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + overhead_ns;
+  const std::vector<Bound> epi_base = {
+      {"rounds", static_cast<double>(rounds_all) * round_ns},
+      {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /
+                      port}};
+  // The rank's HBM rate: the copy, the reduce-scatter and the epilogue stream (model_terms.h
+  // staggered_hbm_rate).
+  const HbmRate hbm_rate = staggered_hbm_rate(in, [&](double rate) {
+    return slowest(with_hbm_bound(copy_base, 2 * S, rate)).ns + slowest(with_hbm_bound(rs_base, 2 * S, rate)).ns +
+           slowest(with_hbm_bound(epi_base, epilogue_hbm_bytes, rate)).ns;
+  });
   const double hbm = hbm_rate.bytes_per_ns;
 
   add_launch_term(in, sheet);
   add_ranks_term(in, sheet);
 
-  const std::vector<Bound> copy = {{"chain", static_cast<double>(rounds_all) * token_loads_ns(in, vecs)},
-                                   {"sm_port", static_cast<double>(rounds_all) * k * slice * 2 / port},
-                                   {"hbm", 2 * S / hbm}};
+  const std::vector<Bound> copy = with_hbm_bound(copy_base, 2 * S, hbm);
   sheet.add("copy", slowest(copy).ns, [&] {
     return bounds_text(copy) + fmt(" [%lld tokens/cluster x %d vector(s) x DRAM %.0f ns; 2 x %.0f B of HBM",
                                    rounds_all, in.vecs_used, round_dram_ns(in), S) +
@@ -211,13 +239,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   };
   sheet.add("barrier_1", barrier_ns, barrier_text);
 
-  const double remote_load_ns = in.nvlink ? 2 * cal.peer_visibility_ns : cal.sys_load_latency_ns;
-  const double rs_round = vecs * (remote_load_ns + n * cal.vector_op_latency_ns);
-  const std::vector<Bound> rs = {
-      {"chain", static_cast<double>(per_range) * rs_round},
-      {"sm_peer_stores", static_cast<double>(per_range) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
-      {"link", in.nvlink ? 2.0 * (n - 1) * S / n / in.link_bytes_per_ns : 0.0},
-      {"hbm", 2 * S / hbm}};
+  const std::vector<Bound> rs = with_hbm_bound(rs_base, 2 * S, hbm);
   sheet.add("reduce_scatter", slowest(rs).ns, [&] {
     return bounds_text(rs) +
            fmt(" [%lld tokens/cluster x %d vector(s) x (load of %d slots %.0f ns", per_range, in.vecs_used, n,
@@ -227,19 +249,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   });
   sheet.add("barrier_2", barrier_ns, barrier_text);
 
-  const double load_ns = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.l2_latency_ns) : vecs * cal.l2_latency_ns;
-  const int epi_ops = std::max(1, in.ops - n);  // the rank sum was done in the reduce-scatter
-  const double compute_ns = std::max(vecs * epi_ops * cal.vector_op_latency_ns,
-                                     k * in.active_threads * vecs * epi_ops * cal.sm_ns_per_vector_op);
-  // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
-  const double overhead_ns = round_overhead_ns(in, k);
-  const double round_ns =
-      load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + overhead_ns;
-  const std::vector<Bound> epi = {
-      {"rounds", static_cast<double>(rounds_all) * round_ns},
-      {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /
-                      port},
-      {"hbm", epilogue_hbm_bytes / hbm}};
+  const std::vector<Bound> epi = with_hbm_bound(epi_base, epilogue_hbm_bytes, hbm);
   sheet.add("epilogue", slowest(epi).ns, [&] {
     return bounds_text(epi) +
            fmt(" [%lld tokens/cluster x (%.0f ns loads of %d vector(s) + %.0f ns compute (%d ops) + ", rounds_all,

@@ -3,6 +3,7 @@
 // in tokens, term bookkeeping, links, and refusal of illegal configurations.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -671,9 +672,15 @@ TEST_CASE("staggered HBM rate: the ranks that stream beside the last one to star
   detail::ModelInputs in{p, c, emu8, cal};
   REQUIRE(detail::derive_inputs(in, kRes));
   const double gpu_rate = in.hbm_bytes_per_ns * 8;
-  // The fixed point: c = 1 + sum_j max(0, 1 - j s / T(c)), T(c) = bytes x c / the GPU's rate.
-  const auto at_once = [&](double bytes, double c_now) {
-    const double t = bytes * c_now / gpu_rate;
+  // A call whose streaming phases are HBM-bound throughout: T(rate) = bytes / rate, and one that streams
+  // for at least `floor_ns` whatever the rate (other bounds of its phases).
+  const auto hbm_only = [](double bytes) { return [bytes](double rate) { return bytes / rate; }; };
+  const auto at_least = [](double bytes, double floor_ns) {
+    return [bytes, floor_ns](double rate) { return std::max(bytes / rate, floor_ns); };
+  };
+  // The fixed point: c = 1 + sum_j max(0, 1 - j s / T(GPU rate / c)).
+  const auto at_once = [&](const std::function<double(double)>& t_of, double c_now) {
+    const double t = t_of(gpu_rate / c_now);
     double sum = 1;
     for (int j = 1; j < 8; ++j) sum += std::max(0.0, 1.0 - j * 950.0 / t);
     return sum;
@@ -681,28 +688,35 @@ TEST_CASE("staggered HBM rate: the ranks that stream beside the last one to star
   double previous = 1.0;
   for (double bytes : {1e3, 1e5, 1e6, 4e6, 1.6e7, 1e8, 1e10}) {
     INFO(bytes << " B");
-    const detail::HbmRate r = detail::staggered_hbm_rate(in, bytes);
+    const detail::HbmRate r = detail::staggered_hbm_rate(in, hbm_only(bytes));
     CHECK(r.spacing_ns == 950);
     CHECK(r.ranks_at_once >= 1.0);
     CHECK(r.ranks_at_once <= 8.0);
-    CHECK(r.ranks_at_once == Approx(at_once(bytes, r.ranks_at_once)).margin(1e-4));
+    CHECK(r.ranks_at_once == Approx(at_once(hbm_only(bytes), r.ranks_at_once)).margin(1e-4));
     CHECK(r.bytes_per_ns == Approx(gpu_rate / r.ranks_at_once));
+    CHECK(r.streaming_ns == Approx(bytes / r.bytes_per_ns));
     CHECK(r.ranks_at_once >= previous - 1e-9);  // more bytes, a longer stream: more ranks beside it
     previous = r.ranks_at_once;
+    // Phases that stream longer than their HBM bytes take (their other bounds): more ranks beside them.
+    const detail::HbmRate longer = detail::staggered_hbm_rate(in, at_least(bytes, 5000.0));
+    CHECK(longer.ranks_at_once >= r.ranks_at_once - 1e-6);
+    CHECK(longer.ranks_at_once == Approx(at_once(at_least(bytes, 5000.0), longer.ranks_at_once)).margin(1e-4));
   }
-  CHECK(detail::staggered_hbm_rate(in, 1e3).ranks_at_once == Approx(1.0).margin(1e-4));   // done before the gap
-  CHECK(detail::staggered_hbm_rate(in, 1e10).ranks_at_once == Approx(8.0).epsilon(1e-3));  // every rank at once
-  // No spacing (the priors), or no bytes: every rank at once, the rate of the N-way share.
+  CHECK(detail::staggered_hbm_rate(in, hbm_only(1e3)).ranks_at_once == Approx(1.0).margin(1e-4));   // done before the gap
+  CHECK(detail::staggered_hbm_rate(in, hbm_only(1e10)).ranks_at_once == Approx(8.0).epsilon(1e-3));  // all at once
+  // 5 us of streaming, 0.95 us apart: 1 + sum_{j=1..5} (1 - 0.19 j) = 1 + 5 - 0.19 x 15 = 3.15 ranks (the
+  // ranks 6 and 7 gaps earlier are done).
+  CHECK(detail::staggered_hbm_rate(in, at_least(1e3, 5000.0)).ranks_at_once == Approx(3.15).epsilon(1e-4));
+  // No spacing (the priors): every rank at once, the rate of the N-way share.
   detail::ModelInputs flat{p, c, emu8, default_calibration()};
   REQUIRE(detail::derive_inputs(flat, kRes));
-  CHECK(detail::staggered_hbm_rate(flat, 4e6).ranks_at_once == 8.0);
-  CHECK(detail::staggered_hbm_rate(flat, 4e6).bytes_per_ns == in.hbm_bytes_per_ns);
-  CHECK(detail::staggered_hbm_rate(in, 0.0).ranks_at_once == 8.0);
+  CHECK(detail::staggered_hbm_rate(flat, hbm_only(4e6)).ranks_at_once == 8.0);
+  CHECK(detail::staggered_hbm_rate(flat, hbm_only(4e6)).bytes_per_ns == in.hbm_bytes_per_ns);
   // A real node: every GPU streams its own HBM, no stagger.
   detail::ModelInputs real{p, c, gpu_preset("h200_sxm"), cal};
   REQUIRE(detail::derive_inputs(real, kRes));
-  CHECK(detail::staggered_hbm_rate(real, 4e6).spacing_ns == 0.0);
-  CHECK(detail::staggered_hbm_rate(real, 4e6).bytes_per_ns == real.hbm_bytes_per_ns);
+  CHECK(detail::staggered_hbm_rate(real, hbm_only(4e6)).spacing_ns == 0.0);
+  CHECK(detail::staggered_hbm_rate(real, hbm_only(4e6)).bytes_per_ns == real.hbm_bytes_per_ns);
   // In the predictions: a decode-size call is shorter (HBM-bound at the 8-way share), a real node's not at
   // all; every body and algorithm explains the rate in its terms.
   for (Impl body : {Impl::reference, Impl::lean})

@@ -56,6 +56,12 @@ FILES = [
     "exp/model-accuracy_emulated_grid15_tp8.csv",
     "exp/speedup_emulated_wide22.csv",
     "exp/peers_emulated_tp8_rerun7.csv",
+    "exp/model-accuracy_emulated_grid16.csv",
+    "exp/model-accuracy_emulated_grid16_tp4.csv",
+    "exp/model-accuracy_emulated_grid16_tp8.csv",
+    "exp/speedup_emulated_wide23.csv",
+    "exp/peers_emulated_tp8_rerun8.csv",
+    "exp/peers_emulated_tp4_rerun4.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

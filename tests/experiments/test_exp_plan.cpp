@@ -362,8 +362,8 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
     std::vector<std::string> expected_keys;
     size_t problems = 0;
     for (int n : nranks)
-      for (int h : {4928, 7104, 10624})
-        for (int t : {8, 30, 80, 240}) {
+      for (int h : {5440, 8064, 11392})
+        for (int t : {12, 40, 100, 200}) {
           ++problems;
           Problem p = seed::seed_problem(t, h, n);
           expected_keys.push_back(exp::case_key(p));
@@ -375,8 +375,8 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
     for (int n : nranks)
       for (Pattern pattern : {Pattern::ar, Pattern::ar_res_rms_fp8, Pattern::ar_res_rms_fp4, Pattern::ar_res_rms_out_fp8,
                               Pattern::ar_res_rms_out_fp4})
-        for (int h : {5696, 8576})
-          for (int t : {20, 120}) {
+        for (int h : {6528, 10368})
+          for (int t : {16, 96}) {
             ++problems;
             Problem p = seed::seed_problem(t, h, n);
             p.pattern = pattern;

@@ -121,6 +121,11 @@ namespace arlab::model {
     "extra push-step time per warp of the block and store beyond two (fewer: less), the SM issuing one more "       \
     "16-byte store per thread (calibrate: round_load push_store_1 / push_store / push_store_4, the slopes over "    \
     "warps against the stores per step)")                                                                          \
+  /* prior: 1, every step at the whole partition's slope; range: a fraction of that slope */                        \
+  X(push_step_few_blocks_fraction, 1.0, 0.0, 1.0, "fraction",                                                        \
+    "a push step's per-warp part where at most 16 blocks push, as a fraction of the whole partition's, for a "      \
+    "call's steps after its first (calibrate: round_load push_store_few at 1-16 blocks, slope over warps / "        \
+    "push_step_ns_per_warp)")                                                                                      \
   /* range: 10 us: over 3x the whole measured round */                                                               \
   X(round_overhead_ns, 0.0, 0.0, 10000.0, "ns",                                                                      \
     "per RMSNorm token round, what the round's modelled parts (loads, vector ops, reductions, gamma) leave out of "  \

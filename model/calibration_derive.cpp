@@ -285,6 +285,7 @@ class Deriver {
               "step, one block per SM; %zu block sizes)", push.size()));
       set("push_step_ns_per_warp", std::max(0.0, pl.slope), "slope per warp of the same line");
       push_step_per_store(pl.slope);
+      push_step_few_blocks(pl.slope);
     } else {
       for (const char* name : {"push_step_ns", "push_step_ns_per_warp", "push_step_ns_per_warp_store"})
         keep_prior(name, "fewer than two round_load push_store rows");
@@ -294,6 +295,27 @@ class Deriver {
         fmt("intercept over warps of a coalesced DRAM load + __syncthreads per step, one block per SM (%zu block "
             "sizes)", xy.size()));
     set("dram_round_ns_per_warp", std::max(0.0, l.slope), "slope per warp of the same line");
+  }
+
+  // The push step on few SMs (round_load push_store_few: grids of 1, 8, 16 and 32 blocks): its slope
+  // over warps at grids of at most 16 blocks, pooled, against the whole partition's (`full_slope`). A
+  // call's first step keeps the whole slope (push_store_steps: a one-step run on 16 blocks costs 1.0-1.2x
+  // the whole partition's 64-step line), its later steps take this fraction of it where few blocks push.
+  void push_step_few_blocks(double full_slope) {
+    std::vector<std::pair<double, double>> few;
+    for (const auto* r : pick_rows("round_load", "push_store_few", "ns_per_step",
+                                   [](const MicrobenchRow& x) { return x.sms <= 16; }))
+      few.emplace_back(std::ceil(r->tpb / 32.0), r->value);
+    std::set<double> sizes;
+    for (const auto& p : few) sizes.insert(p.first);
+    if (sizes.size() < 2 || !(full_slope > 0)) {
+      keep_prior("push_step_few_blocks_fraction", "no round_load push_store_few rows at two block sizes or more");
+      return;
+    }
+    const Line fl = line_of(few, "round_load push_store_few (at most 16 blocks) over warps");
+    set("push_step_few_blocks_fraction", std::clamp(fl.slope / full_slope, 0.0, 1.0),
+        fmt("slope per warp of round_load push_store_few at 1-16 blocks (%zu rows) ", few.size()) +
+            fmt("%.4g ns / push_step_ns_per_warp %.4g ns", fl.slope, full_slope));
   }
 
   // The push step's slope per warp against the stores per step: push_store_1 and push_store_4 beside

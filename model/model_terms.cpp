@@ -116,6 +116,19 @@ double push_step_ns(const ModelInputs& in, int stores) {
          (cal.push_step_ns_per_warp + cal.push_step_ns_per_warp_store * (stores - 2)) * in.active_warps;
 }
 
+double later_push_step_ns(const ModelInputs& in, int stores) {
+  const Calibration& cal = in.cal;
+  const double f = cal.push_step_few_blocks_fraction;
+  const double share = f + (1.0 - f) * std::min(1.0, wave_blocks_holding(in) / in.s.sm_count);
+  return cal.push_step_ns +
+         share * (cal.push_step_ns_per_warp + cal.push_step_ns_per_warp_store * (stores - 2)) * in.active_warps;
+}
+
+double push_chain_ns(const ModelInputs& in, int stores, double steps) {
+  if (!(steps > 0)) return 0.0;
+  return push_step_ns(in, stores) + (steps - 1.0) * later_push_step_ns(in, stores);
+}
+
 double token_loads_ns(const ModelInputs& in, double vecs) {
   return vecs <= 0 ? 0.0 : round_dram_ns(in) + (vecs - 1) * in.cal.dram_latency_ns;
 }

@@ -103,6 +103,13 @@ std::string cluster_barrier_text(const ModelInputs& in);
 // slope per warp grows by push_step_ns_per_warp_store per store, push_store_1 / _4). Only the warps
 // that hold a vector load and store (in.active_warps).
 double push_step_ns(const ModelInputs& in, int stores);
+// A push step after the call's first: its per-warp part times push_step_few_blocks_fraction + (1 - it) x
+// min(1, blocks of the wave that hold a vector / SMs) (round_load push_store_few: where few blocks push,
+// each step's growth with the block's warps is about half the whole partition's; a call's first step
+// pays the whole, push_store_steps).
+double later_push_step_ns(const ModelInputs& in, int stores);
+// `steps` push steps of one thread in a row: the first at push_step_ns, the others at later_push_step_ns.
+double push_chain_ns(const ModelInputs& in, int stores, double steps);
 
 // The rank's HBM rate for a call whose phases that touch HBM take `streaming_ns(rate)` at a rank rate
 // of `rate` B/ns, and how many ranks stream at once. in.hbm_bytes_per_ns is the GPU's rate split over

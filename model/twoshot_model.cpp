@@ -89,7 +89,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   const double chain_push_rounds = std::ceil(push_rounds);
   const double sm_load_bytes_per_ns = cal.bytes_in_flight_per_sm / cal.dram_latency_ns;  // Little's law
   const std::vector<Bound> push_base = {
-      {"chain", chain_push_rounds * vecs * push_step_ns(in, 1)},
+      {"chain", push_chain_ns(in, 1, chain_push_rounds * vecs)},
       {"sm_loads", push_rounds * k * slice / sm_load_bytes_per_ns},
       {"sm_port", push_rounds * k * slice / port},
       {"sm_peer_stores", push_rounds * k * slice / in.peer_sm_bytes_per_ns},
@@ -119,9 +119,9 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   const std::vector<Bound> push = with_hbm_bound(push_base, push_hbm_bytes, hbm);
   sheet.add("push", slowest(push).ns, [&] {
     return bounds_text(push) +
-           fmt(" [chain: ceil((%d-1)/%d x %lld tokens/cluster) x %d vector(s) x push step %.0f ns, one store each "
-               "(to the row's owner); link: ",
-               n, n, rounds, in.vecs_used, push_step_ns(in, 1)) +
+           fmt(" [chain: ceil((%d-1)/%d x %lld tokens/cluster) x %d vector(s) of push steps, the first %.0f ns, the "
+               "later ones %.0f ns, one store each (to the row's owner); link: ",
+               n, n, rounds, in.vecs_used, push_step_ns(in, 1), later_push_step_ns(in, 1)) +
            (in.nvlink ? fmt("%.0f B / %.3g B/ns; ", pushed_share * S, in.link_bytes_per_ns)
                       : std::string("none, ") + link_name + "; ") +
            fmt("HBM: x read + %.2f x S written", pushed_share) + staggered_hbm_text(in, hbm_rate) + "]";

@@ -454,8 +454,40 @@ TEST_CASE("push step: its slope per warp grows with the stores per step", "[timi
     const std::string ref_why = explanation_of(predict(p, c, emu, cal, kRes), "push");
     c.impl = Impl::lean;
     const std::string lean_why = explanation_of(predict(p, c, emu, cal, kRes), "push");
-    CHECK(ref_why.find(fmt("push step %.0f ns", detail::push_step_ns(in, n))) != std::string::npos);
-    CHECK(lean_why.find(fmt("push step %.0f ns", detail::push_step_ns(in, n - 1))) != std::string::npos);
+    CHECK(ref_why.find(fmt("the first %.0f ns", detail::push_step_ns(in, n))) != std::string::npos);
+    CHECK(lean_why.find(fmt("the first %.0f ns", detail::push_step_ns(in, n - 1))) != std::string::npos);
+  }
+}
+
+TEST_CASE("push steps after a call's first: their per-warp part shrinks where few blocks push", "[timing]") {
+  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.push_step_few_blocks_fraction > 0.0);
+  REQUIRE(cal.push_step_few_blocks_fraction < 1.0);
+  const double f = cal.push_step_few_blocks_fraction;
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);  // 64 SMs
+  LaunchConfig c;
+  c.tpb = 512;  // 16 warps, each thread one vector of H 8192 per token
+  c.cluster = 1;
+  for (int grid : {1, 16, 32, 64}) {
+    INFO(grid << " blocks");
+    c.grid = grid;
+    const Problem p = problem(256, 4096);  // many rounds per block
+    detail::ModelInputs in{p, c, emu, cal};
+    REQUIRE(detail::derive_inputs(in, kRes));
+    const double per_warp = cal.push_step_ns_per_warp * in.active_warps;
+    const double share = f + (1 - f) * std::min(1.0, grid / 64.0);
+    CHECK(detail::later_push_step_ns(in, 2) == Approx(cal.push_step_ns + share * per_warp));
+    CHECK(detail::push_step_ns(in, 2) == Approx(cal.push_step_ns + per_warp));  // the first step: the whole
+    CHECK(detail::push_chain_ns(in, 2, 1.0) == Approx(detail::push_step_ns(in, 2)));
+    CHECK(detail::push_chain_ns(in, 2, 5.0) ==
+          Approx(detail::push_step_ns(in, 2) + 4 * detail::later_push_step_ns(in, 2)));
+    CHECK(detail::push_chain_ns(in, 2, 0.0) == 0.0);
+    if (grid == 64) CHECK(detail::later_push_step_ns(in, 2) == Approx(detail::push_step_ns(in, 2)));
+    if (grid < 64) CHECK(detail::later_push_step_ns(in, 2) < detail::push_step_ns(in, 2));
+    // The built-in prior (fraction 1): every step at the whole partition's cost.
+    detail::ModelInputs prior{p, c, emu, default_calibration()};
+    REQUIRE(detail::derive_inputs(prior, kRes));
+    CHECK(detail::later_push_step_ns(prior, 2) == Approx(detail::push_step_ns(prior, 2)));
   }
 }
 

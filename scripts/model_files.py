@@ -62,6 +62,8 @@ FILES = [
     "exp/speedup_emulated_wide23.csv",
     "exp/peers_emulated_tp8_rerun8.csv",
     "exp/peers_emulated_tp4_rerun4.csv",
+    "exp/model-accuracy_emulated_grid17.csv",
+    "exp/model-accuracy_emulated_grid17_tp4.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

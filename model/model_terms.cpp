@@ -110,18 +110,20 @@ double round_dram_ns(const ModelInputs& in) {
   return in.cal.dram_round_latency_ns + in.cal.dram_round_ns_per_warp * in.active_warps;
 }
 
-double push_step_ns(const ModelInputs& in, int stores) {
+namespace {
+// One push step with its per-warp part scaled by `share` (1: the whole partition's step).
+double push_step_at_share_ns(const ModelInputs& in, int stores, double share) {
   const Calibration& cal = in.cal;
-  return cal.push_step_ns +
-         (cal.push_step_ns_per_warp + cal.push_step_ns_per_warp_store * (stores - 2)) * in.active_warps;
-}
-
-double later_push_step_ns(const ModelInputs& in, int stores) {
-  const Calibration& cal = in.cal;
-  const double f = cal.push_step_few_blocks_fraction;
-  const double share = f + (1.0 - f) * std::min(1.0, wave_blocks_holding(in) / in.s.sm_count);
   return cal.push_step_ns +
          share * (cal.push_step_ns_per_warp + cal.push_step_ns_per_warp_store * (stores - 2)) * in.active_warps;
+}
+}  // namespace
+
+double push_step_ns(const ModelInputs& in, int stores) { return push_step_at_share_ns(in, stores, 1.0); }
+
+double later_push_step_ns(const ModelInputs& in, int stores) {
+  const double f = in.cal.push_step_few_blocks_fraction;
+  return push_step_at_share_ns(in, stores, f + (1.0 - f) * std::min(1.0, wave_blocks_holding(in) / in.s.sm_count));
 }
 
 double push_chain_ns(const ModelInputs& in, int stores, double steps) {

@@ -652,8 +652,9 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
       }
     }
     if (node == "emulated") {
-      // + the start_skew rows of the TP4 and TP8 runs (--skew-microbench), for start_spacing_ns_n4 / _n8.
-      for (const char* file : {"h200_emulated_n4_drain_microbench.csv", "h200_emulated_n8_drain_microbench.csv"}) {
+      // + the start_skew rows of two TP4 and two TP8 runs (--skew-microbench), for start_spacing_ns_n4 / _n8.
+      for (const char* file : {"h200_emulated_n4_drain_microbench.csv", "h200_emulated_n8_drain_microbench.csv",
+                               "h200_emulated_n4_skew_microbench_rerun.csv", "h200_emulated_n8_skew_microbench_rerun.csv"}) {
         size_t skew = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (r.bench == "start_skew") {

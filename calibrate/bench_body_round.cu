@@ -15,7 +15,8 @@
 //              N - 1 consumed slots), fused_token_epilogue with LeanEpilogueFor<N> (the pushed cluster
 //              exchange in clusters of 2-4 blocks of whole warps, pushed_exchange_init at the start),
 //              the first vector of x (and at N = 2 the gamma of the first two vectors) held in
-//              registers since the start.
+//              registers since the start at N < 8; at N >= 8 only the first residual vector (since
+//              2026-12-04, as the kernel: kLeanHoldsPushOperands).
 // Set-up (rank 0 alone, no peers): the "Lamport buffer" is N slots of [tokens, H] bf16 filled with
 // 0x3c3c (valid values, never -0.0), so every poll finds its vector arrived at once and no wait
 // happens (p.fault points to a zeroed word, checked after each configuration; p.timeout_ns >= 10 s).
@@ -106,21 +107,25 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   if (threadIdx.x == 0) smids[blockIdx.x] = smid();
   const TokenMapping m = token_mapping<T>(p);
   if constexpr (kLean) pushed_exchange_init(epi, m.cluster);
-  // What each kernel loads at its start and holds: gamma and residual_in of the first vector (both
-  // bodies), the first vector of x (lean: pushed first, added from the register in its poll).
+  // What each kernel loads at its start and holds: residual_in of the first vector (both bodies),
+  // gamma of the first vector (the reference; lean at N < 8), the first vector of x (lean at N < 8:
+  // pushed first, added from the register in its poll; kernels/oneshot_lean_kernel.cuh
+  // kLeanHoldsPushOperands).
+  constexpr bool kHoldPushOperands = !kLean || kLeanHoldsPushOperands<N>;
   const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
   const long long first_off = static_cast<long long>(m.cluster_id) * m.row_bytes +
                               static_cast<long long>(m.t_in_cluster) * kVectorBytes;
   HeldOperands held;
   uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
   if (has_first) {
-    held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+    if constexpr (kHoldPushOperands)
+      held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
     if constexpr (kLean && LeanEpilogueFor<N, kPattern>::kHeldVectors == 2)
       if (m.vecs_per_thread > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
         held.gamma1 = ld_input_v4(static_cast<const char*>(p.gamma) +
                                   static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
     held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
-    if constexpr (kLean) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
+    if constexpr (kLean && kHoldPushOperands) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
   }
   if constexpr (kLean) pushed_exchange_ready(m.cluster);
   char* my_cur = static_cast<char*>(p.my_region);  // buffer cur = 0
@@ -135,7 +140,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
       fused_token_epilogue<T, kPattern, LeanEpilogueFor<N, kPattern>>(
           p, m, epi, nullptr, q, tok, round,
           [&](long long off, float(&acc)[kVec]) {
-            const uint4 own = off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off);
+            const uint4 own = kHoldPushOperands && off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off);
             poll_sum_clear<T, N, Accumulation::pairwise, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
           },
           held);

@@ -17,13 +17,13 @@
 //   4. epilogue operands early: gamma and residual_in of the thread's first vector are loaded before
 //      the push (as the faithful reference now does too) and gamma stays in a register for every
 //      token; at N = 2 so do the gamma and residual sum of the second vector (the reference reads
-//      the sum back from residual_out).
-//   5. the first vector of x is loaded while thread 0 reads the flag, and kept as loaded: its -0.0
-//      are cleared at the push, so no instruction waits for it before gamma's and residual_in's
-//      loads issue (clearing it on load stalled every warp for that DRAM load first, and at N = 8
-//      the spill stores of gamma and residual for theirs: two latencies before the block barrier;
+//      the sum back from residual_out). At N >= 8 only residual_in is held (kLeanHoldsPushOperands
+//      below: the register budget), gamma is loaded in the norm loop.
+//   5. at N < 8 the first vector of x is loaded while thread 0 reads the flag, and kept as loaded:
+//      its -0.0 are cleared at the push, so no instruction waits for it before gamma's and
+//      residual_in's loads issue (clearing it on load stalled every warp for that DRAM load first;
 //      docs/kernels.md "The first vector's clear, at the push"); the others are loaded and
-//      pushed one at a time, as the reference does. (Until 2026-12-02 a token's vectors were all
+//      pushed one at a time, as the reference does (at N >= 8 the first one too). (Until 2026-12-02 a token's vectors were all
 //      loaded before any was pushed and every other input line was prefetched into L2 at the start;
 //      both cost time: up to 0.8 us at 1 token and 2-9 us at 128-512 tokens where a thread has 2-4
 //      vectors, emulated H200, docs/kernels.md "Two ideas that did not pay".)
@@ -78,21 +78,34 @@
 
 namespace arlab::kernels {
 
+// What the lean body holds in registers from its start, by N. Under the 64-register cap of
+// 1024-thread blocks, N >= 8 leaves no room for x0, gamma and residual_in beside the poll's batch of
+// four slots: ptxas spilled gamma and residual_in right after their loads (88 bytes of spill stores at
+// N = 8, bf16 ar_res_rms; `ptxas -v`, CUDA 13.0, sm_90), and a spill store waits for its load, so every
+// warp reached the block barrier only after a DRAM round trip and the push started that much later
+// (cuobjdump -sass: the STLs sat between the loads and the BAR.SYNC). At N >= 8 the body therefore
+// holds only the first residual vector: x is loaded in the push loop (as the reference does) and
+// gamma in the norm loop (an L2 hit). Spill stores fall to 20 bytes, none before the barrier; on the
+// emulated H200 TP8 node lean went from 0.91-0.99x of the reference at the same configuration to
+// 1.00-1.07x at 1-8 tokens (docs/kernels.md, "Lean at eight ranks: the spills before the barrier").
+template <int N>
+constexpr bool kLeanHoldsPushOperands = N < 8;
+
 // The lean body's epilogue options (kernels/fused_epilogue.cuh EpilogueOptions): the second vector's
 // residual sum and gamma in registers at N = 2 for patterns without a norm_out beside a quantized
 // output (under the 64-register cap; since the N = 2 poll holds the own vector beside the peer's,
 // ar_res_rms, _fp8 and _fp4 spill 4-12 bytes, for _fp8 and _fp4 one local-memory reload per vector
 // beside the poll: ptxas -v and cuobjdump, CUDA 13.0, sm_90, bf16 pairwise); gamma loaded before the
-// poll wherever there is a norm; the lean reduction.
+// poll wherever there is a norm and N < 8 (kLeanHoldsPushOperands); the lean reduction.
 template <int N, Pattern P>
 struct LeanEpilogueFor {
   static constexpr bool kNorm = PatternOutputs<P>::kResidual;
   static constexpr int kHeldVectors =
       (N == 2 && !(PatternOutputs<P>::kNormOut && (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4))) ? 2 : 1;
-  static constexpr bool kGammaHeld = kNorm;
+  static constexpr bool kGammaHeld = kNorm && kLeanHoldsPushOperands<N>;
   static constexpr bool kLeanReduce = true;
-  // residual_in of the first vector of the first token, loaded beside the flag read like gamma (the
-  // reference does the same).
+  // residual_in of the first vector of the first token, loaded beside the flag read (the reference
+  // does the same), at every N.
   static constexpr bool kResidualHeld = kNorm;
 };
 
@@ -119,15 +132,19 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   const bool has_first = m.t_in_cluster < m.vecs_per_token && m.cluster_id < p.tokens;
   const long long first_off = static_cast<long long>(m.cluster_id) * row_bytes +
                               static_cast<long long>(m.t_in_cluster) * kVectorBytes;  // token cluster_id, k = 0
-  uint4 x0 = make_uint4(0u, 0u, 0u, 0u);  // as loaded; its -0.0 are turned into +0.0 at the push
-  if (has_first) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
-  HeldOperands held;  // gamma of my first two vectors (the same for every token), my first residual vector
+  // My first vector of x, as loaded (its -0.0 are turned into +0.0 at the push); at N >= 8 not held
+  // (kLeanHoldsPushOperands): the push loop loads it like the others.
+  constexpr bool kHoldX0 = kLeanHoldsPushOperands<N>;
+  uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
+  if (kHoldX0 && has_first) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
+  HeldOperands held;  // my first residual vector; gamma of my first one or two vectors (the same for every token)
+  if constexpr (Epilogue::kResidualHeld) {
+    if (has_first) held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
+  }
   if constexpr (Epilogue::kGammaHeld) {
     const char* gamma = static_cast<const char*>(p.gamma);
     if (m.t_in_cluster < m.vecs_per_token)
       held.gamma0 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
-    if (Epilogue::kResidualHeld && has_first)
-      held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
     if (Epilogue::kHeldVectors == 2 && vpt > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
       held.gamma1 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
   }
@@ -149,7 +166,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
       const int v = m.t_in_cluster + k * m.stride;
       if (v >= m.vecs_per_token) break;
       const long long off = tok * row_bytes + static_cast<long long>(v) * kVectorBytes;
-      const uint4 val = vec_clear_neg_zero<T>(off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off));
+      const uint4 val =
+          vec_clear_neg_zero<T>(kHoldX0 && off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off));
       push_vector<N, true>(p, my_slot + off, val);
     }
   }
@@ -171,8 +189,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     fused_token_epilogue<T, P, Epilogue>(
         p, m, sh.epi, fp4_amax_exchange, q, tok, round,
         [&](long long off, float(&acc)[kVec]) {
-          // My vector as loaded (poll_sum_clear turns its -0.0 into +0.0).
-          const uint4 own = off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off);
+          // My vector as loaded (poll_sum_clear turns its -0.0 into +0.0); at N >= 8 re-read from x.
+          const uint4 own = kHoldX0 && off == first_off ? x0 : ld_input_v4(static_cast<const char*>(p.x) + off);
           poll_sum_clear<T, N, A, poll_batch<N, PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4>()>(
               my_cur + off, p.slot_bytes, own, tok, p, st, acc);
         },

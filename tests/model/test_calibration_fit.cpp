@@ -624,7 +624,9 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
                                "h200_emulated_body_round_cold_microbench.csv",
                                "h200_emulated_body_round_cold_microbench_rerun.csv",
                                "h200_emulated_body_round_fp8_microbench.csv",
-                               "h200_emulated_body_round_fp8_microbench_rerun.csv"}) {
+                               "h200_emulated_body_round_fp8_microbench_rerun.csv",
+                               "h200_emulated_body_round_v2_microbench.csv",
+                               "h200_emulated_body_round_v2_microbench_rerun.csv"}) {
         size_t drain = 0, vpt = 0, body = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (own.count({r.bench, r.variant}) == 0) {
@@ -634,8 +636,10 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
             body += r.bench == "body_round";
           }
         const std::string name = file;
-        // the body_round rows of their runs only (cold: every body_round row; fp8: the FP8 rows)
-        const bool cold = name.find("_cold_") != std::string::npos || name.find("_fp8_") != std::string::npos;
+        // the body_round rows of their runs only (cold: every body_round row; fp8: the FP8 rows; v2: every
+        // body_round row of two runs after the lean N >= 8 change of edad13c)
+        const bool cold = name.find("_cold_") != std::string::npos || name.find("_fp8_") != std::string::npos ||
+                          name.find("_v2_") != std::string::npos;
         REQUIRE(drain == (cold ? 0u : 12u));  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
         // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
         REQUIRE(vpt == (name.find("_drain_") == std::string::npos && !cold ? 36u : 0u));
@@ -644,10 +648,14 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
         // + 4 configurations of 2 and 4 vectors per thread at 16 blocks, 4 / 4 / 1 of them at 64, in the last two
         // + the cold runs: the 236 again from DRAM, and 2 bodies x 11 reuse points
         // + the FP8 runs: 11 configurations at 16 blocks and 5 at 64 x (reference, lean) x (block 0, slowest)
-        REQUIRE(body == (name.find("_fp8_") != std::string::npos               ? 64u
-                         : cold                                                  ? 494u
-                         : name.find("_body_round_vpt_") != std::string::npos ? 236u
-                         : name.find("_body_round_") != std::string::npos ? 152u
+        // The lean N = 8 rows (lean_n8*, lean_fp8_n8*) of the files before v2 measured the lean kernel before
+        // edad13c and moved to h200_emulated_body_round_lean_n8_before_edad13c.csv (a record): 11 + 5 (16 + 16
+        // cold) shapes x (block 0, slowest) fewer. The v2 runs: all of the above, the solo / allbusy rows at N = 2.
+        REQUIRE(body == (name.find("_v2_") != std::string::npos                ? 638u
+                         : name.find("_fp8_") != std::string::npos               ? 32u
+                         : cold                                                  ? 430u
+                         : name.find("_body_round_vpt_") != std::string::npos ? 204u
+                         : name.find("_body_round_") != std::string::npos ? 130u
                                                                           : 0u));
       }
     }

@@ -64,6 +64,9 @@ FILES = [
     "exp/peers_emulated_tp4_rerun4.csv",
     "exp/model-accuracy_emulated_grid17.csv",
     "exp/model-accuracy_emulated_grid17_tp4.csv",
+    "exp/model-accuracy_emulated_grid17_tp8.csv",
+    "exp/speedup_emulated_wide24.csv",
+    "exp/peers_emulated_tp8_rerun9.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

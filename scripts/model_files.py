@@ -67,6 +67,8 @@ FILES = [
     "exp/model-accuracy_emulated_grid17_tp8.csv",
     "exp/speedup_emulated_wide24.csv",
     "exp/peers_emulated_tp8_rerun9.csv",
+    "exp/speedup_emulated_wide24_p2.csv",
+    "exp/peers_emulated_tp4_rerun5.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

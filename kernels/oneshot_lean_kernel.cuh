@@ -23,8 +23,9 @@
 //      its -0.0 are cleared at the push, so no instruction waits for it before gamma's and
 //      residual_in's loads issue (clearing it on load stalled every warp for that DRAM load first;
 //      docs/kernels.md "The first vector's clear, at the push"); the others are loaded and
-//      pushed one at a time, as the reference does (at N >= 8 the first one too). (Until 2026-12-02 a token's vectors were all
-//      loaded before any was pushed and every other input line was prefetched into L2 at the start;
+//      pushed one at a time, as the reference does (at N >= 8 the first one too). (Until
+//      2026-12-02 a token's vectors were all loaded before any was pushed and every other input
+//      line was prefetched into L2 at the start;
 //      both cost time: up to 0.8 us at 1 token and 2-9 us at 128-512 tokens where a thread has 2-4
 //      vectors, emulated H200, docs/kernels.md "Two ideas that did not pay".)
 //   6. a shorter reduction: one block barrier per token where the block is one cluster of whole

@@ -263,6 +263,32 @@ TEST_CASE("the model policy's search over one problem", "[timing][model]") {
   CHECK(r.best_us == Approx(predict_total_us(p, r.best, s, default_calibration(), kRes)));
 }
 
+TEST_CASE("lean at N >= 8 holds no gamma from its start: each vector's norm loads it", "[timing][lean]") {
+  // kernels/oneshot_lean_kernel.cuh kLeanHoldsPushOperands: under the 64-register cap the lean body at
+  // N >= 8 holds only its first residual vector, so its norm loop loads gamma (L2) for every vector, where
+  // at N < 8 it holds the first vector's gamma, as the reference does at every N.
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  LaunchConfig c;
+  c.tpb = 512;
+  c.cluster = 2;
+  c.grid = 16;
+  c.vecs_per_thread = 1;  // H 8192 bf16: 1024 vectors over a cluster of 1024 threads
+  auto reduce_of = [&](int n, Impl body, const Calibration& k) {
+    c.impl = body;
+    return predict(problem(8, 8192, n), c, sm_partition(gpu_preset("h200_sxm"), n), k, kRes);
+  };
+  CHECK(explanation_of(reduce_of(8, Impl::lean, cal), "reduce").find("gamma 1 x") != std::string::npos);
+  CHECK(explanation_of(reduce_of(4, Impl::lean, cal), "reduce").find("gamma 0 x") != std::string::npos);
+  CHECK(explanation_of(reduce_of(8, Impl::reference, cal), "reduce").find("gamma 0 x") != std::string::npos);
+  // A slower L2 lengthens lean's N = 8 round (its gamma load) and not its N = 4 one's gamma part.
+  Calibration slow = cal;
+  slow.l2_latency_ns = cal.l2_latency_ns + 500.0;
+  const auto grows = [&](int n) {
+    return term(reduce_of(n, Impl::lean, slow), "reduce") - term(reduce_of(n, Impl::lean, cal), "reduce");
+  };
+  CHECK(grows(8) > grows(4));
+}
+
 TEST_CASE("lean design: no cluster barrier where the block totals are pushed", "[timing][lean]") {
   // The emulated H200's measured constants (the priors put no number on the pushed exchange).
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");

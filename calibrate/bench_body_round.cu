@@ -120,10 +120,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   if (has_first) {
     if constexpr (kHoldPushOperands)
       held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
-    if constexpr (kLean && LeanEpilogueFor<N, kPattern>::kHeldVectors == 2)
-      if (m.vecs_per_thread > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
-        held.gamma1 = ld_input_v4(static_cast<const char*>(p.gamma) +
-                                  static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
     held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
     if constexpr (kLean && kHoldPushOperands) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
   }

@@ -363,14 +363,14 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 // back from residual_out, which this same thread has just written (program order makes its own
 // stores visible to it; outputs never alias inputs).
 //
-// EpilogueOptions: a struct of four constants choosing how the epilogue runs. The reference
+// EpilogueOptions: a struct of three constants choosing how the epilogue runs. The reference
 // kernels take ReferenceEpilogue, the behaviour described above; the lean one-shot kernel its own
-// (kernels/oneshot_lean_kernel.cuh LeanEpilogueFor):
-//   kNorm         the pattern has a residual and RMSNorm (informational for the caller)
-//   kHeldVectors  leading vectors (1 or 2) whose residual sum stays in registers across the reduction;
-//                 with 2, a thread of vecs_per_thread >= 2 reads back nothing of its second vector
-//   kGammaHeld    the caller loaded gamma of those vectors before the poll and passes it in `held`, so
-//                 the norm loop does not wait for a load after the reduction
+// (kernels/oneshot_lean_kernel.cuh LeanEpilogueFor). (Until 2026-12-04 a fourth, kHeldVectors, let
+// the lean body at N = 2 keep its second vector's residual sum and gamma in registers too; under the
+// 64-register cap that spilled 16-40 bytes, and one vector measured 0-6 % faster at every TP2
+// configuration, 2 and 4 vectors per thread included: docs/kernels.md, "One held vector at N = 2".)
+//   kGammaHeld    the caller loaded gamma of its first vector before the poll and passes it in `held`,
+//                 so the norm loop does not wait for a load after the reduction
 //   kLeanReduce   one block barrier per token where cluster_sum allows it (kOneBarrier), the pushed
 //                 cluster exchange (cluster_sum_pushed; the kernel calls pushed_exchange_init and
 //                 pushed_exchange_ready) in clusters of 2-4 blocks of whole warps, and the mean
@@ -383,30 +383,25 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 // ReferenceOneshotEpilogue (gamma and residual of its first vector loaded before the flag read, as
 // the library it reproduces does; kernels/oneshot_kernel.cuh).
 struct ReferenceEpilogue {
-  static constexpr int kHeldVectors = 1;
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = false;
   static constexpr bool kResidualHeld = false;
 };
 struct ReferenceOneshotEpilogue {
-  static constexpr int kHeldVectors = 1;
   static constexpr bool kGammaHeld = true;
   static constexpr bool kLeanReduce = false;
   static constexpr bool kResidualHeld = true;
 };
 struct HeldOperands {
   uint4 gamma0 = make_uint4(0u, 0u, 0u, 0u);
-  uint4 gamma1 = make_uint4(0u, 0u, 0u, 0u);
   uint4 residual0 = make_uint4(0u, 0u, 0u, 0u);  // kResidualHeld: residual_in of vector k = 0, token m.cluster_id
 };
 template <typename T, Pattern P, typename Options, typename SumOf>
 __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const TokenMapping& m, EpilogueShared& sh,
                                                      float* fp4_amax_exchange, const QuantScales& q, int tok,
                                                      int round, SumOf&& sum_of, const HeldOperands& held = {}) {
-  constexpr int kHeld = Options::kHeldVectors;
   constexpr bool kGammaHeld = Options::kGammaHeld;
   constexpr bool kLeanReduce = Options::kLeanReduce;
-  static_assert(kHeld == 1 || kHeld == 2, "one or two vectors held in registers");
   using Tr = DTypeTraits<T>;
   using Out = PatternOutputs<P>;
   constexpr int kVec = Tr::kVec;
@@ -416,7 +411,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
   const long long row = tok * m.row_bytes;
   const int parity = round & 1;  // the shared-memory buffers of this round's reductions
 
-  uint4 h0 = make_uint4(0u, 0u, 0u, 0u), h1 = make_uint4(0u, 0u, 0u, 0u);
+  uint4 h0 = make_uint4(0u, 0u, 0u, 0u);
   float sum_sq = 0.0f;
 #pragma unroll 1
   for (int k = 0; k < vpt; ++k) {
@@ -445,7 +440,6 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
       }
       const uint4 hk = vec_pack<T>(bits);
       if (k == 0) h0 = hk;
-      if (kHeld == 2 && k == 1) h1 = hk;
       st_v4(static_cast<char*>(Out::kResidual ? p.residual_out : p.allreduce_out) + off, hk);
     }
   }
@@ -460,13 +454,10 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     // norm of vector k: round_T((float(h) * inv) * float(gamma)), the same wherever it is recomputed
     auto norm_of = [&](int k, int v) -> uint4 {
       const long long off = row + static_cast<long long>(v) * kVectorBytes;
-      const uint4 hk = k == 0                 ? h0
-                       : (kHeld == 2 && k == 1) ? h1
-                                                : *reinterpret_cast<const uint4*>(static_cast<const char*>(p.residual_out) + off);
-      const uint4 g = (kGammaHeld && k == 0)               ? held.gamma0
-                      : (kGammaHeld && kHeld == 2 && k == 1) ? held.gamma1
-                                                             : ld_input_v4(static_cast<const char*>(p.gamma) +
-                                                                           static_cast<long long>(v) * kVectorBytes);
+      const uint4 hk = k == 0 ? h0 : *reinterpret_cast<const uint4*>(static_cast<const char*>(p.residual_out) + off);
+      const uint4 g = kGammaHeld && k == 0
+                          ? held.gamma0
+                          : ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(v) * kVectorBytes);
       unsigned nbits[kVec];
 #pragma unroll
       for (int e = 0; e < kVec; ++e)

@@ -16,9 +16,8 @@
 //      the publication waited for the warp's early loads and its pushes: docs/kernels.md.)
 //   4. epilogue operands early: gamma and residual_in of the thread's first vector are loaded before
 //      the push (as the faithful reference now does too) and gamma stays in a register for every
-//      token; at N = 2 so do the gamma and residual sum of the second vector (the reference reads
-//      the sum back from residual_out). At N >= 8 only residual_in is held (kLeanHoldsPushOperands
-//      below: the register budget), gamma is loaded in the norm loop.
+//      token. At N >= 8 only residual_in is held (kLeanHoldsPushOperands below: the register
+//      budget), gamma is loaded in the norm loop.
 //   5. at N < 8 the first vector of x is loaded while thread 0 reads the flag, and kept as loaded:
 //      its -0.0 are cleared at the push, so no instruction waits for it before gamma's and
 //      residual_in's loads issue (clearing it on load stalled every warp for that DRAM load first;
@@ -92,17 +91,17 @@ namespace arlab::kernels {
 template <int N>
 constexpr bool kLeanHoldsPushOperands = N < 8;
 
-// The lean body's epilogue options (kernels/fused_epilogue.cuh EpilogueOptions): the second vector's
-// residual sum and gamma in registers at N = 2 for patterns without a norm_out beside a quantized
-// output (under the 64-register cap; since the N = 2 poll holds the own vector beside the peer's,
-// ar_res_rms, _fp8 and _fp4 spill 4-12 bytes, for _fp8 and _fp4 one local-memory reload per vector
-// beside the poll: ptxas -v and cuobjdump, CUDA 13.0, sm_90, bf16 pairwise); gamma loaded before the
-// poll wherever there is a norm and N < 8 (kLeanHoldsPushOperands); the lean reduction.
+// The lean body's epilogue options (kernels/fused_epilogue.cuh EpilogueOptions): gamma of the first
+// vector loaded before the poll wherever there is a norm and N < 8 (kLeanHoldsPushOperands); the
+// residual of the first vector of the first token held at every N; the lean reduction. One vector's
+// operands only, at every N: holding the second vector's gamma and residual sum as well at N = 2
+// (until 2026-12-04) spilled 16-40 bytes under the 64-register cap (`ptxas -v`, CUDA 13.0, sm_90, bf16
+// pairwise), and without it the N = 2 norm patterns spill nothing and lean measured 0-6 % faster
+// against the reference at every TP2 configuration tried, 2 and 4 vectors per thread included
+// (docs/kernels.md, "One held vector at N = 2").
 template <int N, Pattern P>
 struct LeanEpilogueFor {
   static constexpr bool kNorm = PatternOutputs<P>::kResidual;
-  static constexpr int kHeldVectors =
-      (N == 2 && !(PatternOutputs<P>::kNormOut && (PatternOutputs<P>::kFp8 || PatternOutputs<P>::kFp4))) ? 2 : 1;
   static constexpr bool kGammaHeld = kNorm && kLeanHoldsPushOperands<N>;
   static constexpr bool kLeanReduce = true;
   // residual_in of the first vector of the first token, loaded beside the flag read (the reference
@@ -138,7 +137,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   constexpr bool kHoldX0 = kLeanHoldsPushOperands<N>;
   uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
   if (kHoldX0 && has_first) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
-  HeldOperands held;  // my first residual vector; gamma of my first one or two vectors (the same for every token)
+  HeldOperands held;  // my first residual vector; gamma of my first vector (the same for every token)
   if constexpr (Epilogue::kResidualHeld) {
     if (has_first) held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
   }
@@ -146,8 +145,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     const char* gamma = static_cast<const char*>(p.gamma);
     if (m.t_in_cluster < m.vecs_per_token)
       held.gamma0 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
-    if (Epilogue::kHeldVectors == 2 && vpt > 1 && m.t_in_cluster + m.stride < m.vecs_per_token)
-      held.gamma1 = ld_input_v4(gamma + static_cast<long long>(m.t_in_cluster + m.stride) * kVectorBytes);
   }
   // ---- 2. arrival: thread 0, once its flag read is back; the result is looked at after the push ----
   unsigned arrived_before = 0;

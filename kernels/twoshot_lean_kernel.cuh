@@ -74,7 +74,6 @@ namespace arlab::kernels {
 // the epilogue (the sum of a row arrives one hop later than in one-shot, so they are in flight long
 // before it is used).
 struct TwoshotLeanEpilogue {
-  static constexpr int kHeldVectors = 1;
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = true;
   static constexpr bool kResidualHeld = false;

@@ -41,8 +41,8 @@
 //                 L2 hits; lean: the N-1 peer slots, its own vector re-read from x, an L2 hit) in flight
 //                 together (lean at N >= 4: after that re-read, lean_own_vector_wait_ns); the epilogue's vector ops; block and cluster reduction; the norm loop's gamma
 //                 loads (L2; the reference holds the gamma of its first vector in a register, lean
-//                 the gamma and residual sum of its first vector, and of its second at N = 2, and at N >= 8 no
-//                 gamma (the register budget: kernels/oneshot_lean_kernel.cuh); both bodies load the
+//                 the gamma and residual sum of its first vector, and at N >= 8 no gamma (the register
+//                 budget: kernels/oneshot_lean_kernel.cuh); both bodies load the
 //                 residual of their first vector of their first token at the start, so a wave's first
 //                 round waits only for its other vectors' residual loads and the polls)); against
 //                 HBM (the polled
@@ -110,13 +110,10 @@ struct OneshotDesign {
 
 OneshotDesign design_of(ModelDesign design, bool fenced, const Problem& p) {
   const int n = p.nranks;
-  // kernels/oneshot_lean_kernel.cuh: two vectors held at N = 2 (except norm_out beside a quantized
-  // output), else one.
-  const bool two_held = n == 2 && !(has_norm_out(p.pattern) && (has_fp8(p.pattern) || has_fp4(p.pattern)));
-  // At N >= 8 no gamma is held (kernels/oneshot_lean_kernel.cuh kLeanHoldsPushOperands: the register
-  // budget), so every vector's norm loads it (L2), as the model's reference round before it held one.
-  if (design == ModelDesign::lean)
-    return {"lean", false, n - 1, n - 1, false, true, n >= 8 ? 0 : (two_held ? 2 : 1), true, true, true};
+  // kernels/oneshot_lean_kernel.cuh: the first vector's gamma held at N < 8 (until 2026-12-04 the second
+  // one's too at N = 2); at N >= 8 none (kLeanHoldsPushOperands: the register budget), so every vector's
+  // norm loads it (L2), as the model's reference round before it held one.
+  if (design == ModelDesign::lean) return {"lean", false, n - 1, n - 1, false, true, n >= 8 ? 0 : 1, true, true, true};
   // The reference as rows measured before its fence-free control block ran it (LaunchConfig
   // fenced_reference): the arrival on the path, gamma loaded after the reduction.
   if (fenced) return {"reference (fenced)", true, n, n, true, false, 0, false, false, false};

@@ -69,6 +69,7 @@ FILES = [
     "exp/peers_emulated_tp8_rerun9.csv",
     "exp/speedup_emulated_wide24_p2.csv",
     "exp/peers_emulated_tp4_rerun5.csv",
+    "exp/speedup_emulated_wide25.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

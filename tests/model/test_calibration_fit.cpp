@@ -626,7 +626,9 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
                                "h200_emulated_body_round_fp8_microbench.csv",
                                "h200_emulated_body_round_fp8_microbench_rerun.csv",
                                "h200_emulated_body_round_v2_microbench.csv",
-                               "h200_emulated_body_round_v2_microbench_rerun.csv"}) {
+                               "h200_emulated_body_round_v2_microbench_rerun.csv",
+                               "h200_emulated_body_round_v3_microbench.csv",
+                               "h200_emulated_body_round_v3_microbench_rerun.csv"}) {
         size_t drain = 0, vpt = 0, body = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (own.count({r.bench, r.variant}) == 0) {
@@ -639,7 +641,7 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
         // the body_round rows of their runs only (cold: every body_round row; fp8: the FP8 rows; v2: every
         // body_round row of two runs after the lean N >= 8 change of edad13c)
         const bool cold = name.find("_cold_") != std::string::npos || name.find("_fp8_") != std::string::npos ||
-                          name.find("_v2_") != std::string::npos;
+                          name.find("_v2_") != std::string::npos || name.find("_v3_") != std::string::npos;
         REQUIRE(drain == (cold ? 0u : 12u));  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
         // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
         REQUIRE(vpt == (name.find("_drain_") == std::string::npos && !cold ? 36u : 0u));
@@ -651,11 +653,14 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
         // The lean N = 8 rows (lean_n8*, lean_fp8_n8*) of the files before v2 measured the lean kernel before
         // edad13c and moved to h200_emulated_body_round_lean_n8_before_edad13c.csv (a record): 11 + 5 (16 + 16
         // cold) shapes x (block 0, slowest) fewer. The v2 runs: all of the above, the solo / allbusy rows at N = 2.
-        REQUIRE(body == (name.find("_v2_") != std::string::npos                ? 638u
+        // The lean N = 2 rows (lean_n2*) of every file before v3 measured the lean kernel before 9be347a and
+        // moved to h200_emulated_body_round_lean_n2_before_9be347a.csv (a record). The v3 runs: every row.
+        REQUIRE(body == (name.find("_v3_") != std::string::npos                ? 638u
+                         : name.find("_v2_") != std::string::npos               ? 510u
                          : name.find("_fp8_") != std::string::npos               ? 32u
-                         : cold                                                  ? 430u
-                         : name.find("_body_round_vpt_") != std::string::npos ? 204u
-                         : name.find("_body_round_") != std::string::npos ? 130u
+                         : cold                                                  ? 342u
+                         : name.find("_body_round_vpt_") != std::string::npos ? 160u
+                         : name.find("_body_round_") != std::string::npos ? 102u
                                                                           : 0u));
       }
     }

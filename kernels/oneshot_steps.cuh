@@ -176,8 +176,9 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
 //    `own` before the add). Until 2026-12-02 the N = 2 poll was the general one below, whose
 //    predicated poll loads had `own` as their default value, so they issued only once its load (an L1
 //    or L2 hit: x was read in the push) had returned: one more round trip per vector beyond a
-//    thread's first (cuobjdump -sass, CUDA 13.0, sm_90). One peer vector and mine in registers, as
-//    before, but the lean one-shot norm patterns now spill 4-12 bytes (ptxas -v; the kernel's header).
+//    thread's first (cuobjdump -sass, CUDA 13.0, sm_90). One peer vector and mine in registers; the
+//    lean one-shot kernels at N = 2 spill nothing since they hold one vector's epilogue operands
+//    (ptxas -v; kernels/oneshot_lean_kernel.cuh LeanEpilogueFor).
 //  - N >= 4: kBatch slots in flight together (poll_batch: the reference kernel's register cap), my
 //    own vector in its slot's place. Holding `own` beside the batch instead (polls not waiting for
 //    it) took 8-32 more bytes of stack under the 64-register cap and measured no faster at TP4/TP8

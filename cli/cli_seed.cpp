@@ -26,6 +26,9 @@
 #include "cli/cli_timing.h"
 #include "cli/commands.h"
 #include "common/csv_table.h"
+#include "common/implementations.h"
+#include "common/measurement_headline.h"
+#include "common/measurement_kernel.h"
 #include "common/output_file.h"
 #include "common/output_target.h"
 #include "common/ratio_schema.h"
@@ -157,6 +160,38 @@ void print_seed_ratios(const SeedRatios& ratios) {
                 "(95 %% CI, %d paired rounds)\n",
                 r.hidden, r.denominator.c_str(), r.ratio, r.ci_lo, r.ci_hi, r.rounds);
   }
+  for (const RatioRow& r : ratios.rows) {
+    if (r.tokens != 128 || r.numerator != seed::kFlashinferLegacyMember) continue;
+    std::printf("  the library's kernel, H %d, 128 tokens, in one process interleaved: %s / %s = %.3f [%.3f, %.3f] "
+                "(95 %% CI, %d paired rounds)\n",
+                r.hidden, r.numerator.c_str(), r.denominator.c_str(), r.ratio, r.ci_lo, r.ci_hi, r.rounds);
+  }
+}
+
+// The seed's two configurations on the library's own kernel (FlashInfer's one-shot, the rows of
+// `arlab exp seed`'s flashinfer groups in `source`): its legacy and trtllm times at 128 tokens. The
+// model does not predict the library (model/measurements.h skips its rows), so these rows appear only
+// here, in the ratio lines and in the plot. `source` was read once already, so it parses.
+void print_library_seed(const std::string& source) {
+  std::map<std::pair<int, std::string>, const MeasurementRow*> at_seed;  // (hidden, policy) -> row
+  const CsvRows<MeasurementRow> table = read_rows<MeasurementRow>(source);
+  for (const MeasurementRow& r : table.rows)
+    if (r.tokens == 128 && r.check == "pass" && row_kernel(r) == Impl::flashinfer) at_seed[{r.hidden, r.policy}] = &r;
+  bool any = false;
+  for (int h : {4096, 8192}) {
+    auto l = at_seed.find({h, "legacy"}), t = at_seed.find({h, "trtllm"});
+    if (l == at_seed.end() || t == at_seed.end()) continue;
+    const double legacy_us = headline_us(*l->second), trtllm_us = headline_us(*t->second);
+    if (!(legacy_us > 0) || !(trtllm_us > 0)) continue;
+    std::printf("  the library's kernel (FlashInfer %s one-shot), H %d, 128 tokens: legacy %.2f us (%d/%d/%d) / "
+                "trtllm %.2f us (%d/%d/%d) = %.2fx\n",
+                flashinfer_version(), h, legacy_us, l->second->tpb, l->second->cluster, l->second->grid, trtllm_us,
+                t->second->tpb, t->second->cluster, t->second->grid, legacy_us / trtllm_us);
+    any = true;
+  }
+  if (!any)
+    std::printf("  (%s holds no passing rows of the library's own kernel at legacy and trtllm, 128 tokens)\n",
+                source.c_str());
 }
 
 // Keeps an earlier run's file before it is written again: a regular file at `p` is renamed to
@@ -257,7 +292,8 @@ void run_seed(const SeedOptions& o, const CLI::App& sub) {
   for (size_t i = 0; i < sweep.hidden.size(); ++i) std::printf("%s%d", i ? ", " : "", sweep.hidden[i]);
   std::printf("}; tokens {");
   for (size_t i = 0; i < sweep.tokens.size(); ++i) std::printf("%s%d", i ? ", " : "", sweep.tokens[i]);
-  std::printf("}; policies legacy, trtllm, occupancy, model; explicit sweep at 128 tokens\n");
+  std::printf("}; policies legacy, trtllm, occupancy, model; explicit sweep at 128 tokens; the library's "
+              "kernel (FlashInfer %s) at legacy and trtllm\n", flashinfer_version());
   const bool auto_cal = o.calibration == "auto";
   const std::string cal_path = auto_cal ? (std::filesystem::exists(kMeasuredEmulatedCalibration)
                                                 ? std::string(kMeasuredEmulatedCalibration)
@@ -327,6 +363,7 @@ void run_seed(const SeedOptions& o, const CLI::App& sub) {
   model::write_validation_csv(rows, rep, validation_csv);
   folder.keep();
   print_seed_table(rows, rep);
+  print_library_seed(source);
   print_seed_ratios(ratios);
   std::printf("\n  model vs measurement over %d rows (%d problems): MAPE %.1f%%, median APE %.1f%%, Spearman %.3f\n",
               rep.rows_used, rep.problems, 100.0 * rep.mape, 100.0 * rep.median_ape, rep.spearman_all);

@@ -122,6 +122,13 @@ std::vector<ExpCase> seed_experiment(const ExpContext& ctx) {
         cases.push_back(make_case(p, {"trtllm", "legacy", "occupancy"}));
         // The model's own pick runs alone: it may choose two-shot (one kernel per group).
         cases.push_back(make_case(p, {"model"}, "model"));
+        // The library's own kernel at the seed story's two configurations, in a group of its own so that
+        // its legacy / trtllm ratio is in-process: does the seed's conclusion hold for FlashInfer's kernel,
+        // not only for arlab's reproduction of it (docs/seed.md, "The library's own kernel")? At N = 2
+        // only: the seed problem sums pairwise, which is FlashInfer's fp32 sum only for two ranks.
+        if (!ctx.quick && n == 2 &&
+            implementation_refusal(Impl::flashinfer, p, ctx.real_node, ctx.rank_spec.cc_major).empty())
+          cases.push_back(make_case(p, {seed::kFlashinferTrtllmMember, seed::kFlashinferLegacyMember}, "flashinfer"));
         if (ctx.quick || t != kSeedTokens) continue;
         // The explicit configurations of arlab seed's sweep for this (H, N) at 128 tokens.
         seed::SeedSweep sweep;

@@ -26,6 +26,12 @@ struct SeedSweep {
   std::vector<int> explicit_tokens = {128}; // where the explicit-configuration sweep runs
 };
 
+// The seed experiment's group of the library's own kernel (FlashInfer's one-shot, `arlab exp seed`,
+// beside each problem's groups of arlab's reference): at trtllm's configuration (the group's first
+// member, so the ratio row is legacy over it) and at legacy's, the two ends of the seed story.
+constexpr const char* kFlashinferTrtllmMember = "trtllm/flashinfer";
+constexpr const char* kFlashinferLegacyMember = "legacy/flashinfer";
+
 struct SeedCase {
   Problem problem;
   model::Policy policy = model::Policy::trtllm;

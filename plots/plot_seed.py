@@ -9,6 +9,9 @@ guides at +-10 %:
   1, 2: TP2 one-shot bf16 ar_res_rms at H = 4096 and 8192 -- time vs tokens, one colour per policy,
         markers = measured, dashed lines = predicted; the 128-token legacy / trtllm pair (the
         26.8 -> 9.8 µs case) is annotated with its speed-up; residuals vs tokens;
+        Where --measured holds rows of the library's own kernel (FlashInfer's one-shot at legacy and
+        trtllm: `arlab exp seed`'s flashinfer groups), they are drawn as open squares, measured only
+        (the model does not predict the library), with their own 128-token ratio;
   3:    predicted vs measured for every row (policies and the explicit configuration sweep), with
         the rows' MAPE and the identity line; residuals vs the measured time.
 The validation CSV holds neither the rows' 95 % CIs nor their commit: --measured names the measurement
@@ -101,6 +104,25 @@ def attach_measurements(rows, path):
     return joined
 
 
+def library_rows(path):
+    """{hidden: {policy: [(tokens, headline us, ci)] sorted by tokens}} of the passing rows of the library's
+    own kernel (kernel_variant flashinfer) in the measurement CSV `path`: the model does not predict them,
+    so they are not in the validation CSV."""
+    out = {}
+    for m in (measurement_lines(path).values() if path else []):
+        if (m.get("kernel_variant") or "").strip() != "flashinfer" or (m.get("check") or "").strip() != "pass":
+            continue
+        us = ec.headline_us(m)
+        if not (ec.finite(us) and us > 0):
+            continue
+        out.setdefault(ec.ival(m, "hidden"), {}).setdefault(m["policy"].strip(), []).append(
+            (ec.ival(m, "tokens"), us, ec.headline_ci(m)))
+    for by_policy in out.values():
+        for pts in by_policy.values():
+            pts.sort(key=lambda x: x[0])
+    return out
+
+
 def ok_rows(rows):
     return [r for r in rows if r["status"] == "ok"]
 
@@ -116,9 +138,10 @@ def policy_rows(rows, hidden):
     return dict(sorted(by_policy.items()))
 
 
-def policy_panel(ax, ax_res, rows, hidden):
-    """Time vs tokens per policy at one H (measured markers with their CI, predicted dashed) and the
-    residuals vs tokens under it; returns the residuals."""
+def policy_panel(ax, ax_res, rows, hidden, library):
+    """Time vs tokens per policy at one H (measured markers with their CI, predicted dashed), the library's
+    own kernel's measured times where given (`library`: {policy: [(tokens, us, ci)]}), and the residuals
+    vs tokens under it; returns the residuals."""
     by_policy = policy_rows(rows, hidden)
     sel = [r for prs in by_policy.values() for r in prs]
     ax.set_title(f"TP{sel[0]['nranks']}, H = {hidden}" if sel else f"H = {hidden}: no rows", fontsize=10)
@@ -137,10 +160,22 @@ def policy_panel(ax, ax_res, rows, hidden):
         ax.annotate(f"{SEED_TOKENS} tokens: legacy {seed['legacy']:.1f} µs → trtllm {seed['trtllm']:.1f} µs "
                     f"({seed['legacy'] / seed['trtllm']:.2f}x)", xy=(0.02, 0.97), xycoords="axes fraction",
                     ha="left", va="top", fontsize=8)  # top left: the times rise with tokens, that corner is empty
+    lib_times = []
+    for pol, pts in sorted(library.items()):
+        color = ec.POLICY_COLORS.get(pol, "black")
+        ec.draw_ci(ax, [p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts], color)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "s", mfc="none", color=color,
+                label=f"FlashInfer's kernel at {pol}, measured")
+        lib_times += [p[1] for p in pts]
+    lib_seed = {pol: us for pol, pts in library.items() for tk, us, _ in pts if tk == SEED_TOKENS}
+    if "legacy" in lib_seed and "trtllm" in lib_seed and lib_seed["trtllm"] > 0:
+        ax.annotate(f"FlashInfer's kernel: legacy {lib_seed['legacy']:.1f} µs → trtllm {lib_seed['trtllm']:.1f} µs "
+                    f"({lib_seed['legacy'] / lib_seed['trtllm']:.2f}x)", xy=(0.02, 0.91), xycoords="axes fraction",
+                    ha="left", va="top", fontsize=8)
     tokens = [int(r["tokens"]) for r in sel]
     ec.tokens_axis(ax, tokens, label=False)
     ax.tick_params(labelbottom=False)
-    ec.time_axis(ax, [ec.num(r, "kernel_us_median") for r in sel], "kernel time per call (µs, median)")
+    ec.time_axis(ax, [ec.num(r, "kernel_us_median") for r in sel] + lib_times, "kernel time per call (µs, median)")
     residuals = ec.residual_panel(ax_res, groups, ec.TOKENS_LABEL, log_x=False)
     ec.tokens_axis(ax_res, tokens)
     return residuals
@@ -203,12 +238,13 @@ def main():
     if not rows:
         sys.exit(f"{TOOL}: {args.csv} has no rows")
     joined = attach_measurements(rows, args.measured)
+    library = library_rows(args.measured)
     fig = plt.figure(figsize=(17, 7.2))
     gs = fig.add_gridspec(2, 3, height_ratios=[1.0 - ec.RESIDUAL_SHARE, ec.RESIDUAL_SHARE])
     lines = []
     for col, hidden in enumerate(SEED_HIDDEN):
         ax = fig.add_subplot(gs[0, col])
-        residuals = policy_panel(ax, fig.add_subplot(gs[1, col], sharex=ax), rows, hidden)
+        residuals = policy_panel(ax, fig.add_subplot(gs[1, col], sharex=ax), rows, hidden, library.get(hidden, {}))
         lines.append(f"{TOOL}: residual (predicted - measured) / measured, H = {hidden}: {ec.residual_text(residuals)}")
     ax = fig.add_subplot(gs[0, 2])
     mape, residuals = parity_panel(ax, fig.add_subplot(gs[1, 2], sharex=ax), rows)

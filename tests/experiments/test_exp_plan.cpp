@@ -145,7 +145,7 @@ TEST_CASE("exp: case key names the problem and the suffix") {
   CHECK(exp::case_key(p, "part 3") == "N=4 H=8192 T=128 bf16 ar_res_rms pairwise twoshot part 3");
 }
 
-TEST_CASE("exp seed: trtllm/legacy/occupancy, then the model alone, at every (H, tokens); explicit at 128") {
+TEST_CASE("exp seed: trtllm/legacy/occupancy, the model alone, FlashInfer at trtllm/legacy, at every (H, tokens); explicit at 128") {
   for (const std::vector<int>& nranks : {std::vector<int>{2}, std::vector<int>{2, 4}}) {
     INFO("N " << nranks.size() << " rank counts");
     const exp::ExpContext ctx = plan_context(nranks, false);
@@ -160,16 +160,18 @@ TEST_CASE("exp seed: trtllm/legacy/occupancy, then the model alone, at every (H,
           const Problem p = seed::seed_problem(t, h, n);
           expected_keys.push_back(exp::case_key(p));
           expected_keys.push_back(exp::case_key(p, "model"));
+          if (n == 2) expected_keys.push_back(exp::case_key(p, "flashinfer"));
           if (t == 128) expected_keys.push_back(exp::case_key(p, "explicit"));
         }
     const size_t problems = nranks.size() * 2 * 7;  // N x H {4096, 8192} x 7 token counts
     const size_t explicit_cases = nranks.size() * 2;  // one per (N, H)
-    CHECK(expected_keys.size() == 2 * problems + explicit_cases);
+    const size_t library_cases = 2 * 7;             // the library's kernel: N = 2 only
+    CHECK(expected_keys.size() == 2 * problems + explicit_cases + library_cases);
     std::vector<std::string> keys;
     for (const exp::ExpCase& c : cases) keys.push_back(c.key);
     CHECK(keys == expected_keys);
 
-    size_t seen_policies = 0, seen_model = 0, seen_explicit = 0;
+    size_t seen_policies = 0, seen_model = 0, seen_explicit = 0, seen_library = 0;
     for (const exp::ExpCase& c : cases) {
       INFO("case " << c.key);
       CHECK(c.problem == seed::seed_problem(c.problem.tokens, c.problem.hidden, c.problem.nranks));  // one-shot
@@ -183,6 +185,14 @@ TEST_CASE("exp seed: trtllm/legacy/occupancy, then the model alone, at every (H,
       if (c.key == exp::case_key(c.problem, "model")) {
         ++seen_model;
         CHECK(c.policies == std::vector<std::string>{"model"});
+        CHECK(c.configs.empty());
+        continue;
+      }
+      if (c.key == exp::case_key(c.problem, "flashinfer")) {
+        // FlashInfer's own kernel at trtllm (first: the ratio's denominator) and at legacy, TP2 only.
+        ++seen_library;
+        CHECK(c.problem.nranks == 2);
+        CHECK(c.policies == std::vector<std::string>{"trtllm/flashinfer", "legacy/flashinfer"});
         CHECK(c.configs.empty());
         continue;
       }
@@ -209,6 +219,7 @@ TEST_CASE("exp seed: trtllm/legacy/occupancy, then the model alone, at every (H,
     CHECK(seen_policies == problems);
     CHECK(seen_model == problems);
     CHECK(seen_explicit == explicit_cases);
+    CHECK(seen_library == library_cases);
   }
   // Quick: H 8192, tokens 1 and 128, each with its model case; no explicit sweep.
   const exp::ExpContext quick_ctx = plan_context({2}, true);

@@ -460,7 +460,8 @@ const std::vector<ExperimentRow>& experiments() {
   static const std::vector<ExperimentRow> rows = {
       {"seed",
        "the motivating case: TP2 bf16 ar_res_rms one-shot, H 4096/8192, tokens 1-512, legacy vs trtllm vs occupancy "
-       "vs model, plus the explicit configurations at 128 tokens",
+       "vs model, the library's own kernel (FlashInfer) at legacy and trtllm, plus the explicit configurations at "
+       "128 tokens",
        seed_experiment, "plot_tokens.py"},
       {"tokens",
        "tokens 1-4096 x H 2048-16384, one-shot and two-shot under trtllm (one-shot also legacy), and the model's own "

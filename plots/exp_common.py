@@ -504,7 +504,21 @@ def series_key(row, fused_prefix=""):
         return (1, 0, impl, row["algo"]), baseline_label(impl, row["algo"])
     if impl == "nccl":
         return (2, 0, impl, ""), baseline_label(impl)
+    pol = peer_policy(row)
+    if pol:  # a peer's kernel at another rule's configuration (the seed's trtllm/flashinfer, legacy/flashinfer)
+        order = POLICY_ORDER.index(pol) if pol in POLICY_ORDER else len(POLICY_ORDER)
+        return (3, order, impl, pol, row["algo"]), f"{impl} at {pol} {row['algo']}"
     return (3, 0, impl, row["algo"]), baseline_label(impl, row["algo"])
+
+
+def peer_policy(row):
+    """The policy a peer's row ran at when it is not the peer's own rule (its `policy` cell names the
+    peer: `flashinfer`), else ""; "" for arlab's own rows."""
+    impl = implementation(row)
+    pol = (row.get("policy") or "").strip()
+    if impl in ("fused", "unfused", "nccl") or not pol or impl.startswith(pol):
+        return ""
+    return pol
 
 
 def style(row):
@@ -517,6 +531,8 @@ def style(row):
         color = POLICY_COLORS.get(row["policy"], "tab:olive")
         if row["policy"] in MERGED_POLICIES:
             ls = "-"
+    elif peer_policy(row):  # a peer at another rule's configuration: that rule's colour, dotted, squares
+        color, ls, marker = POLICY_COLORS.get(row["policy"], "tab:pink"), ":", "s"
     else:
         color = BASELINE_COLORS.get(impl, "tab:pink")
         if impl == "nccl":

@@ -683,7 +683,12 @@ CHECKS = [
          quotes=[(r"^(.*)$", "prints `{1}`"), (r"\((\d+) rows\)", "({1} configurations")]),
     dict(doc="docs/seed.md", cmd=SEED, derive=lambda out: seed_terms(out) + [
         re.search(r"model vs measurement over .*", out).group(0),
-        re.search(r"regret model \(its own pick, measured\).*", out).group(0)]),
+        re.search(r"regret model \(its own pick, measured\).*", out).group(0),
+        re.search(r"seed H 4096, 128 tokens: (legacy .*? = [\d.]+x)", out).group(1),
+        re.search(r"seed H 8192, 128 tokens: (legacy .*? = [\d.]+x)", out).group(1)] + [
+        m.group(1) for m in re.finditer(r"the library's kernel \(FlashInfer [\d.]+ one-shot\), (H \d+, 128 tokens: .*)", out)] + [
+        m.group(2) for m in re.finditer(r"the library's kernel, (H \d+), 128 tokens, in one process interleaved: "
+                                        r"legacy/flashinfer / trtllm/flashinfer = ([\d.]+ \[[\d.]+, [\d.]+\])", out)]),
     dict(doc="docs/seed.md", cmd=SEED_EXP, derive=lambda out: [
         re.search(r"model vs measurement over .*", out).group(0),
         re.search(r"regret model \(its own pick, measured\).*", out).group(0),
@@ -694,7 +699,8 @@ CHECKS = [
                           "tokens=128", f"policy={p}"), derive=lambda out: [first_value(out)])
     for doc in ("docs/seed.md",) for p in ("legacy", "trtllm")
 ] + [
-    dict(doc="docs/seed.md", cmd=rng("data/h200/seed.csv", "skewfree_us_median", "hidden=4096", "tokens=128", f"policy={p}"),
+    dict(doc="docs/seed.md", cmd=rng("data/h200/seed_v2_51cd276.csv", "skewfree_us_median", "hidden=4096", "tokens=128",
+                                     f"policy={p}"),
          derive=lambda out, p=p: [f"{p} {first_value(out)} vs"]) for p in ("legacy", "trtllm")
 ] + [
     dict(doc=doc, cmd=rng("data/h200/seed_mpi_tp4_nvlink.csv", "kernel_us_median", f"hidden={h}", "algo=oneshot",

@@ -84,9 +84,12 @@ constexpr int kQuickReps = 5;
 // token) and 1024 (a full block: the most pollers one block puts on the memory system).
 constexpr std::array<int, 2> kExchangeThreads = {128, 1024};
 // exchange all_to_all_grid: one round between 2 ranks with several blocks each (one per SM, as the
-// fused kernels' grids at one token per cluster), at these block counts (those up to the rank's SM
-// count) and block sizes: the round's growth with the threads that take part, beyond one block.
-constexpr std::array<int, 4> kExchangeGridBlocks = {1, 4, 16, 64};
+// fused kernels' grids at one token per cluster), at these block counts and block sizes: the round's
+// growth with the threads that take part, beyond one block. Counts above the rank's SMs (128 and 256
+// on a 64-SM partition: 2 and 4 blocks per SM, as the model's picks of 128-256 blocks of 256-512
+// threads) run only where every block is resident at once (exchange_blocks_per_sm), so the round is
+// one wave; since 2026-12-04.
+constexpr std::array<int, 6> kExchangeGridBlocks = {1, 4, 16, 64, 128, 256};
 constexpr std::array<int, 3> kExchangeGridThreads = {128, 512, 1024};
 constexpr uint64_t kTagRankBits = 8;  // CUPTI tag = (iteration << 8) | rank (N <= 16 < 256)
 constexpr int kMaxPollThreads = 65536;
@@ -632,20 +635,27 @@ class CrossRankBenches {
       return;
     }
     constexpr int kGroup = 2;
-    std::vector<int> blocks;
+    const int sms = node_.sms_per_rank();
+    std::vector<std::pair<int, int>> points;  // (blocks, threads) that run as one wave
+    size_t largest = 0;                        // threads of the largest grid
     for (int b : kExchangeGridBlocks)
-      if (b <= node_.sms_per_rank()) blocks.push_back(b);
-    const size_t scratch = static_cast<size_t>(kGroup) * blocks.back() * kExchangeGridThreads.back() * kVectorBytes;
+      for (int threads : kExchangeGridThreads) {
+        int per_sm = 0;
+        ARLAB_CUDA_CHECK(exchange_blocks_per_sm(threads, &per_sm));
+        if (b > sms && (b + sms - 1) / sms > per_sm) continue;  // more than one wave: not this bench's round
+        points.emplace_back(b, threads);
+        largest = std::max(largest, static_cast<size_t>(b) * threads);
+      }
+    const size_t scratch = static_cast<size_t>(kGroup) * largest * kVectorBytes;
     if (scratch > region_bytes_) {
       note("exchange all_to_all_grid skipped: its scratch (" + std::to_string(scratch) +
            " bytes) exceeds the Lamport region (" + std::to_string(region_bytes_) + ")");
       return;
     }
     zero_scratch(scratch);
-    for (int b : blocks)
-      for (int threads : kExchangeGridThreads)
-        add_row("exchange", "all_to_all_grid", -1, b, threads, kGroup, "ranks", "skewfree_us",
-                exchange_round_us(*cupti, kGroup, b, threads));
+    for (const auto& [b, threads] : points)
+      add_row("exchange", "all_to_all_grid", -1, b, threads, kGroup, "ranks", "skewfree_us",
+              exchange_round_us(*cupti, kGroup, b, threads));
   }
 
   // Tags start at 1: zeroed slots hold no launch's tag (exchange_tag_ continues across the sweeps,

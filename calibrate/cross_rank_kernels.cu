@@ -260,6 +260,10 @@ cudaError_t poll_wait_blocks_per_sm(int* blocks) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, poll_wait_kernel, kStoreTpb, 0);
 }
 
+cudaError_t exchange_blocks_per_sm(int threads, int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, exchange_kernel, threads, 0);
+}
+
 cudaError_t launch_exchange(const ExchangeParams& p, cudaStream_t stream) {
   return launch_ex(exchange_kernel, static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads), stream, p);
 }

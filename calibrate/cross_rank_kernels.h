@@ -104,6 +104,8 @@ struct ExchangeParams {
   CrossStatus status;
 };
 cudaError_t launch_exchange(const ExchangeParams& p, cudaStream_t stream);
+// How many exchange_kernel blocks of `threads` threads one SM holds at once (the occupancy API).
+cudaError_t exchange_blocks_per_sm(int threads, int* blocks);
 
 // Preloading. Under lazy module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) the
 // first launch of a kernel in a context loads it there, and that load may wait for the work already

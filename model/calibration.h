@@ -180,9 +180,9 @@ namespace arlab::model {
   /* prior: 0, a round of many blocks as long as one of one block; range: 1 us per block: over 30x the ~4 ns per */  \
   /* block measured on the emulated H200 node */                                                                     \
   X(exchange_grid_ns_per_block, 0.0, 0.0, 1000.0, "ns",                                                              \
-    "extra skew-free time of one exchange round between 2 ranks per block of the grid beyond the first, beyond the " \
-    "launch's own per-block time (calibrate: exchange all_to_all_grid, least squares of extra over one block = "    \
-    "a (B-1) + b (B-1) W over B blocks of W warps)")                                                                \
+    "extra skew-free time of one exchange round between 2 ranks per SM the grid's blocks occupy beyond the first, "  \
+    "beyond the launch's own per-block time (calibrate: exchange all_to_all_grid, least squares of extra over one "  \
+    "block = a (min(B, S)-1) + b (B-1) W over B blocks of W warps on S SMs per rank)")                               \
   /* prior: 0; range: as dram_round_ns_per_warp */                                                                   \
   X(exchange_grid_ns_per_block_warp, 0.0, 0.0, 1000.0, "ns",                                                         \
     "the same extra time's part per block beyond the first and warp of the block (calibrate: exchange "             \

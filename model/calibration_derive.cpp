@@ -546,15 +546,24 @@ class Deriver {
   // One exchange round between 2 ranks with B blocks of W warps each (exchange all_to_all_grid)
   // against the round of one block of the same size: extra(B, W) = t(B, W) - t(1, W) - what the
   // launch itself adds per block (launch_per_block_ns x (B - 1), already the launch term's), fitted as
-  // a (B - 1) + b (B - 1) W by least squares, a and b at least 0 (a negative one is dropped and the
-  // other refitted alone). Without such rows (a calibrate of before 2026-12-03) the priors stay, and
-  // say so.
+  // a (S_B - 1) + b (B - 1) W by least squares, S_B = min(B, the row's SMs per rank) the SMs the
+  // blocks occupy (rows of 2 and 4 blocks per SM since 2026-12-04: blocks that share an SM add their
+  // warps, not the per-block part), a and b at least 0 (a negative one is dropped and the other
+  // refitted alone). Each point is the median over the files given (several processes). Without such
+  // rows (a calibrate of before 2026-12-03) the priors stay, and say so.
   void grid_exchange() {
     const auto got = pick_rows("exchange", "all_to_all_grid", "skewfree_us",
                                [](const MicrobenchRow& r) { return std::lround(r.size) == 2 && r.sms >= 1; });
-    std::map<int, std::map<int, std::vector<double>>> by_tpb;  // tpb -> blocks -> values (us)
-    for (const MicrobenchRow* r : got) by_tpb[r->tpb][r->sms].push_back(r->value);
-    std::vector<std::array<double, 3>> pts;  // (B - 1, (B - 1) W, extra ns)
+    // tpb -> blocks -> (values us, SMs per rank of the rows)
+    std::map<int, std::map<int, std::vector<double>>> by_tpb;
+    std::map<int, int> sms_per_rank;  // blocks -> the smallest partition its rows ran on
+    for (const MicrobenchRow* r : got) {
+      by_tpb[r->tpb][r->sms].push_back(r->value);
+      const int part = r->sm_per_rank > 0 ? r->sm_per_rank : r->sms;
+      auto [it, fresh] = sms_per_rank.emplace(r->sms, part);
+      if (!fresh) it->second = std::min(it->second, part);
+    }
+    std::vector<std::array<double, 3>> pts;  // (S_B - 1, (B - 1) W, extra ns)
     std::string points;
     for (const auto& [tpb, by_blocks] : by_tpb) {
       const auto one = by_blocks.find(1);
@@ -565,8 +574,10 @@ class Deriver {
         if (blocks <= 1) continue;
         const double extra =
             (median_of(v) - base_us) * 1e3 - out_.calibration.launch_per_block_ns * (blocks - 1);
-        pts.push_back({blocks - 1.0, (blocks - 1.0) * warps, extra});
-        points += fmt(" %dx%d %+.0f ns;", blocks, tpb, extra);
+        const int sms = std::min(blocks, sms_per_rank.at(blocks));
+        pts.push_back({sms - 1.0, (blocks - 1.0) * warps, extra});
+        points += blocks > sms ? fmt(" %dx%d (on %d SMs) %+.0f ns;", blocks, tpb, sms, extra)
+                               : fmt(" %dx%d %+.0f ns;", blocks, tpb, extra);
       }
     }
     if (pts.empty()) {
@@ -578,7 +589,7 @@ class Deriver {
     const NonNegativePair f = fit_nonnegative_pair(pts);
     const std::string how =
         "exchange all_to_all_grid between 2 ranks, B blocks x tpb over one block, less launch_per_block_ns x (B-1):" +
-        points + " least squares of a (B-1) + b (B-1) W";
+        points + " least squares of a (min(B, S)-1) + b (B-1) W";
     set("exchange_grid_ns_per_block", f.a, how + ", a");
     set("exchange_grid_ns_per_block_warp", f.b, "b of the same fit (W: warps of a block)");
   }

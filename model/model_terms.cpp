@@ -195,9 +195,15 @@ void add_ranks_term(const ModelInputs& in, TermSheet& sheet) {
   });
 }
 
+double grid_exchange_sms_holding(const ModelInputs& in, double blocks) {
+  return std::min(blocks, static_cast<double>(in.s.sm_count));
+}
+
 double grid_exchange_extra_ns(const ModelInputs& in, double blocks) {
-  const double beyond = std::max(0.0, blocks - 1.0);
-  return beyond * (in.cal.exchange_grid_ns_per_block + in.cal.exchange_grid_ns_per_block_warp * in.active_warps);
+  const double sms_beyond = std::max(0.0, grid_exchange_sms_holding(in, blocks) - 1.0);
+  const double blocks_beyond = std::max(0.0, blocks - 1.0);
+  return sms_beyond * in.cal.exchange_grid_ns_per_block +
+         blocks_beyond * in.cal.exchange_grid_ns_per_block_warp * in.active_warps;
 }
 
 long long cluster_work_items(const ModelInputs& in) {
@@ -217,10 +223,10 @@ void add_grid_term(const ModelInputs& in, TermSheet& sheet, long long waves, int
   if (per_round <= 0) return;
   const Calibration& cal = in.cal;
   sheet.add("grid", static_cast<double>(waves * exchanges) * per_round, [&] {
-    return fmt("%lld wave(s) x %d exchange round(s) x the round's growth with its blocks beyond one: (%.0f blocks "
-               "that hold a vector - 1) x (%.3g ns + %.3g ns x %d warps)",
-               waves, exchanges, blocks, cal.exchange_grid_ns_per_block, cal.exchange_grid_ns_per_block_warp,
-               in.active_warps);
+    return fmt("%lld wave(s) x %d exchange round(s) x the round's growth with its blocks beyond one: (%.0f SMs "
+               "that hold them - 1) x %.3g ns + (%.0f blocks that hold a vector - 1) x %.3g ns x %d warps",
+               waves, exchanges, grid_exchange_sms_holding(in, blocks), cal.exchange_grid_ns_per_block, blocks,
+               cal.exchange_grid_ns_per_block_warp, in.active_warps);
   });
 }
 

@@ -199,8 +199,12 @@ void add_ranks_term(const ModelInputs& in, TermSheet& sheet);
 
 // What one exchange round between ranks costs beyond a round of one block when `blocks` blocks of the
 // configuration's block size take part (calibrate: exchange all_to_all_grid; 0 for one block and
-// wherever the calibration has no such rows): exchange_grid_ns_per_block x (B - 1) +
-// exchange_grid_ns_per_block_warp x (B - 1) x the warps of a block that hold a vector.
+// wherever the calibration has no such rows): exchange_grid_ns_per_block x (S_B - 1) +
+// exchange_grid_ns_per_block_warp x (B - 1) x the warps of a block that hold a vector, where S_B =
+// min(B, the rank's SMs) is the SMs those blocks occupy: blocks that share an SM add their warps but
+// not the per-block part (measured with 2 and 4 blocks per SM since 2026-12-04, docs/model.md).
+// grid_exchange_sms_holding gives S_B.
+double grid_exchange_sms_holding(const ModelInputs& in, double blocks);
 double grid_exchange_extra_ns(const ModelInputs& in, double blocks);
 // What the clusters of a grid stride over: tokens (one-shot, the lean two-shot), or the local indices
 // of a rank's range, ceil(tokens / N) (the reference two-shot: cluster c takes l = c, c + C, ... of

@@ -33,8 +33,8 @@
 // staggered_hbm_rate): on the emulated node the ranks start a measured gap apart, so fewer than N
 // stream beside the last one where the call's HBM time is short beside the gaps.
 //   grid          per wave, what the exchange round adds beyond one block's for the blocks that hold a
-//                 vector: exchange_grid_ns_per_block (+ _warp x their warps) per block beyond the first
-//                 (calibrate: exchange all_to_all_grid)
+//                 vector: exchange_grid_ns_per_block per SM they occupy beyond the first, and _warp x
+//                 their warps per block beyond the first (calibrate: exchange all_to_all_grid)
 //   reduce        per wave, the rounds' chain and the bandwidth bounds overlapping imperfectly
 //                 ((chain^3 + bandwidth^3)^(1/3), model_terms.h chain_with_bandwidth_ns); R rounds of (per vector: the
 //                 residual load (DRAM) and the polls (ld.relaxed.sys

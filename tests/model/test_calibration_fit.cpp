@@ -1236,6 +1236,23 @@ TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term,
   const DerivedCalibration d = derive_calibration(with, spec);
   CHECK(d.calibration.exchange_grid_ns_per_block == Approx(4.0).epsilon(1e-9));
   CHECK(d.calibration.exchange_grid_ns_per_block_warp == Approx(0.25).epsilon(1e-9));
+  // Grids of more blocks than the rank's SMs (2 and 4 per SM on a 64-SM partition): the per-block part
+  // counts the SMs the blocks occupy, min(B, 64), the warp part every block. Rows made that way give the
+  // same constants back; read as if every block had an SM of its own they would not.
+  const auto coresident_row = [&](int blocks, int tpb) {
+    MicrobenchRow r = grid_row(blocks, tpb);
+    r.sm_per_rank = 64;
+    const double extra_ns = (std::min(blocks, 64) - 1) * 4.0 + (blocks - 1) * (0.25 * (tpb / 32) + per_block_launch_ns);
+    r.value = r.p10 = r.p90 = 1.5 + extra_ns / 1e3;
+    return r;
+  };
+  std::vector<MicrobenchRow> coresident = rows;
+  for (int blocks : {1, 4, 16, 64, 128, 256})
+    for (int tpb : {128, 512}) coresident.push_back(coresident_row(blocks, tpb));
+  const DerivedCalibration co = derive_calibration(coresident, spec);
+  CHECK(co.calibration.exchange_grid_ns_per_block == Approx(4.0).epsilon(1e-9));
+  CHECK(co.calibration.exchange_grid_ns_per_block_warp == Approx(0.25).epsilon(1e-9));
+  CHECK(count_notes(co, "256x512 (on 64 SMs)") == 1);
   // Rows without a one-block round of their size give nothing to measure against: priors.
   std::vector<MicrobenchRow> no_base = rows;
   for (int blocks : {4, 64}) no_base.push_back(grid_row(blocks, 512));

@@ -672,7 +672,7 @@ TEST_CASE("polls from DRAM: rounds pay the cold round's extra by the share of po
   CHECK(reduce_gain(32, 4096, Impl::reference) / 2 < reduce_gain(256, 4096, Impl::reference) / 16);
 }
 
-TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector, once per wave", "[timing]") {
+TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector and the SMs they occupy, once per wave", "[timing]") {
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.exchange_grid_ns_per_block > 0);
   const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
@@ -705,6 +705,22 @@ TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector
     detail::ModelInputs in_many{problem(256, 4096), c, emu, cal};
     REQUIRE(detail::derive_inputs(in_many, kRes));
     CHECK(detail::wave_blocks_holding(in_many) == 32.0);
+  }
+  // More blocks than the partition's 64 SMs, all resident (256 blocks of 256 threads, 4 per SM, one token
+  // each at H 2048): the per-block part counts the 64 SMs they occupy, the warp part all 256 blocks.
+  {
+    LaunchConfig co;
+    co.tpb = 256;
+    co.cluster = 1;
+    co.grid = 256;
+    co.impl = Impl::lean;
+    const Problem many = problem(256, 2048);
+    detail::ModelInputs in_co{many, co, emu, cal};
+    REQUIRE(detail::derive_inputs(in_co, kRes));
+    REQUIRE(detail::wave_blocks_holding(in_co) == 256.0);
+    CHECK(detail::grid_exchange_sms_holding(in_co, 256.0) == 64.0);
+    const double expected_ns = 63 * cal.exchange_grid_ns_per_block + 255 * 8 * cal.exchange_grid_ns_per_block_warp;
+    CHECK(term(predict(many, co, emu, cal, kRes), "grid") == Approx(expected_ns / 1e3));
   }
   // The lean two-shot counts one round's growth (docs/model.md, "The grid term").
   c.impl = Impl::lean;

@@ -70,6 +70,8 @@ FILES = [
     "exp/speedup_emulated_wide24_p2.csv",
     "exp/peers_emulated_tp4_rerun5.csv",
     "exp/speedup_emulated_wide25.csv",
+    "exp/model-accuracy_emulated_grid18.csv",
+    "exp/speedup_emulated_wide26.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

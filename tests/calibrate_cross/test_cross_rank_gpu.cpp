@@ -102,18 +102,23 @@ TEST_CASE("cross-rank benches on the emulated node: every bench, plausible value
       CHECK(r.reps >= 64);
     }
 
-    // One round between ranks 0 and 1 with grids of 1, 4, 16, 64 blocks (those up to the rank's
-    // SMs) x 128, 512, 1024 threads; `sms` holds the blocks.
+    // One round between ranks 0 and 1 with grids of 1, 4, 16, 64 blocks x 128, 512, 1024 threads (every
+    // size up to the rank's SMs), and of 128 and 256 blocks where all are resident at once (several
+    // per SM: never more threads than an sm_90 SM holds, 2048); `sms` holds the blocks.
+    constexpr int kMaxThreadsPerSm = 2048;  // sm_90 (CUDA programming guide, compute capability 9.0)
     const auto grid = rows_of(rows, "exchange", "all_to_all_grid");
     REQUIRE(!grid.empty());
-    size_t grid_blocks = 0;
-    for (int b : {1, 4, 16, 64}) grid_blocks += b <= grid[0].sm_per_rank ? 1 : 0;
-    CHECK(grid.size() == 3 * grid_blocks);
+    const int rank_sms = grid[0].sm_per_rank;
+    size_t one_per_sm_blocks = 0, one_per_sm_rows = 0;
+    for (int b : {1, 4, 16, 64}) one_per_sm_blocks += b <= rank_sms ? 1 : 0;
+    for (const MicrobenchRow& r : grid) one_per_sm_rows += r.sms <= rank_sms ? 1 : 0;
+    CHECK(one_per_sm_rows == 3 * one_per_sm_blocks);
     for (const MicrobenchRow& r : grid) {
       INFO(r.sms << " blocks x " << r.tpb << " threads: " << r.value << " us");
       CHECK(r.metric == "skewfree_us");
       CHECK(r.size == 2.0);
-      CHECK((r.sms == 1 || r.sms == 4 || r.sms == 16 || r.sms == 64));
+      CHECK((r.sms == 1 || r.sms == 4 || r.sms == 16 || r.sms == 64 || r.sms == 128 || r.sms == 256));
+      if (r.sms > rank_sms) CHECK((r.sms + rank_sms - 1) / rank_sms * r.tpb <= kMaxThreadsPerSm);
       CHECK((r.tpb == 128 || r.tpb == 512 || r.tpb == 1024));
       CHECK(r.value > 0.0);
       CHECK(r.value < 100.0);

@@ -76,6 +76,7 @@ FILES = [
     ("exp/model-accuracy_emulated_grid17_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid17_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, after the lean body's N >= 8 change, by algorithm"),
     ("exp/model-accuracy_emulated_grid18.csv", "emulated", "model-accuracy experiment, fresh grid after the grid term over the SMs a grid occupies, by algorithm"),
+    ("exp/model-accuracy_emulated_grid18_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
 ]
 
 

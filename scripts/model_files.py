@@ -72,6 +72,8 @@ FILES = [
     "exp/speedup_emulated_wide25.csv",
     "exp/model-accuracy_emulated_grid18.csv",
     "exp/speedup_emulated_wide26.csv",
+    "exp/model-accuracy_emulated_grid18_tp4.csv",
+    "exp/speedup_emulated_wide27.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

@@ -242,6 +242,12 @@ def main():
     fig = plt.figure(figsize=(17, 7.2))
     gs = fig.add_gridspec(2, 3, height_ratios=[1.0 - ec.RESIDUAL_SHARE, ec.RESIDUAL_SHARE])
     lines = []
+    for hidden, by_policy in sorted(library.items()):
+        at_seed = {pol: us for pol, pts in by_policy.items() for tk, us, _ in pts if tk == SEED_TOKENS}
+        ratio = (f"legacy / trtllm at {SEED_TOKENS} tokens = {at_seed['legacy'] / at_seed['trtllm']:.2f}x"
+                 if "legacy" in at_seed and at_seed.get("trtllm", 0) > 0 else f"no legacy and trtllm pair at {SEED_TOKENS} tokens")
+        lines.append(f"{TOOL}: the library's kernel at H = {hidden}: {sum(len(p) for p in by_policy.values())} measured "
+                     f"point(s), {ratio}")
     for col, hidden in enumerate(SEED_HIDDEN):
         ax = fig.add_subplot(gs[0, col])
         residuals = policy_panel(ax, fig.add_subplot(gs[1, col], sharex=ax), rows, hidden, library.get(hidden, {}))

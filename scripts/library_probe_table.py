@@ -21,6 +21,9 @@ import csv
 import sys
 
 LIBRARY = "flashinfer"
+PROBE_COLUMNS = ("group_id", "date_utc", "check", "kernel_variant", "policy", "tpb", "cluster", "grid", "hidden",
+                 "tokens", "skewfree_us_median")
+RATIO_COLUMNS = ("group_id", "numerator", "numerator_cfg", "ratio")
 
 
 def config_of(row):
@@ -38,6 +41,18 @@ def main():
             ratio_rows = list(csv.DictReader(f))
     except OSError as e:
         sys.exit(f"library_probe_table: {e}")
+    for path, have, need in ((probe, rows, PROBE_COLUMNS), (ratios_path, ratio_rows, RATIO_COLUMNS)):
+        missing = [c for c in need if not have or c not in have[0]]
+        if missing:
+            sys.exit(f"library_probe_table: {path} has no rows or lacks column(s) {', '.join(missing)} "
+                     f"(expected an `arlab run` {'measurement' if need is PROBE_COLUMNS else 'ratio'} CSV)")
+    try:
+        print_table(probe, rows, ratio_rows)
+    except ValueError as e:
+        sys.exit(f"library_probe_table: a cell is not a number: {e}")
+
+
+def print_table(probe, rows, ratio_rows):
     # group -> {(kernel, config): row}; a group's first member is the reference at trtllm
     groups = collections.defaultdict(dict)
     for r in rows:

@@ -74,6 +74,7 @@ FILES = [
     "exp/speedup_emulated_wide26.csv",
     "exp/model-accuracy_emulated_grid18_tp4.csv",
     "exp/speedup_emulated_wide27.csv",
+    "exp/peers_emulated_tp2_rerun12.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

@@ -554,8 +554,7 @@ class Deriver {
   void grid_exchange() {
     const auto got = pick_rows("exchange", "all_to_all_grid", "skewfree_us",
                                [](const MicrobenchRow& r) { return std::lround(r.size) == 2 && r.sms >= 1; });
-    // tpb -> blocks -> (values us, SMs per rank of the rows)
-    std::map<int, std::map<int, std::vector<double>>> by_tpb;
+    std::map<int, std::map<int, std::vector<double>>> by_tpb;  // tpb -> blocks -> values (us)
     std::map<int, int> sms_per_rank;  // blocks -> the smallest partition its rows ran on
     for (const MicrobenchRow* r : got) {
       by_tpb[r->tpb][r->sms].push_back(r->value);

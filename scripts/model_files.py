@@ -75,6 +75,8 @@ FILES = [
     "exp/model-accuracy_emulated_grid18_tp4.csv",
     "exp/speedup_emulated_wide27.csv",
     "exp/peers_emulated_tp2_rerun12.csv",
+    "exp/peers_emulated_tp4_rerun6.csv",
+    "exp/peers_emulated_tp8_rerun10.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

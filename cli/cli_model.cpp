@@ -716,7 +716,7 @@ void add_save_calibration_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   sub->add_option("--round-microbench", o->round_microbench,
                   "with --from-microbench: the NVFP4 and ar rows of bench epilogue_round of another `arlab calibrate` "
-                  "run of the same node kind, for nvfp4_round_ns and ar_round_ns")
+                  "run of the same node kind, for nvfp4_round_ns, nvfp4_round_ns_per_warp and ar_round_ns")
       ->check(CLI::ExistingFile);
   sub->add_option("--pushed-microbench", o->pushed_microbench,
                   "with --from-microbench: the cluster_sync pushed rows of another `arlab calibrate` run of the same "

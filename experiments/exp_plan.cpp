@@ -333,10 +333,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 15:30, the grid
-// term over the SMs a grid occupies: H {4800, 7872, 11136} x tokens {10, 48, 130, 260}, sizes no
-// committed measurement holds, then every other pattern (ar and the four quantizing ones) at H {6080,
-// 10048} x tokens {18, 144}, sizes no committed measurement holds either; the grids before: H {5440,
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 17:30, the NVFP4
+// round over warps: H {4160, 6976, 11904} x tokens {6, 36, 110, 300}, sizes no committed measurement
+// holds, then every other pattern (ar and the four quantizing ones) at H {5824, 9920} x tokens {14, 160},
+// sizes no committed measurement holds either; the grids before: H {4800, 7872, 11136} x tokens {10, 48,
+// 130, 260} with H {6080, 10048} x tokens {18, 144} (the grid term over the SMs a grid occupies),
+// data/h200/exp/model-accuracy_emulated_grid18*.csv; H {5440,
 // 8064, 11392} x tokens {12, 40, 100, 200} with H {6528, 10368} x tokens {16, 96} (a call's later push
 // steps on few blocks), data/h200/exp/model-accuracy_emulated_grid17*.csv; H {4928, 7104, 10624}
 // x tokens {8, 30, 80, 240} with H {5696, 8576} x tokens {20, 120} (the staggered HBM rate),
@@ -386,11 +388,11 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4800, 7872, 11136};
-  // Held out: from a few decode tokens (10) to a prefill chunk (260), a factor of 2-4.8 apart; 130 and
-  // 260 put the model's lean picks at 2-4 blocks per SM (the grid term's new regime); 10 leaves ranges of
-  // the reference two-shot short at N = 4 and 8.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{10, 48, 130, 260};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4160, 6976, 11904};
+  // Held out: from a few decode tokens (6) to a prefill chunk (300), a factor of 2.7-6 apart; 110 and 300
+  // put the model's lean picks at 2-4 blocks per SM; 6 leaves one range of the reference two-shot empty
+  // at N = 4 and two at N = 8.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{6, 36, 110, 300};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -398,8 +400,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {6080, 10048})
-        for (int t : {18, 144}) {
+      for (int h : {5824, 9920})
+        for (int t : {14, 160}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

@@ -145,7 +145,11 @@ namespace arlab::model {
   X(nvfp4_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                         \
     "per NVFP4 token round, what its modelled parts and the RMSNorm round overhead leave out: the scale factor "     \
     "(amax of a 16-element block with the partner lane, two IEEE divisions, e4m3), the e2m1 codes and their "       \
-    "stores (calibrate: epilogue_round bf16_ar_res_rms_fp4 minus the model's round, median over configurations)")  \
+    "stores (calibrate: epilogue_round bf16_ar_res_rms_fp4 minus the model's round: intercept over warps)")       \
+  /* prior: 0, no growth with the warps; range: 1 us per warp, as round_overhead_ns_per_warp */                      \
+  X(nvfp4_round_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                                 \
+    "per warp of the block that holds a vector (and of the other blocks on its SM), what an NVFP4 round adds "       \
+    "beyond nvfp4_round_ns (calibrate: epilogue_round bf16_ar_res_rms_fp4, slope over warps of the same line)")      \
   /* prior: 0, an ar round as long as its modelled parts; range: 10 us, as round_overhead_ns */                       \
   X(ar_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                            \
     "per token round of the ar pattern (all-reduce only, no norm), what its modelled parts (polls, the rank sum) "  \

@@ -774,40 +774,61 @@ class Deriver {
 
   // The NVFP4 and ar patterns' rounds of the same bench (variants bf16_ar_res_rms_fp4 and bf16_ar)
   // against the model's whole round for that pattern and shape, with every other constant derived
-  // (the RMSNorm round overhead included): the median of the difference over the configurations.
-  // Microbenchmark files from before these variants keep the constants at 0, with a note.
+  // (the RMSNorm round overhead included). NVFP4: a line of the difference over the warps of the block
+  // (every warp of the bench holds a vector; the median and no slope where the rows have one block
+  // width). ar: the median of the difference (its rows grow over warps too, 329 to 1165 ns from 4 to 32
+  // warps on the emulated H200, but that line predicts the fused ar rows worse than the median:
+  // docs/model.md "The NVFP4 round over warps"). Microbenchmark files from before these variants keep the
+  // constants at 0, with a note.
   void pattern_rounds() {
     const struct {
       const char* name;
+      const char* per_warp;  // the slope's constant; none: the median
       const char* variant;
       Pattern pattern;
-    } kinds[] = {{"nvfp4_round_ns", "bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4},
-                 {"ar_round_ns", "bf16_ar", Pattern::ar}};
+    } kinds[] = {{"nvfp4_round_ns", "nvfp4_round_ns_per_warp", "bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4},
+                 {"ar_round_ns", nullptr, "bf16_ar", Pattern::ar}};
     for (const auto& kind : kinds) {
       const std::string busy = std::string(kind.variant) + "_busy";
       auto got = round_rows(emulated_ ? busy : kind.variant, kind.name);
       if (got.empty()) got = round_rows(kind.variant, kind.name);
       if (got.empty()) {
-        out_.notes.push_back(std::string(kind.name) + " = 0: no epilogue_round " + kind.variant +
-                             " rows (microbenchmarks of an arlab before that variant): the round is its modelled "
-                             "parts alone");
+        for (const char* name : {kind.name, kind.per_warp})
+          if (name != nullptr)
+            out_.notes.push_back(std::string(name) + " = 0: no epilogue_round " + kind.variant +
+                                 " rows (microbenchmarks of an arlab before that variant): the round is its "
+                                 "modelled parts alone");
         continue;
       }
-      std::vector<double> diff;
+      std::vector<std::pair<double, double>> diff;  // (warps, measured - model)
       std::string per;
       for (const MicrobenchRow* r : got) {
-        // its own constant is still 0 in out_.calibration here
+        // its own constants are still 0 in out_.calibration here
         const std::optional<detail::RoundParts> round = bench_round(*r, kind.pattern, out_.calibration);
         if (!round) continue;
         const double modelled = round->total();
-        diff.push_back(r->value - modelled);
+        diff.emplace_back(std::ceil(r->tpb / 32.0), r->value - modelled);
         per += fmt(" %d/", r->tpb) + fmt("%d:", std::max(1, r->cluster)) + fmt(" %.0f", r->value) +
                fmt(" - %.0f;", modelled);
       }
       if (diff.empty()) fail(std::string("no epilogue_round ") + kind.variant + " row has a launchable shape");
-      set(kind.name, std::max(0.0, median_of(diff)),
-          std::string("median of the measured round minus the model's round (tpb/cluster: measured - model ns):") +
+      const bool one_width =
+          std::all_of(diff.begin(), diff.end(), [&](const auto& d) { return d.first == diff.front().first; });
+      if (kind.per_warp == nullptr || one_width) {
+        std::vector<double> y;
+        for (const auto& d : diff) y.push_back(d.second);
+        set(kind.name, std::max(0.0, median_of(y)),
+            std::string("median of the measured round minus the model's round (tpb/cluster: measured - model ns):") +
+                per);
+        if (kind.per_warp != nullptr) set(kind.per_warp, 0.0, "no slope: the rows have one block width");
+        continue;
+      }
+      const Line l = line_of(diff, std::string("epilogue_round ") + kind.variant + " over warps");
+      set(kind.name, std::max(0.0, l.intercept),
+          std::string("intercept over warps of the measured round minus the model's round (tpb/cluster: measured - "
+                      "model ns):") +
               per);
+      set(kind.per_warp, std::max(0.0, l.slope), "slope per warp of the same line");
     }
   }
 

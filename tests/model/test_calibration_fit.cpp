@@ -719,6 +719,7 @@ TEST_CASE("derive_calibration: the NVFP4 and ar rounds set their constants, shif
 
   const DerivedCalibration none = derive_calibration(base, spec);
   CHECK(none.calibration.nvfp4_round_ns == 0.0);
+  CHECK(none.calibration.nvfp4_round_ns_per_warp == 0.0);
   CHECK(none.calibration.ar_round_ns == 0.0);
   CHECK(count_notes(none, "nvfp4_round_ns = 0: no epilogue_round") == 1);
 
@@ -727,20 +728,40 @@ TEST_CASE("derive_calibration: the NVFP4 and ar rounds set their constants, shif
   const DerivedCalibration with = derive_calibration(rows, spec);
   CHECK(with.calibration.nvfp4_round_ns > 100.0);  // an NVFP4 round costs more than its modelled parts
   CHECK(with.calibration.ar_round_ns > 100.0);
+  CHECK(with.calibration.nvfp4_round_ns_per_warp > 1.0);  // the committed rows grow with the warps (4 to 32)
   // Every other constant comes from the other rows alone.
   for (const auto& info : calibration_constants()) {
-    if (std::string(info.name) == "nvfp4_round_ns" || std::string(info.name) == "ar_round_ns") continue;
+    const std::string name = info.name;
+    if (name == "nvfp4_round_ns" || name == "nvfp4_round_ns_per_warp" || name == "ar_round_ns") continue;
     INFO(info.name);
     CHECK(get_constant(with.calibration, info.name) == get_constant(none.calibration, info.name));
   }
-  // A median of (measured - model): every NVFP4 round 100 ns longer moves the constant by 100 ns, and
-  // leaves ar's alone.
+  // NVFP4 a line of (measured - model) over warps, ar a median: every NVFP4 round 100 ns longer moves
+  // the intercept by 100 ns and not the slope, and leaves ar's alone.
   std::vector<MicrobenchRow> slower = rows;
   for (MicrobenchRow& r : slower)
     if (r.bench == "epilogue_round" && r.variant.rfind("bf16_ar_res_rms_fp4", 0) == 0) r.value += 100.0;
   const DerivedCalibration shifted = derive_calibration(slower, spec);
   CHECK(shifted.calibration.nvfp4_round_ns == Approx(with.calibration.nvfp4_round_ns + 100.0).epsilon(1e-9));
+  CHECK(shifted.calibration.nvfp4_round_ns_per_warp ==
+        Approx(with.calibration.nvfp4_round_ns_per_warp).epsilon(1e-9));
   CHECK(shifted.calibration.ar_round_ns == Approx(with.calibration.ar_round_ns).epsilon(1e-12));
+  // 10 ns more per warp of the block on every NVFP4 row moves the slope by 10 ns and not the intercept.
+  std::vector<MicrobenchRow> steeper = rows;
+  for (MicrobenchRow& r : steeper)
+    if (r.bench == "epilogue_round" && r.variant.rfind("bf16_ar_res_rms_fp4", 0) == 0)
+      r.value += 10.0 * std::ceil(r.tpb / 32.0);
+  const DerivedCalibration steep = derive_calibration(steeper, spec);
+  CHECK(steep.calibration.nvfp4_round_ns_per_warp ==
+        Approx(with.calibration.nvfp4_round_ns_per_warp + 10.0).epsilon(1e-9));
+  CHECK(steep.calibration.nvfp4_round_ns == Approx(with.calibration.nvfp4_round_ns).epsilon(1e-9));
+  // Rows of one block width give no slope: the median, as ar's.
+  std::vector<MicrobenchRow> narrow = base;
+  for (const MicrobenchRow& r : rounds)
+    if (r.tpb == 128) narrow.push_back(r);
+  const DerivedCalibration one = derive_calibration(narrow, spec);
+  CHECK(one.calibration.nvfp4_round_ns > 100.0);
+  CHECK(one.calibration.nvfp4_round_ns_per_warp == 0.0);
 }
 
 namespace {
@@ -842,7 +863,7 @@ TEST_CASE("derive_calibration: the round constants come from the slowest block's
   };
   const DerivedCalibration d = derive_calibration(rows, spec);
   const char* const kRoundConstants[] = {"round_overhead_ns", "round_overhead_ns_per_warp", "nvfp4_round_ns",
-                                         "ar_round_ns"};
+                                         "nvfp4_round_ns_per_warp", "ar_round_ns"};
   // Block 0's rows (and the span's) no longer matter: 300 ns more on every one moves nothing.
   std::vector<MicrobenchRow> block0_longer = rows;
   for (MicrobenchRow& r : block0_longer)

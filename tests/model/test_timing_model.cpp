@@ -808,3 +808,23 @@ TEST_CASE("staggered HBM rate: the ranks that stream beside the last one to star
             predict(q, c, gpu_preset("h200_sxm"), default_calibration(), kRes).total_us);
     }
 }
+
+TEST_CASE("NVFP4 round: its own part grows with the warps that hold a vector; other patterns pay none of it",
+          "[timing]") {
+  Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  none.nvfp4_round_ns_per_warp = 0.0;
+  Calibration sloped = none;
+  sloped.nvfp4_round_ns_per_warp = 10.0;
+  const auto gain = [&](Pattern pattern, int tpb, int cluster) {
+    Problem p = problem(8, 8192, 2);
+    p.pattern = pattern;
+    return ::reduce_gain(p, tpb, cluster, cluster, 1, Impl::reference, sloped, none);
+  };
+  // One cluster holds every vector of a token (H 8192 = 1024 vectors): 8 tokens are 8 rounds, each
+  // 10 ns x the warps of the block longer.
+  CHECK(gain(Pattern::ar_res_rms_fp4, 128, 8) * 1e3 == Approx(8 * 10.0 * 4).epsilon(0.1));
+  CHECK(gain(Pattern::ar_res_rms_fp4, 256, 4) * 1e3 == Approx(8 * 10.0 * 8).epsilon(0.1));
+  CHECK(gain(Pattern::ar_res_rms_out_fp4, 512, 2) * 1e3 == Approx(8 * 10.0 * 16).epsilon(0.1));
+  for (Pattern pattern : {Pattern::ar, Pattern::ar_res_rms, Pattern::ar_res_rms_fp8})
+    CHECK(gain(pattern, 256, 4) == Approx(0.0).margin(1e-12));
+}

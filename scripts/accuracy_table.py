@@ -77,6 +77,9 @@ FILES = [
     ("exp/model-accuracy_emulated_grid17_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, after the lean body's N >= 8 change, by algorithm"),
     ("exp/model-accuracy_emulated_grid18.csv", "emulated", "model-accuracy experiment, fresh grid after the grid term over the SMs a grid occupies, by algorithm"),
     ("exp/model-accuracy_emulated_grid18_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid19.csv", "emulated", "model-accuracy experiment, fresh grid after the NVFP4 round over warps, by algorithm"),
+    ("exp/model-accuracy_emulated_grid19_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid19_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
 ]
 
 

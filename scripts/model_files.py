@@ -77,6 +77,9 @@ FILES = [
     "exp/peers_emulated_tp2_rerun12.csv",
     "exp/peers_emulated_tp4_rerun6.csv",
     "exp/peers_emulated_tp8_rerun10.csv",
+    "exp/model-accuracy_emulated_grid19.csv",
+    "exp/model-accuracy_emulated_grid19_tp4.csv",
+    "exp/model-accuracy_emulated_grid19_tp8.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

@@ -50,6 +50,12 @@
 // Vectors per thread (since 2026-12-03): variants bf16_ar_res_rms_vpt2 and _vpt4 (+ _busy, _slowest,
 // _span) at (tpb, cluster, vpt) (512, 1, 2), (256, 1, 4), (256, 2, 2), (128, 2, 4) at H 8192 and (256,
 // 1, 2), (128, 1, 4) at H 4096: every thread holds 2 or 4 vectors of its token.
+// Rounds (since 2026-12-04 17:40): each pattern's main configurations again with 4 and with 12 rounds per
+// cluster (variants VARIANT_r4 / VARIANT_r12, + _busy where a partner exists, each with _slowest and
+// _span). (12 x t_r12 - 4 x t_r4) / 8 is one further round without the fixed part of the interval (the
+// barriers and timer reads around the loop), and 12 rounds keep every configuration's slot buffer
+// within 13 MB (the main rows' 16 rounds at 1024/1, H 8192, poll 34 MB of slots, beyond the
+// partition's share of L2, with the partner's 67 MB beside them).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -117,6 +123,10 @@ const int kSweepGrids[] = {8, 16, 32};
 const Config kVptConfigs[] = {{8192, 512, 1, 2}, {8192, 256, 1, 4}, {4096, 256, 1, 2},
                               {4096, 128, 1, 4}, {8192, 256, 2, 2}, {8192, 128, 2, 4}};
 
+// The rounds variants' rounds per cluster (VARIANT_r4, VARIANT_r12), the larger last.
+constexpr int kVariantRounds[] = {4, 12};
+constexpr int kMostVariantRounds = kVariantRounds[1];
+
 // The patterns measured, with their row variant (+ "_busy" for the partner variant).
 struct PatternRun {
   const char* variant;
@@ -132,12 +142,13 @@ const PatternRun kPatternRuns[] = {
 
 void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<MicrobenchRow>& out) {
   const int rounds = env.quick ? 8 : 16;
+  const int buffer_rounds = std::max(rounds, kMostVariantRounds);  // what the buffers below hold
   const Config configs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2},
                             {8192, 1024, 1}, {4096, 128, 4}, {4096, 512, 1}};
   constexpr int kMaxHidden = 8192;
   size_t max_bytes = 0;  // largest [tokens, H] bf16 tensor over the configurations
   for (const Config& c : configs)
-    max_bytes = std::max(max_bytes, static_cast<size_t>(env.sms / c.cluster) * rounds * c.hidden * sizeof(T));
+    max_bytes = std::max(max_bytes, static_cast<size_t>(env.sms / c.cluster) * buffer_rounds * c.hidden * sizeof(T));
   if (max_bytes == 0) return;
   harness::DeviceBuffer residual_in(max_bytes, env.rank), residual_out(max_bytes, env.rank),
       norm_out(max_bytes, env.rank), slots(2 * max_bytes, env.rank), gamma(kMaxHidden * sizeof(T), env.rank);
@@ -147,7 +158,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   // NVFP4 outputs: two codes per byte, and one e4m3 scale factor per 16 elements in the swizzled 128x4
   // layout (rows padded to 128, 16-blocks to 4: H <= 8192 gives 512 per row); the global scale 1.
   const size_t quant_bytes = max_bytes / 4;
-  const size_t sf_bytes = static_cast<size_t>(env.sms * rounds + 128) * (kMaxHidden / 16);
+  const size_t sf_bytes = static_cast<size_t>(env.sms * buffer_rounds + 128) * (kMaxHidden / 16);
   const float one = 1.0f;
   harness::DeviceBuffer quant_out(quant_bytes, env.rank), scale_out(sf_bytes, env.rank), scale(sizeof(float), env.rank);
   ARLAB_CUDA_CHECK_RANK(env.rank,
@@ -188,6 +199,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
     bool busy, idle;
     int blocks;  // the grid sweep's blocks; 0: the full partition
     bool vpt = false;  // the configurations of several vectors per thread
+    int rounds = 0;    // rounds per cluster of the rounds variants; 0: the main count (`rounds`)
   };
   std::vector<Pass> passes;
   for (const PatternRun& run : kPatternRuns) {
@@ -202,6 +214,11 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   }
   passes.push_back({&kPatternRuns[0], false, false, 0, true});
   if (with_partner) passes.push_back({&kPatternRuns[0], true, false, 0, true});
+  for (const PatternRun& run : kPatternRuns)
+    for (const int r : kVariantRounds) {
+      passes.push_back({&run, false, false, 0, false, r});
+      if (with_partner) passes.push_back({&run, true, false, 0, false, r});
+    }
   for (const Pass& pass : passes) {
     const PatternRun& run = *pass.run;
     const bool busy = pass.busy;
@@ -221,7 +238,8 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       const int clusters = (sweep ? pass.blocks : env.sms) / c.cluster;
       if (clusters < 1) continue;
       const int grid = clusters * c.cluster;
-      const int tokens = clusters * rounds;
+      const int pass_rounds = pass.rounds > 0 ? pass.rounds : rounds;  // <= rounds: the buffers hold them
+      const int tokens = clusters * pass_rounds;
       const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
       kernels::FusedParams p =
           round_bench_params(env, tokens, c.hidden, c.cluster, c.vpt, kRanks, slots.data(), slot_bytes, gamma.data(),
@@ -245,7 +263,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         q.scale_out = p_scale_out.data();
         q.scale = p_scale.as<float>();
         q.gamma = gamma.data();
-        q.tokens = p_clusters * 2 * rounds;
+        q.tokens = p_clusters * 2 * pass_rounds;
         q.slot_bytes = static_cast<long long>(q.tokens) * c.hidden * static_cast<long long>(sizeof(T));
         q.buffer_bytes = kRanks * q.slot_bytes;
         q.regions[0] = p_slots.data();
@@ -272,9 +290,9 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         const GridTimes t = grid_times(block_times, grid);
         if (busy) ARLAB_CUDA_CHECK_RANK(partner, cudaStreamSynchronize(partner_stream));
         if (r > 0) {
-          ns.push_back(t.block0 / rounds);
-          slowest.push_back(t.slowest / rounds);
-          span.push_back(t.span / rounds);
+          ns.push_back(t.block0 / pass_rounds);
+          slowest.push_back(t.slowest / pass_rounds);
+          span.push_back(t.span / pass_rounds);
         }
       }
       std::vector<unsigned> ids(static_cast<size_t>(grid), 0u);
@@ -293,6 +311,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       distinct_sms(ids, grid, "epilogue_round");
       const std::string variant = std::string(run.variant) + (sweep ? "_grid" : "") +
                                   (pass.vpt ? "_vpt" + std::to_string(c.vpt) : std::string()) +
+                                  (pass.rounds > 0 ? "_r" + std::to_string(pass.rounds) : std::string()) +
                                   (busy ? "_busy" : pass.idle ? "_idle" : "");
       const auto row = [&](const std::string& v, const std::vector<double>& values) {
         out.push_back(make_point(

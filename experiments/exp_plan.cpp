@@ -333,10 +333,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 17:30, the NVFP4
-// round over warps: H {4160, 6976, 11904} x tokens {6, 36, 110, 300}, sizes no committed measurement
-// holds, then every other pattern (ar and the four quantizing ones) at H {5824, 9920} x tokens {14, 160},
-// sizes no committed measurement holds either; the grids before: H {4800, 7872, 11136} x tokens {10, 48,
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 18:00, the ar
+// round over warps: H {4416, 7360, 12160} x tokens {5, 44, 120, 280}, sizes no committed measurement
+// holds, then every other pattern (ar and the four quantizing ones) at H {6208, 9664} x tokens {12, 176},
+// sizes no committed measurement holds either; the grids before: H {4160, 6976, 11904} x tokens {6, 36,
+// 110, 300} with H {5824, 9920} x tokens {14, 160} (the NVFP4 round over warps),
+// data/h200/exp/model-accuracy_emulated_grid19*.csv; H {4800, 7872, 11136} x tokens {10, 48,
 // 130, 260} with H {6080, 10048} x tokens {18, 144} (the grid term over the SMs a grid occupies),
 // data/h200/exp/model-accuracy_emulated_grid18*.csv; H {5440,
 // 8064, 11392} x tokens {12, 40, 100, 200} with H {6528, 10368} x tokens {16, 96} (a call's later push
@@ -388,11 +390,11 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4160, 6976, 11904};
-  // Held out: from a few decode tokens (6) to a prefill chunk (300), a factor of 2.7-6 apart; 110 and 300
-  // put the model's lean picks at 2-4 blocks per SM; 6 leaves one range of the reference two-shot empty
-  // at N = 4 and two at N = 8.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{6, 36, 110, 300};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4416, 7360, 12160};
+  // Held out: from a few decode tokens (5) to a prefill chunk (280), a factor of 2.3-8.8 apart; 120 and 280
+  // put the model's lean picks at 2-4 blocks per SM; 5 leaves ranges of the reference two-shot short or
+  // empty (one of each at N = 4, three empty at N = 8).
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{5, 44, 120, 280};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -400,8 +402,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {5824, 9920})
-        for (int t : {14, 160}) {
+      for (int h : {6208, 9664})
+        for (int t : {12, 176}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

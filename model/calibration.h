@@ -154,11 +154,7 @@ namespace arlab::model {
   X(ar_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                            \
     "per token round of the ar pattern (all-reduce only, no norm), what its modelled parts (polls, the rank sum) "  \
     "leave out of the kernel's own round code: the store of the sum, loop and dependent issue (calibrate: "         \
-    "epilogue_round bf16_ar, its partner idle, minus the model's parts: intercept over warps)")                   \
-  /* prior: 0, no growth with the warps; range: as nvfp4_round_ns_per_warp */                                        \
-  X(ar_round_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                                    \
-    "per warp of the block that holds a vector (and of the other blocks on its SM), what an ar round adds beyond "  \
-    "ar_round_ns (calibrate: epilogue_round bf16_ar, its partner idle, slope over warps of the same line)")          \
+    "epilogue_round bf16_ar minus the model's parts, median over configurations)")                                 \
   /* prior: the emulated H200's cluster barrier of 2026-11-30 (304 ns); range: as cluster_sync_ns */                 \
   X(bare_cluster_barrier_ns, 300.0, 0.0, 10000.0, "ns",                                                                   \
     "one bare cluster barrier, cluster.sync(): a release arrive (on sm_90 a GPU-scope MEMBAR) and an acquire "      \

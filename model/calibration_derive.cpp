@@ -786,12 +786,11 @@ class Deriver {
       const char* per_warp;  // the slope's constant; none: the median
       const char* variant;
       Pattern pattern;
-      bool partner_busy;     // on the emulated node, the rows with the partner partition running rounds
-    } kinds[] = {{"nvfp4_round_ns", "nvfp4_round_ns_per_warp", "bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4, true},
-                 {"ar_round_ns", "ar_round_ns_per_warp", "bf16_ar", Pattern::ar, false}};
+    } kinds[] = {{"nvfp4_round_ns", "nvfp4_round_ns_per_warp", "bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4},
+                 {"ar_round_ns", nullptr, "bf16_ar", Pattern::ar}};
     for (const auto& kind : kinds) {
       const std::string busy = std::string(kind.variant) + "_busy";
-      auto got = round_rows(emulated_ && kind.partner_busy ? busy : kind.variant, kind.name);
+      auto got = round_rows(emulated_ ? busy : kind.variant, kind.name);
       if (got.empty()) got = round_rows(kind.variant, kind.name);
       if (got.empty()) {
         for (const char* name : {kind.name, kind.per_warp})

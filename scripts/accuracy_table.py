@@ -80,6 +80,9 @@ FILES = [
     ("exp/model-accuracy_emulated_grid19.csv", "emulated", "model-accuracy experiment, fresh grid after the NVFP4 round over warps, by algorithm"),
     ("exp/model-accuracy_emulated_grid19_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid19_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
+    ("exp/model-accuracy_emulated_grid20.csv", "emulated", "model-accuracy experiment, fresh grid after the ar round's partner-idle line (measured, not kept), by algorithm"),
+    ("exp/model-accuracy_emulated_grid20_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid20_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
 ]
 
 

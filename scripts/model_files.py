@@ -80,6 +80,9 @@ FILES = [
     "exp/model-accuracy_emulated_grid19.csv",
     "exp/model-accuracy_emulated_grid19_tp4.csv",
     "exp/model-accuracy_emulated_grid19_tp8.csv",
+    "exp/model-accuracy_emulated_grid20.csv",
+    "exp/model-accuracy_emulated_grid20_tp4.csv",
+    "exp/model-accuracy_emulated_grid20_tp8.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

@@ -777,9 +777,10 @@ class Deriver {
   // (the RMSNorm round overhead included). NVFP4: a line of the difference over the warps of the block
   // (every warp of the bench holds a vector; the median and no slope where the rows have one block
   // width). ar: the median of the difference (its rows grow over warps too, 329 to 1165 ns from 4 to 32
-  // warps on the emulated H200, but that line predicts the fused ar rows worse than the median:
-  // docs/model.md "The NVFP4 round over warps"). Microbenchmark files from before these variants keep the
-  // constants at 0, with a note.
+  // warps on the emulated H200, but that line predicts the fused ar rows worse than the median, and the
+  // line of the partner-idle rows helps TP2 and hurts TP4 and TP8: docs/model.md "The NVFP4 round over
+  // warps" and "The `ar` round from the rows with the partner idle"). Microbenchmark files from before
+  // these variants keep the constants at 0, with a note.
   void pattern_rounds() {
     const struct {
       const char* name;

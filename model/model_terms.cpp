@@ -269,7 +269,8 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
           std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
   // The NVFP4 round's own part: a line over the warps that hold a vector on the busiest SM (calibrate:
   // epilogue_round bf16_ar_res_rms_fp4, whose every warp holds one). The ar round's: one constant (the
-  // bench's line over warps predicts the fused ar rows worse: docs/model.md "The NVFP4 round over warps").
+  // bench's lines over warps predict the fused ar rows worse at some N: docs/model.md "The NVFP4 round
+  // over warps", "The `ar` round from the rows with the partner idle").
   if (has_fp4(pattern))
     ns += cal.nvfp4_round_ns + cal.nvfp4_round_ns_per_warp * in.active_warps * (1.0 + other_blocks);
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;

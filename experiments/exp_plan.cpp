@@ -333,8 +333,8 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 18:00, the ar
-// round over warps: H {4416, 7360, 12160} x tokens {5, 44, 120, 280}, sizes no committed measurement
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 17:28, the ar
+// round's partner-idle line, measured and not kept: H {4416, 7360, 12160} x tokens {5, 44, 120, 280}, sizes no committed measurement
 // holds, then every other pattern (ar and the four quantizing ones) at H {6208, 9664} x tokens {12, 176},
 // sizes no committed measurement holds either; the grids before: H {4160, 6976, 11904} x tokens {6, 36,
 // 110, 300} with H {5824, 9920} x tokens {14, 160} (the NVFP4 round over warps),

@@ -258,11 +258,11 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   // The per-warp part counts the warps of every block that shares the busiest SM: the other blocks'
   // vector warps issue on the same SM during the round (their idle warps are not counted again).
   const double other_blocks = std::max(0.0, blocks_per_sm - 1.0);
+  const double vector_warps = in.active_warps * (1.0 + other_blocks);  // on the busiest SM
   if (has_residual(pattern))
     ns += cal.round_overhead_ns +
           cal.round_overhead_ns_per_warp *
-              (in.active_warps * (1.0 + other_blocks) +
-               cal.round_overhead_idle_warp_fraction * (in.warps - in.active_warps));
+              (vector_warps + cal.round_overhead_idle_warp_fraction * (in.warps - in.active_warps));
   // Each vector a thread holds beyond its first (calibrate: epilogue_round bf16_ar_res_rms_vpt*).
   if (has_residual(pattern) && in.vecs_used > 1)
     ns += cal.round_ns_per_extra_vector * (in.vecs_used - 1) *
@@ -272,7 +272,7 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   // bench's lines over warps predict the fused ar rows worse at some N: docs/model.md "The NVFP4 round
   // over warps", "The `ar` round from the rows with the partner idle").
   if (has_fp4(pattern))
-    ns += cal.nvfp4_round_ns + cal.nvfp4_round_ns_per_warp * in.active_warps * (1.0 + other_blocks);
+    ns += cal.nvfp4_round_ns + cal.nvfp4_round_ns_per_warp * vector_warps;
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;
   return ns;
 }

@@ -333,10 +333,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 17:28, the ar
-// round's partner-idle line, measured and not kept: H {4416, 7360, 12160} x tokens {5, 44, 120, 280}, sizes no committed measurement
-// holds, then every other pattern (ar and the four quantizing ones) at H {6208, 9664} x tokens {12, 176},
-// sizes no committed measurement holds either; the grids before: H {4160, 6976, 11904} x tokens {6, 36,
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 20:00, the ar
+// round's cost per further vector: H {4288, 7616, 12416} x tokens {9, 60, 150, 320}, sizes no committed measurement
+// holds, then every other pattern (ar and the four quantizing ones) at H {6464, 9152} x tokens {10, 200},
+// sizes no committed measurement holds either; the grids before: H {4416, 7360, 12160} x tokens {5, 44,
+// 120, 280} with H {6208, 9664} x tokens {12, 176} (the ar round's partner-idle line, measured and not
+// kept), data/h200/exp/model-accuracy_emulated_grid20*.csv; H {4160, 6976, 11904} x tokens {6, 36,
 // 110, 300} with H {5824, 9920} x tokens {14, 160} (the NVFP4 round over warps),
 // data/h200/exp/model-accuracy_emulated_grid19*.csv; H {4800, 7872, 11136} x tokens {10, 48,
 // 130, 260} with H {6080, 10048} x tokens {18, 144} (the grid term over the SMs a grid occupies),
@@ -390,11 +392,11 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4416, 7360, 12160};
-  // Held out: from a few decode tokens (5) to a prefill chunk (280), a factor of 2.3-8.8 apart; 120 and 280
-  // put the model's lean picks at 2-4 blocks per SM; 5 leaves ranges of the reference two-shot short or
-  // empty (one of each at N = 4, three empty at N = 8).
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{5, 44, 120, 280};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4288, 7616, 12416};
+  // Held out: from a few decode tokens (9) to a prefill chunk (320), a factor of 2.1-6.7 apart; 150 and 320
+  // put the model's lean picks at 2-4 blocks per SM; 9 at N = 8 leaves the reference two-shot's ranges one
+  // or two tokens long.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{9, 60, 150, 320};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -402,8 +404,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {6208, 9664})
-        for (int t : {12, 176}) {
+      for (int h : {6464, 9152})
+        for (int t : {10, 200}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

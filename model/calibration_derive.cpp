@@ -833,20 +833,26 @@ class Deriver {
     }
   }
 
-  // A round where every thread holds 2 or 4 vectors (epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, new on
-  // 2026-12-03) against the model's round of that shape with every other constant derived: the median
-  // over the rows of (measured - model) / (vpt - 1), what each vector beyond a thread's first adds that
-  // the round's parts (the further DRAM loads, vector ops, gamma loads) leave out. Older microbenchmarks
-  // keep the prior, 0.
+  // A round where every thread holds 2 or 4 vectors (epilogue_round VARIANT_vpt2 / _vpt4) against the
+  // model's round of that shape with every other constant derived: the median over the rows of (measured -
+  // model) / (vpt - 1), what each vector beyond a thread's first adds that the round's parts (the further
+  // loads, vector ops, gamma loads) leave out. One constant per pattern kind: the RMSNorm round's
+  // (bf16_ar_res_rms_vpt*, new on 2026-12-03) and the ar round's (bf16_ar_vpt*, since 7232ac1,
+  // 2026-12-04; its model round includes ar_round_ns once). Older microbenchmarks keep the prior, 0.
   void vector_rounds() {
+    vector_round("bf16_ar_res_rms", Pattern::ar_res_rms, "round_ns_per_extra_vector", "2026-12-03");
+    vector_round("bf16_ar", Pattern::ar, "ar_round_ns_per_extra_vector", "2026-12-04");
+  }
+
+  void vector_round(const std::string& base, Pattern pattern, const char* constant, const char* since) {
     std::vector<double> per_vector;
     std::string per;
     for (const int vpt : {2, 4}) {
-      const std::string variant = "bf16_ar_res_rms_vpt" + std::to_string(vpt);
+      const std::string variant = base + "_vpt" + std::to_string(vpt);
       auto got = pick_rows("epilogue_round", (emulated_ ? variant + "_busy" : variant) + "_slowest", "ns_per_round");
       if (got.empty()) got = pick_rows("epilogue_round", variant + "_slowest", "ns_per_round");
       for (const MicrobenchRow* r : got) {
-        const std::optional<detail::RoundParts> round = bench_round(*r, Pattern::ar_res_rms, out_.calibration, vpt);
+        const std::optional<detail::RoundParts> round = bench_round(*r, pattern, out_.calibration, vpt);
         if (!round) continue;
         const double modelled = round->total();
         per_vector.push_back((r->value - modelled) / (vpt - 1));
@@ -855,11 +861,11 @@ class Deriver {
       }
     }
     if (per_vector.empty()) {
-      keep_prior("round_ns_per_extra_vector", "no epilogue_round bf16_ar_res_rms_vpt2 / _vpt4 rows: microbenchmarks "
-                                              "of an arlab before 2026-12-03");
+      keep_prior(constant, "no epilogue_round " + base + "_vpt2 / _vpt4 rows: microbenchmarks of an arlab before " +
+                               since);
       return;
     }
-    set("round_ns_per_extra_vector", std::max(0.0, median_of(per_vector)),
+    set(constant, std::max(0.0, median_of(per_vector)),
         "median over the rounds of 2 and 4 vectors per thread of (measured - the model's round) / (vpt - 1) "
         "(tpb/cluster/vpt: (measured - model ns) / (vpt - 1)):" + per);
   }

@@ -274,6 +274,11 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   if (has_fp4(pattern))
     ns += cal.nvfp4_round_ns + cal.nvfp4_round_ns_per_warp * vector_warps;
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;
+  // Each vector an ar thread holds beyond its first (calibrate: epilogue_round bf16_ar_vpt*), shared out
+  // over the SMs as the RMSNorm round's.
+  if (pattern == Pattern::ar && in.vecs_used > 1)
+    ns += cal.ar_round_ns_per_extra_vector * (in.vecs_used - 1) *
+          std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
   return ns;
 }
 

@@ -610,13 +610,15 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
           }
         REQUIRE(grid == 12);  // blocks 1, 4, 16, 64 x tpb 128, 512, 1024
       }
-      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: eight TP2
-      // runs of 2026-12-03): launch store_1 / store_8, round_load push_store_few / push_store_1_few, in
-      // the last six epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, in the last four body_round.
+      // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: TP2 runs
+      // of 2026-12-03 and -04): launch store_1 / store_8, round_load push_store_few / push_store_1_few, in
+      // most epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, in the body_round files body_round; the ar_vpt
+      // files hold only the epilogue_round bf16_ar_vpt2 / _vpt4 rows.
       std::set<std::pair<std::string, std::string>> own;
       for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
       for (const char* file : {"h200_emulated_drain_microbench.csv", "h200_emulated_drain_microbench_rerun.csv",
                                "h200_emulated_vpt_microbench.csv", "h200_emulated_vpt_microbench_rerun.csv",
+                               "h200_emulated_ar_vpt_microbench.csv", "h200_emulated_ar_vpt_microbench_rerun.csv",
                                "h200_emulated_body_round_microbench.csv",
                                "h200_emulated_body_round_microbench_rerun.csv",
                                "h200_emulated_body_round_vpt_microbench.csv",
@@ -642,7 +644,9 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
         // body_round row of two runs after the lean N >= 8 change of edad13c)
         const bool cold = name.find("_cold_") != std::string::npos || name.find("_fp8_") != std::string::npos ||
                           name.find("_v2_") != std::string::npos || name.find("_v3_") != std::string::npos;
-        REQUIRE(drain == (cold ? 0u : 12u));  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
+        // the ar_vpt files: the epilogue_round bf16_ar_vpt2 / _vpt4 rows of two runs of 2026-12-04 alone
+        const bool ar_vpt = name.find("_ar_vpt_") != std::string::npos;
+        REQUIRE(drain == (cold || ar_vpt ? 0u : 12u));  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
         // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
         REQUIRE(vpt == (name.find("_drain_") == std::string::npos && !cold ? 36u : 0u));
         // 7 configurations at 16 blocks, 7 / 6 / 4 of them at 64 (N = 2 / 4 / 8: the slots fit a third of
@@ -1041,27 +1045,46 @@ double model_body_round_ns(const EmulatedTp2& tp2, int hidden, int tpb, int clus
 
 }  // namespace
 
-TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector") {
+TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector, per pattern kind") {
   const EmulatedTp2 tp2 = emulated_tp2();
   CHECK(tp2.alone.calibration.round_ns_per_extra_vector == 0.0);
-  CHECK(count_notes(tp2.alone, "round_ns_per_extra_vector = 0: prior kept") == 1);
+  CHECK(tp2.alone.calibration.ar_round_ns_per_extra_vector == 0.0);
+  CHECK(count_notes(tp2.alone, "round_ns_per_extra_vector = 0: prior kept (no epilogue_round bf16_ar_res_rms_vpt2") == 1);
+  CHECK(count_notes(tp2.alone, "ar_round_ns_per_extra_vector = 0: prior kept (no epilogue_round bf16_ar_vpt2") == 1);
   // Rows equal to the model's own round of their shape (vpt 2 and 4) plus 300 ns per further vector
-  // give 300 ns; rows at the model's round give 0; rows below it give 0, never less.
-  const auto with_extra = [&](double per_vector_ns) {
-    std::vector<MicrobenchRow> more = tp2.rows;
-    for (const auto& [hidden, tpb, vpt] : {std::tuple{8192, 512, 2}, std::tuple{8192, 256, 4}}) {
-      const RoundShape shape = round_shape(hidden, 64, tpb, 1, vpt, 2);
-      model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
-      REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
-      more.push_back(round_row(tp2.rows.front(), "epilogue_round",
-                               "bf16_ar_res_rms_vpt" + std::to_string(vpt) + "_busy_slowest", hidden, 64, tpb, 1,
-                               model::detail::oneshot_round(in, 1.0).total() + per_vector_ns * (vpt - 1)));
-    }
-    return derive_calibration(more, tp2.spec).calibration.round_ns_per_extra_vector;
+  // give 300 ns; rows at the model's round give 0; rows below it give 0, never less. The RMSNorm
+  // round's rows set only its constant, the ar round's only the ar constant.
+  struct Kind {
+    std::string base;
+    Pattern pattern;
   };
-  CHECK(with_extra(300.0) == Approx(300.0).epsilon(1e-9));
-  CHECK(with_extra(0.0) == Approx(0.0).margin(1e-9));
-  CHECK(with_extra(-200.0) == 0.0);
+  for (const Kind& kind : {Kind{"bf16_ar_res_rms", Pattern::ar_res_rms}, Kind{"bf16_ar", Pattern::ar}}) {
+    INFO(kind.base);
+    const auto with_extra = [&](double per_vector_ns) {
+      std::vector<MicrobenchRow> more = tp2.rows;
+      for (const auto& [hidden, tpb, vpt] : {std::tuple{8192, 512, 2}, std::tuple{8192, 256, 4}}) {
+        RoundShape shape = round_shape(hidden, 64, tpb, 1, vpt, 2);
+        shape.p.pattern = kind.pattern;
+        model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
+        REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
+        more.push_back(round_row(tp2.rows.front(), "epilogue_round",
+                                 kind.base + "_vpt" + std::to_string(vpt) + "_busy_slowest", hidden, 64, tpb, 1,
+                                 model::detail::oneshot_round(in, 1.0).total() + per_vector_ns * (vpt - 1)));
+      }
+      return derive_calibration(more, tp2.spec).calibration;
+    };
+    const auto own = [&](const Calibration& c) {
+      return kind.pattern == Pattern::ar ? c.ar_round_ns_per_extra_vector : c.round_ns_per_extra_vector;
+    };
+    const auto other = [&](const Calibration& c) {
+      return kind.pattern == Pattern::ar ? c.round_ns_per_extra_vector : c.ar_round_ns_per_extra_vector;
+    };
+    const Calibration plus = with_extra(300.0);
+    CHECK(own(plus) == Approx(300.0).epsilon(1e-9));
+    CHECK(other(plus) == 0.0);
+    CHECK(own(with_extra(0.0)) == Approx(0.0).margin(1e-9));
+    CHECK(own(with_extra(-200.0)) == 0.0);
+  }
 }
 
 TEST_CASE("derive_calibration: body_round rows give the lean round's cost per rank beyond 2") {

@@ -572,6 +572,33 @@ TEST_CASE("further vectors: a round adds round_ns_per_extra_vector per vector be
   CHECK(extra(64, 2048) == Approx(0.0).margin(1e-9));
 }
 
+TEST_CASE("further vectors of the ar round: ar_round_ns_per_extra_vector, ar only, by the SMs' share", "[timing]") {
+  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.ar_round_ns_per_extra_vector > 0);
+  Calibration none = cal;
+  none.ar_round_ns_per_extra_vector = 0;
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);  // 64 SMs
+  LaunchConfig c;
+  c.tpb = 256;
+  c.cluster = 1;
+  c.grid = 64;
+  c.vecs_per_thread = 4;  // H 8192 = 256 threads x 4 vectors x 8 bf16
+  const auto extra = [&](int tokens, int hidden, Pattern pattern) {
+    Problem p = problem(tokens, hidden);
+    p.pattern = pattern;
+    detail::ModelInputs with{p, c, emu, cal}, without{p, c, emu, none};
+    REQUIRE(detail::derive_inputs(with, kRes));
+    REQUIRE(detail::derive_inputs(without, kRes));
+    return detail::round_overhead_ns(with, 1.0) - detail::round_overhead_ns(without, 1.0);
+  };
+  CHECK(extra(64, 8192, Pattern::ar) == Approx(3 * cal.ar_round_ns_per_extra_vector));
+  CHECK(extra(8, 8192, Pattern::ar) == Approx(3 * cal.ar_round_ns_per_extra_vector * 8 / 64));
+  CHECK(extra(64, 2048, Pattern::ar) == Approx(0.0).margin(1e-9));
+  // The RMSNorm patterns keep their own constant: the ar one adds nothing there.
+  CHECK(extra(64, 8192, Pattern::ar_res_rms) == Approx(0.0).margin(1e-9));
+  CHECK(extra(64, 8192, Pattern::ar_res_rms_fp4) == Approx(0.0).margin(1e-9));
+}
+
 TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and vector, lean only", "[timing]") {
   Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.lean_round_ns_per_extra_rank > 0);

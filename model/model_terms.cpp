@@ -50,6 +50,10 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   const long long threads_per_cluster = static_cast<long long>(c.tpb) * c.cluster;
   in.vecs_used = static_cast<int>(std::min<long long>(c.vecs_per_thread,
                                                       ceil_div(threads_per_token(p), threads_per_cluster)));
+  const long long vectors = threads_per_token(p);
+  const long long last_iteration = vectors - threads_per_cluster * (in.vecs_used - 1);  // 1 .. tpb x cs
+  in.vecs_mean = (in.vecs_used - 1) + static_cast<double>(std::min<long long>(c.tpb, last_iteration)) /
+                                          static_cast<double>(std::min<long long>(c.tpb, vectors));
   in.warps = static_cast<int>(ceil_div(c.tpb, 32));
   in.active_threads = static_cast<int>(std::min<long long>(c.tpb, threads_per_token(p)));
   in.active_warps = static_cast<int>(ceil_div(in.active_threads, 32));
@@ -263,9 +267,10 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
     ns += cal.round_overhead_ns +
           cal.round_overhead_ns_per_warp *
               (vector_warps + cal.round_overhead_idle_warp_fraction * (in.warps - in.active_warps));
-  // Each vector a thread holds beyond its first (calibrate: epilogue_round bf16_ar_res_rms_vpt*).
+  // Each vector a thread holds beyond its first (calibrate: epilogue_round bf16_ar_res_rms_vpt*), the last
+  // one by the share of the busiest block's threads that hold it (vecs_mean; the bench fills every one).
   if (has_residual(pattern) && in.vecs_used > 1)
-    ns += cal.round_ns_per_extra_vector * (in.vecs_used - 1) *
+    ns += cal.round_ns_per_extra_vector * (in.vecs_mean - 1) *
           std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
   // The NVFP4 round's own part: a line over the warps that hold a vector on the busiest SM (calibrate:
   // epilogue_round bf16_ar_res_rms_fp4, whose every warp holds one). The ar round's: one constant (the
@@ -277,7 +282,7 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   // Each vector an ar thread holds beyond its first (calibrate: epilogue_round bf16_ar_vpt*), shared out
   // over the SMs as the RMSNorm round's.
   if (pattern == Pattern::ar && in.vecs_used > 1)
-    ns += cal.ar_round_ns_per_extra_vector * (in.vecs_used - 1) *
+    ns += cal.ar_round_ns_per_extra_vector * (in.vecs_mean - 1) *
           std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
   return ns;
 }

@@ -76,6 +76,12 @@ struct ModelInputs {
   long long clusters = 0;       // grid / cluster
   long long cluster_capacity = 0;
   int vecs_used = 0;            // vectors one thread handles per token: min(vpt, ceil(H/VEC / (tpb*cs)))
+  // The vectors per thread averaged over the threads of a cluster's first (busiest) block that hold one:
+  // vecs_used - 1 + the share of them that hold a last vector. The kernels hand vector t + k x tpb x cs
+  // to cluster thread t (kernels/fused_epilogue.cuh token_mapping), so a last iteration that the token
+  // fills only in part runs in the first threads alone (H 12416 at 384 x 4 threads, 2 vectors: 16 of 1536
+  // threads hold a second); = vecs_used when the token fills it.
+  double vecs_mean = 0;
   // Threads beyond a token's H/VEC vectors hold none (kernels/fused_epilogue.cuh token_mapping: a
   // cluster's first blocks hold the token; the others, or the rest of a block, only take part in the
   // reduction): per-warp costs of loads, pushes, vector ops and stores count the warps that hold a

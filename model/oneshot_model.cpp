@@ -17,7 +17,9 @@
 //                 after the other (the store needs the load; push_step, measured by the round_load
 //                 push_store benches, over the warps that hold a vector and per store: N for the
 //                 reference, N-1 for lean; both bodies load and push one vector at a time), so
-//                 chain = R x vecs push steps, the first at the whole partition's step, the later
+//                 chain = R x vecs_mean push steps (the vectors per thread averaged over the busiest
+//                 block: a last vector that the token fills in part counts by the share of threads
+//                 that push it), the first at the whole partition's step, the later
 //                 ones with their per-warp part shrunk where few blocks push (model_terms.h
 //                 push_chain_ns); against the per-SM load rate (Little's law: bytes in
 //                 flight / DRAM latency), the per-SM store rate (the stored slices per token through
@@ -326,7 +328,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                                                      in.out_bytes_per_token / c.cluster) / port}};
   // The push's bounds but HBM, per wave; the clear pass's.
   const std::vector<Bound> push_base = {
-      {"chain", push_chain_ns(in, d.stored_slots, static_cast<double>(rounds) * vecs)},
+      {"chain", push_chain_ns(in, d.stored_slots, static_cast<double>(rounds) * in.vecs_mean)},
       {"sm_loads", static_cast<double>(rounds) * k * slice / sm_load_bytes_per_ns},
       {"sm_port", static_cast<double>(rounds) * k * slice * d.stored_slots / port},
       {"sm_peer_stores", static_cast<double>(rounds) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
@@ -347,11 +349,12 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double push_ns = slowest(push).ns;
   sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
-           fmt(" [chain: %lld tokens/cluster x %d vector(s) of push steps, the first %.0f ns, the later ones %.0f ns "
+           fmt(" [chain: %lld tokens/cluster x %.3g vector(s) (per thread of the busiest block, on average) of push "
+               "steps, the first %.0f ns, the later ones %.0f ns "
                "(a DRAM load, then its stores); loads: %.0f B in flight per SM / "
                "DRAM latency; port: %.0f block(s)/SM x "
                "%.0f B x %d slots (%s) / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
-               rounds, in.vecs_used, push_step_ns(in, d.stored_slots), later_push_step_ns(in, d.stored_slots),
+               rounds, in.vecs_mean, push_step_ns(in, d.stored_slots), later_push_step_ns(in, d.stored_slots),
                cal.bytes_in_flight_per_sm, k, slice, d.stored_slots,
                d.stored_slots == n ? "every rank's, own included" : "the peers'", port, in.peer_sm_bytes_per_ns) +
            (in.nvlink ? fmt("link: %d x %.0f B / %.3g B/ns; ", n - 1, s_wave, in.link_bytes_per_ns)

@@ -572,6 +572,61 @@ TEST_CASE("further vectors: a round adds round_ns_per_extra_vector per vector be
   CHECK(extra(64, 2048) == Approx(0.0).margin(1e-9));
 }
 
+TEST_CASE("a last vector the token fills in part: its extra-vector cost and push steps by the share of threads that hold it", "[timing]") {
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  REQUIRE(cal.round_ns_per_extra_vector > 0);
+  Calibration none = cal;
+  none.round_ns_per_extra_vector = 0;
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);  // 64 SMs
+  // (ModelInputs holds references: the problem, configuration and calibration stay alive per call.)
+  struct Shape {
+    int vecs_used;
+    double vecs_mean;
+    double overhead_ns;
+  };
+  const auto shape = [&](int hidden, int tpb, int cluster, int vpt, const Calibration& with) {
+    const Problem p = problem(64, hidden);
+    LaunchConfig c;
+    c.tpb = tpb;
+    c.cluster = cluster;
+    c.grid = 64;
+    c.vecs_per_thread = vpt;
+    detail::ModelInputs in{p, c, emu, with};
+    REQUIRE(detail::derive_inputs(in, kRes));
+    return Shape{in.vecs_used, in.vecs_mean, detail::round_overhead_ns(in, 1.0)};
+  };
+  // H 12416: 1552 vectors over 384 x 4 = 1536 threads; the second iteration holds 16 vectors, all in the
+  // first block's first threads: 16 of its 384.
+  const Shape part = shape(12416, 384, 4, 2, cal);
+  CHECK(part.vecs_used == 2);
+  CHECK(part.vecs_mean == Approx(1.0 + 16.0 / 384.0));
+  // Filled: H 24576 = 2 x 1536 threads x 8; one vector per thread at H 12288.
+  CHECK(shape(24576, 384, 4, 2, cal).vecs_mean == Approx(2.0));
+  CHECK(shape(12288, 384, 4, 1, cal).vecs_mean == Approx(1.0));
+  // A cluster's first block not filled by the token (H 2048: 256 vectors, blocks of 512): every thread
+  // that holds a vector holds one.
+  CHECK(shape(2048, 512, 1, 1, cal).vecs_mean == Approx(1.0));
+  // The round's cost per further vector counts the part that the last iteration holds (every SM holds a
+  // block of vectors here: share 1).
+  const double extra = part.overhead_ns - shape(12416, 384, 4, 2, none).overhead_ns;
+  CHECK(extra == Approx(cal.round_ns_per_extra_vector * 16.0 / 384.0));
+  // The push chain is shorter than with the second iteration filled (same threads, twice the vectors),
+  // and longer than with none.
+  const Problem p = problem(64, 12416);
+  const auto push_ns = [&](int hidden, int vpt) {
+    Problem q = p;
+    q.hidden = hidden;
+    LaunchConfig c;
+    c.tpb = 384;
+    c.cluster = 4;
+    c.grid = 64;
+    c.vecs_per_thread = vpt;
+    return term(predict(q, c, emu, cal, kRes), "push");
+  };
+  CHECK(push_ns(12416, 2) < push_ns(24576, 2));
+  CHECK(push_ns(12416, 2) > push_ns(12288, 1));
+}
+
 TEST_CASE("further vectors of the ar round: ar_round_ns_per_extra_vector, ar only, by the SMs' share", "[timing]") {
   Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.ar_round_ns_per_extra_vector > 0);

@@ -349,10 +349,9 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double push_ns = slowest(push).ns;
   sheet.add("push", static_cast<double>(waves) * push_ns, [&] {
     return fmt("%lld wave(s) x ", waves) + bounds_text(push) +
-           fmt(" [chain: %lld tokens/cluster x %.3g vector(s) (per thread of the busiest block, on average) of push "
-               "steps, the first %.0f ns, the later ones %.0f ns "
-               "(a DRAM load, then its stores); loads: %.0f B in flight per SM / "
-               "DRAM latency; port: %.0f block(s)/SM x "
+           fmt(" [chain: %lld tokens/cluster x %.3g vector(s) of push steps, the first %.0f ns, the later ones %.0f ns "
+               "(a DRAM load, then its stores; vectors per thread averaged over the busiest block); "
+               "loads: %.0f B in flight per SM / DRAM latency; port: %.0f block(s)/SM x "
                "%.0f B x %d slots (%s) / %.3g B/ns; peer stores: / %.3g B/ns per SM; ",
                rounds, in.vecs_mean, push_step_ns(in, d.stored_slots), later_push_step_ns(in, d.stored_slots),
                cal.bytes_in_flight_per_sm, k, slice, d.stored_slots,

@@ -83,6 +83,11 @@ FILES = [
     ("exp/model-accuracy_emulated_grid20.csv", "emulated", "model-accuracy experiment, fresh grid after the ar round's partner-idle line (measured, not kept), by algorithm"),
     ("exp/model-accuracy_emulated_grid20_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid20_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
+    ("exp/model-accuracy_emulated_grid21.csv", "emulated", "model-accuracy experiment, fresh grid after the ar round's cost per further vector, by algorithm"),
+    ("exp/model-accuracy_emulated_grid21_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid22.csv", "emulated", "model-accuracy experiment, fresh grid after the last vector filled in part, by algorithm"),
+    ("exp/model-accuracy_emulated_grid22_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid22_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
 ]
 
 

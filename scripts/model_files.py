@@ -83,6 +83,11 @@ FILES = [
     "exp/model-accuracy_emulated_grid20.csv",
     "exp/model-accuracy_emulated_grid20_tp4.csv",
     "exp/model-accuracy_emulated_grid20_tp8.csv",
+    "exp/model-accuracy_emulated_grid21.csv",
+    "exp/model-accuracy_emulated_grid21_tp4.csv",
+    "exp/model-accuracy_emulated_grid22.csv",
+    "exp/model-accuracy_emulated_grid22_tp4.csv",
+    "exp/model-accuracy_emulated_grid22_tp8.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

@@ -267,10 +267,15 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
     ns += cal.round_overhead_ns +
           cal.round_overhead_ns_per_warp *
               (vector_warps + cal.round_overhead_idle_warp_fraction * (in.warps - in.active_warps));
-  // Each vector a thread holds beyond its first (calibrate: epilogue_round bf16_ar_res_rms_vpt*), the last
-  // one by the share of the busiest block's threads that hold it (vecs_mean; the bench fills every one).
+  // Each vector a thread holds beyond its first (calibrate: epilogue_round bf16_ar_res_rms_vpt*). In a
+  // one-shot round the last one counts by the share of the busiest block's threads that hold it
+  // (vecs_mean; the bench fills every one); the two-shot epilogue counts it whole (measured: at N = 4 and
+  // 8, H 5120 x 1024 tokens, 192 threads x 4 vectors with the last a third filled take 3.5 % longer than
+  // 320 x 2 full ones, which the share would price the same; docs/model.md, "A last vector that the token
+  // fills in part").
+  const double further_vectors = (in.c.algo == Algorithm::oneshot ? in.vecs_mean : in.vecs_used) - 1.0;
   if (has_residual(pattern) && in.vecs_used > 1)
-    ns += cal.round_ns_per_extra_vector * (in.vecs_mean - 1) *
+    ns += cal.round_ns_per_extra_vector * further_vectors *
           std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
   // The NVFP4 round's own part: a line over the warps that hold a vector on the busiest SM (calibrate:
   // epilogue_round bf16_ar_res_rms_fp4, whose every warp holds one). The ar round's: one constant (the
@@ -282,7 +287,7 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   // Each vector an ar thread holds beyond its first (calibrate: epilogue_round bf16_ar_vpt*), shared out
   // over the SMs as the RMSNorm round's.
   if (pattern == Pattern::ar && in.vecs_used > 1)
-    ns += cal.ar_round_ns_per_extra_vector * (in.vecs_mean - 1) *
+    ns += cal.ar_round_ns_per_extra_vector * further_vectors *
           std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
   return ns;
 }

@@ -333,10 +333,12 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 20:00, a last
-// vector filled in part: H {3904, 8768, 11840} x tokens {3, 28, 96, 240}, sizes no committed measurement
-// holds, then every other pattern (ar and the four quantizing ones) at H {5184, 9536} x tokens {8, 160},
-// sizes no committed measurement holds either; the grids before: H {4288, 7616, 12416} x tokens {9, 60,
+// model-accuracy: held-out problems, chosen anew when the model changes (since 2026-12-04 20:15, the
+// two-shot epilogue's last vector counted whole: H {3648, 6720, 10304} x tokens {5, 36, 112, 240}, sizes no
+// committed measurement holds, then every other pattern (ar and the four quantizing ones) at H {5568, 8896}
+// x tokens {12, 128}, sizes no committed measurement holds either; the grids before: H {3904, 8768, 11840}
+// x tokens {3, 28, 96, 240} with H {5184, 9536} x tokens {8, 160} (a last vector filled in part),
+// data/h200/exp/model-accuracy_emulated_grid22*.csv; H {4288, 7616, 12416} x tokens {9, 60,
 // 150, 320} with H {6464, 9152} x tokens {10, 200} (the ar round's cost per further vector),
 // data/h200/exp/model-accuracy_emulated_grid21*.csv; H {4416, 7360, 12160} x tokens {5, 44,
 // 120, 280} with H {6208, 9664} x tokens {12, 176} (the ar round's partner-idle line, measured and not
@@ -394,11 +396,11 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3904, 8768, 11840};
-  // Held out: from a few decode tokens (3) to a prefill chunk (240), a factor of 2.5-9.3 apart; 96 and 240
-  // put the model's lean picks at 2-4 blocks per SM; 3 is a latency-bound decode step (below N = 4 and 8:
-  // one-shot only there; at N = 2 the two-shot ranges are two tokens and one).
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{3, 28, 96, 240};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3648, 6720, 10304};
+  // Held out: from a few decode tokens (5) to a prefill chunk (240), a factor of 2.1-7.2 apart; 112 and 240
+  // put the model's lean picks at 2-4 blocks per SM; 5 is a latency-bound decode step (below N = 8:
+  // one-shot only there).
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{5, 36, 112, 240};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -406,8 +408,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {5184, 9536})
-        for (int t : {8, 160}) {
+      for (int h : {5568, 8896})
+        for (int t : {12, 128}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

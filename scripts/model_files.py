@@ -88,6 +88,7 @@ FILES = [
     "exp/model-accuracy_emulated_grid22.csv",
     "exp/model-accuracy_emulated_grid22_tp4.csv",
     "exp/model-accuracy_emulated_grid22_tp8.csv",
+    "exp/model-accuracy_emulated_grid23.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

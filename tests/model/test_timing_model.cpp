@@ -546,30 +546,44 @@ TEST_CASE("drain term: bodies that end on their stores wait for them, a closing 
       }
 }
 
-TEST_CASE("further vectors: a round adds round_ns_per_extra_vector per vector beyond the first, by the SMs' share", "[timing]") {
-  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+TEST_CASE("further vectors: a round adds its pattern's cost per vector beyond the first, by the SMs' share", "[timing]") {
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.round_ns_per_extra_vector > 0);
-  Calibration none = cal;
-  none.round_ns_per_extra_vector = 0;
+  REQUIRE(cal.ar_round_ns_per_extra_vector > 0);
   const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);  // 64 SMs
   LaunchConfig c;
   c.tpb = 256;
   c.cluster = 1;
   c.grid = 64;
   c.vecs_per_thread = 4;  // H 8192 = 256 threads x 4 vectors x 8 bf16
-  const auto extra = [&](int tokens, int hidden) {
-    const Problem p = problem(tokens, hidden);
-    detail::ModelInputs with{p, c, emu, cal}, without{p, c, emu, none};
-    REQUIRE(detail::derive_inputs(with, kRes));
-    REQUIRE(detail::derive_inputs(without, kRes));
-    return detail::round_overhead_ns(with, 1.0) - detail::round_overhead_ns(without, 1.0);
+  // The RMSNorm rounds' constant (round_ns_per_extra_vector) and the ar round's (ar_round_ns_per_extra_vector):
+  // each adds to its own patterns only.
+  struct Kind {
+    Pattern pattern;
+    double per_vector;
+    Pattern other;  // a pattern of the other constant: nothing added there
   };
-  // 64 tokens: every SM holds a block of vectors (share 1), each thread 3 beyond its first.
-  CHECK(extra(64, 8192) == Approx(3 * cal.round_ns_per_extra_vector));
-  // 8 tokens: 8 of the 64 SMs.
-  CHECK(extra(8, 8192) == Approx(3 * cal.round_ns_per_extra_vector * 8 / 64));
-  // H 2048: one vector per thread, none beyond the first.
-  CHECK(extra(64, 2048) == Approx(0.0).margin(1e-9));
+  for (const Kind& kind : {Kind{Pattern::ar_res_rms, cal.round_ns_per_extra_vector, Pattern::ar},
+                           Kind{Pattern::ar, cal.ar_round_ns_per_extra_vector, Pattern::ar_res_rms_fp4}}) {
+    INFO(to_string(kind.pattern));
+    Calibration none = cal;
+    (kind.pattern == Pattern::ar ? none.ar_round_ns_per_extra_vector : none.round_ns_per_extra_vector) = 0;
+    const auto extra = [&](int tokens, int hidden, Pattern pattern) {
+      Problem p = problem(tokens, hidden);
+      p.pattern = pattern;
+      detail::ModelInputs with{p, c, emu, cal}, without{p, c, emu, none};
+      REQUIRE(detail::derive_inputs(with, kRes));
+      REQUIRE(detail::derive_inputs(without, kRes));
+      return detail::round_overhead_ns(with, 1.0) - detail::round_overhead_ns(without, 1.0);
+    };
+    // 64 tokens: every SM holds a block of vectors (share 1), each thread 3 beyond its first.
+    CHECK(extra(64, 8192, kind.pattern) == Approx(3 * kind.per_vector));
+    // 8 tokens: 8 of the 64 SMs.
+    CHECK(extra(8, 8192, kind.pattern) == Approx(3 * kind.per_vector * 8 / 64));
+    // H 2048: one vector per thread, none beyond the first.
+    CHECK(extra(64, 2048, kind.pattern) == Approx(0.0).margin(1e-9));
+    CHECK(extra(64, 8192, kind.other) == Approx(0.0).margin(1e-9));
+  }
 }
 
 TEST_CASE("a last vector the token fills in part: its extra-vector cost and push steps by the share of threads that hold it", "[timing]") {
@@ -631,33 +645,6 @@ TEST_CASE("a last vector the token fills in part: its extra-vector cost and push
   };
   CHECK(push_ns(12416, 2) < push_ns(24576, 2));
   CHECK(push_ns(12416, 2) > push_ns(12288, 1));
-}
-
-TEST_CASE("further vectors of the ar round: ar_round_ns_per_extra_vector, ar only, by the SMs' share", "[timing]") {
-  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
-  REQUIRE(cal.ar_round_ns_per_extra_vector > 0);
-  Calibration none = cal;
-  none.ar_round_ns_per_extra_vector = 0;
-  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);  // 64 SMs
-  LaunchConfig c;
-  c.tpb = 256;
-  c.cluster = 1;
-  c.grid = 64;
-  c.vecs_per_thread = 4;  // H 8192 = 256 threads x 4 vectors x 8 bf16
-  const auto extra = [&](int tokens, int hidden, Pattern pattern) {
-    Problem p = problem(tokens, hidden);
-    p.pattern = pattern;
-    detail::ModelInputs with{p, c, emu, cal}, without{p, c, emu, none};
-    REQUIRE(detail::derive_inputs(with, kRes));
-    REQUIRE(detail::derive_inputs(without, kRes));
-    return detail::round_overhead_ns(with, 1.0) - detail::round_overhead_ns(without, 1.0);
-  };
-  CHECK(extra(64, 8192, Pattern::ar) == Approx(3 * cal.ar_round_ns_per_extra_vector));
-  CHECK(extra(8, 8192, Pattern::ar) == Approx(3 * cal.ar_round_ns_per_extra_vector * 8 / 64));
-  CHECK(extra(64, 2048, Pattern::ar) == Approx(0.0).margin(1e-9));
-  // The RMSNorm patterns keep their own constant: the ar one adds nothing there.
-  CHECK(extra(64, 8192, Pattern::ar_res_rms) == Approx(0.0).margin(1e-9));
-  CHECK(extra(64, 8192, Pattern::ar_res_rms_fp4) == Approx(0.0).margin(1e-9));
 }
 
 TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and vector, lean only", "[timing]") {

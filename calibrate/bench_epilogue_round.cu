@@ -50,7 +50,8 @@
 // Vectors per thread (since 2026-12-03): variants bf16_ar_res_rms_vpt2 and _vpt4 (+ _busy, _slowest,
 // _span) at (tpb, cluster, vpt) (512, 1, 2), (256, 1, 4), (256, 2, 2), (128, 2, 4) at H 8192 and (256,
 // 1, 2), (128, 1, 4) at H 4096: every thread holds 2 or 4 vectors of its token. The same for the ar
-// pattern (bf16_ar_vpt2 / _vpt4, + _busy; since 7232ac1, 2026-12-04): ar_round_ns_per_extra_vector.
+// pattern (bf16_ar_vpt2 / _vpt4, + _busy; since 7232ac1, 2026-12-04): ar_round_ns_per_extra_vector; and
+// for NVFP4 (bf16_ar_res_rms_fp4_vpt2 / _vpt4, + _busy; since session 27): nvfp4_round_ns_per_extra_vector.
 // Rounds (since 1ef201f, 2026-12-04): each pattern's main configurations again with 4 and with 12 rounds per
 // cluster (variants VARIANT_r4 / VARIANT_r12, + _busy where a partner exists, each with _slowest and
 // _span). (12 x t_r12 - 4 x t_r4) / 8 is one further round without the fixed part of the interval (the
@@ -138,7 +139,8 @@ const PatternRun kPatternRuns[] = {
     {"bf16_ar_res_rms_fp4", epilogue_round_kernel<Pattern::ar_res_rms_fp4>},
     {"bf16_ar", epilogue_round_kernel<Pattern::ar>},
 };
-constexpr int kArRun = 2;  // kPatternRuns' ar row
+constexpr int kFp4Run = 1;  // kPatternRuns' NVFP4 row
+constexpr int kArRun = 2;   // kPatternRuns' ar row
 
 }  // namespace
 
@@ -220,6 +222,10 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   // vectors, poll, sum and store each; since 7232ac1: ar_round_ns_per_extra_vector).
   passes.push_back({&kPatternRuns[kArRun], false, false, 0, true});
   if (with_partner) passes.push_back({&kPatternRuns[kArRun], true, false, 0, true});
+  // The NVFP4 round at 2 and 4 vectors per thread (bf16_ar_res_rms_fp4_vpt2 / _vpt4: block amax, scale
+  // factor and e2m1 codes once per vector; since 2026-12-04 session 27: nvfp4_round_ns_per_extra_vector).
+  passes.push_back({&kPatternRuns[kFp4Run], false, false, 0, true});
+  if (with_partner) passes.push_back({&kPatternRuns[kFp4Run], true, false, 0, true});
   for (const PatternRun& run : kPatternRuns)
     for (const int r : kVariantRounds) {
       passes.push_back({&run, false, false, 0, false, r});

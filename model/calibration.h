@@ -206,6 +206,11 @@ namespace arlab::model {
     "what an ar token round takes per vector a thread holds beyond its first, beyond the round's modelled parts "    \
     "and ar_round_ns (calibrate: epilogue_round bf16_ar_vpt2 / _vpt4 minus the model's round of that shape, over "  \
     "vpt - 1; median)")                                                                                             \
+  /* prior: 0, a thread's further vectors cost only the round's modelled parts; range: 10 us, as a round */         \
+  X(nvfp4_round_ns_per_extra_vector, 0.0, 0.0, 10000.0, "ns",                                                        \
+    "what an NVFP4 token round takes per vector a thread holds beyond its first, beyond the round's modelled parts " \
+    "(round_ns_per_extra_vector and the NVFP4 round's own part included; calibrate: epilogue_round "               \
+    "bf16_ar_res_rms_fp4_vpt2 / _vpt4 minus the model's round of that shape, over vpt - 1; median)")                \
   /* prior: 0, the lean round grows with N only as its modelled parts do; range: 10 us, as a round */              \
   X(lean_round_ns_per_extra_rank, 0.0, 0.0, 10000.0, "ns",                                                           \
     "what the lean one-shot body's token round takes per rank beyond 2 and vector per thread, beyond the growth of "  \

@@ -837,11 +837,15 @@ class Deriver {
   // model's round of that shape with every other constant derived: the median over the rows of (measured -
   // model) / (vpt - 1), what each vector beyond a thread's first adds that the round's parts (the further
   // loads, vector ops, gamma loads) leave out. One constant per pattern kind: the RMSNorm round's
-  // (bf16_ar_res_rms_vpt*, new on 2026-12-03) and the ar round's (bf16_ar_vpt*, since 7232ac1,
-  // 2026-12-04; its model round includes ar_round_ns once). Older microbenchmarks keep the prior, 0.
+  // (bf16_ar_res_rms_vpt*, new on 2026-12-03), the ar round's (bf16_ar_vpt*, since 7232ac1, 2026-12-04; its
+  // model round includes ar_round_ns once) and the NVFP4 round's (bf16_ar_res_rms_fp4_vpt*, since session
+  // 27; its model round includes the NVFP4 round's own part once and the RMSNorm constant above per further
+  // vector, so it is derived after both). Older microbenchmarks keep the prior, 0.
   void vector_rounds() {
     vector_round("bf16_ar_res_rms", Pattern::ar_res_rms, "round_ns_per_extra_vector", "2026-12-03");
     vector_round("bf16_ar", Pattern::ar, "ar_round_ns_per_extra_vector", "2026-12-04");
+    vector_round("bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4, "nvfp4_round_ns_per_extra_vector",
+                 "2026-12-04 (session 27)");
   }
 
   void vector_round(const std::string& base, Pattern pattern, const char* constant, const char* since) {

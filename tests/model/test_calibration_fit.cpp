@@ -1047,18 +1047,25 @@ double model_body_round_ns(const EmulatedTp2& tp2, int hidden, int tpb, int clus
 
 TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector, per pattern kind") {
   const EmulatedTp2 tp2 = emulated_tp2();
-  CHECK(tp2.alone.calibration.round_ns_per_extra_vector == 0.0);
-  CHECK(tp2.alone.calibration.ar_round_ns_per_extra_vector == 0.0);
+  using Constant = double Calibration::*;
+  const Constant constants[] = {&Calibration::round_ns_per_extra_vector, &Calibration::ar_round_ns_per_extra_vector,
+                                &Calibration::nvfp4_round_ns_per_extra_vector};
+  for (const Constant c : constants) CHECK(tp2.alone.calibration.*c == 0.0);
   CHECK(count_notes(tp2.alone, "round_ns_per_extra_vector = 0: prior kept (no epilogue_round bf16_ar_res_rms_vpt2") == 1);
   CHECK(count_notes(tp2.alone, "ar_round_ns_per_extra_vector = 0: prior kept (no epilogue_round bf16_ar_vpt2") == 1);
+  CHECK(count_notes(tp2.alone,
+                    "nvfp4_round_ns_per_extra_vector = 0: prior kept (no epilogue_round bf16_ar_res_rms_fp4_vpt2") == 1);
   // Rows equal to the model's own round of their shape (vpt 2 and 4) plus 300 ns per further vector
-  // give 300 ns; rows at the model's round give 0; rows below it give 0, never less. The RMSNorm
-  // round's rows set only its constant, the ar round's only the ar constant.
+  // give 300 ns; rows at the model's round give 0; rows below it give 0, never less. Each pattern
+  // kind's rows set only its own constant (the RMSNorm round's, the ar round's, the NVFP4 round's).
   struct Kind {
     std::string base;
     Pattern pattern;
+    Constant constant;
   };
-  for (const Kind& kind : {Kind{"bf16_ar_res_rms", Pattern::ar_res_rms}, Kind{"bf16_ar", Pattern::ar}}) {
+  for (const Kind& kind : {Kind{"bf16_ar_res_rms", Pattern::ar_res_rms, constants[0]},
+                           Kind{"bf16_ar", Pattern::ar, constants[1]},
+                           Kind{"bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4, constants[2]}}) {
     INFO(kind.base);
     const auto with_extra = [&](double per_vector_ns) {
       std::vector<MicrobenchRow> more = tp2.rows;
@@ -1073,17 +1080,12 @@ TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per
       }
       return derive_calibration(more, tp2.spec).calibration;
     };
-    const auto own = [&](const Calibration& c) {
-      return kind.pattern == Pattern::ar ? c.ar_round_ns_per_extra_vector : c.round_ns_per_extra_vector;
-    };
-    const auto other = [&](const Calibration& c) {
-      return kind.pattern == Pattern::ar ? c.round_ns_per_extra_vector : c.ar_round_ns_per_extra_vector;
-    };
     const Calibration plus = with_extra(300.0);
-    CHECK(own(plus) == Approx(300.0).epsilon(1e-9));
-    CHECK(other(plus) == 0.0);
-    CHECK(own(with_extra(0.0)) == Approx(0.0).margin(1e-9));
-    CHECK(own(with_extra(-200.0)) == 0.0);
+    CHECK(plus.*kind.constant == Approx(300.0).epsilon(1e-9));
+    for (const Constant other : constants)
+      if (other != kind.constant) CHECK(plus.*other == 0.0);
+    CHECK(with_extra(0.0).*kind.constant == Approx(0.0).margin(1e-9));
+    CHECK(with_extra(-200.0).*kind.constant == 0.0);
   }
 }
 

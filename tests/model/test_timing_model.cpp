@@ -547,27 +547,36 @@ TEST_CASE("drain term: bodies that end on their stores wait for them, a closing 
 }
 
 TEST_CASE("further vectors: a round adds its pattern's cost per vector beyond the first, by the SMs' share", "[timing]") {
-  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
-  REQUIRE(cal.round_ns_per_extra_vector > 0);
-  REQUIRE(cal.ar_round_ns_per_extra_vector > 0);
+  // The measured file's constants, the three per-vector ones set to distinct values (the behaviour under
+  // test, whatever the bench measured).
+  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  cal.round_ns_per_extra_vector = 300.0;
+  cal.ar_round_ns_per_extra_vector = 400.0;
+  cal.nvfp4_round_ns_per_extra_vector = 500.0;
   const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);  // 64 SMs
   LaunchConfig c;
   c.tpb = 256;
   c.cluster = 1;
   c.grid = 64;
   c.vecs_per_thread = 4;  // H 8192 = 256 threads x 4 vectors x 8 bf16
-  // The RMSNorm rounds' constant (round_ns_per_extra_vector) and the ar round's (ar_round_ns_per_extra_vector):
-  // each adds to its own patterns only.
+  // The RMSNorm rounds' constant (round_ns_per_extra_vector: every pattern with a norm), the ar round's
+  // and the NVFP4 round's (both NVFP4 patterns, on top of the RMSNorm one): each adds to its own patterns only.
+  using Constant = double Calibration::*;
   struct Kind {
     Pattern pattern;
-    double per_vector;
-    Pattern other;  // a pattern of the other constant: nothing added there
+    Constant constant;
+    Pattern also;   // another pattern the constant prices
+    Pattern other;  // a pattern it does not price: nothing added there
   };
-  for (const Kind& kind : {Kind{Pattern::ar_res_rms, cal.round_ns_per_extra_vector, Pattern::ar},
-                           Kind{Pattern::ar, cal.ar_round_ns_per_extra_vector, Pattern::ar_res_rms_fp4}}) {
+  for (const Kind& kind :
+       {Kind{Pattern::ar_res_rms, &Calibration::round_ns_per_extra_vector, Pattern::ar_res_rms_fp8, Pattern::ar},
+        Kind{Pattern::ar, &Calibration::ar_round_ns_per_extra_vector, Pattern::ar, Pattern::ar_res_rms_fp4},
+        Kind{Pattern::ar_res_rms_fp4, &Calibration::nvfp4_round_ns_per_extra_vector, Pattern::ar_res_rms_out_fp4,
+             Pattern::ar_res_rms_out_fp8}}) {
     INFO(to_string(kind.pattern));
     Calibration none = cal;
-    (kind.pattern == Pattern::ar ? none.ar_round_ns_per_extra_vector : none.round_ns_per_extra_vector) = 0;
+    none.*kind.constant = 0;
+    const double per_vector = cal.*kind.constant;
     const auto extra = [&](int tokens, int hidden, Pattern pattern) {
       Problem p = problem(tokens, hidden);
       p.pattern = pattern;
@@ -577,9 +586,10 @@ TEST_CASE("further vectors: a round adds its pattern's cost per vector beyond th
       return detail::round_overhead_ns(with, 1.0) - detail::round_overhead_ns(without, 1.0);
     };
     // 64 tokens: every SM holds a block of vectors (share 1), each thread 3 beyond its first.
-    CHECK(extra(64, 8192, kind.pattern) == Approx(3 * kind.per_vector));
+    CHECK(extra(64, 8192, kind.pattern) == Approx(3 * per_vector));
+    CHECK(extra(64, 8192, kind.also) == Approx(3 * per_vector));
     // 8 tokens: 8 of the 64 SMs.
-    CHECK(extra(8, 8192, kind.pattern) == Approx(3 * kind.per_vector * 8 / 64));
+    CHECK(extra(8, 8192, kind.pattern) == Approx(3 * per_vector * 8 / 64));
     // H 2048: one vector per thread, none beyond the first.
     CHECK(extra(64, 2048, kind.pattern) == Approx(0.0).margin(1e-9));
     CHECK(extra(64, 8192, kind.other) == Approx(0.0).margin(1e-9));

@@ -284,11 +284,10 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   if (has_fp4(pattern))
     ns += cal.nvfp4_round_ns + cal.nvfp4_round_ns_per_warp * vector_warps;
   // Each vector an NVFP4 thread holds beyond its first (calibrate: epilogue_round bf16_ar_res_rms_fp4_vpt*):
-  // its block amax, scale factor and software e2m1 codes run once per vector, shared out over the SMs as
-  // the RMSNorm round's.
-  if (has_fp4(pattern) && in.vecs_used > 1)
-    ns += cal.nvfp4_round_ns_per_extra_vector * further_vectors *
-          std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
+  // its block amax (shuffles), scale factor and software e2m1 codes run once per vector in the thread
+  // itself, so unlike the memory-side constants above it is not shared out over the SMs that hold blocks
+  // (docs/model.md, "The NVFP4 round's further vectors").
+  if (has_fp4(pattern) && in.vecs_used > 1) ns += cal.nvfp4_round_ns_per_extra_vector * further_vectors;
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;
   // Each vector an ar thread holds beyond its first (calibrate: epilogue_round bf16_ar_vpt*), shared out
   // over the SMs as the RMSNorm round's.

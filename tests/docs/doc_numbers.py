@@ -299,6 +299,11 @@ VAL_G9, VAL_G9_TP4 = validate_of("model-accuracy_emulated_grid9"), validate_of("
 VAL_G10 = validate_of("model-accuracy_emulated_grid10_partial")
 VAL_G11 = validate_of("model-accuracy_emulated_grid11")
 VAL_G11_TP4 = validate_of("model-accuracy_emulated_grid11_tp4")
+VAL_G24 = {n: validate_of("model-accuracy_emulated_grid24" + suffix) for n, suffix in
+           (("TP2", ""), ("TP4", "_tp4"), ("TP8", "_tp8"))}
+# The MAPE before the NVFP4 constant and with it shared over the SMs (docs/model.md, "The NVFP4 round's
+# further vectors"): fixed figures of models that are not today's.
+G24_BEFORE = {"TP2": "7.52 % | 7.30 %", "TP4": "7.71 % | 7.43 %", "TP8": "8.30 % | 7.98 %"}
 BIAS_TP8_PEERS = ("{arlab} validate data/h200/exp/peers_emulated_tp8_rerun.csv --calibration data/calibration/h200_emulated.csv "
                   "--out {tmp}/v_tp8_peers.csv > /dev/null && {py} scripts/model_bias.py data/h200/exp/peers_emulated_tp8_rerun.csv "
                   "{tmp}/v_tp8_peers.csv --by kernel_variant,algo,cluster --where pattern=ar_res_rms")
@@ -528,6 +533,12 @@ CHECKS = [
     dict(doc="README.md", cmd=VAL_G11_TP4,
          quotes=[(r"MAPE ([\d.]+) %   median", "at TP4 MAPE {1} % (10.03 % without the term)"),
                  (OWN_PICK_SIGNED, "the model's own pick {1} % / {2} % (mean / max regret); issue 24's grid with its")]),
+    *[dict(doc="docs/model.md", cmd=VAL_G24[node],
+           quotes=[(r"MAPE ([\d.]+) %   median", f"| {node} | {G24_BEFORE[node]} | {{1}} % |")]) for node in VAL_G24],
+    *[dict(doc="docs/model.md",
+           cmd=["{py}", "scripts/model_regret.py", f"data/h200/exp/model-accuracy_emulated_grid24{suffix}.csv"],
+           quotes=[(r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", "| {1} % / {2} % |")])
+      for suffix in ("", "_tp4", "_tp8")],
     dict(doc="README.md", cmd=VAL_G11,
          quotes=[(r"MAPE ([\d.]+) %   median", "at TP2, where it adds nothing, MAPE {1} %"),
                  (OWN_PICK_SIGNED, "and own pick {1} % / {2} %; at TP4")]),

@@ -613,12 +613,14 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
       // + the rows of benches and variants added to `arlab calibrate` since (--added-microbench: TP2 runs
       // of 2026-12-03 and -04): launch store_1 / store_8, round_load push_store_few / push_store_1_few, in
       // most epilogue_round bf16_ar_res_rms_vpt2 / _vpt4, in the body_round files body_round; the ar_vpt
-      // files hold only the epilogue_round bf16_ar_vpt2 / _vpt4 rows.
+      // and fp4_vpt files hold only the epilogue_round bf16_ar_vpt2 / _vpt4 and bf16_ar_res_rms_fp4_vpt2 /
+      // _vpt4 rows.
       std::set<std::pair<std::string, std::string>> own;
       for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
       for (const char* file : {"h200_emulated_drain_microbench.csv", "h200_emulated_drain_microbench_rerun.csv",
                                "h200_emulated_vpt_microbench.csv", "h200_emulated_vpt_microbench_rerun.csv",
                                "h200_emulated_ar_vpt_microbench.csv", "h200_emulated_ar_vpt_microbench_rerun.csv",
+                               "h200_emulated_fp4_vpt_microbench.csv", "h200_emulated_fp4_vpt_microbench_rerun.csv",
                                "h200_emulated_body_round_microbench.csv",
                                "h200_emulated_body_round_microbench_rerun.csv",
                                "h200_emulated_body_round_vpt_microbench.csv",
@@ -644,8 +646,10 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
         // body_round row of two runs after the lean N >= 8 change of edad13c)
         const bool cold = name.find("_cold_") != std::string::npos || name.find("_fp8_") != std::string::npos ||
                           name.find("_v2_") != std::string::npos || name.find("_v3_") != std::string::npos;
-        // the ar_vpt files: the epilogue_round bf16_ar_vpt2 / _vpt4 rows of two runs of 2026-12-04 alone
-        const bool ar_vpt = name.find("_ar_vpt_") != std::string::npos;
+        // the ar_vpt / fp4_vpt files: the epilogue_round bf16_ar_vpt2 / _vpt4 (bf16_ar_res_rms_fp4_vpt2 / _vpt4)
+        // rows of two runs of 2026-12-04 alone
+        const bool ar_vpt =
+            name.find("_ar_vpt_") != std::string::npos || name.find("_fp4_vpt_") != std::string::npos;
         REQUIRE(drain == (cold || ar_vpt ? 0u : 12u));  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
         // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
         REQUIRE(vpt == (name.find("_drain_") == std::string::npos && !cold ? 36u : 0u));

@@ -48,6 +48,15 @@
 // Since 2026-12-04, `reference_fp8_n8` and `lean_fp8_n8` (+ `_slowest`), warm only: the same round with
 // the ar_res_rms_fp8 epilogue (FP8 codes written to quant_out, scale 1), whose polls at N = 8 go out in
 // four batches of two slots where ar_res_rms sends two of four.
+// Since session 27 (2026-12-04), the lean TWO-SHOT body's two kinds of token round
+// (kernels/twoshot_lean_kernel.cuh step 5), warm only, variants `lean2_owner_n{2,4,8}` and
+// `lean2_reader_n{2,4,8}` (+ `_slowest`): the owner's (stage 2: poll_sum_clear over the N - 1 peer
+// slots with its own vector of x, the T-rounded sum pushed into slot 0 of the N - 1 peers' regions --
+// scratch buffers of rank 0 here -- then the epilogue) and a reader's (stage 3: the owner's slot polled,
+// -0.0 written back over it, the epilogue), both with TwoshotLeanEpilogue. The model prices every lean
+// two-shot round as the one-shot round at N; a reader polls one slot and adds nothing, the owner also
+// pushes its sum to N - 1 peers (docs/model.md, "Where the lean two-shot body is off at a few tokens per
+// rank").
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -61,6 +70,7 @@
 #include "harness/cuda_resources.h"
 #include "kernels/oneshot_kernel.cuh"
 #include "kernels/oneshot_lean_kernel.cuh"
+#include "kernels/twoshot_lean_kernel.cuh"
 
 namespace arlab::calibrate {
 namespace {
@@ -157,11 +167,63 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   }
 }
 
+// The lean two-shot body's round of one kind, on rank 0 with its data in place (the header above): the
+// same loop and timing as body_round_kernel, the round of kernels/twoshot_lean_kernel.cuh step 5.
+template <int N, bool kOwner>
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+    twoshot_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids,
+                         StartGate gate) {
+  using namespace kernels;
+  using Tr = DTypeTraits<T>;
+  pass_start_gate(p, gate);
+  constexpr int kVec = Tr::kVec;
+  constexpr int kBatch = poll_batch<N, false>();
+  constexpr int kOwnerSlot = 1;  // a reader's rows come from rank 1's sums (any peer would do)
+  __shared__ EpilogueShared epi;
+  if (threadIdx.x == 0) smids[blockIdx.x] = smid();
+  const TokenMapping m = token_mapping<T>(p);
+  pushed_exchange_init(epi, m.cluster);
+  pushed_exchange_ready(m.cluster);
+  char* my_cur = static_cast<char*>(p.my_region);  // buffer cur = 0, my slot (rank 0) at offset 0
+  PollState st;
+  const QuantScales q = load_quant_scales<Pattern::ar_res_rms>(p);
+  cluster_barrier(m.cluster);  // every block of my cluster has started
+  unsigned long long t0 = 0;
+  if (threadIdx.x == 0) t0 = global_timer_ns();
+  int round = 0;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
+    fused_token_epilogue<T, Pattern::ar_res_rms, TwoshotLeanEpilogue>(
+        p, m, epi, nullptr, q, tok, round, [&](long long off, float(&acc)[kVec]) {
+          if constexpr (kOwner) {
+            const uint4 own = ld_input_v4(static_cast<const char*>(p.x) + off);
+            poll_sum_clear<T, N, Accumulation::pairwise, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
+            unsigned bits[kVec];
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) bits[e] = Tr::from_float(acc[e]);
+            push_vector<N, true>(p, off, vec_clear_neg_zero<T>(vec_pack<T>(bits)));
+          } else {
+            char* slot = my_cur + kOwnerSlot * p.slot_bytes + off;
+            uint4 val[1] = {ld_relaxed_sys_v4(slot)};
+            wait_arrived<T, 1>(val, slot, p.slot_bytes, kOwnerSlot, tok, p, st);
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(val[0], e));
+            st_v4(slot, vec_neg_zero<T>());
+          }
+        });
+  }
+  // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
+  cluster_barrier(m.cluster);
+  if (threadIdx.x == 0) {
+    times[2 * blockIdx.x] = t0;
+    times[2 * blockIdx.x + 1] = global_timer_ns();
+  }
+}
+
 struct BodyRun {
   const char* variant;
   int nranks;
   void (*kernel)(kernels::FusedParams, unsigned long long*, unsigned*, StartGate);
-  bool fp8 = false;  // ar_res_rms_fp8 (warm rounds only; no allbusy, cold or reuse rows)
+  bool warm_only = false;  // warm rounds only, no allbusy, cold or reuse rows (the FP8 and two-shot runs)
 };
 // Since 2026-12-04 also the FP8 pattern at N = 8, whose polls go out 2 slots at a time where ar_res_rms
 // sends 4 (the quantizing patterns' register cap): variants reference_fp8_n8, lean_fp8_n8.
@@ -171,6 +233,10 @@ const BodyRun kBodyRuns[] = {
     {"reference_n8", 8, body_round_kernel<8, false>}, {"lean_n8", 8, body_round_kernel<8, true>},
     {"reference_fp8_n8", 8, body_round_kernel<8, false, Pattern::ar_res_rms_fp8>, true},
     {"lean_fp8_n8", 8, body_round_kernel<8, true, Pattern::ar_res_rms_fp8>, true},
+    // Since session 27: the lean two-shot body's owner and reader rounds.
+    {"lean2_owner_n2", 2, twoshot_round_kernel<2, true>, true}, {"lean2_reader_n2", 2, twoshot_round_kernel<2, false>, true},
+    {"lean2_owner_n4", 4, twoshot_round_kernel<4, true>, true}, {"lean2_reader_n4", 4, twoshot_round_kernel<4, false>, true},
+    {"lean2_owner_n8", 8, twoshot_round_kernel<8, true>, true}, {"lean2_reader_n8", 8, twoshot_round_kernel<8, false>, true},
 };
 constexpr int kMaxRanksHere = 8;
 
@@ -275,7 +341,7 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
   }
   harness::DeviceBuffer gate(sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
   for (const BodyRun& run : kBodyRuns) {
-    if (run.nranks != node_ranks || run.fp8) continue;
+    if (run.nranks != node_ranks || run.warm_only) continue;
     for (const auto& [c, grid] : points) {
       if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)
         throw CudaError("body_round: a configuration whose vectors per thread do not cover its H");
@@ -381,7 +447,8 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
       norm_out(tensor, env.rank), slots(kMaxRanksHere * tensor, env.rank), gamma(8192 * sizeof(T), env.rank),
       scale(sizeof(float), env.rank), fault(sizeof(unsigned long long), env.rank),
       times(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), env.rank),
-      smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
+      smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank),
+      peers((kMaxRanksHere - 1) * tensor, env.rank);  // where the two-shot owner pushes its sums
   const float one = 1.0f;
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, env.stream));
   // bf16 0x3c3c ~ 0.0115 (inputs), 0x3f3f ~ 0.746 (gamma): finite, never -0.0.
@@ -407,6 +474,8 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
     p.residual_out = residual_out.data();
     p.norm_out = norm_out.data();
     p.quant_out = norm_out.data();  // the FP8 codes, [tokens, H] bytes (the FP8 runs; norm_out holds twice that)
+    for (int r = 1; r < run.nranks; ++r)  // the peers' regions (the two-shot owner's pushes): scratch, one each
+      p.regions[r] = static_cast<char*>(peers.data()) + static_cast<size_t>(r - 1) * tensor;
     RoundTimes rt;
     std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
     for (int r = 0; r < env.reps + 1; ++r) {  // the first repetition is a warm-up
@@ -459,7 +528,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
         if (grid_limit / c.cluster < 1 || !fits(c, grid_limit, run.nranks)) continue;
         const int grid = (grid_limit / c.cluster) * c.cluster;
         for (const Mode mode : {Mode::warm, Mode::cold}) {
-          if (run.fp8 && mode == Mode::cold) continue;
+          if (run.warm_only && mode == Mode::cold) continue;
           const RoundTimes rt = measure(run, c, grid_limit, mode, 0);
           const std::string v = std::string(run.variant) + (mode == Mode::cold ? "_cold" : "");
           const auto row = [&](const std::string& name, const std::vector<double>& values) {
@@ -478,7 +547,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
   // fraction x L2 bytes written elsewhere (size = between, bytes).
   if (env.sms < kSmallGrid) return;
   for (const BodyRun& run : kBodyRuns) {
-    if (run.nranks != 4 || run.fp8) continue;
+    if (run.nranks != 4 || run.warm_only) continue;
     const Config& c = kReuseConfig;
     for (const double fraction : kReuseFractions) {
       const size_t between = static_cast<size_t>(fraction * static_cast<double>(l2_bytes)) / 256 * 256;

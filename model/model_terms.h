@@ -186,7 +186,8 @@ double oneshot_body_round_ns(const ModelInputs& in, ModelDesign design, double b
 // last one by the share of the busiest block's threads that hold it, vecs_mean), plus the NVFP4 or
 // the ar pattern's own part (NVFP4: a line over warps, + nvfp4_round_ns_per_extra_vector per further
 // vector, epilogue_round bf16_ar_res_rms_fp4_vpt*, whole at any grid: thread-local work; ar: ar_round_ns,
-// + ar_round_ns_per_extra_vector per further vector, epilogue_round bf16_ar_vpt*). Shared by the one-shot rounds and the two-shot epilogue (the same code).
+// + ar_round_ns_per_extra_vector per further vector, epilogue_round bf16_ar_vpt*). Shared by the one-shot
+// rounds and the two-shot epilogue (the same code).
 // With `blocks_per_sm` > 1 (several blocks on the busiest SM: a grid beyond one block per SM, or
 // clusters that the partition cannot place one block per SM, `place`) the per-warp part also counts
 // the other blocks' warps that hold a vector (docs/model.md, "Where clusters land").

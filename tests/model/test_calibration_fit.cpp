@@ -648,9 +648,9 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
                           name.find("_v2_") != std::string::npos || name.find("_v3_") != std::string::npos;
         // the ar_vpt / fp4_vpt files: the epilogue_round bf16_ar_vpt2 / _vpt4 (bf16_ar_res_rms_fp4_vpt2 / _vpt4)
         // rows of two runs of 2026-12-04 alone
-        const bool ar_vpt =
+        const bool pattern_vpt =
             name.find("_ar_vpt_") != std::string::npos || name.find("_fp4_vpt_") != std::string::npos;
-        REQUIRE(drain == (cold || ar_vpt ? 0u : 12u));  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
+        REQUIRE(drain == (cold || pattern_vpt ? 0u : 12u));  // store_1, store_8 x tpb 128, 1024 x grids 1, 8, 64
         // 3 configurations x vpt 2, 4 x (alone, busy) x (block 0, slowest, span) in the later runs
         REQUIRE(vpt == (name.find("_drain_") == std::string::npos && !cold ? 36u : 0u));
         // 7 configurations at 16 blocks, 7 / 6 / 4 of them at 64 (N = 2 / 4 / 8: the slots fit a third of

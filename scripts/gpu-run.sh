@@ -2,7 +2,7 @@
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
 #                    [--seed] [--twoshot "N ..."] [--mpi NGPUS] [--probe] [--repeat K] [--hold-ab]
 #                    [--sanitize] [--soak CALLS] [--calibrate] [--exp "NAME ..."] [--exp-nranks "N ..."]
-#                    [--exp-timeout S] [--mixed] [--peers]
+#                    [--exp-timeout S] [--exp-mpi NGPUS] [--mixed] [--peers]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -42,6 +42,10 @@
 # --exp-nranks "N.." the emulated rank counts of those experiments (default "2").
 # --exp-timeout S  wall-clock bound of each experiment (default 500 s); a cut experiment keeps the cases it
 #                  finished (its CSV is written case by case; rerun it to resume).
+# --exp-mpi NGPUS  run those experiments on the REAL node instead: `mpirun -np NGPUS arlab exp NAME`, one
+#                  process per GPU of this host (NGPUS >= 2 GPUs visible), into OUTDIR/exp_mpi/NAME/ (logs
+#                  exp_mpi_NAME.log); --exp-nranks does not apply (the node has NGPUS ranks). Each run is
+#                  bounded by --exp-timeout and resumes where an earlier cut one stopped (same OUTDIR).
 # --peers          also run the peers' gate smoke matrix before everything else: FlashInfer at its own
 #                  configuration and at trtllm's (one- and two-shot), vLLM, beside arlab's reference and
 #                  best, patterns ar / ar_res_rms / ar_res_rms_fp8 / ar_res_rms_out_fp8, TP 2/4/8, a few
@@ -55,7 +59,7 @@
 # The GPU machine may lack fast-cpp-csv-parser: a copy at ./.carry/libfccp/csv.h is used when the
 # system has none.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 repo=$PWD
 
 if [ "${1:-}" = "--pack" ]; then
@@ -70,7 +74,7 @@ fi
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
 run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0; run_calibrate=0; exp_names=""; mixed=0
-exp_nranks="2"; exp_timeout=500; run_peers=0
+exp_nranks="2"; exp_timeout=500; run_peers=0; exp_mpi=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -91,17 +95,23 @@ while [ $# -gt 0 ]; do
     --exp) exp_names=$2; shift 2 ;;
     --exp-nranks) exp_nranks=$2; shift 2 ;;
     --exp-timeout) exp_timeout=$2; shift 2 ;;
+    --exp-mpi) exp_mpi=$2; shift 2 ;;
     --mixed) mixed=1; shift ;;
     --peers) run_peers=1; shift ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
 done
+case "$exp_mpi" in ''|*[!0-9]*) echo "gpu-run: --exp-mpi needs a GPU count, got '$exp_mpi'" >&2; exit 2 ;; esac
+if [ "$exp_mpi" -gt 0 ] && [ -z "$exp_names" ]; then
+  echo "gpu-run: --exp-mpi $exp_mpi runs the experiments --exp names; none named" >&2; exit 2
+fi
 mkdir -p "$out"
 export CUDA_DEVICE_MAX_CONNECTIONS=32   # docs/nodes.md: one hardware queue per rank stream
 status=0
 
 { nvidia-smi; nvidia-smi -q -d CLOCK; } > "$out/nvidia-smi.txt" 2>&1 || true
 echo "gpu-run: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 
 # CUPTI (libcupti.so.13) lives in the toolkit's lib64 or extras/CUPTI, or in pip's nvidia-cuda-cupti:
 # make sure the loader finds it for binaries built on another machine.
@@ -156,6 +166,7 @@ if [ $run_peers -eq 1 ]; then
   }
   for n in 2 4 8; do
     for th in "1 4096" "16 4096" "128 8192" "1024 7168"; do
+      # shellcheck disable=SC2086  # "tokens hidden" split into two words on purpose
       set -- $th
       acc=pairwise; [ "$n" -gt 2 ] && acc=fp32_acc  # vLLM's fp32 sum is the reference's at N > 2 in fp32_acc only
       # vLLM beyond N = 2 only below its two-stage size (256 KiB at N = 8): there its sum is exact.
@@ -296,7 +307,7 @@ if [ $run_seed -eq 1 ]; then
   "$py" plots/plot_seed.py --csv "$out/seed/validation.csv" --out "$out/seed/seed" --measured "$out/seed/measured.csv" \
     --calibration-label "${seed_cal:-as arlab seed used it}" >> "$out/seed.log" 2>&1 || true
 fi
-if [ -n "$exp_names" ]; then
+if [ -n "$exp_names" ] && [ "$exp_mpi" -eq 0 ]; then
   for name in $exp_names; do
     start=$(date +%s)
     # shellcheck disable=SC2086  # the rank counts are words
@@ -304,6 +315,25 @@ if [ -n "$exp_names" ]; then
     rc=$?; [ $rc -ne 0 ] && status=1
     echo "gpu-run: arlab exp $name exit $rc in $(( $(date +%s) - start )) s (log: exp_$name.log)"
   done
+fi
+if [ -n "$exp_names" ] && [ "$exp_mpi" -gt 0 ]; then
+  # The real node: one process per GPU (docs/nodes.md, "A real node, when one is lent"). Open MPI as
+  # root needs the flags below; --bind-to none leaves each process free to run beside its GPU's driver
+  # threads; NVLink multicast (NVLS) stays off.
+  if [ "$ngpu" -lt "$exp_mpi" ] || [ "$exp_mpi" -lt 2 ]; then
+    echo "gpu-run: --exp-mpi $exp_mpi needs 2 or more GPUs and at most the $ngpu visible: experiments skipped"
+    status=1
+  else
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+    nvidia-smi topo -m > "$out/topo.txt" 2>&1 || true
+    for name in $exp_names; do
+      start=$(date +%s)
+      timeout "$exp_timeout" mpirun -np "$exp_mpi" --allow-run-as-root --bind-to none "$arlab" exp "$name" \
+        --out-dir "$out/exp_mpi" --no-plots > "$out/exp_mpi_$name.log" 2>&1
+      rc=$?; [ $rc -ne 0 ] && status=1
+      echo "gpu-run: mpirun -np $exp_mpi arlab exp $name exit $rc in $(( $(date +%s) - start )) s (log: exp_mpi_$name.log)"
+    done
+  fi
 fi
 if [ $mixed -eq 1 ]; then
   start=$(date +%s)
@@ -322,7 +352,7 @@ if [ $hold_ab -eq 1 ]; then
   : > "$out/hold_ab.log"
   for t in 1 128; do
     for mode in hold no-hold; do
-      for i in 1 2 3; do
+      for _ in 1 2 3; do
         extra=(); [ $mode = no-hold ] && extra=(--no-host-hold)
         "$arlab" run -n 2 -t "$t" --hidden 8192 --policy trtllm --graph-calls 0 --csv "$out/hold_ab.csv" \
           --experiment "hold_ab_$mode" "${extra[@]}" 2>&1 | grep -E "SUMMARY|WARNING|error" >> "$out/hold_ab.log"
@@ -399,7 +429,9 @@ if [ -f "$out/peers.csv" ]; then
   grep -E "^== arlab run|^exit|GATE|FAIL|error|refus" "$out/peers.log" | tail -60
 fi
 for name in $exp_names; do
-  [ -f "$out/exp_$name.log" ] && { echo "== exp $name =="; grep -E "^# |speedup|geomean|case\(s\) run|GATE|error" "$out/exp_$name.log" | tail -24; }
+  for log in "$out/exp_$name.log" "$out/exp_mpi_$name.log"; do
+    [ -f "$log" ] && { echo "== $(basename "$log" .log) =="; grep -E "^# |speedup|geomean|case\(s\) run|GATE|error" "$log" | tail -24; }
+  done
 done
 if [ -f "$out/mixed.csv" ]; then
   echo "== mixed-algorithm groups =="

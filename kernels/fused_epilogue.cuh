@@ -450,7 +450,13 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     const bool h_pow2 = kLeanReduce && (H & (H - 1)) == 0;
     const float mean_sq = h_pow2 ? __fmul_rn(total, __frcp_rn(static_cast<float>(H)))
                                  : __fdiv_rn(total, static_cast<float>(H));
+#if ARLAB_PROBE_RSQRT_NORM
+    // Probe build only (ARLAB_KERNEL_PROBE=rsqrt_norm, docs/kernels.md "The faithful reference"): the
+    // library's approximate reciprocal square root in place of the IEEE one below.
+    const float inv = rsqrtf(__fadd_rn(mean_sq, p.eps));
+#else
     const float inv = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(mean_sq, p.eps)));
+#endif
     // norm of vector k: round_T((float(h) * inv) * float(gamma)), the same wherever it is recomputed
     auto norm_of = [&](int k, int v) -> uint4 {
       const long long off = row + static_cast<long long>(v) * kVectorBytes;

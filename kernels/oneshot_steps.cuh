@@ -139,6 +139,29 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
 #pragma unroll
   for (int j = 0; j < B; ++j) done = done && vec_arrived<T>(val[j]);
   if (done || st.aborted) return;
+#if ARLAB_PROBE_PLAIN_POLLS
+  // Probe build only (ARLAB_KERNEL_PROBE=plain_polls, docs/kernels.md "The faithful reference"): the
+  // library's kind of poll, reload and test, with neither the fault-word looks nor the clock reads; a
+  // spin count bounds it instead, so that even this build cannot hang (kProbeSpinLimit spins of an L2
+  // round trip each, ~0.5-1 us, give up after a few seconds, as the default --timeout-ms does).
+  constexpr unsigned kProbeSpinLimit = 1u << 22;
+  for (unsigned spin = 1; spin < kProbeSpinLimit; ++spin) {
+    done = true;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+      if (!vec_arrived<T>(val[j])) val[j] = ld_relaxed_sys_v4(slot0 + j * slot_bytes);
+      done = done && vec_arrived<T>(val[j]);
+    }
+    if (done) return;
+  }
+  int missing = 0;
+#pragma unroll
+  for (int j = B - 1; j >= 0; --j)
+    if (!vec_arrived<T>(val[j])) missing = j;
+  record_fault(p.fault, encode_fault(WaitKind::peer_data, p.rank, first_slot + missing, static_cast<int>(blockIdx.x),
+                                     token));
+  st.aborted = true;
+#else
   unsigned long long start = 0;
   for (unsigned spin = 1;; ++spin) {
     done = true;
@@ -165,6 +188,7 @@ __device__ __forceinline__ void wait_arrived(uint4 (&val)[B], const char* slot0,
       return;
     }
   }
+#endif
 }
 
 // The lean bodies' poll (kernels/oneshot_lean_kernel.cuh, kernels/twoshot_lean_kernel.cuh): polls the

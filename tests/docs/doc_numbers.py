@@ -341,12 +341,48 @@ def speedup_goal_quotes(tp4_min):
                       "FlashInfer {1} (min {2}) / ")]
 
 
+def readme_grid24_regret(out):
+    """The README's grid24 regret: "a % / b % / c % slower than ... on average, x % / y % / z % at worst" (TP2, 4, 8)."""
+    found = re.findall(r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", out)
+    if len(found) != 3:
+        raise AssertionError(f"expected three model_regret.py summaries, got {len(found)}")
+    means, maxima = " / ".join(m for m, _ in found), " / ".join(x for _, x in found)
+    return [f"own pick {means.replace(' / ', ' % / ')} % slower", f"on average, {maxima.replace(' / ', ' % / ')} % at worst"]
+
+
+def readme_peers_minima(out):
+    """The README's peers minima in TP2 / TP4 / TP8 order: "(min a / b / c) over 72 / 72 / 67 problems" for the
+    reference at trtllm, "(min a / b / c)" for arlab's best."""
+    def per_member(member):
+        rows = re.findall(rf"^VS-FLASHINFER local N=(\d) {member}\s+geomean [\d.]+x over (\d+) problems \(min ([\d.]+x)",
+                          out, re.M)
+        if [n for n, _, _ in rows] != ["2", "4", "8"]:
+            raise AssertionError(f"expected the {member} lines at N = 2, 4, 8, got {rows}")
+        return rows
+    ref, best = per_member("trtllm"), per_member("model/auto")
+    return [f"(min {' / '.join(m for _, _, m in ref)}) over {' / '.join(c for _, c, _ in ref)} problems",
+            f"(min {' / '.join(m for _, _, m in best)})"]
+
+
+def readme_speedup_goals(out):
+    """The README's line of issue 24's grid: "over the reference A / B / C (min a / b / c); over FlashInfer F / G / H
+    (min f / g / h)" from the GOAL lines of TP2 (wide26) and TP4 / TP8 (wide27)."""
+    goals = {n: m for n, m in re.findall(
+        r"^GOAL best \(model/auto\) on local TP(\d): (over the reference at trtllm geomean [\d.]+x, min [\d.]+x "
+        r"\(\d+ problems\); over FlashInfer at its own configuration geomean [\d.]+x, min [\d.]+x)", out, re.M)}
+    if sorted(goals) != ["2", "4", "8"]:
+        raise AssertionError(f"expected the best's GOAL lines at TP2, TP4 and TP8, got {sorted(goals)}")
+    nums = {n: re.findall(r"([\d.]+x)", goals[n]) for n in goals}  # ref geomean, ref min, fi geomean, fi min
+    col = lambda k: " / ".join(nums[n][k] for n in ("2", "4", "8"))
+    return [f"over the reference {col(0)} (min {col(1)}); over FlashInfer {col(2)} (min {col(3)})"]
+
+
 def readme_fresh_grid_checks(grid, tp2_cmd, tp4_cmd):
     """The README's line of a fresh model-accuracy grid: "GRID MAPE a % / b % (TP2 / TP4)" and the model's own
     pick "own pick m % / w % and m % / w % (mean / max regret)"."""
-    return [dict(doc="README.md", cmd=tp2_cmd, quotes=[(r"MAPE ([\d.]+) %   median", grid + " MAPE {1} % / "),
+    return [dict(doc="docs/history.md", cmd=tp2_cmd, quotes=[(r"MAPE ([\d.]+) %   median", grid + " MAPE {1} % / "),
                                                        (OWN_PICK_SIGNED, "own pick {1} % / {2} % and ")]),
-            dict(doc="README.md", cmd=tp4_cmd, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
+            dict(doc="docs/history.md", cmd=tp4_cmd, quotes=[(r"MAPE ([\d.]+) %   median", " / {1} % (TP2 / TP4)"),
                                                        (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")])]
 
 
@@ -354,6 +390,11 @@ def merged(experiment, name):
     """`arlab exp EXPERIMENT --merge data/h200/exp/NAME.csv` into a scratch folder: its summary lines."""
     return ["{arlab}", "exp", experiment, "--merge", f"data/h200/exp/{name}.csv", "--out-dir",
             f"{{tmp}}/{experiment}_merge_{name}", "--no-plots"]
+
+
+def shell_and(*cmds):
+    """Several argument-list commands as one shell command, each after the one before succeeded."""
+    return " && ".join(" ".join(cmd) for cmd in cmds)
 
 
 def rng(*args):
@@ -429,12 +470,36 @@ CHECKS = [
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),
-    dict(doc="README.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 363 rows")]),
-    dict(doc="README.md", cmd=SPEEDUP, derive=speedup_geomeans),
+    dict(doc="docs/history.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 363 rows")]),
+    dict(doc="docs/history.md", cmd=SPEEDUP, derive=speedup_geomeans),
+    # README.md, today's figures: the latest fresh grid (grid24) at TP2 / TP4 / TP8 and its own-pick regret; the
+    # latest peers grids (reference and best against FlashInfer); issue 24's grid (speedup wide26 / wide27)
+    *[dict(doc="README.md", cmd=VAL_G24[node],
+           quotes=[(r"MAPE ([\d.]+) %   median", f"{{1}} %{tail}")]) for node, tail in
+      (("TP2", " / "), ("TP4", " / "), ("TP8", " over 1120 / 1120 / 1054 rows"))],
+    *[dict(doc="README.md", cmd=VAL_G24[node], quotes=[(r"total [\d.]+ ms \((\d+) rows\)", rows)])
+      for node, rows in (("TP2", "over {1} / "), ("TP4", "/ {1} / "), ("TP8", "/ {1} rows"))],
+    dict(doc="README.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h200/exp/model-accuracy_emulated_grid24{sfx}.csv | tail -1"
+                         for sfx in ("", "_tp4", "_tp8")),
+         derive=readme_grid24_regret),
+    *[dict(doc="README.md", cmd=merged("peers", name),
+           quotes=[(rf"^VS-FLASHINFER local N={n} trtllm\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
+                    ref_tpl),
+                   (rf"^VS-FLASHINFER local N={n} model/auto\s+geomean ([\d.]+x) over \d+ problems \(min ([\d.]+x)",
+                    best_tpl)])
+      for n, name, ref_tpl, best_tpl in (
+          (2, "peers_emulated_tp2_rerun12", "| {1} / ", "| {1} / "),
+          (4, "peers_emulated_tp4_rerun6", "/ {1} / ", "/ {1} / "),
+          (8, "peers_emulated_tp8_rerun10", "/ {1} (min ", "/ {1} (min "))],
+    dict(doc="README.md", cmd=shell_and(merged("peers", "peers_emulated_tp2_rerun12"), merged("peers", "peers_emulated_tp4_rerun6"),
+                                        merged("peers", "peers_emulated_tp8_rerun10")), derive=readme_peers_minima),
+    dict(doc="README.md", cmd=shell_and(merged("speedup", "speedup_emulated_wide26"), merged("speedup", "speedup_emulated_wide27")),
+         derive=readme_speedup_goals),
     dict(doc="README.md", cmd=rng("data/h200/soak.csv", "calls", "--digits", "0"), derive=soak_calls),
     dict(doc="README.md", cmd=rng("data/h200/soak.csv", "mismatched_calls", "--digits", "0"),
          quotes=[(r"^(\d+) \(", "{1} mismatched")]),
-    dict(doc="README.md", cmd=PEERS,
+    dict(doc="docs/history.md", cmd=PEERS,
          quotes=[(r"VS-FLASHINFER local N=2 model/auto +geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
                   "{1} (min {2})"),
                  (r"VS-FLASHINFER local N=8 model/auto +geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
@@ -493,10 +558,10 @@ CHECKS = [
          quotes=[(r"^(VS-FLASHINFER local N=8 (model/auto|trtllm|vllm) .*)$", "{1}"),
                  (r"^(VS-FLASHINFER local N=8 trtllm .*)$", "{1}"),
                  (r"^(VS-FLASHINFER local N=8 vllm .*)$", "{1}")]),
-    dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp4_rerun2"),
+    dict(doc="docs/history.md", cmd=merged("peers", "peers_emulated_tp4_rerun2"),
          quotes=[(r"^VS-FLASHINFER local N=4 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
                   "best over FlashInfer {1} (min {2}) / ")]),
-    dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp8_rerun"),
+    dict(doc="docs/history.md", cmd=merged("peers", "peers_emulated_tp8_rerun"),
          quotes=[(r"^VS-FLASHINFER local N=8 model/auto\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
                   " / {1} (min {3}; {2} problems")]),
     # docs/model.md, "The fresh grid after the grid term": the cost of one more round, every row as printed
@@ -530,7 +595,7 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=VAL_G11_TP4,
          quotes=[(r"MAPE ([\d.]+) %   median", "9.67 % with it per round (the model that ran), {1} % with today's model"),
                  (OWN_PICK_SIGNED, "the model's own pick, measured in the same groups: {1} % / {2} % mean / worst regret")]),
-    dict(doc="README.md", cmd=VAL_G11_TP4,
+    dict(doc="docs/history.md", cmd=VAL_G11_TP4,
          quotes=[(r"MAPE ([\d.]+) %   median", "at TP4 MAPE {1} % (10.03 % without the term)"),
                  (OWN_PICK_SIGNED, "the model's own pick {1} % / {2} % (mean / max regret); issue 24's grid with its")]),
     *[dict(doc="docs/model.md", cmd=VAL_G24[node],
@@ -539,7 +604,7 @@ CHECKS = [
            cmd=["{py}", "scripts/model_regret.py", f"data/h200/exp/model-accuracy_emulated_grid24{suffix}.csv"],
            quotes=[(r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", "| {1} % / {2} % |")])
       for suffix in ("", "_tp4", "_tp8")],
-    dict(doc="README.md", cmd=VAL_G11,
+    dict(doc="docs/history.md", cmd=VAL_G11,
          quotes=[(r"MAPE ([\d.]+) %   median", "at TP2, where it adds nothing, MAPE {1} %"),
                  (OWN_PICK_SIGNED, "and own pick {1} % / {2} %; at TP4")]),
     dict(doc="docs/model.md", cmd=VAL_G11,
@@ -548,7 +613,7 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=BIAS_TP8_PEERS,
          derive=lambda out: [f"clusters of 4 and 8 is now at {bias_of_group(out, ['lean', 'oneshot', '4'])} % and "
                              f"{bias_of_group(out, ['lean', 'oneshot', '8'])} %"]),
-    dict(doc="README.md", cmd=BIAS_TP8_PEERS,
+    dict(doc="docs/history.md", cmd=BIAS_TP8_PEERS,
          derive=lambda out: [f"-5.8 % / -7.7 % -> {bias_of_group(out, ['lean', 'oneshot', '4'])} % / "
                              f"{bias_of_group(out, ['lean', 'oneshot', '8'])} %"]),
     dict(doc="docs/results.md", cmd=VAL_G9, quotes=[(r"MAPE ([\d.]+) %   median", "the same grid predicts at {1} % and")]),
@@ -556,7 +621,7 @@ CHECKS = [
     dict(doc="docs/results.md", cmd=VAL_G10,
          quotes=[(r"MAPE ([\d.]+) %   median", "model-accuracy_emulated_grid10_partial.csv`) at {1} %, against 8.78 %"),
                  (OWN_PICK, "the model's own pick {1} % slower than the best on average over its 12 groups, {2} %")]),
-    dict(doc="README.md", cmd=VAL_G10, quotes=[(r"MAPE ([\d.]+) %   median", "grid10 (ar_res_rms part) MAPE {1} %"),
+    dict(doc="docs/history.md", cmd=VAL_G10, quotes=[(r"MAPE ([\d.]+) %   median", "grid10 (ar_res_rms part) MAPE {1} %"),
                                               (OWN_PICK, "own pick {1} % / {2} % over its 12 groups")]),
     dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide15"), quotes=speedup_goal_quotes(True)),
     # docs/results.md: the grid term's picks measured (rerun11 / wide14)
@@ -567,10 +632,10 @@ CHECKS = [
     dict(doc="docs/results.md", cmd=merged("peers", "peers_emulated_tp2_rerun10"),
          quotes=peers_tp2_quotes("72 of 72", " (within")),
     dict(doc="docs/results.md", cmd=merged("speedup", "speedup_emulated_wide13"), quotes=speedup_goal_quotes(True)),
-    dict(doc="README.md", cmd=merged("peers", "peers_emulated_tp2_rerun10"),
+    dict(doc="docs/history.md", cmd=merged("peers", "peers_emulated_tp2_rerun10"),
          quotes=[(r"^VS-FLASHINFER local N=2 model/auto\s+geomean ([\d.]+x) over 72 problems \(min ([\d.]+x)",
                   "over FlashInfer {1} at TP2 (min {2}, all 72")]),
-    dict(doc="README.md", cmd=merged("speedup", "speedup_emulated_wide13"),
+    dict(doc="docs/history.md", cmd=merged("speedup", "speedup_emulated_wide13"),
          quotes=[(r"TP{}: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x)".format(n), q)
                  for n, q in ((2, "over the reference {1} / "), (2, "(min {2} / "), (4, " / {1} / "), (4, " / {2} / "),
                               (8, " / {1} (min "), (8, " / {2}); the TP4"))]),
@@ -589,9 +654,9 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=VAL_G6_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "MAPE {1} % (11.26 % with the model before)"),
                                                      (OWN_PICK, "the model's own pick {1} % slower than the best of its "
                                                                 "group on average and {2} % at worst")]),
-    dict(doc="README.md", cmd=VAL_G6, quotes=[(r"MAPE ([\d.]+) %   median", "MAPE {1} % / "),
+    dict(doc="docs/history.md", cmd=VAL_G6, quotes=[(r"MAPE ([\d.]+) %   median", "MAPE {1} % / "),
                                              (OWN_PICK, "the model's own pick {1} % / ")]),
-    dict(doc="README.md", cmd=VAL_G6_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "/ {1} % over 1120 rows each"),
+    dict(doc="docs/history.md", cmd=VAL_G6_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "/ {1} % over 1120 rows each"),
                                                  (OWN_PICK, "/ {1} % slower than the best on average")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),

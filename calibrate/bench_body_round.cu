@@ -342,7 +342,10 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
   harness::DeviceBuffer gate(sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
   for (const BodyRun& run : kBodyRuns) {
     if (run.nranks != node_ranks || run.warm_only) continue;
-    for (const auto& [c, grid] : points) {
+    for (const auto& point : points) {
+      // Named copies, not structured bindings: the `row` lambda below captures them (C++17).
+      const Config& c = point.first;
+      const int grid = point.second;
       if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)
         throw CudaError("body_round: a configuration whose vectors per thread do not cover its H");
       const int clusters = grid / c.cluster;

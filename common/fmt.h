@@ -9,14 +9,14 @@ namespace arlab {
 
 template <typename... Args>
 inline std::string fmt(const char* printf_format, Args... values) {
-  char buf[256];  // most uses (a number and its unit) need far fewer
-  const int n = std::snprintf(buf, sizeof buf, printf_format, values...);
-  if (n < 0) return "";
-  if (static_cast<size_t>(n) < sizeof buf) return std::string(buf, static_cast<size_t>(n));
-  std::string big(static_cast<size_t>(n) + 1, '\0');
-  std::snprintf(big.data(), big.size(), printf_format, values...);
-  big.resize(static_cast<size_t>(n));
-  return big;
+  // Measured first, then written at its full size: no fixed buffer, so no text is ever cut (and GCC's
+  // -Wformat-truncation, which a fixed buffer tripped, has nothing to see).
+  const int n = std::snprintf(nullptr, 0, printf_format, values...);
+  if (n <= 0) return "";
+  std::string text(static_cast<size_t>(n) + 1, '\0');
+  std::snprintf(text.data(), text.size(), printf_format, values...);
+  text.resize(static_cast<size_t>(n));
+  return text;
 }
 
 }  // namespace arlab

@@ -48,6 +48,12 @@
 // Since 2026-12-04, `reference_fp8_n8` and `lean_fp8_n8` (+ `_slowest`), warm only: the same round with
 // the ar_res_rms_fp8 epilogue (FP8 codes written to quant_out, scale 1), whose polls at N = 8 go out in
 // four batches of two slots where ar_res_rms sends two of four.
+// Since session 28 (2026-12-04), `reference_ar_n{2,4,8}` and `lean_ar_n{2,4,8}` (+ `_slowest`), warm only:
+// the same round with the `ar` pattern (no norm: the rank sum stored to allreduce_out; no gamma or
+// residual held). The model prices the `ar` round's own part with one constant measured at N = 2 beside a
+// busy partner (epilogue_round bf16_ar, ar_round_ns), and the fused `ar` rows are predicted long at TP2
+// and short at TP8 at every round count (docs/model.md, "Patterns"): these rows say how the `ar` round
+// itself grows with N. Recorded; no constant reads them yet.
 // Since session 27 (2026-12-04), the lean TWO-SHOT body's two kinds of token round
 // (kernels/twoshot_lean_kernel.cuh step 5), warm only, variants `lean2_owner_n{2,4,8}` and
 // `lean2_reader_n{2,4,8}` (+ `_slowest`): the owner's (stage 2: poll_sum_clear over the N - 1 peer
@@ -128,9 +134,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   HeldOperands held;
   uint4 x0 = make_uint4(0u, 0u, 0u, 0u);
   if (has_first) {
-    if constexpr (kHoldPushOperands)
-      held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
-    held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
+    if constexpr (PatternOutputs<kPattern>::kResidual) {  // the `ar` pattern has no norm operands to hold
+      if constexpr (kHoldPushOperands)
+        held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+      held.residual0 = ld_input_v4(static_cast<const char*>(p.residual_in) + first_off);
+    }
     if constexpr (kLean && kHoldPushOperands) x0 = ld_input_v4(static_cast<const char*>(p.x) + first_off);
   }
   if constexpr (kLean) pushed_exchange_ready(m.cluster);
@@ -233,6 +241,13 @@ const BodyRun kBodyRuns[] = {
     {"reference_n8", 8, body_round_kernel<8, false>}, {"lean_n8", 8, body_round_kernel<8, true>},
     {"reference_fp8_n8", 8, body_round_kernel<8, false, Pattern::ar_res_rms_fp8>, true},
     {"lean_fp8_n8", 8, body_round_kernel<8, true, Pattern::ar_res_rms_fp8>, true},
+    // Since session 28: the `ar` pattern's round (no norm: poll, sum, store the sum) of each body at N = 2, 4, 8.
+    {"reference_ar_n2", 2, body_round_kernel<2, false, Pattern::ar>, true},
+    {"lean_ar_n2", 2, body_round_kernel<2, true, Pattern::ar>, true},
+    {"reference_ar_n4", 4, body_round_kernel<4, false, Pattern::ar>, true},
+    {"lean_ar_n4", 4, body_round_kernel<4, true, Pattern::ar>, true},
+    {"reference_ar_n8", 8, body_round_kernel<8, false, Pattern::ar>, true},
+    {"lean_ar_n8", 8, body_round_kernel<8, true, Pattern::ar>, true},
     // Since session 27: the lean two-shot body's owner and reader rounds.
     {"lean2_owner_n2", 2, twoshot_round_kernel<2, true>, true}, {"lean2_reader_n2", 2, twoshot_round_kernel<2, false>, true},
     {"lean2_owner_n4", 4, twoshot_round_kernel<4, true>, true}, {"lean2_reader_n4", 4, twoshot_round_kernel<4, false>, true},
@@ -477,6 +492,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
     p.residual_out = residual_out.data();
     p.norm_out = norm_out.data();
     p.quant_out = norm_out.data();  // the FP8 codes, [tokens, H] bytes (the FP8 runs; norm_out holds twice that)
+    p.allreduce_out = residual_out.data();  // the `ar` runs' sums
     for (int r = 1; r < run.nranks; ++r)  // the peers' regions (the two-shot owner's pushes): scratch, one each
       p.regions[r] = static_cast<char*>(peers.data()) + static_cast<size_t>(r - 1) * tensor;
     RoundTimes rt;

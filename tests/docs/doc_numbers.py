@@ -341,6 +341,14 @@ def speedup_goal_quotes(tp4_min):
                       "FlashInfer {1} (min {2}) / ")]
 
 
+def ar_bias_cell(out, body):
+    """'MAPE %, bias %' of one kernel_variant row of scripts/model_bias.py's table ("lean  32  11.6 %  +6.9 %")."""
+    m = re.search(rf"^{body}\s+\d+\s+([\d.]+) %\s+([+-][\d.]+) %", out, re.M)
+    if not m:
+        raise AssertionError(f"no {body} row in the model_bias.py table")
+    return f"{m.group(1)} %, {m.group(2)} %"
+
+
 def readme_grid24_regret(out):
     """The README's grid24 regret: "a % / b % / c % slower than ... on average, x % / y % / z % at worst" (TP2, 4, 8)."""
     found = re.findall(r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", out)
@@ -472,6 +480,12 @@ CHECKS = [
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),
     dict(doc="docs/history.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 363 rows")]),
     dict(doc="docs/history.md", cmd=SPEEDUP, derive=speedup_geomeans),
+    # docs/model.md, "Where the `ar` pattern is off by N": grid24's one-shot `ar` rows per body and node
+    *[dict(doc="docs/model.md",
+           cmd=bias(f"data/h200/exp/model-accuracy_emulated_grid24{sfx}.csv", "data/calibration/h200_emulated.csv",
+                    "--by kernel_variant --where pattern=ar --where algo=oneshot"),
+           derive=lambda out, node=node: [f"| {node} | {ar_bias_cell(out, 'lean')} | {ar_bias_cell(out, 'reference')} |"])
+      for node, sfx in (("TP2", ""), ("TP4", "_tp4"), ("TP8", "_tp8"))],
     # README.md, today's figures: the latest fresh grid (grid24) at TP2 / TP4 / TP8 and its own-pick regret; the
     # latest peers grids (reference and best against FlashInfer); issue 24's grid (speedup wide26 / wide27)
     *[dict(doc="README.md", cmd=VAL_G24[node],

@@ -12,25 +12,15 @@
 set -u
 MPIEXEC=$1
 ARLAB=$2
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-  echo "SKIP: no GPU visible (nvidia-smi -L lists none); the multi-process test needs one"
-  exit 77
-fi
-EXTRA=""
-if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then
-  EXTRA="--oversubscribe"
-  if [ "$(id -u)" = 0 ]; then
-    EXTRA="$EXTRA --allow-run-as-root"
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  fi
-fi
-export CUDA_VISIBLE_DEVICES=0
+MPI_TEST_WHAT="the multi-process test of arlab exp"
+# shellcheck source=tests/twoshot/mpi_env.sh
+. "$(dirname "$0")/mpi_env.sh"
 out=$(mktemp -d "${TMPDIR:-/tmp}/arlab_mpi_exp.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
 csv=$out/tokens/tokens.csv
 run_exp() {
-  # shellcheck disable=SC2086  # EXTRA is a list of flags
-  "$MPIEXEC" -np 2 $EXTRA "$ARLAB" exp tokens --quick --no-plots --out-dir "$out" -i 3 --graph-calls 0 \
+  # shellcheck disable=SC2086  # MPI_EXTRA is a list of flags
+  "$MPIEXEC" -np 2 $MPI_EXTRA "$ARLAB" exp tokens --quick --no-plots --out-dir "$out" -i 3 --graph-calls 0 \
     --warmup-ms 1 2>&1
 }
 status=0

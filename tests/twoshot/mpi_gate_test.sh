@@ -7,24 +7,13 @@
 set -u
 MPIEXEC=$1
 ARLAB=$2
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-  echo "SKIP: no GPU visible (nvidia-smi -L lists none); the multi-process test needs one"
-  exit 77
-fi
-# Open MPI refuses root unless told; --oversubscribe lets 2 processes run on any core count.
-EXTRA=""
-if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then  # mpiexec says "(OpenRTE)"
-  EXTRA="--oversubscribe"
-  if [ "$(id -u)" = 0 ]; then
-    EXTRA="$EXTRA --allow-run-as-root"
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  fi
-fi
-# Both processes on GPU 0, whatever the machine has.
-export CUDA_VISIBLE_DEVICES=0
+MPI_TEST_WHAT="the multi-process test"
+# shellcheck source=tests/twoshot/mpi_env.sh
+. "$(dirname "$0")/mpi_env.sh"
 status=0
 for algo in oneshot twoshot; do
-  out=$("$MPIEXEC" -np 2 $EXTRA "$ARLAB" run -n 2 --algo "$algo" -t 128 --hidden 4096 \
+  # shellcheck disable=SC2086  # MPI_EXTRA is a list of flags
+  out=$("$MPIEXEC" -np 2 $MPI_EXTRA "$ARLAB" run -n 2 --algo "$algo" -t 128 --hidden 4096 \
         --pattern ar_res_rms_out_fp4 --warmup-ms 1 -i 3 --graph-calls 2 --graph-reps 1 2>&1)
   rc=$?
   echo "$out"

@@ -141,6 +141,8 @@ class Deriver {
     poll_misses();
     l2_reuse();
     placement_check();
+    record_ar_rounds();
+    record_lean2_rounds();
     check_ranges(out_.calibration);
     return out_;
   }
@@ -751,6 +753,80 @@ class Deriver {
   // Not a constant: the cluster placement the cluster_placement bench saw (a grid of one block per SM
   // of the partition, blocks that may share an SM) beside the model's capacity at one block per SM
   // (model::max_active_clusters; docs/model.md, "Where clusters land"), as one note.
+  // Records, no constants (notes "record, ..."): the body_round rows that no constant reads yet, each
+  // against the model's round they are to be judged by, so that one `arlab save-calibration` says what a
+  // new run measured. Nothing is noted where a microbenchmark file has no such rows.
+  //
+  // The `ar` pattern's round of each body at N = 2, 4, 8 (variants {body}_ar_n{N}_slowest, since session
+  // 28) beside the ar_res_rms rounds of the same body and N: per vector a thread holds, the median of
+  // (measured - the model's round of that shape, body, N and pattern). The model prices the `ar` round's
+  // own part with one constant at every N (ar_round_ns), the ar_res_rms round's growth with N with the
+  // further-round lines (docs/model.md, "Where the `ar` pattern is off by N").
+  void record_ar_rounds() {
+    for (const ModelDesign design : {ModelDesign::reference, ModelDesign::lean})
+      for (const int n : {2, 4, 8}) {
+        const std::string body = design == ModelDesign::lean ? "lean" : "reference";
+        const std::string n_text = "_n" + std::to_string(n) + "_slowest";
+        const auto beyond = [&](const std::string& variant, Pattern pattern, std::string* per) {
+          std::vector<double> v;
+          for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+            const auto model = bench_body_round_ns(*r, design, n, out_.calibration, pattern);
+            if (!model) continue;
+            const int vpt = body_round_vpt(*r);
+            v.push_back((r->value - *model) / vpt);
+            if (per)
+              *per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+                      fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
+                      fmt(": %.0f (model %.0f);", r->value, *model);
+          }
+          return v;
+        };
+        std::string per;
+        const std::vector<double> ar = beyond(body + "_ar" + n_text, Pattern::ar, &per);
+        if (ar.empty()) continue;
+        const std::vector<double> rms = beyond(body + n_text, Pattern::ar_res_rms, nullptr);
+        out_.notes.push_back(
+            "record, body_round " + body + "_ar" + n_text + fmt(" (no constant reads it): the ar round at N = %d", n) +
+            fmt(" takes %.0f ns per vector beyond the model's ar round (median over ", median_of(ar)) +
+            fmt("%zu rows)", ar.size()) +
+            (rms.empty() ? std::string("; no ar_res_rms rows of this run to set beside it")
+                         : fmt("; the ar_res_rms round %.0f ns beyond the model's", median_of(rms)) +
+                               fmt(" (%zu rows)", rms.size())) +
+            " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
+      }
+  }
+
+  // The lean two-shot body's owner and reader rounds at N = 2, 4, 8 (variants lean2_owner_n{N}_slowest,
+  // lean2_reader_n{N}_slowest, since session 27) against the round the lean two-shot model prices every
+  // round of that body as: the lean one-shot round at N (model/twoshot_model.cpp); the reader's also
+  // against the lean one-shot round at N = 2, whose poll is one slot as a reader's is (docs/model.md,
+  // "Where the lean two-shot body is off at a few tokens per rank"). Per vector, medians.
+  void record_lean2_rounds() {
+    for (const int n : {2, 4, 8})
+      for (const char* kind : {"owner", "reader"}) {
+        const std::string variant = std::string("lean2_") + kind + "_n" + std::to_string(n) + "_slowest";
+        std::vector<double> at_n, at_2;
+        std::string per;
+        for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+          const auto model_n = bench_body_round_ns(*r, ModelDesign::lean, n, out_.calibration);
+          const auto model_2 = bench_body_round_ns(*r, ModelDesign::lean, 2, out_.calibration);
+          if (!model_n || !model_2) continue;
+          const int vpt = body_round_vpt(*r);
+          at_n.push_back((r->value - *model_n) / vpt);
+          at_2.push_back((r->value - *model_2) / vpt);
+          per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+                 fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
+                 fmt(": %.0f (model at N %.0f, at N = 2 ", r->value, *model_n) + fmt("%.0f);", *model_2);
+        }
+        if (at_n.empty()) continue;
+        out_.notes.push_back("record, body_round " + variant + " (no constant reads it): per vector, " +
+                             fmt("%.0f ns beyond the model's lean one-shot round at N = %d", median_of(at_n), n) +
+                             fmt(" and %.0f ns beyond it at N = 2 (medians over ", median_of(at_2)) +
+                             fmt("%zu rows; blocks x tpb/cluster, H: measured (the model's rounds), ns):", at_n.size()) +
+                             per);
+      }
+  }
+
   void placement_check() {
     const auto used = pick_rows("cluster_placement", "shared", "sms_used");
     if (used.empty()) {

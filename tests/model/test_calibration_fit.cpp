@@ -1181,6 +1181,56 @@ TEST_CASE("derive_calibration: body_round rows give each body's further-round li
     }
 }
 
+TEST_CASE("derive_calibration: the body_round rows no constant reads yet are recorded in notes, against their model") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(count_notes(tp2.alone, "record, ") == 0);  // files without such rows: nothing recorded
+  // The ar rows: the model's ar round of the shape, body and N + vpt x (100 N ns, lean 150 N); the lean
+  // two-shot rows: the owner the model's lean one-shot round at N + vpt x 70 ns, the reader the one at N = 2
+  // + vpt x (-30 ns). Shapes of 1, 2 and 4 vectors per thread.
+  std::vector<MicrobenchRow> more = tp2.rows;
+  for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 256, 2}, std::tuple{4096, 128, 1}})
+    for (const int n : {2, 4, 8}) {
+      const int vpt = hidden / (tpb * cluster * 8);
+      for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
+        const bool lean = body == ModelDesign::lean;
+        more.push_back(round_row(tp2.rows.front(), "body_round",
+                                 std::string(lean ? "lean" : "reference") + "_ar_n" + std::to_string(n) + "_slowest",
+                                 hidden, 16, tpb, cluster,
+                                 model_body_round_ns(tp2, hidden, tpb, cluster, n, body, Pattern::ar) +
+                                     vpt * (lean ? 150.0 : 100.0) * n));
+      }
+      more.push_back(round_row(tp2.rows.front(), "body_round", "lean2_owner_n" + std::to_string(n) + "_slowest", hidden,
+                               16, tpb, cluster,
+                               model_body_round_ns(tp2, hidden, tpb, cluster, n, ModelDesign::lean) + vpt * 70.0));
+      more.push_back(round_row(tp2.rows.front(), "body_round", "lean2_reader_n" + std::to_string(n) + "_slowest", hidden,
+                               16, tpb, cluster,
+                               model_body_round_ns(tp2, hidden, tpb, cluster, 2, ModelDesign::lean) - vpt * 30.0));
+    }
+  const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  CHECK(count_notes(d, "record, ") == 12);
+  for (const int n : {2, 4, 8}) {
+    INFO("N = " << n);
+    const std::string nn = "_n" + std::to_string(n) + "_slowest";
+    CHECK(count_notes(d, "record, body_round reference_ar" + nn + " (no constant reads it): the ar round at N = " +
+                             std::to_string(n) + " takes " + std::to_string(100 * n) +
+                             " ns per vector beyond the model's ar round (median over 3 rows); no ar_res_rms rows") == 1);
+    CHECK(count_notes(d, "record, body_round lean_ar" + nn + " (no constant reads it): the ar round at N = " +
+                             std::to_string(n) + " takes " + std::to_string(150 * n) + " ns per vector") == 1);
+    CHECK(count_notes(d, "record, body_round lean2_owner" + nn + " (no constant reads it): per vector, 70 ns beyond "
+                             "the model's lean one-shot round at N = " + std::to_string(n)) == 1);
+    const std::string reader = "record, body_round lean2_reader" + nn + " (no constant reads it): per vector, ";
+    CHECK(count_notes(d, reader) == 1);
+    for (const std::string& note : d.notes)  // the reader against the lean one-shot round at N = 2, whatever N
+      if (note.find(reader) != std::string::npos)
+        CHECK(note.find(" and -30 ns beyond it at N = 2 (medians over 3 rows;") != std::string::npos);
+  }
+  // Recorded only: every constant as without those rows.
+  for (const CalibrationConstantInfo& info : calibration_constants()) {
+    INFO(info.name);
+    CHECK(get_constant(d.calibration, info.name) == get_constant(tp2.alone.calibration, info.name));
+  }
+}
+
 TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants, reuse rows the L2 ramp") {
   const EmulatedTp2 tp2 = emulated_tp2();
   CHECK(tp2.alone.calibration.poll_miss_ns_n8 == 0.0);

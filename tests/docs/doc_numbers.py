@@ -486,6 +486,11 @@ CHECKS = [
                     "--by kernel_variant --where pattern=ar --where algo=oneshot"),
            derive=lambda out, node=node: [f"| {node} | {ar_bias_cell(out, 'lean')} | {ar_bias_cell(out, 'reference')} |"])
       for node, sfx in (("TP2", ""), ("TP4", "_tp4"), ("TP8", "_tp8"))],
+    # docs/results.md, "Known limits": grid24 per node, and its worst TP8 own pick
+    *[dict(doc="docs/results.md", cmd=VAL_G24[node], quotes=[(r"MAPE ([\d.]+) %   median", f"{{1}} % ({node})")])
+      for node in VAL_G24],
+    dict(doc="docs/results.md", cmd=["{py}", "scripts/model_regret.py", "data/h200/exp/model-accuracy_emulated_grid24_tp8.csv"],
+         quotes=[(r"mean regret [\d.]+ %, median [\d.]+ %, max ([\d.]+) %", "TP8 was at worst {1} % slower")]),
     # README.md, today's figures: the latest fresh grid (grid24) at TP2 / TP4 / TP8 and its own-pick regret; the
     # latest peers grids (reference and best against FlashInfer); issue 24's grid (speedup wide26 / wide27)
     *[dict(doc="README.md", cmd=VAL_G24[node],

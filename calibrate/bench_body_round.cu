@@ -48,6 +48,12 @@
 // Since 2026-12-04, `reference_fp8_n8` and `lean_fp8_n8` (+ `_slowest`), warm only: the same round with
 // the ar_res_rms_fp8 epilogue (FP8 codes written to quant_out, scale 1), whose polls at N = 8 go out in
 // four batches of two slots where ar_res_rms sends two of four.
+// Since session 28 (2026-12-04), `reference2_epilogue_n2` and `reference2_epilogue_ar_n2` (+ `_slowest`),
+// warm only: the reference TWO-SHOT body's epilogue round (kernels/twoshot_kernel.cuh step 5: the sum
+// loaded from my comm buffer, an L2 hit, the residual from DRAM, the epilogue), ar_res_rms and ar. The
+// model prices it as the one-shot round's parts less the rank sum, plus the one-shot round overhead, at
+// every round of a call; the reference two-shot rows of many rounds per cluster are predicted long at TP2
+// (docs/model.md, "The reference two-shot's epilogue rounds").
 // Since session 28 (2026-12-04), `reference_ar_n{2,4,8}` and `lean_ar_n{2,4,8}` (+ `_slowest`), warm only:
 // the same round with the `ar` pattern (no norm: the rank sum stored to allreduce_out; no gamma or
 // residual held). The model prices the `ar` round's own part with one constant measured at N = 2 beside a
@@ -227,6 +233,44 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   }
 }
 
+// The reference two-shot body's epilogue round (kernels/twoshot_kernel.cuh step 5) on rank 0 with its data
+// in place: the sum of each vector loaded from my comm buffer (here slot 0 of the Lamport buffer, filled
+// like the others), the residual from DRAM, the epilogue with ReferenceEpilogue; the same loop and timing
+// as body_round_kernel. N-independent code: run at N = 2 only.
+template <Pattern kPattern>
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+    twoshot_epilogue_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times,
+                            unsigned* smids, StartGate gate) {
+  using namespace kernels;
+  using Tr = DTypeTraits<T>;
+  pass_start_gate(p, gate);
+  constexpr int kVec = Tr::kVec;
+  __shared__ EpilogueShared epi;
+  if (threadIdx.x == 0) smids[blockIdx.x] = smid();
+  const TokenMapping m = token_mapping<T>(p);
+  const char* my_comm = static_cast<const char*>(p.my_region);
+  const QuantScales q = load_quant_scales<kPattern>(p);
+  cluster_barrier(m.cluster);  // every block of my cluster has started
+  unsigned long long t0 = 0;
+  if (threadIdx.x == 0) t0 = global_timer_ns();
+  int round = 0;
+  for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
+    fused_token_epilogue<T, kPattern, ReferenceEpilogue>(p, m, epi, nullptr, q, tok, round,
+                                                         [&](long long off, float(&acc)[kVec]) {
+                                                           const uint4 s = ld_relaxed_sys_v4(my_comm + off);
+#pragma unroll
+                                                           for (int e = 0; e < kVec; ++e)
+                                                             acc[e] = Tr::to_float(vec_get<T>(s, e));
+                                                         });
+  }
+  // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
+  cluster_barrier(m.cluster);
+  if (threadIdx.x == 0) {
+    times[2 * blockIdx.x] = t0;
+    times[2 * blockIdx.x + 1] = global_timer_ns();
+  }
+}
+
 struct BodyRun {
   const char* variant;
   int nranks;
@@ -248,6 +292,9 @@ const BodyRun kBodyRuns[] = {
     {"lean_ar_n4", 4, body_round_kernel<4, true, Pattern::ar>, true},
     {"reference_ar_n8", 8, body_round_kernel<8, false, Pattern::ar>, true},
     {"lean_ar_n8", 8, body_round_kernel<8, true, Pattern::ar>, true},
+    // Since session 28: the reference two-shot body's epilogue round, ar_res_rms and ar.
+    {"reference2_epilogue_n2", 2, twoshot_epilogue_kernel<Pattern::ar_res_rms>, true},
+    {"reference2_epilogue_ar_n2", 2, twoshot_epilogue_kernel<Pattern::ar>, true},
     // Since session 27: the lean two-shot body's owner and reader rounds.
     {"lean2_owner_n2", 2, twoshot_round_kernel<2, true>, true}, {"lean2_reader_n2", 2, twoshot_round_kernel<2, false>, true},
     {"lean2_owner_n4", 4, twoshot_round_kernel<4, true>, true}, {"lean2_reader_n4", 4, twoshot_round_kernel<4, false>, true},

@@ -143,6 +143,7 @@ class Deriver {
     placement_check();
     record_ar_rounds();
     record_lean2_rounds();
+    record_twoshot_epilogue_rounds();
     check_ranges(out_.calibration);
     return out_;
   }
@@ -598,8 +599,9 @@ class Deriver {
   // The model's inputs for one round bench row (one block per SM, one token per cluster, bf16, N ranks,
   // `vpt` vectors per thread) handed to `f`; none where the shape cannot launch.
   template <typename F>
-  auto with_bench_inputs(const MicrobenchRow& r, Pattern pattern, int nranks, int vpt, const Calibration& cal,
-                         F&& f) const -> std::optional<decltype(f(std::declval<const detail::ModelInputs&>()))> {
+  auto with_bench_inputs(const MicrobenchRow& r, Pattern pattern, int nranks, int vpt, const Calibration& cal, F&& f,
+                         Algorithm algo = Algorithm::oneshot) const
+      -> std::optional<decltype(f(std::declval<const detail::ModelInputs&>()))> {
     Problem p;
     p.tokens = r.sms / std::max(1, r.cluster);
     p.hidden = static_cast<int>(r.size);
@@ -611,6 +613,7 @@ class Deriver {
     c.cluster = std::max(1, r.cluster);
     c.grid = r.sms;
     c.vecs_per_thread = vpt;
+    c.algo = algo;
     detail::ModelInputs in{p, c, spec_, cal};
     if (!detail::derive_inputs(in, KernelResources{64, 0})) return std::nullopt;
     return f(in);
@@ -825,6 +828,34 @@ class Deriver {
                              fmt("%zu rows; blocks x tpb/cluster, H: measured (the model's rounds), ns):", at_n.size()) +
                              per);
       }
+  }
+
+  // The reference two-shot body's epilogue round (variants reference2_epilogue_n2_slowest, ar_res_rms, and
+  // reference2_epilogue_ar_n2_slowest, ar; since session 28) against the model's epilogue round of that
+  // shape (model/twoshot_model.cpp), per vector: the median of the difference.
+  void record_twoshot_epilogue_rounds() {
+    for (const Pattern pattern : {Pattern::ar_res_rms, Pattern::ar}) {
+      const std::string variant =
+          std::string("reference2_epilogue") + (pattern == Pattern::ar ? "_ar" : "") + "_n2_slowest";
+      std::vector<double> beyond;
+      std::string per;
+      for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+        const int vpt = body_round_vpt(*r);
+        const auto model = with_bench_inputs(
+            *r, pattern, 2, vpt, out_.calibration,
+            [](const detail::ModelInputs& in) { return detail::twoshot_epilogue_round_ns(in, 1.0); }, Algorithm::twoshot);
+        if (!model) continue;
+        beyond.push_back((r->value - *model) / vpt);
+        per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
+               (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+      }
+      if (beyond.empty()) continue;
+      out_.notes.push_back("record, body_round " + variant + " (no constant reads it): the reference two-shot's " +
+                           std::string(to_string(pattern)) +
+                           fmt(" epilogue round takes %.0f ns per vector beyond the model's (median over ", median_of(beyond)) +
+                           fmt("%zu rows; blocks x tpb/cluster, H: measured (the model's round), ns):", beyond.size()) +
+                           per);
+    }
   }
 
   void placement_check() {

@@ -179,6 +179,11 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm);
 // bench measures. `design` reference or lean (the reference body as it runs today, not fenced).
 double oneshot_body_round_ns(const ModelInputs& in, ModelDesign design, double blocks_per_sm);
 
+// One token round of the reference two-shot body's epilogue (kernels/twoshot_kernel.cuh step 5: the sum
+// loaded from my comm buffer, the residual from DRAM, the epilogue) as model/twoshot_model.cpp prices
+// it, ns: what calibrate's body_round reference2_epilogue rows measure.
+double twoshot_epilogue_round_ns(const ModelInputs& in, double blocks_per_sm);
+
 // What a token round's modelled parts leave out of the kernels' own round code (calibrate's
 // epilogue_round bench): the RMSNorm overhead (intercept + per warp that holds a vector + a fraction
 // of that per warp that holds none: they still compute the norm's scale and loop; + round_ns_per_extra_vector

@@ -168,7 +168,33 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   return sheet.total_ns();
 }
 
+// One round of the reference two-shot epilogue: the sum (an L2 hit in my comm buffer) and the residual
+// (DRAM) loaded together, the epilogue's vector operations less the rank sum (done in the
+// reduce-scatter), the norm reduction, gamma (L2) and the round overhead of the shared epilogue code.
+struct EpilogueRound {
+  double load_ns = 0, compute_ns = 0, overhead_ns = 0, total_ns = 0;
+  int ops = 0;
+};
+EpilogueRound epilogue_round(const ModelInputs& in, double k) {
+  const Calibration& cal = in.cal;
+  const bool norm = has_residual(in.p.pattern);
+  const double vecs = in.vecs_used;
+  EpilogueRound r;
+  r.load_ns = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.l2_latency_ns) : vecs * cal.l2_latency_ns;
+  r.ops = std::max(1, in.ops - in.p.nranks);  // the rank sum was done in the reduce-scatter
+  r.compute_ns = std::max(vecs * r.ops * cal.vector_op_latency_ns,
+                          k * in.active_threads * vecs * r.ops * cal.sm_ns_per_vector_op);
+  // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
+  r.overhead_ns = round_overhead_ns(in, k);
+  r.total_ns = r.load_ns + r.compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + r.overhead_ns;
+  return r;
+}
+
 }  // namespace
+
+double twoshot_epilogue_round_ns(const ModelInputs& in, double blocks_per_sm) {
+  return epilogue_round(in, blocks_per_sm).total_ns;
+}
 
 double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   if (implementation(in.c.impl).model == ModelDesign::lean) return twoshot_lean_model(in, sheet);
@@ -203,14 +229,10 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
       {"chain", static_cast<double>(per_range) * rs_round},
       {"sm_peer_stores", static_cast<double>(per_range) * k * slice * (n - 1) / in.peer_sm_bytes_per_ns},
       {"link", in.nvlink ? 2.0 * (n - 1) * S / n / in.link_bytes_per_ns : 0.0}};
-  const double load_ns = norm ? std::max(token_loads_ns(in, vecs), vecs * cal.l2_latency_ns) : vecs * cal.l2_latency_ns;
-  const int epi_ops = std::max(1, in.ops - n);  // the rank sum was done in the reduce-scatter
-  const double compute_ns = std::max(vecs * epi_ops * cal.vector_op_latency_ns,
-                                     k * in.active_threads * vecs * epi_ops * cal.sm_ns_per_vector_op);
-  // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
-  const double overhead_ns = round_overhead_ns(in, k);
-  const double round_ns =
-      load_ns + compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + overhead_ns;
+  const EpilogueRound er = epilogue_round(in, k);
+  const double load_ns = er.load_ns, compute_ns = er.compute_ns, overhead_ns = er.overhead_ns;
+  const int epi_ops = er.ops;
+  const double round_ns = er.total_ns;
   const std::vector<Bound> epi_base = {
       {"rounds", static_cast<double>(rounds_all) * round_ns},
       {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /

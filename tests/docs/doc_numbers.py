@@ -341,6 +341,16 @@ def speedup_goal_quotes(tp4_min):
                       "FlashInfer {1} (min {2}) / ")]
 
 
+def round_count_rows(out):
+    """The rows of scripts/model_bias.py's `--by @round_count` table as Markdown rows "| R | rows | MAPE | bias |",
+    in the docs' order (1, 2-4, 5-16, 17+)."""
+    cells = {m.group(1): m.groups() for m in re.finditer(r"^(1|2-4|5-16|17\+)\s+(\d+)\s+([\d.]+ %)\s+([+-][\d.]+ %)",
+                                                         out, re.M)}
+    if sorted(cells) != sorted(["1", "2-4", "5-16", "17+"]):
+        raise AssertionError(f"expected the four round-count groups, got {sorted(cells)}")
+    return [f"| {c[0]} | {c[1]} | {c[2]} | {c[3]} |" for c in (cells[k] for k in ("1", "2-4", "5-16", "17+"))]
+
+
 def ar_bias_cell(out, body):
     """'MAPE %, bias %' of one kernel_variant row of scripts/model_bias.py's table ("lean  32  11.6 %  +6.9 %")."""
     m = re.search(rf"^{body}\s+\d+\s+([\d.]+) %\s+([+-][\d.]+) %", out, re.M)
@@ -480,6 +490,20 @@ CHECKS = [
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),
     dict(doc="docs/history.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 363 rows")]),
     dict(doc="docs/history.md", cmd=SPEEDUP, derive=speedup_geomeans),
+    # docs/model.md, "The reference two-shot's epilogue rounds": grid24 TP2 by round count, and its longest row
+    dict(doc="docs/model.md",
+         cmd=bias("data/h200/exp/model-accuracy_emulated_grid24.csv", "data/calibration/h200_emulated.csv",
+                  "--by @round_count --where kernel_variant=reference --where algo=twoshot"),
+         derive=round_count_rows),
+    dict(doc="docs/model.md",
+         cmd=["{arlab}", "predict", "-n", "2", "--emulated", "-t", "52", "--hidden", "4032", "--algo", "twoshot",
+              "--policy", "explicit", "--tpb", "896", "--cluster", "1", "--grid", "5", "--no-terms"],
+         derive=lambda out: ["%.2f us predicted" % float(
+             re.search(r"explicit\s+twoshot\s+reference\s+896/1/5\s+\d+\s+\d+\s+([\d.]+)", out).group(1))]),
+    dict(doc="docs/model.md",
+         cmd=rng("data/h200/exp/model-accuracy_emulated_grid24.csv", "skewfree_us_median", "tokens=52", "hidden=4032",
+                 "tpb=896", "grid=5", "algo=twoshot", "kernel_variant=reference", "pattern=ar_res_rms"),
+         quotes=[(r"^([\d.]+) \(1 row\)", "predicted, {1} us measured")]),
     # docs/model.md, "Where the `ar` pattern is off by N": grid24's one-shot `ar` rows per body and node
     *[dict(doc="docs/model.md",
            cmd=bias(f"data/h200/exp/model-accuracy_emulated_grid24{sfx}.csv", "data/calibration/h200_emulated.csv",

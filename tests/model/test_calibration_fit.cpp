@@ -1047,6 +1047,16 @@ double model_body_round_ns(const EmulatedTp2& tp2, int hidden, int tpb, int clus
   return model::detail::oneshot_body_round_ns(in, design, 1.0);
 }
 
+// The model's reference two-shot epilogue round (ns) for a body_round row's shape on 16 blocks, N = 2.
+double model_twoshot_epilogue_ns(const EmulatedTp2& tp2, int hidden, int tpb, int cluster, Pattern pattern) {
+  RoundShape shape = round_shape(hidden, 16, tpb, cluster, hidden / (tpb * cluster * 8), 2);
+  shape.p.pattern = pattern;
+  shape.c.algo = Algorithm::twoshot;
+  model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
+  REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
+  return model::detail::twoshot_epilogue_round_ns(in, 1.0);
+}
+
 }  // namespace
 
 TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector, per pattern kind") {
@@ -1186,7 +1196,8 @@ TEST_CASE("derive_calibration: the body_round rows no constant reads yet are rec
   CHECK(count_notes(tp2.alone, "record, ") == 0);  // files without such rows: nothing recorded
   // The ar rows: the model's ar round of the shape, body and N + vpt x (100 N ns, lean 150 N); the lean
   // two-shot rows: the owner the model's lean one-shot round at N + vpt x 70 ns, the reader the one at N = 2
-  // + vpt x (-30 ns). Shapes of 1, 2 and 4 vectors per thread.
+  // + vpt x (-30 ns); the reference two-shot's epilogue rows (N = 2) below. Shapes of 1, 2 and 4 vectors per
+  // thread.
   std::vector<MicrobenchRow> more = tp2.rows;
   for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 256, 2}, std::tuple{4096, 128, 1}})
     for (const int n : {2, 4, 8}) {
@@ -1199,6 +1210,14 @@ TEST_CASE("derive_calibration: the body_round rows no constant reads yet are rec
                                  model_body_round_ns(tp2, hidden, tpb, cluster, n, body, Pattern::ar) +
                                      vpt * (lean ? 150.0 : 100.0) * n));
       }
+      if (n == 2)  // the reference two-shot's epilogue: the model's round + vpt x (55 ns; ar: -20 ns)
+        for (const Pattern pattern : {Pattern::ar_res_rms, Pattern::ar})
+          more.push_back(round_row(tp2.rows.front(), "body_round",
+                                   std::string("reference2_epilogue") + (pattern == Pattern::ar ? "_ar" : "") +
+                                       "_n2_slowest",
+                                   hidden, 16, tpb, cluster,
+                                   model_twoshot_epilogue_ns(tp2, hidden, tpb, cluster, pattern) +
+                                       vpt * (pattern == Pattern::ar ? -20.0 : 55.0)));
       more.push_back(round_row(tp2.rows.front(), "body_round", "lean2_owner_n" + std::to_string(n) + "_slowest", hidden,
                                16, tpb, cluster,
                                model_body_round_ns(tp2, hidden, tpb, cluster, n, ModelDesign::lean) + vpt * 70.0));
@@ -1207,7 +1226,12 @@ TEST_CASE("derive_calibration: the body_round rows no constant reads yet are rec
                                model_body_round_ns(tp2, hidden, tpb, cluster, 2, ModelDesign::lean) - vpt * 30.0));
     }
   const DerivedCalibration d = derive_calibration(more, tp2.spec);
-  CHECK(count_notes(d, "record, ") == 12);
+  CHECK(count_notes(d, "record, ") == 14);
+  CHECK(count_notes(d, "record, body_round reference2_epilogue_n2_slowest (no constant reads it): the reference "
+                       "two-shot's ar_res_rms epilogue round takes 55 ns per vector beyond the model's (median over 3 "
+                       "rows;") == 1);
+  CHECK(count_notes(d, "record, body_round reference2_epilogue_ar_n2_slowest (no constant reads it): the reference "
+                       "two-shot's ar epilogue round takes -20 ns per vector beyond the model's (median over 3 rows;") == 1);
   for (const int n : {2, 4, 8}) {
     INFO("N = " << n);
     const std::string nn = "_n" + std::to_string(n) + "_slowest";

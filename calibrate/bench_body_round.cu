@@ -115,6 +115,22 @@ __device__ __forceinline__ void pass_start_gate(const kernels::FusedParams& p, c
   __syncthreads();
 }
 
+// The rounds' interval of each block, as every kernel of this bench times it: thread 0 reads
+// %globaltimer after a barrier over its cluster (every block of the cluster has started) before the
+// loop, and after another after it (every thread of the cluster is done; the barrier also keeps shared
+// memory alive for remote readers); times[2 b], times[2 b + 1] of block b.
+__device__ __forceinline__ unsigned long long rounds_clock_start(int cluster) {
+  kernels::cluster_barrier(cluster);
+  return threadIdx.x == 0 ? kernels::global_timer_ns() : 0ull;
+}
+__device__ __forceinline__ void rounds_clock_stop(int cluster, unsigned long long t0, unsigned long long* times) {
+  kernels::cluster_barrier(cluster);
+  if (threadIdx.x == 0) {
+    times[2 * blockIdx.x] = t0;
+    times[2 * blockIdx.x + 1] = kernels::global_timer_ns();
+  }
+}
+
 template <int N, bool kLean, Pattern kPattern = Pattern::ar_res_rms>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     body_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids,
@@ -151,9 +167,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   char* my_cur = static_cast<char*>(p.my_region);  // buffer cur = 0
   PollState st;
   const QuantScales q = load_quant_scales<kPattern>(p);
-  cluster_barrier(m.cluster);  // every block of my cluster has started
-  unsigned long long t0 = 0;
-  if (threadIdx.x == 0) t0 = global_timer_ns();
+  const unsigned long long t0 = rounds_clock_start(m.cluster);
   int round = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
     if constexpr (kLean) {
@@ -173,12 +187,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
           held);
     }
   }
-  // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
-  cluster_barrier(m.cluster);
-  if (threadIdx.x == 0) {
-    times[2 * blockIdx.x] = t0;
-    times[2 * blockIdx.x + 1] = global_timer_ns();
-  }
+  rounds_clock_stop(m.cluster, t0, times);
 }
 
 // The lean two-shot body's round of one kind, on rank 0 with its data in place (the header above): the
@@ -201,9 +210,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   char* my_cur = static_cast<char*>(p.my_region);  // buffer cur = 0, my slot (rank 0) at offset 0
   PollState st;
   const QuantScales q = load_quant_scales<Pattern::ar_res_rms>(p);
-  cluster_barrier(m.cluster);  // every block of my cluster has started
-  unsigned long long t0 = 0;
-  if (threadIdx.x == 0) t0 = global_timer_ns();
+  const unsigned long long t0 = rounds_clock_start(m.cluster);
   int round = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
     fused_token_epilogue<T, Pattern::ar_res_rms, TwoshotLeanEpilogue>(
@@ -225,12 +232,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
           }
         });
   }
-  // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
-  cluster_barrier(m.cluster);
-  if (threadIdx.x == 0) {
-    times[2 * blockIdx.x] = t0;
-    times[2 * blockIdx.x + 1] = global_timer_ns();
-  }
+  rounds_clock_stop(m.cluster, t0, times);
 }
 
 // The reference two-shot body's epilogue round (kernels/twoshot_kernel.cuh step 5) on rank 0 with its data
@@ -250,9 +252,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   const TokenMapping m = token_mapping<T>(p);
   const char* my_comm = static_cast<const char*>(p.my_region);
   const QuantScales q = load_quant_scales<kPattern>(p);
-  cluster_barrier(m.cluster);  // every block of my cluster has started
-  unsigned long long t0 = 0;
-  if (threadIdx.x == 0) t0 = global_timer_ns();
+  const unsigned long long t0 = rounds_clock_start(m.cluster);
   int round = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
     fused_token_epilogue<T, kPattern, ReferenceEpilogue>(p, m, epi, nullptr, q, tok, round,
@@ -263,12 +263,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
                                                              acc[e] = Tr::to_float(vec_get<T>(s, e));
                                                          });
   }
-  // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
-  cluster_barrier(m.cluster);
-  if (threadIdx.x == 0) {
-    times[2 * blockIdx.x] = t0;
-    times[2 * blockIdx.x + 1] = global_timer_ns();
-  }
+  rounds_clock_stop(m.cluster, t0, times);
 }
 
 struct BodyRun {

@@ -53,15 +53,8 @@ for algo in oneshot twoshot; do
 done
 
 if [ -n "$MPIEXEC" ]; then
-  # Open MPI refuses root unless told; --oversubscribe lets 2 processes run on any core count.
-  EXTRA=""
-  if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then  # mpiexec says "(OpenRTE)"
-    EXTRA="--oversubscribe"
-    if [ "$(id -u)" = 0 ]; then
-      EXTRA="$EXTRA --allow-run-as-root"
-      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    fi
-  fi
+  # shellcheck source=tests/twoshot/mpi_flags.sh
+  . "$(dirname "$0")/mpi_flags.sh"
   # Both processes on GPU 0 (mpi-shared-gpu), and, when this host has two GPUs, one process per GPU
   # (the real node: peer memory over NVLink or PCIe).
   gpus="0"
@@ -71,15 +64,15 @@ if [ -n "$MPIEXEC" ]; then
     for algo in oneshot twoshot; do
       expect "mpirun GPUs $visible $algo skip-kernel-rank=1" \
         "error on MPI rank [01] of 2: .*under MPI a fault ends the job" \
-        "$MPIEXEC" -np 2 $EXTRA "$ARLAB" $RUN --algo "$algo" --inject-fault skip-kernel-rank=1
+        "$MPIEXEC" -np 2 $MPI_EXTRA "$ARLAB" $RUN --algo "$algo" --inject-fault skip-kernel-rank=1
       expect "mpirun GPUs $visible $algo cuda-error-rank=1" "error on MPI rank 1 of 2: rank 1: injected CUDA error" \
-        "$MPIEXEC" -np 2 $EXTRA "$ARLAB" $RUN --algo "$algo" --inject-fault cuda-error-rank=1
+        "$MPIEXEC" -np 2 $MPI_EXTRA "$ARLAB" $RUN --algo "$algo" --inject-fault cuda-error-rank=1
       expect "mpirun GPUs $visible $algo mid-batch skip-kernel-rank=1@call=40" \
         "error on MPI rank [01] of 2: .*under MPI a fault ends the job" \
-        "$MPIEXEC" -np 2 $EXTRA "$ARLAB" $MID --algo "$algo" --inject-fault skip-kernel-rank=1@call=40
+        "$MPIEXEC" -np 2 $MPI_EXTRA "$ARLAB" $MID --algo "$algo" --inject-fault skip-kernel-rank=1@call=40
       expect "mpirun GPUs $visible $algo mid-batch cuda-error-rank=1@call=40" \
         "error on MPI rank 1 of 2: rank 1: injected CUDA error" \
-        "$MPIEXEC" -np 2 $EXTRA "$ARLAB" $MID --algo "$algo" --inject-fault cuda-error-rank=1@call=40
+        "$MPIEXEC" -np 2 $MPI_EXTRA "$ARLAB" $MID --algo "$algo" --inject-fault cuda-error-rank=1@call=40
     done
   done
 fi

@@ -12,9 +12,13 @@
 set -u
 MPIEXEC=$1
 ARLAB=$2
-MPI_TEST_WHAT="the multi-process test of arlab exp"
-# shellcheck source=tests/twoshot/mpi_env.sh
-. "$(dirname "$0")/mpi_env.sh"
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "SKIP: no GPU visible (nvidia-smi -L lists none); the multi-process test of arlab exp needs one"
+  exit 77
+fi
+# shellcheck source=tests/twoshot/mpi_flags.sh
+. "$(dirname "$0")/mpi_flags.sh"
+export CUDA_VISIBLE_DEVICES=0  # both processes on GPU 0, whatever the machine has
 out=$(mktemp -d "${TMPDIR:-/tmp}/arlab_mpi_exp.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
 csv=$out/tokens/tokens.csv

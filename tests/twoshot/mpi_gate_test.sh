@@ -7,9 +7,13 @@
 set -u
 MPIEXEC=$1
 ARLAB=$2
-MPI_TEST_WHAT="the multi-process test"
-# shellcheck source=tests/twoshot/mpi_env.sh
-. "$(dirname "$0")/mpi_env.sh"
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "SKIP: no GPU visible (nvidia-smi -L lists none); the multi-process test needs one"
+  exit 77
+fi
+# shellcheck source=tests/twoshot/mpi_flags.sh
+. "$(dirname "$0")/mpi_flags.sh"
+export CUDA_VISIBLE_DEVICES=0  # both processes on GPU 0, whatever the machine has
 status=0
 for algo in oneshot twoshot; do
   # shellcheck disable=SC2086  # MPI_EXTRA is a list of flags

@@ -1,0 +1,70 @@
+#!/bin/sh
+# ctest driver (label cpu): the GPU machine's scripts refuse bad arguments before they touch anything,
+# and scripts/switch_probe.sh runs its plan, both on a machine without a GPU.
+#  * scripts/gpu-run.sh: --exp-mpi that is not a count, --exp-mpi without --exp, an unknown option: exit
+#    2 with a message naming the problem, and the output folder not created;
+#  * scripts/switch_probe.sh: NAME=ARLAB malformed, a NAME with other characters, a binary that is not
+#    executable, a problems file that cannot be read: exit 2 with its message, no output folder; then,
+#    with stand-in binaries that record how they were called, one process per build and problem in the
+#    order given and the first build once more, each with its `switch_NAME` experiment and the
+#    problem's arguments, and a failing build counted and reported (exit 1).
+# Usage: gpu_scripts_test.sh SOURCE_DIR
+set -u
+src=$1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/arlab_gpu_scripts.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# refuses CMD... : exit 2, PATTERN in the output, OUT not created
+refuses() {
+  pattern=$1 out=$2
+  shift 2
+  text=$("$@" 2>&1)
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "$* exited $rc, expected 2 ($text)"
+  echo "$text" | grep -q -- "$pattern" || fail "$*: no message matching '$pattern' (got: $text)"
+  [ ! -e "$out" ] || fail "$*: created $out"
+}
+
+refuses "needs a GPU count, got 'two'" "$tmp/g1" "$src/scripts/gpu-run.sh" "$tmp/g1" --exp-mpi two --exp seed
+refuses "runs the experiments --exp names; none named" "$tmp/g2" "$src/scripts/gpu-run.sh" "$tmp/g2" --exp-mpi 2
+refuses "unknown option --nope" "$tmp/g3" "$src/scripts/gpu-run.sh" "$tmp/g3" --nope
+
+# stand-in arlab binaries: append "NAME ARGS" to $tmp/calls and succeed (the broken one fails)
+for name in base probe broken; do
+  cat > "$tmp/$name" <<STUB
+#!/bin/sh
+[ "\$1" = --version ] && { echo "arlab $name"; exit 0; }
+echo "$name \$*" >> "$tmp/calls"
+[ "$name" != broken ]
+STUB
+  chmod +x "$tmp/$name"
+done
+printf '%s\n' "# two problems" "-n 2 --hidden 2048 -t 1" "" "-n 2 --hidden 8192 -t 64  # a comment" > "$tmp/problems.txt"
+touch "$tmp/not_executable"
+probe=$src/scripts/switch_probe.sh
+refuses "expected NAME=ARLAB, got 'v0'" "$tmp/s1" "$probe" "$tmp/s1" "$tmp/problems.txt" v0
+refuses "may hold only a-z, 0-9 and _" "$tmp/s2" "$probe" "$tmp/s2" "$tmp/problems.txt" "V-0=$tmp/base"
+refuses "is not an executable" "$tmp/s3" "$probe" "$tmp/s3" "$tmp/problems.txt" "v0=$tmp/not_executable"
+refuses "cannot read" "$tmp/s4" "$probe" "$tmp/s4" "$tmp/missing.txt" "v0=$tmp/base"
+
+"$probe" "$tmp/run" "$tmp/problems.txt" "v0=$tmp/base" "plain=$tmp/probe" > "$tmp/run.log" 2>&1 ||
+  fail "switch_probe.sh with two working builds exited $? ($(cat "$tmp/run.log"))"
+common="run --policy trtllm,flashinfer/flashinfer --kernel reference --max-time 0.4"
+expected="base $common --experiment switch_v0 --csv $tmp/run/probe.csv -n 2 --hidden 2048 -t 1
+probe $common --experiment switch_plain --csv $tmp/run/probe.csv -n 2 --hidden 2048 -t 1
+base $common --experiment switch_v0 --csv $tmp/run/probe.csv -n 2 --hidden 2048 -t 1
+base $common --experiment switch_v0 --csv $tmp/run/probe.csv -n 2 --hidden 8192 -t 64
+probe $common --experiment switch_plain --csv $tmp/run/probe.csv -n 2 --hidden 8192 -t 64
+base $common --experiment switch_v0 --csv $tmp/run/probe.csv -n 2 --hidden 8192 -t 64"
+[ "$(cat "$tmp/calls")" = "$expected" ] || fail "switch_probe.sh called: $(cat "$tmp/calls")"
+grep -q "2 problem(s) x 3 process(es), 0 failed run(s)" "$tmp/run.log" || fail "no summary line ($(cat "$tmp/run.log"))"
+
+"$probe" "$tmp/run2" "$tmp/problems.txt" "v0=$tmp/base" "bad=$tmp/broken" > "$tmp/run2.log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "switch_probe.sh with a failing build exited $rc, expected 1"
+grep -q "2 problem(s) x 3 process(es), 2 failed run(s)" "$tmp/run2.log" || fail "failures not counted ($(cat "$tmp/run2.log"))"
+
+[ $status -eq 0 ] && echo "PASS: gpu-run.sh and switch_probe.sh refuse bad arguments; switch_probe.sh runs its plan"
+exit $status

@@ -351,6 +351,16 @@ def round_count_rows(out):
     return [f"| {c[0]} | {c[1]} | {c[2]} | {c[3]} |" for c in (cells[k] for k in ("1", "2-4", "5-16", "17+"))]
 
 
+def ar_first_round_quote(out):
+    """The one-round rows of three `--by @round_count` tables (TP2, TP4, TP8): "+a % at TP2, b % at TP4, c % at
+    TP8, r2 / r4 / r8 rows"."""
+    rows = re.findall(r"^1\s+(\d+)\s+[\d.]+ %\s+([+-][\d.]+) %", out, re.M)
+    if len(rows) != 3:
+        raise AssertionError(f"expected three one-round rows, got {rows}")
+    (n2, b2), (n4, b4), (n8, b8) = rows
+    return [f"{b2} % at TP2, {b4} % at TP4, {b8} % at TP8, {n2} / {n4} / {n8} rows"]
+
+
 def ar_bias_cell(out, body):
     """'MAPE %, bias %' of one kernel_variant row of scripts/model_bias.py's table ("lean  32  11.6 %  +6.9 %")."""
     m = re.search(rf"^{body}\s+\d+\s+([\d.]+) %\s+([+-][\d.]+) %", out, re.M)
@@ -515,6 +525,10 @@ CHECKS = [
       for node in VAL_G24],
     dict(doc="docs/results.md", cmd=["{py}", "scripts/model_regret.py", "data/h200/exp/model-accuracy_emulated_grid24_tp8.csv"],
          quotes=[(r"mean regret [\d.]+ %, median [\d.]+ %, max ([\d.]+) %", "TP8 was at worst {1} % slower")]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(bias(f"data/h200/exp/model-accuracy_emulated_grid24{sfx}.csv", "data/calibration/h200_emulated.csv",
+                              "--by @round_count --where pattern=ar --where algo=oneshot") for sfx in ("", "_tp4", "_tp8")),
+         derive=ar_first_round_quote),
     # README.md, today's figures: the latest fresh grid (grid24) at TP2 / TP4 / TP8 and its own-pick regret; the
     # latest peers grids (reference and best against FlashInfer); issue 24's grid (speedup wide26 / wide27)
     *[dict(doc="README.md", cmd=VAL_G24[node],

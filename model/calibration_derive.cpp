@@ -753,9 +753,6 @@ class Deriver {
                          ", half of each cluster's threads idle) against the model's round:" + check);
   }
 
-  // Not a constant: the cluster placement the cluster_placement bench saw (a grid of one block per SM
-  // of the partition, blocks that may share an SM) beside the model's capacity at one block per SM
-  // (model::max_active_clusters; docs/model.md, "Where clusters land"), as one note.
   // Records, no constants (notes "record, ..."): the body_round rows that no constant reads yet, each
   // against the model's round they are to be judged by, so that one `arlab save-calibration` says what a
   // new run measured. Nothing is noted where a microbenchmark file has no such rows.
@@ -858,6 +855,9 @@ class Deriver {
     }
   }
 
+  // Not a constant: the cluster placement the cluster_placement bench saw (a grid of one block per SM
+  // of the partition, blocks that may share an SM) beside the model's capacity at one block per SM
+  // (model::max_active_clusters; docs/model.md, "Where clusters land"), as one note.
   void placement_check() {
     const auto used = pick_rows("cluster_placement", "shared", "sms_used");
     if (used.empty()) {

@@ -58,8 +58,8 @@
 // the same round with the `ar` pattern (no norm: the rank sum stored to allreduce_out; no gamma or
 // residual held). The model prices the `ar` round's own part with one constant measured at N = 2 beside a
 // busy partner (epilogue_round bf16_ar, ar_round_ns), and the fused `ar` rows are predicted long at TP2
-// and short at TP8 at every round count (docs/model.md, "Patterns"): these rows say how the `ar` round
-// itself grows with N. Recorded; no constant reads them yet.
+// and short at TP8 at every round count (docs/model.md, "Where the `ar` pattern is off by N"): these rows
+// say how the `ar` round itself grows with N. Recorded; no constant reads them yet.
 // Since session 27 (2026-12-04), the lean TWO-SHOT body's two kinds of token round
 // (kernels/twoshot_lean_kernel.cuh step 5), warm only, variants `lean2_owner_n{2,4,8}` and
 // `lean2_reader_n{2,4,8}` (+ `_slowest`): the owner's (stage 2: poll_sum_clear over the N - 1 peer
@@ -400,7 +400,7 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
   for (const BodyRun& run : kBodyRuns) {
     if (run.nranks != node_ranks || run.warm_only) continue;
     for (const auto& point : points) {
-      // Named copies, not structured bindings: the `row` lambda below captures them (C++17).
+      // Named variables, not structured bindings: the `row` lambda below captures them (C++17).
       const Config& c = point.first;
       const int grid = point.second;
       if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)

@@ -48,6 +48,13 @@
 // Since 2026-12-04, `reference_fp8_n8` and `lean_fp8_n8` (+ `_slowest`), warm only: the same round with
 // the ar_res_rms_fp8 epilogue (FP8 codes written to quant_out, scale 1), whose polls at N = 8 go out in
 // four batches of two slots where ar_res_rms sends two of four.
+// Since session 29 (2026-12-05), `reference_fp8_n{2,4}` and `lean_fp8_n{2,4}`, and `reference_fp4_n2` and
+// `lean_fp4_n2` (+ `_slowest`), warm only: the FP8 round where the polls batch as ar_res_rms's do (N <= 4:
+// every slot at once), and the NVFP4 round (codes to quant_out, LINEAR scale factors to scale_out, global
+// scale 1). The fused one-shot rows of the quantizing patterns are predicted short in every round after a
+// call's first at every N, by a few hundred ns per vector a thread holds, where ar_res_rms's are not
+// (docs/model.md, "The quantizing patterns' further rounds"): these rows say whether the round itself is
+// longer, or whether the cause lies outside it.
 // Since session 28 (2026-12-04), `reference2_epilogue_n2` and `reference2_epilogue_ar_n2` (+ `_slowest`),
 // warm only: the reference TWO-SHOT body's epilogue round (kernels/twoshot_kernel.cuh step 5: the sum
 // loaded from my comm buffer, an L2 hit, the residual from DRAM, the epilogue), ar_res_rms and ar. The
@@ -280,6 +287,13 @@ const BodyRun kBodyRuns[] = {
     {"reference_n8", 8, body_round_kernel<8, false>}, {"lean_n8", 8, body_round_kernel<8, true>},
     {"reference_fp8_n8", 8, body_round_kernel<8, false, Pattern::ar_res_rms_fp8>, true},
     {"lean_fp8_n8", 8, body_round_kernel<8, true, Pattern::ar_res_rms_fp8>, true},
+    // Since session 29: the FP8 round at N = 2 and 4 (polls batched as ar_res_rms's) and the NVFP4 round at N = 2.
+    {"reference_fp8_n2", 2, body_round_kernel<2, false, Pattern::ar_res_rms_fp8>, true},
+    {"lean_fp8_n2", 2, body_round_kernel<2, true, Pattern::ar_res_rms_fp8>, true},
+    {"reference_fp8_n4", 4, body_round_kernel<4, false, Pattern::ar_res_rms_fp8>, true},
+    {"lean_fp8_n4", 4, body_round_kernel<4, true, Pattern::ar_res_rms_fp8>, true},
+    {"reference_fp4_n2", 2, body_round_kernel<2, false, Pattern::ar_res_rms_fp4>, true},
+    {"lean_fp4_n2", 2, body_round_kernel<2, true, Pattern::ar_res_rms_fp4>, true},
     // Since session 28: the `ar` pattern's round (no norm: poll, sum, store the sum) of each body at N = 2, 4, 8.
     {"reference_ar_n2", 2, body_round_kernel<2, false, Pattern::ar>, true},
     {"lean_ar_n2", 2, body_round_kernel<2, true, Pattern::ar>, true},
@@ -301,11 +315,19 @@ struct Config {
   int hidden, tpb, cluster;
   int vpt = 1;  // vectors per thread: tpb x cluster x 8 x vpt == H
 };
-const Config kConfigs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2}, {8192, 1024, 1},
+constexpr Config kConfigs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2}, {8192, 1024, 1},
                            {4096, 64, 8},  {4096, 128, 4}, {4096, 512, 1},
                            // several vectors per thread (since 2026-12-03 15:00): does the lean round's
                            // growth with N scale with the vectors a thread holds?
                            {8192, 128, 4, 2}, {8192, 256, 2, 2}, {8192, 128, 2, 4}, {4096, 128, 1, 4}};
+// The NVFP4 runs pass no shared amax buffer (nullptr): with an even tpb a scale block's two vectors
+// live in neighbouring lanes of one warp and meet through a shuffle (kernels/fused_epilogue.cuh).
+constexpr bool every_tpb_even() {
+  for (const Config& c : kConfigs)
+    if (c.tpb % 2 != 0) return false;
+  return true;
+}
+static_assert(every_tpb_even(), "body_round: the NVFP4 rounds need an even tpb (no amax exchange buffer)");
 // The emulated TP8 node's partition: 16 of the H200's 132 SMs (harness/node.h).
 constexpr int kSmallGrid = 16;
 
@@ -508,7 +530,8 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
       scale(sizeof(float), env.rank), fault(sizeof(unsigned long long), env.rank),
       times(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), env.rank),
       smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank),
-      peers((kMaxRanksHere - 1) * tensor, env.rank);  // where the two-shot owner pushes its sums
+      peers((kMaxRanksHere - 1) * tensor, env.rank),  // where the two-shot owner pushes its sums
+      scale_factors(tensor / (kFp4BlockElems * sizeof(T)), env.rank);  // NVFP4: one e4m3 byte per 16 elements
   const float one = 1.0f;
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(scale.data(), &one, sizeof(float), cudaMemcpyHostToDevice, env.stream));
   // bf16 0x3c3c ~ 0.0115 (inputs), 0x3f3f ~ 0.746 (gamma): finite, never -0.0.
@@ -533,7 +556,8 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
     p.residual_in = residual_in.data();
     p.residual_out = residual_out.data();
     p.norm_out = norm_out.data();
-    p.quant_out = norm_out.data();  // the FP8 codes, [tokens, H] bytes (the FP8 runs; norm_out holds twice that)
+    p.quant_out = norm_out.data();  // FP8 codes, [tokens, H] bytes; NVFP4 codes, [tokens, H / 2] (norm_out holds [tokens, H] x 2)
+    p.scale_out = scale_factors.data();  // NVFP4 scale factors, LINEAR [tokens, H / 16] (sf_swizzled 0)
     p.allreduce_out = residual_out.data();  // the `ar` runs' sums
     for (int r = 1; r < run.nranks; ++r)  // the peers' regions (the two-shot owner's pushes): scratch, one each
       p.regions[r] = static_cast<char*>(peers.data()) + static_cast<size_t>(r - 1) * tensor;

@@ -46,7 +46,9 @@
 // Patterns (since 2026-12-02): the same rounds of the kernels' epilogue for ar_res_rms_fp4 (variant
 // bf16_ar_res_rms_fp4[_busy]: quant_out codes and swizzled 128x4 scale factors, global scale 1) and
 // for ar (bf16_ar[_busy]: the sum stored to allreduce_out, no norm): the model's nvfp4_round_ns and
-// ar_round_ns are what these rounds take beyond its round for that pattern.
+// ar_round_ns are what these rounds take beyond its round for that pattern. Since session 29 (2026-12-05)
+// also ar_res_rms_fp8 (bf16_ar_res_rms_fp8[_busy]: e4m3 codes to quant_out, scale 1, with its _r4 / _r12
+// rows): fp8_round_ns.
 // Vectors per thread (since 2026-12-03): variants bf16_ar_res_rms_vpt2 and _vpt4 (+ _busy, _slowest,
 // _span) at (tpb, cluster, vpt) (512, 1, 2), (256, 1, 4), (256, 2, 2), (128, 2, 4) at H 8192 and (256,
 // 1, 2), (128, 1, 4) at H 4096: every thread holds 2 or 4 vectors of its token. The same for the ar
@@ -138,6 +140,8 @@ const PatternRun kPatternRuns[] = {
     {"bf16_ar_res_rms", epilogue_round_kernel<Pattern::ar_res_rms>},
     {"bf16_ar_res_rms_fp4", epilogue_round_kernel<Pattern::ar_res_rms_fp4>},
     {"bf16_ar", epilogue_round_kernel<Pattern::ar>},
+    // Since session 29: the FP8 round (e4m3 codes of the normed values, scale 1), for fp8_round_ns.
+    {"bf16_ar_res_rms_fp8", epilogue_round_kernel<Pattern::ar_res_rms_fp8>},
 };
 constexpr int kFp4Run = 1;  // kPatternRuns' NVFP4 row
 constexpr int kArRun = 2;   // kPatternRuns' ar row
@@ -159,9 +163,10 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   harness::DeviceBuffer fault(sizeof(unsigned long long), env.rank),
       times(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), env.rank),
       smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
-  // NVFP4 outputs: two codes per byte, and one e4m3 scale factor per 16 elements in the swizzled 128x4
-  // layout (rows padded to 128, 16-blocks to 4: H <= 8192 gives 512 per row); the global scale 1.
-  const size_t quant_bytes = max_bytes / 4;
+  // Quantized outputs: FP8 one code per element ([tokens, H] bytes, half the bf16 tensor), NVFP4 two per
+  // byte, and one e4m3 scale factor per 16 elements in the swizzled 128x4 layout (rows padded to 128,
+  // 16-blocks to 4: H <= 8192 gives 512 per row); the global scale 1.
+  const size_t quant_bytes = max_bytes / 2;
   const size_t sf_bytes = static_cast<size_t>(env.sms * buffer_rounds + 128) * (kMaxHidden / 16);
   const float one = 1.0f;
   harness::DeviceBuffer quant_out(quant_bytes, env.rank), scale_out(sf_bytes, env.rank), scale(sizeof(float), env.rank);

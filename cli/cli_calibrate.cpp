@@ -70,7 +70,7 @@ void add_calibrate_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "calibrate", "microbenchmarks that set the timing model's constants (launch and the last stores' drain, load "
                    "latency, bandwidth, clear, reductions, atomics, epilogue math and rounds of 1-4 vectors per "
-                   "thread (the ar round's too), each one-shot body's round at 2, 4 and 8 ranks (warm, with its polls from DRAM, after 0-4 x L2 bytes written between, on the emulated node at N with every partition running it at once, at 8 ranks with the FP8 epilogue, and with the ar pattern at 2, 4 and 8 ranks), the lean two-shot body's owner and reader rounds at 2, 4 and 8 ranks and the reference two-shot's epilogue round, cross-rank stores and flags, one exchange round among 2 .. N ranks and between 2 ranks "
+                   "thread (the ar round's too; the NVFP4 and FP8 rounds), each one-shot body's round at 2, 4 and 8 ranks (warm, with its polls from DRAM, after 0-4 x L2 bytes written between, on the emulated node at N with every partition running it at once, with the FP8 epilogue, with the ar pattern at 2, 4 and 8 ranks, and with the NVFP4 epilogue at 2 ranks), the lean two-shot body's owner and reader rounds at 2, 4 and 8 ranks and the reference two-shot's epilogue round, cross-rank stores and flags, one exchange round among 2 .. N ranks and between 2 ranks "
                    "with grids of 1-256 blocks (up to 4 per SM); and, checked against the model, where clusters land; and, as a record, "
                    "the push step on 1-32 blocks, the epilogue rounds at 4 and 12 rounds per cluster, and the read, write "
                    "and copy rates over buffers that stay in L2): "

@@ -150,6 +150,16 @@ namespace arlab::model {
   X(nvfp4_round_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                                 \
     "per warp of the block that holds a vector (and of the other blocks on its SM), what an NVFP4 round adds "       \
     "beyond nvfp4_round_ns (calibrate: epilogue_round bf16_ar_res_rms_fp4, slope over warps of the same line)")      \
+  /* prior: 0, an FP8 round as long as its modelled parts (one vector op more, the codes' bytes); range: 10 us, */ \
+  /* as round_overhead_ns */                                                                                         \
+  X(fp8_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                           \
+    "per FP8 token round, what its modelled parts and the RMSNorm round overhead leave out: the e4m3 conversion "    \
+    "of the normed values and the codes' stores (calibrate: epilogue_round bf16_ar_res_rms_fp8 minus the model's "  \
+    "round: intercept over warps)")                                                                                 \
+  /* prior: 0, no growth with the warps; range: 1 us per warp, as round_overhead_ns_per_warp */                      \
+  X(fp8_round_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                                   \
+    "per warp of the block that holds a vector (and of the other blocks on its SM), what an FP8 round adds beyond "  \
+    "fp8_round_ns (calibrate: epilogue_round bf16_ar_res_rms_fp8, slope over warps of the same line)")               \
   /* prior: 0, an ar round as long as its modelled parts; range: 10 us, as round_overhead_ns */                       \
   X(ar_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                            \
     "per token round of the ar pattern (all-reduce only, no norm), what its modelled parts (polls, the rank sum) "  \
@@ -241,7 +251,25 @@ namespace arlab::model {
   X(lean_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns", "as lean_further_round_ns_n2, N = 8 (body_round lean_n8)") \
   X(lean_further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                   \
     "as lean_further_round_ns_per_warp_n2, N = 8 (body_round lean_n8)")                                             \
-  /* prior: 0, a quantizing pattern's further rounds at N = 8 grow as ar_res_rms's do; range as above */            \
+  /* prior: 0, a quantizing pattern's further rounds grow as ar_res_rms's do; range as above */                      \
+  X(quant_further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                         \
+    "as quant_further_round_ns_n8, N = 2, where the polls batch as ar_res_rms's (body_round reference_fp8_n2 "       \
+    "beyond further_round_ns_n2's line)")                                                                           \
+  X(quant_further_round_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                  \
+    "as quant_further_round_ns_per_warp_n8, N = 2 (body_round reference_fp8_n2)")                                    \
+  X(quant_further_round_ns_n4, 0.0, -10000.0, 10000.0, "ns",                                                         \
+    "as quant_further_round_ns_n2, N = 4 (body_round reference_fp8_n4 beyond further_round_ns_n4's line)")          \
+  X(quant_further_round_ns_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                                  \
+    "as quant_further_round_ns_per_warp_n2, N = 4 (body_round reference_fp8_n4)")                                    \
+  X(lean_quant_further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                    \
+    "as quant_further_round_ns_n2 for the lean body, beyond lean_further_round_ns_n2's line (body_round "           \
+    "lean_fp8_n2)")                                                                                                 \
+  X(lean_quant_further_round_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                             \
+    "as quant_further_round_ns_per_warp_n2 for the lean body (body_round lean_fp8_n2)")                             \
+  X(lean_quant_further_round_ns_n4, 0.0, -10000.0, 10000.0, "ns",                                                    \
+    "as lean_quant_further_round_ns_n2, N = 4 (body_round lean_fp8_n4)")                                            \
+  X(lean_quant_further_round_ns_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                             \
+    "as lean_quant_further_round_ns_per_warp_n2, N = 4 (body_round lean_fp8_n4)")                                   \
   X(quant_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns",                                                         \
     "what a one-shot token round after a call's first takes per vector a thread holds at N = 8 with a quantizing "   \
     "pattern (its polls two slots at a time, not four) beyond ar_res_rms's line further_round_ns_n8: the intercept " \

@@ -141,7 +141,7 @@ class Deriver {
     poll_misses();
     l2_reuse();
     placement_check();
-    record_ar_rounds();
+    record_pattern_rounds();
     record_lean2_rounds();
     record_twoshot_epilogue_rounds();
     check_ranges(out_.calibration);
@@ -758,42 +758,52 @@ class Deriver {
   // new run measured. Nothing is noted where a microbenchmark file has no such rows.
   //
   // The `ar` pattern's round of each body at N = 2, 4, 8 (variants {body}_ar_n{N}_slowest, since session
-  // 28) beside the ar_res_rms rounds of the same body and N: per vector a thread holds, the median of
-  // (measured - the model's round of that shape, body, N and pattern). The model prices the `ar` round's
-  // own part with one constant at every N (ar_round_ns), the ar_res_rms round's growth with N with the
-  // further-round lines (docs/model.md, "Where the `ar` pattern is off by N").
-  void record_ar_rounds() {
-    for (const ModelDesign design : {ModelDesign::reference, ModelDesign::lean})
-      for (const int n : {2, 4, 8}) {
-        const std::string body = design == ModelDesign::lean ? "lean" : "reference";
-        const std::string n_text = "_n" + std::to_string(n) + "_slowest";
-        const auto beyond = [&](const std::string& variant, Pattern pattern, std::string* per) {
-          std::vector<double> v;
-          for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
-            const auto model = bench_body_round_ns(*r, design, n, out_.calibration, pattern);
-            if (!model) continue;
-            const int vpt = body_round_vpt(*r);
-            v.push_back((r->value - *model) / vpt);
-            if (per)
-              *per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
-                      fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
-                      fmt(": %.0f (model %.0f);", r->value, *model);
-          }
-          return v;
-        };
-        std::string per;
-        const std::vector<double> ar = beyond(body + "_ar" + n_text, Pattern::ar, &per);
-        if (ar.empty()) continue;
-        const std::vector<double> rms = beyond(body + n_text, Pattern::ar_res_rms, nullptr);
-        out_.notes.push_back(
-            "record, body_round " + body + "_ar" + n_text + fmt(" (no constant reads it): the ar round at N = %d", n) +
-            fmt(" takes %.0f ns per vector beyond the model's ar round (median over ", median_of(ar)) +
-            fmt("%zu rows)", ar.size()) +
-            (rms.empty() ? std::string("; no ar_res_rms rows of this run to set beside it")
-                         : fmt("; the ar_res_rms round %.0f ns beyond the model's", median_of(rms)) +
-                               fmt(" (%zu rows)", rms.size())) +
-            " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
-      }
+  // 28) and the NVFP4 round at N = 2 (variants {body}_fp4_n2_slowest, since session 29) beside the
+  // ar_res_rms rounds of the same body and N: per vector a thread holds, the median of (measured - the
+  // model's round of that shape, body, N and pattern). The model prices the `ar` round's own part with one
+  // constant at every N (ar_round_ns), the ar_res_rms round's growth with N with the further-round lines
+  // (docs/model.md, "Where the `ar` pattern is off by N"); the NVFP4 round's own part with the epilogue_round
+  // constants and, at N = 2, the FP8 rows' further-round line (docs/model.md, "The quantizing patterns'
+  // further rounds").
+  void record_pattern_rounds() {
+    const struct {
+      const char* tag;   // in the variant: {body}{tag}_n{N}_slowest
+      const char* name;  // in the note
+      Pattern pattern;
+    } kinds[] = {{"_ar", "ar", Pattern::ar}, {"_fp4", "NVFP4", Pattern::ar_res_rms_fp4}};
+    for (const auto& kind : kinds)
+      for (const ModelDesign design : {ModelDesign::reference, ModelDesign::lean})
+        for (const int n : {2, 4, 8}) {
+          const std::string body = design == ModelDesign::lean ? "lean" : "reference";
+          const std::string n_text = "_n" + std::to_string(n) + "_slowest";
+          const auto beyond = [&](const std::string& variant, Pattern pattern, std::string* per) {
+            std::vector<double> v;
+            for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+              const auto model = bench_body_round_ns(*r, design, n, out_.calibration, pattern);
+              if (!model) continue;
+              const int vpt = body_round_vpt(*r);
+              v.push_back((r->value - *model) / vpt);
+              if (per)
+                *per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+                        fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
+                        fmt(": %.0f (model %.0f);", r->value, *model);
+            }
+            return v;
+          };
+          std::string per;
+          const std::string variant = body + kind.tag + n_text;
+          const std::vector<double> own = beyond(variant, kind.pattern, &per);
+          if (own.empty()) continue;
+          const std::vector<double> rms = beyond(body + n_text, Pattern::ar_res_rms, nullptr);
+          out_.notes.push_back(
+              "record, body_round " + variant + " (no constant reads it): the " + kind.name + fmt(" round at N = %d", n) +
+              " takes " + fmt("%.0f ns per vector beyond the model's ", median_of(own)) + kind.name +
+              fmt(" round (median over %zu rows)", own.size()) +
+              (rms.empty() ? std::string("; no ar_res_rms rows of this run to set beside it")
+                           : fmt("; the ar_res_rms round %.0f ns beyond the model's", median_of(rms)) +
+                                 fmt(" (%zu rows)", rms.size())) +
+              " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
+        }
   }
 
   // The lean two-shot body's owner and reader rounds at N = 2, 4, 8 (variants lean2_owner_n{N}_slowest,
@@ -879,7 +889,8 @@ class Deriver {
                          (agree ? "agrees with" : "DISAGREES with") + " the model's cluster capacity:" + text);
   }
 
-  // The NVFP4 and ar patterns' rounds of the same bench (variants bf16_ar_res_rms_fp4 and bf16_ar)
+  // The NVFP4, ar and (since session 29) FP8 patterns' rounds of the same bench (variants bf16_ar_res_rms_fp4,
+  // bf16_ar and bf16_ar_res_rms_fp8; FP8 as NVFP4)
   // against the model's whole round for that pattern and shape, with every other constant derived
   // (the RMSNorm round overhead included). NVFP4: a line of the difference over the warps of the block
   // (every warp of the bench holds a vector; the median and no slope where the rows have one block
@@ -895,7 +906,8 @@ class Deriver {
       const char* variant;
       Pattern pattern;
     } kinds[] = {{"nvfp4_round_ns", "nvfp4_round_ns_per_warp", "bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4},
-                 {"ar_round_ns", nullptr, "bf16_ar", Pattern::ar}};
+                 {"ar_round_ns", nullptr, "bf16_ar", Pattern::ar},
+                 {"fp8_round_ns", "fp8_round_ns_per_warp", "bf16_ar_res_rms_fp8", Pattern::ar_res_rms_fp8}};
     for (const auto& kind : kinds) {
       const std::string busy = std::string(kind.variant) + "_busy";
       auto got = round_rows(emulated_ ? busy : kind.variant, kind.name);
@@ -995,18 +1007,21 @@ class Deriver {
                  prefix + "further_round_ns_per_warp_n" + std::to_string(n), "2026-12-03");
   }
 
-  // The same for a quantizing pattern at N = 8 (body_round {body}_fp8_n8_slowest, the ar_res_rms_fp8
-  // epilogue, since 2026-12-04), beyond the ar_res_rms line just derived: per row, (measured - the model's
-  // ar_res_rms_fp8 round of that shape) / vpt - that line at the block's warps, a least-squares line over
-  // the warps. Older microbenchmarks keep the priors, 0 (the quantizing patterns as ar_res_rms).
+  // The same for a quantizing pattern (body_round {body}_fp8_n{N}_slowest, the ar_res_rms_fp8 epilogue: N = 8
+  // since 2026-12-04, N = 2 and 4 since session 29), beyond the ar_res_rms line of that N just derived: per
+  // row, (measured - the model's ar_res_rms_fp8 round of that shape) / vpt - that line at the block's warps,
+  // a least-squares line over the warps. Older microbenchmarks keep the priors, 0 (the quantizing patterns
+  // as ar_res_rms).
   void quant_further_rounds(ModelDesign design) {
-    const bool lean = design == ModelDesign::lean;
+    const std::string prefix = design == ModelDesign::lean ? "lean_" : "";
     const Calibration& cal = out_.calibration;
-    const Line ar_line = lean ? Line{cal.lean_further_round_ns_n8, cal.lean_further_round_ns_per_warp_n8}
-                              : Line{cal.further_round_ns_n8, cal.further_round_ns_per_warp_n8};
-    const std::string prefix = lean ? "lean_" : "";
-    round_line(design, 8, Pattern::ar_res_rms_fp8, ar_line, prefix + "quant_further_round_ns_n8",
-               prefix + "quant_further_round_ns_per_warp_n8", "2026-12-04");
+    for (const int n : {2, 4, 8}) {
+      const std::string nn = "_n" + std::to_string(n);
+      const Line ar_line{get_constant(cal, prefix + "further_round_ns" + nn),
+                         get_constant(cal, prefix + "further_round_ns_per_warp" + nn)};
+      round_line(design, n, Pattern::ar_res_rms_fp8, ar_line, prefix + "quant_further_round_ns" + nn,
+                 prefix + "quant_further_round_ns_per_warp" + nn, n == 8 ? "2026-12-04" : "session 29 (2026-12-05)");
+    }
   }
 
   // One line of the two above: over the body_round rows of `design` at `n` ranks with `pattern`'s

@@ -288,6 +288,9 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   // itself, so unlike the memory-side constants above it is not shared out over the SMs that hold blocks
   // (docs/model.md, "The NVFP4 round's further vectors").
   if (has_fp4(pattern) && in.vecs_used > 1) ns += cal.nvfp4_round_ns_per_extra_vector * further_vectors;
+  // The FP8 round's own part, as the NVFP4 round's (calibrate: epilogue_round bf16_ar_res_rms_fp8; since
+  // session 29, prior 0 before it).
+  if (has_fp8(pattern)) ns += cal.fp8_round_ns + cal.fp8_round_ns_per_warp * vector_warps;
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;
   // Each vector an ar thread holds beyond its first (calibrate: epilogue_round bf16_ar_vpt*), shared out
   // over the SMs as the RMSNorm round's.

@@ -155,19 +155,25 @@ double poll_miss_ns_per_vector(const Calibration& cal, bool lean, int n) {
 // 8; N = 16 is not measured). The model's round has its overhead from rounds run with a partner
 // partition busy, which fits a call's first round; the further ones measure shorter at N = 2 and longer
 // at N = 8, where the polls of a vector go out in two batches of four (kernels/oneshot_steps.cuh
-// poll_batch: the second waits for the first's round trip) and N = 4 sends one; the quantizing patterns
-// send four batches of two at N = 8 (their own part, bench body_round *_fp8_n8).
+// poll_batch: the second waits for the first's round trip) and N = 4 sends one. The quantizing patterns
+// have their own part on top at each N (bench body_round *_fp8_n*): at N = 8 they send four batches of
+// two; at N = 2 and 4 their polls batch as ar_res_rms's, and the part is what the FP8 epilogue's further
+// rounds take beyond ar_res_rms's (prior 0 where the microbenchmarks predate those rows).
 double further_round_ns_per_vector(const Calibration& cal, bool lean, bool quantizing, int n, double warps) {
-  const double g2 = lean ? cal.lean_further_round_ns_n2 + cal.lean_further_round_ns_per_warp_n2 * warps
-                         : cal.further_round_ns_n2 + cal.further_round_ns_per_warp_n2 * warps;
-  const double g4 = lean ? cal.lean_further_round_ns_n4 + cal.lean_further_round_ns_per_warp_n4 * warps
-                         : cal.further_round_ns_n4 + cal.further_round_ns_per_warp_n4 * warps;
+  double g2 = lean ? cal.lean_further_round_ns_n2 + cal.lean_further_round_ns_per_warp_n2 * warps
+                   : cal.further_round_ns_n2 + cal.further_round_ns_per_warp_n2 * warps;
+  double g4 = lean ? cal.lean_further_round_ns_n4 + cal.lean_further_round_ns_per_warp_n4 * warps
+                   : cal.further_round_ns_n4 + cal.further_round_ns_per_warp_n4 * warps;
   double g8 = lean ? cal.lean_further_round_ns_n8 + cal.lean_further_round_ns_per_warp_n8 * warps
                    : cal.further_round_ns_n8 + cal.further_round_ns_per_warp_n8 * warps;
-  // The quantizing patterns poll 2 slots at a time at N = 8 (4 batches, not 2): their own part on top.
-  if (quantizing)
+  if (quantizing) {
+    g2 += lean ? cal.lean_quant_further_round_ns_n2 + cal.lean_quant_further_round_ns_per_warp_n2 * warps
+               : cal.quant_further_round_ns_n2 + cal.quant_further_round_ns_per_warp_n2 * warps;
+    g4 += lean ? cal.lean_quant_further_round_ns_n4 + cal.lean_quant_further_round_ns_per_warp_n4 * warps
+               : cal.quant_further_round_ns_n4 + cal.quant_further_round_ns_per_warp_n4 * warps;
     g8 += lean ? cal.lean_quant_further_round_ns_n8 + cal.lean_quant_further_round_ns_per_warp_n8 * warps
                : cal.quant_further_round_ns_n8 + cal.quant_further_round_ns_per_warp_n8 * warps;
+  }
   if (n <= 4) return g2 + (g4 - g2) * (n - 2) / 2.0;
   return g4 + (g8 - g4) * (n - 4) / 4.0;
 }

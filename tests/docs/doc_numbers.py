@@ -520,6 +520,14 @@ CHECKS = [
                     "--by kernel_variant --where pattern=ar --where algo=oneshot"),
            derive=lambda out, node=node: [f"| {node} | {ar_bias_cell(out, 'lean')} | {ar_bias_cell(out, 'reference')} |"])
       for node, sfx in (("TP2", ""), ("TP4", "_tp4"), ("TP8", "_tp8"))],
+    # docs/model.md, "The quantizing patterns' rounds": grid24's one-shot bias per pattern and node
+    *[dict(doc="docs/model.md",
+           cmd=bias(f"data/h200/exp/model-accuracy_emulated_grid24{sfx}.csv", "data/calibration/h200_emulated.csv",
+                    "--by pattern --where algo=oneshot"),
+           derive=lambda out, node=node: ["| " + node + " | " + " | ".join(
+               bias_of_group(out, [p]) + " %" for p in ("ar_res_rms", "ar_res_rms_fp8", "ar_res_rms_out_fp8",
+                                                        "ar_res_rms_fp4", "ar_res_rms_out_fp4")) + " |"])
+      for node, sfx in (("TP2", ""), ("TP4", "_tp4"), ("TP8", "_tp8"))],
     # docs/results.md, "Known limits": grid24 per node, and its worst TP8 own pick
     *[dict(doc="docs/results.md", cmd=VAL_G24[node], quotes=[(r"MAPE ([\d.]+) %   median", f"{{1}} % ({node})")])
       for node in VAL_G24],

@@ -162,7 +162,8 @@ TEST_CASE("calibration: malformed CSV names file, line and column", "[calibratio
     // A long cell is quoted cut to 80 characters.
     TempFile f("long.csv", "name,value,unit,source\n" + std::string(5000, 'z') + ",1,ns,x\n");
     const std::string m = expect_csv_error([&] { load_calibration(f.path); }, 2, "name");
-    CHECK(m.size() < 2000);  // the known names it lists, not the 5000-character cell
+    CHECK(m.find(std::string(81, 'z')) == std::string::npos);  // the known names it lists, not the whole cell
+    CHECK(m.size() < 5000);
     CHECK_THAT(m, Catch::Contains("(5000 characters)"));
   }
   {
@@ -1059,6 +1060,40 @@ double model_twoshot_epilogue_ns(const EmulatedTp2& tp2, int hidden, int tpb, in
 
 }  // namespace
 
+TEST_CASE("derive_calibration: the FP8 epilogue_round rows set the FP8 round's line over warps, and nothing else") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(tp2.alone.calibration.fp8_round_ns == 0.0);
+  CHECK(tp2.alone.calibration.fp8_round_ns_per_warp == 0.0);
+  CHECK(count_notes(tp2.alone, "fp8_round_ns = 0: no epilogue_round bf16_ar_res_rms_fp8 rows") == 1);
+  // Rows at the model's FP8 round of their shape (64 blocks, one vector per thread, N = 2) + a + b x warps,
+  // the busy partner's slowest block as on the emulated node: the constants are a and b.
+  const auto derived = [&](double a, double b) {
+    std::vector<MicrobenchRow> more = tp2.rows;
+    for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 512, 2},
+                                               std::tuple{4096, 512, 1}, std::tuple{8192, 1024, 1}}) {
+      RoundShape shape = round_shape(hidden, 64, tpb, cluster, 1, 2);
+      shape.p.pattern = Pattern::ar_res_rms_fp8;
+      model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
+      REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
+      more.push_back(round_row(tp2.rows.front(), "epilogue_round", "bf16_ar_res_rms_fp8_busy_slowest", hidden, 64, tpb,
+                               cluster, model::detail::oneshot_round(in, 1.0).total() + a + b * (tpb / 32)));
+    }
+    return derive_calibration(more, tp2.spec).calibration;
+  };
+  const Calibration got = derived(250.0, 6.0);
+  CHECK(got.fp8_round_ns == Approx(250.0).epsilon(1e-9));
+  CHECK(got.fp8_round_ns_per_warp == Approx(6.0).epsilon(1e-9));
+  for (const auto& info : calibration_constants()) {
+    if (info.name == "fp8_round_ns" || info.name == "fp8_round_ns_per_warp") continue;
+    INFO(info.name);
+    CHECK(get_constant(got, info.name) == get_constant(tp2.alone.calibration, info.name));
+  }
+  // Rounds shorter than the model's: 0, never less (as NVFP4's).
+  const Calibration below = derived(-200.0, -3.0);
+  CHECK(below.fp8_round_ns == 0.0);
+  CHECK(below.fp8_round_ns_per_warp == 0.0);
+}
+
 TEST_CASE("derive_calibration: epilogue_round vpt rows give the round's cost per further vector, per pattern kind") {
   const EmulatedTp2 tp2 = emulated_tp2();
   using Constant = double Calibration::*;
@@ -1151,6 +1186,13 @@ TEST_CASE("derive_calibration: body_round rows give each body's further-round li
     if (n == 4) return lean ? LineAB{100.0, 2.0} : LineAB{50.0, 2.0};
     return lean ? LineAB{450.0, 10.0} : LineAB{400.0, 10.0};
   };
+  // What the FP8 rows add beyond that line: the reference 120 - 2 w / 60 + 3 w / 300 - 5 w at N = 2 / 4 / 8,
+  // lean 90 + w / -40 / 200 + 4 w.
+  const auto quant_of = [](bool lean, int n) {
+    if (n == 2) return lean ? LineAB{90.0, 1.0} : LineAB{120.0, -2.0};
+    if (n == 4) return lean ? LineAB{-40.0, 0.0} : LineAB{60.0, 3.0};
+    return lean ? LineAB{200.0, 4.0} : LineAB{300.0, -5.0};
+  };
   std::vector<MicrobenchRow> more = tp2.rows;
   for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 256, 2},
                                              std::tuple{8192, 1024, 1}, std::tuple{4096, 128, 1}})
@@ -1164,22 +1206,26 @@ TEST_CASE("derive_calibration: body_round rows give each body's further-round li
                                  std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest",
                                  hidden, 16, tpb, cluster,
                                  model_body_round_ns(tp2, hidden, tpb, cluster, n, body) + vpt * (l.a + l.b * warps)));
-        if (n != 8) continue;
-        // The FP8 epilogue's rows at N = 8: the model's FP8 round + vpt x (the N = 8 line + 300 - 5 w, lean
-        // 200 + 4 w): the quant_ constants are what they add beyond the line.
-        const double extra = lean ? 200.0 + 4.0 * warps : 300.0 - 5.0 * warps;
+        // The FP8 epilogue's rows at N: the model's FP8 round + vpt x (the line of N + the FP8 part of N): the
+        // quant_ constants are what they add beyond the line.
+        const LineAB q = quant_of(lean, n);
         more.push_back(round_row(tp2.rows.front(), "body_round",
-                                 std::string(lean ? "lean" : "reference") + "_fp8_n8_slowest", hidden, 16, tpb, cluster,
-                                 model_body_round_ns(tp2, hidden, tpb, cluster, 8, body, Pattern::ar_res_rms_fp8) +
-                                     vpt * (l.a + l.b * warps + extra)));
+                                 std::string(lean ? "lean" : "reference") + "_fp8_n" + std::to_string(n) + "_slowest",
+                                 hidden, 16, tpb, cluster,
+                                 model_body_round_ns(tp2, hidden, tpb, cluster, n, body, Pattern::ar_res_rms_fp8) +
+                                     vpt * (l.a + l.b * warps + q.a + q.b * warps)));
       }
   const DerivedCalibration d = derive_calibration(more, tp2.spec);
   const Calibration& got = d.calibration;
   CHECK(got.lean_round_ns_per_extra_rank == 0.0);
-  CHECK(got.quant_further_round_ns_n8 == Approx(300.0).margin(1e-6));
-  CHECK(got.quant_further_round_ns_per_warp_n8 == Approx(-5.0).margin(1e-6));
-  CHECK(got.lean_quant_further_round_ns_n8 == Approx(200.0).margin(1e-6));
-  CHECK(got.lean_quant_further_round_ns_per_warp_n8 == Approx(4.0).margin(1e-6));
+  for (const int n : {2, 4, 8})
+    for (const bool lean : {false, true}) {
+      const std::string name = std::string(lean ? "lean_" : "") + "quant_further_round_ns";
+      const std::string nn = "_n" + std::to_string(n);
+      INFO(name << nn);
+      CHECK(get_constant(got, name + nn) == Approx(quant_of(lean, n).a).margin(1e-6));
+      CHECK(get_constant(got, name + "_per_warp" + nn) == Approx(quant_of(lean, n).b).margin(1e-6));
+    }
   for (const int n : {2, 4, 8})
     for (const bool lean : {false, true}) {
       const std::string prefix = lean ? "lean_" : "";
@@ -1210,6 +1256,15 @@ TEST_CASE("derive_calibration: the body_round rows no constant reads yet are rec
                                  model_body_round_ns(tp2, hidden, tpb, cluster, n, body, Pattern::ar) +
                                      vpt * (lean ? 150.0 : 100.0) * n));
       }
+      if (n == 2)  // the NVFP4 rows: the model's NVFP4 round + vpt x (250 ns, lean 180 ns)
+        for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
+          const bool lean = body == ModelDesign::lean;
+          more.push_back(round_row(tp2.rows.front(), "body_round",
+                                   std::string(lean ? "lean" : "reference") + "_fp4_n2_slowest", hidden, 16, tpb,
+                                   cluster,
+                                   model_body_round_ns(tp2, hidden, tpb, cluster, 2, body, Pattern::ar_res_rms_fp4) +
+                                       vpt * (lean ? 180.0 : 250.0)));
+        }
       if (n == 2)  // the reference two-shot's epilogue: the model's round + vpt x (55 ns; ar: -20 ns)
         for (const Pattern pattern : {Pattern::ar_res_rms, Pattern::ar})
           more.push_back(round_row(tp2.rows.front(), "body_round",
@@ -1226,7 +1281,13 @@ TEST_CASE("derive_calibration: the body_round rows no constant reads yet are rec
                                model_body_round_ns(tp2, hidden, tpb, cluster, 2, ModelDesign::lean) - vpt * 30.0));
     }
   const DerivedCalibration d = derive_calibration(more, tp2.spec);
-  CHECK(count_notes(d, "record, ") == 14);
+  CHECK(count_notes(d, "record, ") == 16);
+  CHECK(count_notes(d, "record, body_round reference_fp4_n2_slowest (no constant reads it): the NVFP4 round at N = 2 "
+                       "takes 250 ns per vector beyond the model's NVFP4 round (median over 3 rows); no ar_res_rms "
+                       "rows") == 1);
+  CHECK(count_notes(d, "record, body_round lean_fp4_n2_slowest (no constant reads it): the NVFP4 round at N = 2 "
+                       "takes 180 ns per vector") == 1);
+  CHECK(count_notes(d, "_fp4_n4") + count_notes(d, "_fp4_n8") == 0);  // no such rows, no such notes
   CHECK(count_notes(d, "record, body_round reference2_epilogue_n2_slowest (no constant reads it): the reference "
                        "two-shot's ar_res_rms epilogue round takes 55 ns per vector beyond the model's (median over 3 "
                        "rows;") == 1);

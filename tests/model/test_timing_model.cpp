@@ -696,8 +696,10 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
       set_constant(none, std::string(prefix) + "further_round_ns_n" + n, 0.0);
       set_constant(none, std::string(prefix) + "further_round_ns_per_warp_n" + n, 0.0);
     }
-    set_constant(none, std::string(prefix) + "quant_further_round_ns_n8", 0.0);
-    set_constant(none, std::string(prefix) + "quant_further_round_ns_per_warp_n8", 0.0);
+    for (const char* n : {"2", "4", "8"}) {
+      set_constant(none, std::string(prefix) + "quant_further_round_ns_n" + n, 0.0);
+      set_constant(none, std::string(prefix) + "quant_further_round_ns_per_warp_n" + n, 0.0);
+    }
   }
   // Known lines: the reference -100 ns per vector at N = 2 (no slope), 0 at N = 4, 500 + 10 ns x warps at
   // N = 8; lean 50 + 20 ns x warps at N = 8.
@@ -729,6 +731,20 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
   CHECK(quant_gain(Pattern::ar_res_rms_fp8) * 1e3 == Approx(7 * 250.0).epsilon(0.1));
   CHECK(quant_gain(Pattern::ar_res_rms_out_fp4) * 1e3 == Approx(7 * 250.0).epsilon(0.1));
   CHECK(quant_gain(Pattern::ar_res_rms) == Approx(0.0).margin(1e-12));
+  // N = 2 and 4 have their own quantizing parts (here 80 and 40 + 5 ns x 4 warps); the N = 8 one does not
+  // reach them.
+  Calibration quant_low = lines;
+  quant_low.quant_further_round_ns_n2 = 80.0;
+  quant_low.quant_further_round_ns_n4 = 40.0;
+  quant_low.quant_further_round_ns_per_warp_n4 = 5.0;
+  const auto quant_gain_at = [&](int n, const Calibration& with) {
+    Problem p = problem(8, 8192, n);
+    p.pattern = Pattern::ar_res_rms_fp8;
+    return ::reduce_gain(p, 128, 8, 8, 1, Impl::reference, with, lines);
+  };
+  CHECK(quant_gain_at(2, quant_low) * 1e3 == Approx(7 * 80.0).epsilon(0.1));
+  CHECK(quant_gain_at(4, quant_low) * 1e3 == Approx(7 * 60.0).epsilon(0.1));
+  CHECK(quant_gain_at(2, quant) == Approx(0.0).margin(1e-12));
   // N = 2: the further rounds are shorter (the line is negative); N = 4: the line is 0.
   CHECK(reduce_gain(2, 8, 128, 8, 8, 1, Impl::reference) < 0.0);
   CHECK(reduce_gain(2, 8, 128, 8, 8, 1, Impl::lean) == Approx(0.0).margin(1e-12));
@@ -918,4 +934,27 @@ TEST_CASE("NVFP4 round: its own part grows with the warps that hold a vector; ot
   CHECK(gain(Pattern::ar_res_rms_out_fp4, 512, 2) * 1e3 == Approx(8 * 10.0 * 16).epsilon(0.1));
   for (Pattern pattern : {Pattern::ar, Pattern::ar_res_rms, Pattern::ar_res_rms_fp8})
     CHECK(gain(pattern, 256, 4) == Approx(0.0).margin(1e-12));
+}
+
+TEST_CASE("FP8 round: its own part (a line over warps) in every round of the FP8 patterns, none elsewhere",
+          "[timing]") {
+  Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  none.fp8_round_ns = 0.0;
+  none.fp8_round_ns_per_warp = 0.0;
+  Calibration with = none;
+  with.fp8_round_ns = 200.0;
+  with.fp8_round_ns_per_warp = 10.0;
+  const auto gain = [&](Pattern pattern, int tpb, int cluster, Impl body) {
+    Problem p = problem(8, 8192, 2);
+    p.pattern = pattern;
+    return ::reduce_gain(p, tpb, cluster, cluster, 1, body, with, none);
+  };
+  // 8 tokens on one cluster: 8 rounds, the first included, each 200 + 10 ns x the block's warps longer.
+  for (Impl body : {Impl::reference, Impl::lean}) {
+    INFO(to_string(body));
+    CHECK(gain(Pattern::ar_res_rms_fp8, 128, 8, body) * 1e3 == Approx(8 * (200.0 + 10.0 * 4)).epsilon(0.1));
+    CHECK(gain(Pattern::ar_res_rms_out_fp8, 512, 2, body) * 1e3 == Approx(8 * (200.0 + 10.0 * 16)).epsilon(0.1));
+    for (Pattern pattern : {Pattern::ar, Pattern::ar_res_rms, Pattern::ar_res_rms_fp4, Pattern::ar_res_rms_out_fp4})
+      CHECK(gain(pattern, 256, 4, body) == Approx(0.0).margin(1e-12));
+  }
 }

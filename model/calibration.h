@@ -271,10 +271,11 @@ namespace arlab::model {
   X(lean_quant_further_round_ns_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                             \
     "as lean_quant_further_round_ns_per_warp_n2, N = 4 (body_round lean_fp8_n4)")                                   \
   X(quant_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns",                                                         \
-    "what a one-shot token round after a call's first takes per vector a thread holds at N = 8 with a quantizing "   \
-    "pattern (its polls two slots at a time, not four) beyond ar_res_rms's line further_round_ns_n8: the intercept " \
-    "of a line over the warps of the block that hold a vector (calibrate: body_round reference_fp8_n8_slowest "      \
-    "minus the model's ar_res_rms_fp8 round of that shape, over vpt, less that line; least squares)")              \
+    "what a one-shot token round takes per vector a thread holds at N = 8 with a quantizing pattern (its polls two " \
+    "slots at a time, not four) beyond ar_res_rms's, measured on a call's further rounds, added to every round: "   \
+    "the intercept of a line over the warps of the block that hold a vector (calibrate: body_round "                \
+    "reference_fp8_n8_slowest minus the model's ar_res_rms_fp8 round of that shape, over vpt, less the line "        \
+    "further_round_ns_n8; least squares)")                                                                          \
   X(quant_further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                  \
     "the slope of that line: per warp that holds a vector on the SM (body_round reference_fp8_n8)")                  \
   X(lean_quant_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns",                                                    \

@@ -59,6 +59,9 @@
 //                 has pushed out of L2 (poll_miss_fraction: the bytes streamed between a token's
 //                 push and its poll against the reuse curve of bench body_round *_reuse) x what a
 //                 round's polls from DRAM add per vector (bench body_round *_cold, poll_miss_ns_n*)
+//                 + for a quantizing pattern, in every round: what its round takes per vector beyond
+//                 ar_res_rms's (quant_further_round_ns_n2 / _n4 / _n8 + _per_warp, bench body_round
+//                 *_fp8_n*: at N = 8 its polls go out in four batches of two, not two of four)
 //                 + in every round after the first: what such a round takes beyond the model's round,
 //                 per vector (further_round_ns_n2 / _n4 / _n8 + _per_warp x the warps that hold a
 //                 vector on the SM, bench body_round reference_n*: the body alone with its data in
@@ -133,6 +136,7 @@ struct BodyRound {
   double extra_ranks_ns = 0.0;      // lean: lean_round_ns_per_extra_rank x (N - 2) x vectors (in parts.overhead)
   double miss_fraction = 0.0;       // of the polls that find their line gone from L2 (poll_miss_fraction)
   double poll_miss_ns = 0.0;        // what those misses add to a round (in parts.overhead)
+  double quant_ns = 0.0;            // a quantizing pattern's part beyond ar_res_rms's round (in parts.overhead)
   double further_ns = 0.0;          // what each round after a call's first takes beyond parts
                                     // (further_round_ns_per_vector x vectors; the first round is parts alone)
 };
@@ -155,27 +159,36 @@ double poll_miss_ns_per_vector(const Calibration& cal, bool lean, int n) {
 // 8; N = 16 is not measured). The model's round has its overhead from rounds run with a partner
 // partition busy, which fits a call's first round; the further ones measure shorter at N = 2 and longer
 // at N = 8, where the polls of a vector go out in two batches of four (kernels/oneshot_steps.cuh
-// poll_batch: the second waits for the first's round trip) and N = 4 sends one. The quantizing patterns
-// have their own part on top at each N (bench body_round *_fp8_n*): at N = 8 they send four batches of
-// two; at N = 2 and 4 their polls batch as ar_res_rms's, and the part is what the FP8 epilogue's further
-// rounds take beyond ar_res_rms's (prior 0 where the microbenchmarks predate those rows).
-double further_round_ns_per_vector(const Calibration& cal, bool lean, bool quantizing, int n, double warps) {
-  double g2 = lean ? cal.lean_further_round_ns_n2 + cal.lean_further_round_ns_per_warp_n2 * warps
-                   : cal.further_round_ns_n2 + cal.further_round_ns_per_warp_n2 * warps;
-  double g4 = lean ? cal.lean_further_round_ns_n4 + cal.lean_further_round_ns_per_warp_n4 * warps
-                   : cal.further_round_ns_n4 + cal.further_round_ns_per_warp_n4 * warps;
-  double g8 = lean ? cal.lean_further_round_ns_n8 + cal.lean_further_round_ns_per_warp_n8 * warps
-                   : cal.further_round_ns_n8 + cal.further_round_ns_per_warp_n8 * warps;
-  if (quantizing) {
-    g2 += lean ? cal.lean_quant_further_round_ns_n2 + cal.lean_quant_further_round_ns_per_warp_n2 * warps
-               : cal.quant_further_round_ns_n2 + cal.quant_further_round_ns_per_warp_n2 * warps;
-    g4 += lean ? cal.lean_quant_further_round_ns_n4 + cal.lean_quant_further_round_ns_per_warp_n4 * warps
-               : cal.quant_further_round_ns_n4 + cal.quant_further_round_ns_per_warp_n4 * warps;
-    g8 += lean ? cal.lean_quant_further_round_ns_n8 + cal.lean_quant_further_round_ns_per_warp_n8 * warps
-               : cal.quant_further_round_ns_n8 + cal.quant_further_round_ns_per_warp_n8 * warps;
-  }
+// poll_batch: the second waits for the first's round trip) and N = 4 sends one.
+double further_round_ns_per_vector(const Calibration& cal, bool lean, int n, double warps) {
+  const double g2 = lean ? cal.lean_further_round_ns_n2 + cal.lean_further_round_ns_per_warp_n2 * warps
+                         : cal.further_round_ns_n2 + cal.further_round_ns_per_warp_n2 * warps;
+  const double g4 = lean ? cal.lean_further_round_ns_n4 + cal.lean_further_round_ns_per_warp_n4 * warps
+                         : cal.further_round_ns_n4 + cal.further_round_ns_per_warp_n4 * warps;
+  const double g8 = lean ? cal.lean_further_round_ns_n8 + cal.lean_further_round_ns_per_warp_n8 * warps
+                         : cal.further_round_ns_n8 + cal.further_round_ns_per_warp_n8 * warps;
   if (n <= 4) return g2 + (g4 - g2) * (n - 2) / 2.0;
   return g4 + (g8 - g4) * (n - 4) / 4.0;
+}
+
+// What a quantizing pattern's token round takes per vector a thread holds beyond ar_res_rms's, at N ranks
+// (calibrate: body_round *_fp8_n2 / _n4 / _n8 against the model's FP8 round, less the ar_res_rms line of
+// that N: [lean_]quant_further_round_ns_nN + _per_warp_nN x warps), interpolated in N as the lines above.
+// At N = 8 their polls go out in four batches of two where ar_res_rms sends two of four; at N = 2 and 4
+// they batch alike, and the part is what the FP8 epilogue's round takes beyond what the model prices
+// (prior 0 where the microbenchmarks predate those rows). Measured on a call's further rounds, it is a
+// difference between two patterns' rounds, so the model adds it to every round, the first included:
+// judged on the committed TP8 grids, every one of them is predicted closer than with further rounds only
+// (docs/model.md, "The quantizing patterns' rounds").
+double quant_round_ns_per_vector(const Calibration& cal, bool lean, int n, double warps) {
+  const double q2 = lean ? cal.lean_quant_further_round_ns_n2 + cal.lean_quant_further_round_ns_per_warp_n2 * warps
+                         : cal.quant_further_round_ns_n2 + cal.quant_further_round_ns_per_warp_n2 * warps;
+  const double q4 = lean ? cal.lean_quant_further_round_ns_n4 + cal.lean_quant_further_round_ns_per_warp_n4 * warps
+                         : cal.quant_further_round_ns_n4 + cal.quant_further_round_ns_per_warp_n4 * warps;
+  const double q8 = lean ? cal.lean_quant_further_round_ns_n8 + cal.lean_quant_further_round_ns_per_warp_n8 * warps
+                         : cal.quant_further_round_ns_n8 + cal.quant_further_round_ns_per_warp_n8 * warps;
+  if (n <= 4) return q2 + (q4 - q2) * (n - 2) / 2.0;
+  return q4 + (q8 - q4) * (n - 4) / 4.0;
 }
 
 // The chance that a line is gone from L2 once `fraction` x L2 bytes were written or read elsewhere
@@ -242,9 +255,11 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   // Each round after a call's first, over the warps of every block that shares the busiest SM, as the
   // round overhead's per-warp part counts them.
   const double warps_on_sm = in.active_warps * std::max(1.0, blocks_per_sm);
-  const bool quantizing = has_fp8(in.p.pattern) || has_fp4(in.p.pattern);
-  b.further_ns =
-      further_round_ns_per_vector(cal, d.own_from_registers, quantizing, in.p.nranks, warps_on_sm) * in.vecs_used;
+  b.further_ns = further_round_ns_per_vector(cal, d.own_from_registers, in.p.nranks, warps_on_sm) * in.vecs_used;
+  // A quantizing pattern's own part, in every round (the same warps).
+  if (has_fp8(in.p.pattern) || has_fp4(in.p.pattern))
+    b.quant_ns = quant_round_ns_per_vector(cal, d.own_from_registers, in.p.nranks, warps_on_sm) * in.vecs_used;
+  b.parts.overhead += b.quant_ns;
   return b;
 }
 
@@ -414,6 +429,10 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (body.extra_ranks_ns > 0
                 ? fmt(" (%s: %.0f ns of it for the %d ranks beyond 2 x %d vector(s), %.0f ns each)", d.name,
                       body.extra_ranks_ns, n - 2, in.vecs_used, cal.lean_round_ns_per_extra_rank)
+                : std::string()) +
+           (body.quant_ns != 0
+                ? fmt(" (%+.0f ns of it: the quantizing pattern's round beyond ar_res_rms's at N = %d, measured)",
+                      body.quant_ns, n)
                 : std::string()) +
            (body.poll_miss_ns > 0
                 ? fmt(" (%.0f ns of it: %.0f %% of the polls find their line gone from L2, %.0f ns per vector from "

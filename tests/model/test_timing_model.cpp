@@ -688,7 +688,8 @@ TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and
         Approx(8 * 6 * cal.lean_round_ns_per_extra_rank).epsilon(0.1));
 }
 
-TEST_CASE("further rounds: each token round after a call's first pays its body's measured line, the first none",
+TEST_CASE("further rounds: each token round after a call's first pays its body's measured line, the first none; a "
+          "quantizing pattern's part every round",
           "[timing]") {
   Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   for (const char* prefix : {"", "lean_"}) {
@@ -720,17 +721,19 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
   CHECK(reduce_gain(8, 8, 128, 8, 8, 2, Impl::reference) * 1e3 == Approx(2 * 7 * (500.0 + 10.0 * 4)).epsilon(0.1));
   // A call of one round per cluster: nothing, at every N.
   for (const int n : {2, 4, 8}) CHECK(reduce_gain(n, 1, 128, 8, 8, 1, Impl::reference) == Approx(0.0).margin(1e-12));
-  // A quantizing pattern at N = 8 adds its own line (quant_, prior 0); ar_res_rms does not.
+  // A quantizing pattern at N = 8 adds its own line (quant_, prior 0) to every round, the first included
+  // (a difference between two patterns' rounds); ar_res_rms does not.
   Calibration quant = lines;
   quant.quant_further_round_ns_n8 = 250.0;
-  const auto quant_gain = [&](Pattern pattern) {
-    Problem p = problem(8, 8192, 8);
+  const auto quant_gain = [&](Pattern pattern, int tokens) {
+    Problem p = problem(tokens, 8192, 8);
     p.pattern = pattern;
     return ::reduce_gain(p, 128, 8, 8, 1, Impl::reference, quant, lines);
   };
-  CHECK(quant_gain(Pattern::ar_res_rms_fp8) * 1e3 == Approx(7 * 250.0).epsilon(0.1));
-  CHECK(quant_gain(Pattern::ar_res_rms_out_fp4) * 1e3 == Approx(7 * 250.0).epsilon(0.1));
-  CHECK(quant_gain(Pattern::ar_res_rms) == Approx(0.0).margin(1e-12));
+  CHECK(quant_gain(Pattern::ar_res_rms_fp8, 8) * 1e3 == Approx(8 * 250.0).epsilon(0.1));
+  CHECK(quant_gain(Pattern::ar_res_rms_out_fp4, 8) * 1e3 == Approx(8 * 250.0).epsilon(0.1));
+  CHECK(quant_gain(Pattern::ar_res_rms_fp8, 1) * 1e3 == Approx(250.0).epsilon(0.1));
+  CHECK(quant_gain(Pattern::ar_res_rms, 8) == Approx(0.0).margin(1e-12));
   // N = 2 and 4 have their own quantizing parts (here 80 and 40 + 5 ns x 4 warps); the N = 8 one does not
   // reach them.
   Calibration quant_low = lines;
@@ -742,8 +745,8 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
     p.pattern = Pattern::ar_res_rms_fp8;
     return ::reduce_gain(p, 128, 8, 8, 1, Impl::reference, with, lines);
   };
-  CHECK(quant_gain_at(2, quant_low) * 1e3 == Approx(7 * 80.0).epsilon(0.1));
-  CHECK(quant_gain_at(4, quant_low) * 1e3 == Approx(7 * 60.0).epsilon(0.1));
+  CHECK(quant_gain_at(2, quant_low) * 1e3 == Approx(8 * 80.0).epsilon(0.1));
+  CHECK(quant_gain_at(4, quant_low) * 1e3 == Approx(8 * 60.0).epsilon(0.1));
   CHECK(quant_gain_at(2, quant) == Approx(0.0).margin(1e-12));
   // N = 2: the further rounds are shorter (the line is negative); N = 4: the line is 0.
   CHECK(reduce_gain(2, 8, 128, 8, 8, 1, Impl::reference) < 0.0);

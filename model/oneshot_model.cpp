@@ -138,58 +138,74 @@ struct BodyRound {
   double poll_miss_ns = 0.0;        // what those misses add to a round (in parts.overhead)
   double quant_ns = 0.0;            // a quantizing pattern's part beyond ar_res_rms's round (in parts.overhead)
   double further_ns = 0.0;          // what each round after a call's first takes beyond parts
-                                    // (further_round_ns_per_vector x vectors; the first round is parts alone)
+                                    // (kFurtherRound at N x vectors; the first round is parts alone)
 };
+
+// A constant measured at N = 2, 4 and 8 ranks, at n: linear in N between them and beyond 8 (the slope from
+// 4 to 8; N = 16 is not measured).
+double linear_in_ranks(double at2, double at4, double at8, int n) {
+  if (n <= 4) return at2 + (at4 - at2) * (n - 2) / 2.0;
+  return at4 + (at8 - at4) * (n - 4) / 4.0;
+}
 
 // What a round's polls (and lean's re-read of its own vector from x) take beyond a warm round when
 // they come from DRAM, per vector a thread holds (calibrate: body_round *_cold), at N ranks: the
-// constants of N = 2, 4, 8, linear in N between them and beyond 8 (the slope from 4 to 8).
+// constants of N = 2, 4, 8 in N (never below 0 beyond 4).
 double poll_miss_ns_per_vector(const Calibration& cal, bool lean, int n) {
-  const double m2 = lean ? cal.lean_poll_miss_ns_n2 : cal.poll_miss_ns_n2;
-  const double m4 = lean ? cal.lean_poll_miss_ns_n4 : cal.poll_miss_ns_n4;
-  const double m8 = lean ? cal.lean_poll_miss_ns_n8 : cal.poll_miss_ns_n8;
-  if (n <= 4) return m2 + (m4 - m2) * (n - 2) / 2.0;
-  return std::max(0.0, m4 + (m8 - m4) * (n - 4) / 4.0);
+  const double miss =
+      lean ? linear_in_ranks(cal.lean_poll_miss_ns_n2, cal.lean_poll_miss_ns_n4, cal.lean_poll_miss_ns_n8, n)
+           : linear_in_ranks(cal.poll_miss_ns_n2, cal.poll_miss_ns_n4, cal.poll_miss_ns_n8, n);
+  return n <= 4 ? miss : std::max(0.0, miss);
+}
+
+// Lines over the warps that hold a vector on the SM, measured at N = 2, 4 and 8 ranks: the calibration's
+// intercepts and slopes, in N order.
+struct LinesAtRanks {
+  double Calibration::* intercept[3];
+  double Calibration::* per_warp[3];
+};
+// The line of `lines` at `warps`, at n ranks (linear_in_ranks).
+double line_at_ranks(const Calibration& cal, const LinesAtRanks& lines, int n, double warps) {
+  double at[3];
+  for (int i = 0; i < 3; ++i) at[i] = cal.*lines.intercept[i] + cal.*lines.per_warp[i] * warps;
+  return linear_in_ranks(at[0], at[1], at[2], n);
 }
 
 // What a token round after a call's first takes per vector a thread holds beyond the model's round of the
 // body, at N ranks (calibrate: body_round reference_n2 / _n4 / _n8 and lean_n*, the body alone with its
 // data in place, against the model's round of the same shape; a line over the warps that hold a vector
-// on the SM): the lines at N = 2, 4 and 8, linear in N between them and beyond 8 (the slope from 4 to
-// 8; N = 16 is not measured). The model's round has its overhead from rounds run with a partner
-// partition busy, which fits a call's first round; the further ones measure shorter at N = 2 and longer
-// at N = 8, where the polls of a vector go out in two batches of four (kernels/oneshot_steps.cuh
-// poll_batch: the second waits for the first's round trip) and N = 4 sends one.
-double further_round_ns_per_vector(const Calibration& cal, bool lean, int n, double warps) {
-  const double g2 = lean ? cal.lean_further_round_ns_n2 + cal.lean_further_round_ns_per_warp_n2 * warps
-                         : cal.further_round_ns_n2 + cal.further_round_ns_per_warp_n2 * warps;
-  const double g4 = lean ? cal.lean_further_round_ns_n4 + cal.lean_further_round_ns_per_warp_n4 * warps
-                         : cal.further_round_ns_n4 + cal.further_round_ns_per_warp_n4 * warps;
-  const double g8 = lean ? cal.lean_further_round_ns_n8 + cal.lean_further_round_ns_per_warp_n8 * warps
-                         : cal.further_round_ns_n8 + cal.further_round_ns_per_warp_n8 * warps;
-  if (n <= 4) return g2 + (g4 - g2) * (n - 2) / 2.0;
-  return g4 + (g8 - g4) * (n - 4) / 4.0;
-}
+// on the SM). The model's round has its overhead from rounds run with a partner partition busy, which
+// fits a call's first round; the further ones measure shorter at N = 2 and longer at N = 8, where the
+// polls of a vector go out in two batches of four (kernels/oneshot_steps.cuh poll_batch: the second waits
+// for the first's round trip) and N = 4 sends one.
+constexpr LinesAtRanks kFurtherRound{
+    {&Calibration::further_round_ns_n2, &Calibration::further_round_ns_n4, &Calibration::further_round_ns_n8},
+    {&Calibration::further_round_ns_per_warp_n2, &Calibration::further_round_ns_per_warp_n4,
+     &Calibration::further_round_ns_per_warp_n8}};
+constexpr LinesAtRanks kLeanFurtherRound{
+    {&Calibration::lean_further_round_ns_n2, &Calibration::lean_further_round_ns_n4,
+     &Calibration::lean_further_round_ns_n8},
+    {&Calibration::lean_further_round_ns_per_warp_n2, &Calibration::lean_further_round_ns_per_warp_n4,
+     &Calibration::lean_further_round_ns_per_warp_n8}};
 
 // What a quantizing pattern's token round takes per vector a thread holds beyond ar_res_rms's, at N ranks
 // (calibrate: body_round *_fp8_n2 / _n4 / _n8 against the model's FP8 round, less the ar_res_rms line of
-// that N: [lean_]quant_further_round_ns_nN + _per_warp_nN x warps), interpolated in N as the lines above.
-// At N = 8 their polls go out in four batches of two where ar_res_rms sends two of four; at N = 2 and 4
-// they batch alike, and the part is what the FP8 epilogue's round takes beyond what the model prices
+// that N). At N = 8 their polls go out in four batches of two where ar_res_rms sends two of four; at N = 2
+// and 4 they batch alike, and the part is what the FP8 epilogue's round takes beyond what the model prices
 // (prior 0 where the microbenchmarks predate those rows). Measured on a call's further rounds, it is a
 // difference between two patterns' rounds, so the model adds it to every round, the first included:
 // judged on the committed TP8 grids, every one of them is predicted closer than with further rounds only
 // (docs/model.md, "The quantizing patterns' rounds").
-double quant_round_ns_per_vector(const Calibration& cal, bool lean, int n, double warps) {
-  const double q2 = lean ? cal.lean_quant_further_round_ns_n2 + cal.lean_quant_further_round_ns_per_warp_n2 * warps
-                         : cal.quant_further_round_ns_n2 + cal.quant_further_round_ns_per_warp_n2 * warps;
-  const double q4 = lean ? cal.lean_quant_further_round_ns_n4 + cal.lean_quant_further_round_ns_per_warp_n4 * warps
-                         : cal.quant_further_round_ns_n4 + cal.quant_further_round_ns_per_warp_n4 * warps;
-  const double q8 = lean ? cal.lean_quant_further_round_ns_n8 + cal.lean_quant_further_round_ns_per_warp_n8 * warps
-                         : cal.quant_further_round_ns_n8 + cal.quant_further_round_ns_per_warp_n8 * warps;
-  if (n <= 4) return q2 + (q4 - q2) * (n - 2) / 2.0;
-  return q4 + (q8 - q4) * (n - 4) / 4.0;
-}
+constexpr LinesAtRanks kQuantRound{
+    {&Calibration::quant_further_round_ns_n2, &Calibration::quant_further_round_ns_n4,
+     &Calibration::quant_further_round_ns_n8},
+    {&Calibration::quant_further_round_ns_per_warp_n2, &Calibration::quant_further_round_ns_per_warp_n4,
+     &Calibration::quant_further_round_ns_per_warp_n8}};
+constexpr LinesAtRanks kLeanQuantRound{
+    {&Calibration::lean_quant_further_round_ns_n2, &Calibration::lean_quant_further_round_ns_n4,
+     &Calibration::lean_quant_further_round_ns_n8},
+    {&Calibration::lean_quant_further_round_ns_per_warp_n2, &Calibration::lean_quant_further_round_ns_per_warp_n4,
+     &Calibration::lean_quant_further_round_ns_per_warp_n8}};
 
 // The chance that a line is gone from L2 once `fraction` x L2 bytes were written or read elsewhere
 // since it was written: 0 below l2_reuse_miss_start_fraction, 1 above l2_reuse_miss_full_fraction, linear between
@@ -255,10 +271,13 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   // Each round after a call's first, over the warps of every block that shares the busiest SM, as the
   // round overhead's per-warp part counts them.
   const double warps_on_sm = in.active_warps * std::max(1.0, blocks_per_sm);
-  b.further_ns = further_round_ns_per_vector(cal, d.own_from_registers, in.p.nranks, warps_on_sm) * in.vecs_used;
+  b.further_ns = line_at_ranks(cal, d.own_from_registers ? kLeanFurtherRound : kFurtherRound, in.p.nranks,
+                               warps_on_sm) * in.vecs_used;
   // A quantizing pattern's own part, in every round (the same warps).
   if (has_fp8(in.p.pattern) || has_fp4(in.p.pattern))
-    b.quant_ns = quant_round_ns_per_vector(cal, d.own_from_registers, in.p.nranks, warps_on_sm) * in.vecs_used;
+    b.quant_ns =
+        line_at_ranks(cal, d.own_from_registers ? kLeanQuantRound : kQuantRound, in.p.nranks, warps_on_sm) *
+        in.vecs_used;
   b.parts.overhead += b.quant_ns;
   return b;
 }

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The committed calibrations, derived on the CPU from the committed microbenchmark files
+# (data/calibration/README.md): default.csv (the built-in priors), h200_nvlink.csv (the real TP2 node)
+# and h200_emulated.csv (the emulated node: its main run plus the rows of later runs, each file named
+# below with the option that reads it).
+#
+#   scripts/derive_calibrations.sh ARLAB            rewrite the three files in data/calibration/
+#   scripts/derive_calibrations.sh ARLAB --check    derive them into a temporary directory and compare:
+#                                                   exit 1 naming each file that differs (a model or
+#                                                   derivation change whose calibrations were not
+#                                                   regenerated), 0 when all three are as committed
+#
+# Run from anywhere; the input paths are given relative to the repository root, as the committed files'
+# `source` column records them.
+set -euo pipefail
+usage() { echo "usage: $0 ARLAB [--check]" >&2; exit 2; }
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
+arlab=$1
+check=0
+if [ $# -eq 2 ]; then
+  [ "$2" = "--check" ] || usage
+  check=1
+fi
+case $arlab in /*) ;; *) arlab=$PWD/$arlab ;; esac
+[ -x "$arlab" ] || { echo "derive_calibrations: '$1' is not an executable arlab" >&2; exit 2; }
+cd "$(dirname "$0")/.."
+d=data/calibration
+out=$d
+if [ $check -eq 1 ]; then
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+
+"$arlab" save-calibration "$out/default.csv" > "$out/default.log"
+"$arlab" save-calibration "$out/h200_nvlink.csv" --from-microbench $d/h200_nvlink_microbench.csv > "$out/h200_nvlink.log"
+"$arlab" save-calibration "$out/h200_emulated.csv" --from-microbench $d/h200_emulated_microbench.csv \
+  --exchange-microbench $d/h200_emulated_n8_exchange_microbench.csv \
+                        $d/h200_emulated_exchange_grid_microbench.csv \
+                        $d/h200_emulated_exchange_grid_microbench_rerun.csv \
+  --pushed-microbench $d/h200_emulated_pushed_microbench.csv \
+  --added-microbench $d/h200_emulated_drain_microbench.csv \
+                     $d/h200_emulated_drain_microbench_rerun.csv \
+                     $d/h200_emulated_vpt_microbench.csv \
+                     $d/h200_emulated_vpt_microbench_rerun.csv \
+                     $d/h200_emulated_ar_vpt_microbench.csv \
+                     $d/h200_emulated_ar_vpt_microbench_rerun.csv \
+                     $d/h200_emulated_fp4_vpt_microbench.csv \
+                     $d/h200_emulated_fp4_vpt_microbench_rerun.csv \
+                     $d/h200_emulated_body_round_microbench.csv \
+                     $d/h200_emulated_body_round_microbench_rerun.csv \
+                     $d/h200_emulated_body_round_vpt_microbench.csv \
+                     $d/h200_emulated_body_round_vpt_microbench_rerun.csv \
+                     $d/h200_emulated_body_round_cold_microbench.csv \
+                     $d/h200_emulated_body_round_cold_microbench_rerun.csv \
+                     $d/h200_emulated_body_round_fp8_microbench.csv \
+                     $d/h200_emulated_body_round_fp8_microbench_rerun.csv \
+                     $d/h200_emulated_body_round_v2_microbench.csv \
+                     $d/h200_emulated_body_round_v2_microbench_rerun.csv \
+                     $d/h200_emulated_body_round_v3_microbench.csv \
+                     $d/h200_emulated_body_round_v3_microbench_rerun.csv \
+  --skew-microbench $d/h200_emulated_n4_drain_microbench.csv \
+                    $d/h200_emulated_n8_drain_microbench.csv \
+                    $d/h200_emulated_n4_skew_microbench_rerun.csv \
+                    $d/h200_emulated_n8_skew_microbench_rerun.csv > "$out/h200_emulated.log"
+
+if [ $check -eq 0 ]; then
+  rm -f "$out"/default.log "$out"/h200_nvlink.log "$out"/h200_emulated.log
+  echo "derive_calibrations: wrote $d/default.csv, $d/h200_nvlink.csv, $d/h200_emulated.csv"
+  exit 0
+fi
+stale=0
+for f in default h200_nvlink h200_emulated; do
+  if ! cmp -s "$out/$f.csv" "$d/$f.csv"; then
+    stale=1
+    echo "derive_calibrations: $d/$f.csv is not what this arlab derives from the committed microbenchmarks;" \
+         "the constants that differ (committed, then derived):" >&2
+    diff <(cut -d, -f1,2 "$d/$f.csv") <(cut -d, -f1,2 "$out/$f.csv") | grep '^[<>]' | head -20 >&2 || true
+    cmp -s <(cut -d, -f1,2 "$d/$f.csv") <(cut -d, -f1,2 "$out/$f.csv") &&
+      echo "  (the values agree; a unit, source or meaning differs)" >&2
+  fi
+done
+if [ $stale -eq 1 ]; then
+  echo "derive_calibrations: regenerate them with $0 ARLAB and commit the result" >&2
+  exit 1
+fi
+echo "derive_calibrations: default.csv, h200_nvlink.csv and h200_emulated.csv are as this arlab derives them"

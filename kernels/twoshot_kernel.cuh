@@ -49,6 +49,21 @@ namespace arlab::kernels {
 constexpr int kTwoshotLoadBatch = 4;            // peer vectors loaded together: 4 x 16 B in flight per thread
 constexpr int kBarrierFaultCheckPeriod = 64;    // spins between looks at the fault word
 
+// The comm buffers' accesses after barrier 1 (the reduce-scatter's loads and its pushed sums, the
+// epilogue's loads): relaxed.sys, ordered by the barriers' release and acquire.
+#if ARLAB_PROBE_LIBRARY_TWOSHOT
+// Probe build only (ARLAB_KERNEL_PROBE=library_twoshot, docs/kernels.md "The faithful reference"): the
+// library's two-shot accesses instead: plain loads and stores (the barriers still order them), and
+// every rank's vector loaded together at any N (kTwoshotLoadBatch caps the reference at 4).
+constexpr bool kTwoshotEveryLoadTogether = true;
+__device__ __forceinline__ uint4 ld_comm_v4(const void* p) { return *reinterpret_cast<const uint4*>(p); }
+__device__ __forceinline__ void st_comm_v4(void* p, const uint4& v) { st_v4(p, v); }
+#else
+constexpr bool kTwoshotEveryLoadTogether = false;
+__device__ __forceinline__ uint4 ld_comm_v4(const void* p) { return ld_relaxed_sys_v4(p); }
+__device__ __forceinline__ void st_comm_v4(void* p, const uint4& v) { st_relaxed_sys_v4(p, v); }
+#endif
+
 // Barrier of block blockIdx.x across the N ranks (see the file comment). `stage` (1 or 2) names the
 // barrier in a fault record. `aborted` (shared) is set once this block gave up waiting.
 template <int N>
@@ -82,7 +97,7 @@ template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(const __grid_constant__ FusedParams p) {
   using Tr = DTypeTraits<T>;
   constexpr int kVec = Tr::kVec;
-  constexpr int kBatch = N < kTwoshotLoadBatch ? N : kTwoshotLoadBatch;
+  constexpr int kBatch = kTwoshotEveryLoadTogether || N < kTwoshotLoadBatch ? N : kTwoshotLoadBatch;
 
   __shared__ EpilogueShared sh;
   __shared__ uint32_t epoch;
@@ -125,7 +140,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
         uint4 val[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j)
-          val[j] = ld_relaxed_sys_v4(static_cast<const char*>(p.twoshot.comm[base + j]) + off);
+          val[j] = ld_comm_v4(static_cast<const char*>(p.twoshot.comm[base + j]) + off);
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) add_rank_contribution<T, A>(acc, val[j], base + j == 0);
       }
@@ -135,7 +150,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
       for (int e = 0; e < kVec; ++e) bits[e] = Tr::from_float(acc[e]);
       const uint4 sum = vec_pack<T>(bits);
 #pragma unroll
-      for (int r = 0; r < N; ++r) st_relaxed_sys_v4(static_cast<char*>(p.twoshot.comm[r]) + off, sum);
+      for (int r = 0; r < N; ++r) st_comm_v4(static_cast<char*>(p.twoshot.comm[r]) + off, sum);
     });
   }
 
@@ -150,7 +165,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
       if (tok >= p.tokens) break;
       fused_token_epilogue<T, P, ReferenceEpilogue>(p, m, sh, fp4_amax_exchange, q, tok, round,
                                  [&](long long off, float (&acc)[kVec]) {
-                                   const uint4 s = ld_relaxed_sys_v4(my_comm + off);
+                                   const uint4 s = ld_comm_v4(my_comm + off);
 #pragma unroll
                                    for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(s, e));
                                  });

@@ -6,7 +6,8 @@ one `arlab run --policy trtllm,flashinfer/flashinfer --kernel reference` group p
 peer / reference for its problem (> 1: the reference is faster). One row per --label: EXPERIMENTS is
 one or more `experiment` values joined by '+', TEXT the row's first cell. Columns: how many problems
 are within +-3 % (a range over the processes when a problem ran several times, as with a probe's
-no-switch runs), the ratio at each of PROBLEMS (comma-separated HIDDENxTOKENS; a range likewise),
+no-switch runs), the ratio at each of PROBLEMS (comma-separated HIDDENxTOKENS, or RANKSxHIDDENxTOKENS
+where the CSV holds that H x tokens at more than one N; a range likewise),
 and the shift: the reference's own time against the experiments `PREFIX_v0` of the same build
 (PREFIX: the text before the first '_'), mean (range) over the problems, first process of each.
 Used for docs/kernels.md, "The faithful reference" (data/h200/faithful_probe_emulated.csv).
@@ -29,8 +30,20 @@ def load(path):
             raise SystemExit(f"peer_probe_table: group {gid} lacks the trtllm or the flashinfer row")
         ref, peer = g["trtllm"], g["flashinfer"]
         ref_us, peer_us = float(ref["skewfree_us_median"]), float(peer["skewfree_us_median"])
-        runs[ref["experiment"]][(int(ref["hidden"]), int(ref["tokens"]))].append((peer_us / ref_us, ref_us))
+        key = (int(ref["nranks"]), int(ref["hidden"]), int(ref["tokens"]))
+        runs[ref["experiment"]][key].append((peer_us / ref_us, ref_us))
     return runs
+
+
+def resolve(problem, keys):
+    """A PROBLEMS item, (H, T) or (N, H, T), as the (N, H, T) key of the CSV; None where it has none."""
+    if len(problem) == 3:
+        return problem if problem in keys else None
+    found = sorted({k for k in keys if k[1:] == problem})
+    if len(found) > 1:
+        raise ValueError(f"{problem[0]}x{problem[1]} ran at N = {', '.join(str(k[0]) for k in found)}: "
+                         f"name it as NxHxT")
+    return found[0] if found else None
 
 
 def span(values, fmt):
@@ -47,13 +60,20 @@ def main(argv):
     except (OSError, KeyError, ValueError) as e:
         print(f"peer_probe_table: cannot read {argv[1]} as arlab rows: {e}", file=sys.stderr)
         return 2
+    form = f"peer_probe_table: PROBLEMS must be [RANKSx]HIDDENxTOKENS[,...], got '{argv[2]}'"
     try:
-        problems = [tuple(int(v) for v in p.split("x", 1)) for p in argv[2].split(",")]
+        problems = [tuple(int(v) for v in p.split("x")) for p in argv[2].split(",")]
     except ValueError:
-        print(f"peer_probe_table: PROBLEMS must be HIDDENxTOKENS[,...], got '{argv[2]}'", file=sys.stderr)
+        print(form, file=sys.stderr)
         return 2
-    if any(len(p) != 2 for p in problems):
-        print(f"peer_probe_table: PROBLEMS must be HIDDENxTOKENS[,...], got '{argv[2]}'", file=sys.stderr)
+    if any(len(p) not in (2, 3) for p in problems):
+        print(form, file=sys.stderr)
+        return 2
+    keys = {k for experiment in runs.values() for k in experiment}
+    try:
+        problems = [resolve(p, keys) for p in problems]
+    except ValueError as e:
+        print(f"peer_probe_table: {e}", file=sys.stderr)
         return 2
     labels = []
     rest = argv[3:]
@@ -77,7 +97,7 @@ def main(argv):
         within = [sum(abs(r - 1.0) <= 0.03 for r, _ in proc.values()) for proc in processes]
         cells = [span(within, "{}")]
         for p in problems:
-            ratios = [proc[p][0] for proc in processes if p in proc]
+            ratios = [proc[p][0] for proc in processes if p in proc] if p else []
             cells.append(span(ratios, "{:.3f}") + "x" if ratios else "-")
         shift = ""
         if len(names) == 1 and not names[0].endswith("_v0"):

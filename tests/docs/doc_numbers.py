@@ -488,12 +488,22 @@ FAITHFUL_PROBE_LABELS = [
     "probe2_v7=plain control reads + the library's reduction + its publication",
 ]
 
+FAITHFUL_SWITCH_LABELS = [
+    "switch_v0=nothing changed (two processes)",
+    "switch_plainpolls=the library's unbounded polls (`plain_polls`)",
+    "switch_rsqrt=the library's `rsqrtf` (`rsqrt_norm`)",
+]
+
 CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"], derive=table_rows),
     dict(doc="docs/results.md", cmd=["{py}", "scripts/ab_table.py", "data/h200/lean_poll_probe_emulated.csv"],
          derive=table_rows),
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_probe_emulated.csv",
                                      "2048x1,8192x4,8192x64"] + [a for lab in FAITHFUL_PROBE_LABELS for a in ("--label", lab)],
+         derive=table_rows),
+    # docs/kernels.md, "The faithful reference": the kept differences' switch builds (2026-12-05)
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_switches_probe_emulated.csv",
+                                     "2048x1,8192x4,8192x64"] + [a for lab in FAITHFUL_SWITCH_LABELS for a in ("--label", lab)],
          derive=table_rows),
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),

@@ -9,24 +9,26 @@
 #                                                   exit 1 naming each file that differs (a model or
 #                                                   derivation change whose calibrations were not
 #                                                   regenerated), 0 when all three are as committed
+#   scripts/derive_calibrations.sh ARLAB --notes    derive them into a temporary directory and print the
+#                                                   emulated node's derivation: every constant with the rows
+#                                                   it came from, and the "record, ..." notes
 #
 # Run from anywhere; the input paths are given relative to the repository root, as the committed files'
 # `source` column records them.
 set -euo pipefail
-usage() { echo "usage: $0 ARLAB [--check]" >&2; exit 2; }
+usage() { echo "usage: $0 ARLAB [--check | --notes]" >&2; exit 2; }
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
 arlab=$1
-check=0
+check=0 notes=0
 if [ $# -eq 2 ]; then
-  [ "$2" = "--check" ] || usage
-  check=1
+  case $2 in --check) check=1 ;; --notes) notes=1 ;; *) usage ;; esac
 fi
 case $arlab in /*) ;; *) arlab=$PWD/$arlab ;; esac
 [ -x "$arlab" ] || { echo "derive_calibrations: '$1' is not an executable arlab" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 d=data/calibration
 out=$d
-if [ $check -eq 1 ]; then
+if [ $check -eq 1 ] || [ $notes -eq 1 ]; then
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
@@ -58,11 +60,17 @@ fi
                      $d/h200_emulated_body_round_v2_microbench_rerun.csv \
                      $d/h200_emulated_body_round_v3_microbench.csv \
                      $d/h200_emulated_body_round_v3_microbench_rerun.csv \
+                     $d/h200_emulated_s29_microbench.csv \
+                     $d/h200_emulated_s29_microbench_rerun.csv \
   --skew-microbench $d/h200_emulated_n4_drain_microbench.csv \
                     $d/h200_emulated_n8_drain_microbench.csv \
                     $d/h200_emulated_n4_skew_microbench_rerun.csv \
                     $d/h200_emulated_n8_skew_microbench_rerun.csv > "$out/h200_emulated.log"
 
+if [ $notes -eq 1 ]; then
+  cat "$out/h200_emulated.log"
+  exit 0
+fi
 if [ $check -eq 0 ]; then
   rm -f "$out"/default.log "$out"/h200_nvlink.log "$out"/h200_emulated.log
   echo "derive_calibrations: wrote $d/default.csv, $d/h200_nvlink.csv, $d/h200_emulated.csv"

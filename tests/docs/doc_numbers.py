@@ -488,6 +488,36 @@ FAITHFUL_PROBE_LABELS = [
     "probe2_v7=plain control reads + the library's reduction + its publication",
 ]
 
+def body_round_records(out):
+    """scripts/derive_calibrations.sh ARLAB --notes -> the cells of docs/model.md's open-leads table: the
+    "record, body_round ..." medians per body and N, signed as the table writes them."""
+    def sign(v):
+        return f"{int(v):+d}" if int(v) != 0 else "0"
+    pattern_round = {}  # (body, kind, N) -> (own median, ar_res_rms median)
+    for m in re.finditer(r"record, body_round (reference|lean)_(ar|fp4)_n(\d)_slowest \(no constant reads it\): the "
+                         r"\S+ round at N = \d takes (-?\d+) ns per vector beyond the model's \S+ round \(median over \d+ "
+                         r"rows\); the ar_res_rms round (-?\d+) ns", out):
+        pattern_round[(m.group(1), m.group(2), int(m.group(3)))] = (m.group(4), m.group(5))
+    lean2 = {}  # (kind, N) -> (at N, at N = 2)
+    for m in re.finditer(r"record, body_round lean2_(owner|reader)_n(\d)_slowest \(no constant reads it\): per vector, "
+                         r"(-?\d+) ns beyond the model's lean one-shot round at N = \d and (-?\d+) ns beyond it", out):
+        lean2[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(4))
+    epi = dict(re.findall(r"record, body_round reference2_epilogue(_ar)?_n2_slowest \(no constant reads it\): the "
+                          r"reference two-shot's \S+ epilogue round takes (-?\d+) ns", out))
+    ar = lambda body, i: " / ".join(sign(pattern_round[(body, "ar", n)][i]) for n in (2, 4, 8))
+    return [
+        f"{ar('reference', 0)} ns at N = 2 / 4 / 8; lean {ar('lean', 0)}, where the `ar_res_rms` round is "
+        f"{ar('reference', 1)} and lean {ar('lean', 1)}",
+        f"`ar_res_rms` {sign(epi[''])} ns beyond the model's epilogue round; `ar` {sign(epi['_ar'])} ns",
+        "the owner's round " + " / ".join(sign(lean2[("owner", n)][0]) for n in (2, 4, 8)) + " ns beyond the lean "
+        "one-shot round at N; a reader's " + " / ".join(sign(lean2[("reader", n)][1]) for n in (2, 4, 8)) + " beyond "
+        "the one at N = 2 (" + " / ".join(sign(lean2[("reader", n)][0]) for n in (4, 8)) + " beyond the one at N = 4 / 8)",
+        f"({sign(pattern_round[('reference', 'fp4', 2)][0])} ns per vector beyond the model's NVFP4 round for the "
+        f"reference and {sign(pattern_round[('lean', 'fp4', 2)][0])} for lean, against "
+        f"{sign(pattern_round[('reference', 'fp4', 2)][1])} and {sign(pattern_round[('lean', 'fp4', 2)][1])} for `ar_res_rms`)",
+    ]
+
+
 FAITHFUL_SWITCH_LABELS = [
     "switch_v0=nothing changed (two processes)",
     "switch_plainpolls=the library's unbounded polls (`plain_polls`)",
@@ -505,6 +535,8 @@ CHECKS = [
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_switches_probe_emulated.csv",
                                      "2048x1,8192x4,8192x64"] + [a for lab in FAITHFUL_SWITCH_LABELS for a in ("--label", lab)],
          derive=table_rows),
+    # docs/model.md, "Open leads": the body_round records of the calibration (derive_calibrations.sh --notes)
+    dict(doc="docs/model.md", cmd=["scripts/derive_calibrations.sh", "{arlab}", "--notes"], derive=body_round_records),
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),

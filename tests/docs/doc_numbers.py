@@ -537,6 +537,12 @@ CHECKS = [
          derive=table_rows),
     # docs/model.md, "Open leads": the body_round records of the calibration (derive_calibrations.sh --notes)
     dict(doc="docs/model.md", cmd=["scripts/derive_calibrations.sh", "{arlab}", "--notes"], derive=body_round_records),
+    # docs/kernels.md, "The two-shot at large token counts": the library_twoshot probe (2026-12-05)
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/library_twoshot_probe_emulated.csv",
+                                     "4x2048x4096,4x4096x4096,8x2048x4096,8x4096x4096,8x8192x256",
+                                     "--label", "switch_v0=nothing changed (two processes)",
+                                     "--label", "switch_libtwoshot=the library's accesses (`library_twoshot`)"],
+         derive=table_rows),
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),

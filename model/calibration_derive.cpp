@@ -829,12 +829,36 @@ class Deriver {
                  fmt(": %.0f (model at N %.0f, at N = 2 ", r->value, *model_n) + fmt("%.0f);", *model_2);
         }
         if (at_n.empty()) continue;
+        // Bench against bench: the lean one-shot round the same run measured at the same shape (an owner's at
+        // N, a reader's at N = 2, whose poll is one slot as a reader's is).
+        const std::string base = std::string("lean_n") + (std::string(kind) == "owner" ? std::to_string(n) : "2") +
+                                 "_slowest";
+        const std::vector<double> beside = same_run_differences(variant, base);
         out_.notes.push_back("record, body_round " + variant + " (no constant reads it): per vector, " +
                              fmt("%.0f ns beyond the model's lean one-shot round at N = %d", median_of(at_n), n) +
                              fmt(" and %.0f ns beyond it at N = 2 (medians over ", median_of(at_2)) +
-                             fmt("%zu rows; blocks x tpb/cluster, H: measured (the model's rounds), ns):", at_n.size()) +
-                             per);
+                             fmt("%zu rows)", at_n.size()) +
+                             (beside.empty() ? std::string("; no body_round ") + base + " rows of the same runs"
+                                             : fmt("; %.0f ns beyond the measured ", median_of(beside)) + base +
+                                                   fmt(" round of the same run and shape (median over %zu pairs)",
+                                                       beside.size())) +
+                             " (blocks x tpb/cluster, H: measured (the model's rounds), ns):" + per);
       }
+  }
+
+  // Per row of body_round `variant` with a row of `base` from the same run (git sha and date) and shape
+  // (blocks, tpb, cluster, H): (variant - base) / vpt, ns.
+  std::vector<double> same_run_differences(const std::string& variant, const std::string& base) {
+    const std::vector<const MicrobenchRow*> bases = pick_rows("body_round", base, "ns_per_round");
+    std::vector<double> out;
+    for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+      const auto same = std::find_if(bases.begin(), bases.end(), [&](const MicrobenchRow* b) {
+        return b->git_sha == r->git_sha && b->date_utc == r->date_utc && b->sms == r->sms && b->tpb == r->tpb &&
+               b->cluster == r->cluster && b->size == r->size;
+      });
+      if (same != bases.end()) out.push_back((r->value - (*same)->value) / body_round_vpt(*r));
+    }
+    return out;
   }
 
   // The reference two-shot body's epilogue round (variants reference2_epilogue_n2_slowest, ar_res_rms, and

@@ -502,6 +502,9 @@ def body_round_records(out):
     for m in re.finditer(r"record, body_round lean2_(owner|reader)_n(\d)_slowest \(no constant reads it\): per vector, "
                          r"(-?\d+) ns beyond the model's lean one-shot round at N = \d and (-?\d+) ns beyond it", out):
         lean2[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(4))
+    lean2_beside = dict(((m.group(1), int(m.group(2))), m.group(3)) for m in re.finditer(
+        r"record, body_round lean2_(owner|reader)_n(\d)_slowest \(no constant reads it\): [^\n]*?; (-?\d+) ns beyond "
+        r"the measured lean_n\d_slowest round of the same run and shape", out))
     epi = dict(re.findall(r"record, body_round reference2_epilogue(_ar)?_n2_slowest \(no constant reads it\): the "
                           r"reference two-shot's \S+ epilogue round takes (-?\d+) ns", out))
     ar = lambda body, i: " / ".join(sign(pattern_round[(body, "ar", n)][i]) for n in (2, 4, 8))
@@ -512,6 +515,8 @@ def body_round_records(out):
         "the owner's round " + " / ".join(sign(lean2[("owner", n)][0]) for n in (2, 4, 8)) + " ns beyond the lean "
         "one-shot round at N; a reader's " + " / ".join(sign(lean2[("reader", n)][1]) for n in (2, 4, 8)) + " beyond "
         "the one at N = 2 (" + " / ".join(sign(lean2[("reader", n)][0]) for n in (4, 8)) + " beyond the one at N = 4 / 8)",
+        "the owner's " + " / ".join(sign(lean2_beside[("owner", n)]) for n in (2, 4, 8)) + " ns beyond the one at N, a "
+        "reader's " + " / ".join(sign(lean2_beside[("reader", n)]) for n in (2, 4, 8)) + " beyond the one at N = 2",
         f"({sign(pattern_round[('reference', 'fp4', 2)][0])} ns per vector beyond the model's NVFP4 round for the "
         f"reference and {sign(pattern_round[('lean', 'fp4', 2)][0])} for lean, against "
         f"{sign(pattern_round[('reference', 'fp4', 2)][1])} and {sign(pattern_round[('lean', 'fp4', 2)][1])} for `ar_res_rms`)",

@@ -1321,13 +1321,44 @@ TEST_CASE("derive_calibration: the body_round rows no constant reads yet are rec
     CHECK(count_notes(d, reader) == 1);
     for (const std::string& note : d.notes)  // the reader against the lean one-shot round at N = 2, whatever N
       if (note.find(reader) != std::string::npos)
-        CHECK(note.find(" and -30 ns beyond it at N = 2 (medians over 3 rows;") != std::string::npos);
+        CHECK(note.find(" and -30 ns beyond it at N = 2 (medians over 3 rows); no body_round lean_n2_slowest rows "
+                        "of the same runs (") != std::string::npos);
   }
   // Recorded only: every constant as without those rows.
   for (const CalibrationConstantInfo& info : calibration_constants()) {
     INFO(info.name);
     CHECK(get_constant(d.calibration, info.name) == get_constant(tp2.alone.calibration, info.name));
   }
+}
+
+TEST_CASE("derive_calibration: the lean two-shot rounds are also recorded against the one-shot round of the same run") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  // lean_n4 / lean_n2 rows of this run at three shapes (1, 2 and 4 vectors per thread), the owner at N = 4
+  // 70 ns per vector above lean_n4's, the reader at N = 4 -40 ns per vector from lean_n2's; rows of another
+  // run at the same shapes, 5 us longer, must not pair with them.
+  std::vector<MicrobenchRow> more = tp2.rows;
+  MicrobenchRow other_run = tp2.rows.front();
+  other_run.date_utc = "2026-01-01T00:00:00Z";
+  for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 256, 2}, std::tuple{4096, 128, 1}}) {
+    const int vpt = hidden / (tpb * cluster * 8);
+    const double one_shot_n4 = 2000.0 + 10.0 * tpb, one_shot_n2 = 1500.0 + 5.0 * tpb;
+    // the other run's rows first: a pairing that ignored the run would find them
+    more.push_back(round_row(other_run, "body_round", "lean_n4_slowest", hidden, 16, tpb, cluster, one_shot_n4 + 5000));
+    more.push_back(round_row(other_run, "body_round", "lean_n2_slowest", hidden, 16, tpb, cluster, one_shot_n2 + 5000));
+    more.push_back(round_row(tp2.rows.front(), "body_round", "lean_n4_slowest", hidden, 16, tpb, cluster, one_shot_n4));
+    more.push_back(round_row(tp2.rows.front(), "body_round", "lean_n2_slowest", hidden, 16, tpb, cluster, one_shot_n2));
+    more.push_back(round_row(tp2.rows.front(), "body_round", "lean2_owner_n4_slowest", hidden, 16, tpb, cluster,
+                             one_shot_n4 + 70.0 * vpt));
+    more.push_back(round_row(tp2.rows.front(), "body_round", "lean2_reader_n4_slowest", hidden, 16, tpb, cluster,
+                             one_shot_n2 - 40.0 * vpt));
+  }
+  const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  CHECK(count_notes(d, "record, body_round lean2_owner_n4_slowest (no constant reads it): ") == 1);
+  CHECK(count_notes(d, "; 70 ns beyond the measured lean_n4_slowest round of the same run and shape (median over 3 "
+                       "pairs)") == 1);
+  CHECK(count_notes(d, "; -40 ns beyond the measured lean_n2_slowest round of the same run and shape (median over 3 "
+                       "pairs)") == 1);
+  CHECK(count_notes(d, "lean2_owner_n2") + count_notes(d, "lean2_reader_n8") == 0);  // no such rows, no such notes
 }
 
 TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants, reuse rows the L2 ramp") {

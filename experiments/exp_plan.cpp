@@ -336,7 +336,8 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
 // model-accuracy: held-out problems, chosen anew when the model changes (since session 29, 2026-12-05, a
 // quantizing pattern's part in every round: H {3392, 6848, 11200} x tokens {5, 46, 124, 312}, sizes no
 // committed measurement holds, then every other pattern (ar and the four quantizing ones) at H {5952, 9280}
-// x tokens {13, 168}, sizes no committed measurement holds either -- not yet measured (grid25); the grids
+// x tokens {13, 168}, sizes no committed measurement holds either -- data/h200/exp/model-accuracy_emulated_grid25*.csv
+// (measured 2026-12-05, binary 922d8c8); the grids
 // before: H {4032, 7232, 10816} x tokens {7, 52, 136, 288} with H {6336, 9408} x tokens {10, 144} (the
 // NVFP4 round's further vectors), data/h200/exp/model-accuracy_emulated_grid24*.csv; H {3648, 6720, 10304} x tokens
 // {5, 36, 112, 240} with H {5568, 8896} x tokens {12, 128} (the two-shot epilogue's last vector counted

@@ -92,6 +92,9 @@ FILES = [
     ("exp/model-accuracy_emulated_grid24.csv", "emulated", "model-accuracy experiment, fresh grid after the NVFP4 round's further vectors, by algorithm"),
     ("exp/model-accuracy_emulated_grid24_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid24_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
+    ("exp/model-accuracy_emulated_grid25.csv", "emulated", "model-accuracy experiment, fresh grid after a quantizing pattern's part in every round, by algorithm"),
+    ("exp/model-accuracy_emulated_grid25_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
+    ("exp/model-accuracy_emulated_grid25_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
 ]
 
 

@@ -92,6 +92,9 @@ FILES = [
     "exp/model-accuracy_emulated_grid24.csv",
     "exp/model-accuracy_emulated_grid24_tp4.csv",
     "exp/model-accuracy_emulated_grid24_tp8.csv",
+    "exp/model-accuracy_emulated_grid25.csv",
+    "exp/model-accuracy_emulated_grid25_tp4.csv",
+    "exp/model-accuracy_emulated_grid25_tp8.csv",
 ]
 
 HEADLINE = re.compile(r"against the headline .*?MAPE ([\d.]+) %.*max APE ([\d.]+) %")

@@ -301,6 +301,8 @@ VAL_G11 = validate_of("model-accuracy_emulated_grid11")
 VAL_G11_TP4 = validate_of("model-accuracy_emulated_grid11_tp4")
 VAL_G24 = {n: validate_of("model-accuracy_emulated_grid24" + suffix) for n, suffix in
            (("TP2", ""), ("TP4", "_tp4"), ("TP8", "_tp8"))}
+VAL_G25 = {n: validate_of("model-accuracy_emulated_grid25" + suffix) for n, suffix in
+           (("TP2", ""), ("TP4", "_tp4"), ("TP8", "_tp8"))}
 # The MAPE before the NVFP4 constant and with it shared over the SMs (docs/model.md, "The NVFP4 round's
 # further vectors"): fixed figures of models that are not today's.
 G24_BEFORE = {"TP2": "7.52 % | 7.30 %", "TP4": "7.71 % | 7.43 %", "TP8": "8.30 % | 7.98 %"}
@@ -369,8 +371,8 @@ def ar_bias_cell(out, body):
     return f"{m.group(1)} %, {m.group(2)} %"
 
 
-def readme_grid24_regret(out):
-    """The README's grid24 regret: "a % / b % / c % slower than ... on average, x % / y % / z % at worst" (TP2, 4, 8)."""
+def readme_grid_regret(out):
+    """The README's latest-grid regret: "a % / b % / c % slower than ... on average, x % / y % / z % at worst" (TP2, 4, 8)."""
     found = re.findall(r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", out)
     if len(found) != 3:
         raise AssertionError(f"expected three model_regret.py summaries, got {len(found)}")
@@ -581,26 +583,26 @@ CHECKS = [
                bias_of_group(out, [p]) + " %" for p in ("ar_res_rms", "ar_res_rms_fp8", "ar_res_rms_out_fp8",
                                                         "ar_res_rms_fp4", "ar_res_rms_out_fp4")) + " |"])
       for node, sfx in (("TP2", ""), ("TP4", "_tp4"), ("TP8", "_tp8"))],
-    # docs/results.md, "Known limits": grid24 per node, and its worst TP8 own pick
-    *[dict(doc="docs/results.md", cmd=VAL_G24[node], quotes=[(r"MAPE ([\d.]+) %   median", f"{{1}} % ({node})")])
-      for node in VAL_G24],
-    dict(doc="docs/results.md", cmd=["{py}", "scripts/model_regret.py", "data/h200/exp/model-accuracy_emulated_grid24_tp8.csv"],
+    # docs/results.md, "Known limits": grid25 per node, and its worst TP8 own pick
+    *[dict(doc="docs/results.md", cmd=VAL_G25[node], quotes=[(r"MAPE ([\d.]+) %   median", f"{{1}} % ({node})")])
+      for node in VAL_G25],
+    dict(doc="docs/results.md", cmd=["{py}", "scripts/model_regret.py", "data/h200/exp/model-accuracy_emulated_grid25_tp8.csv"],
          quotes=[(r"mean regret [\d.]+ %, median [\d.]+ %, max ([\d.]+) %", "TP8 was at worst {1} % slower")]),
     dict(doc="docs/model.md",
          cmd=" && ".join(bias(f"data/h200/exp/model-accuracy_emulated_grid24{sfx}.csv", "data/calibration/h200_emulated.csv",
                               "--by @round_count --where pattern=ar --where algo=oneshot") for sfx in ("", "_tp4", "_tp8")),
          derive=ar_first_round_quote),
-    # README.md, today's figures: the latest fresh grid (grid24) at TP2 / TP4 / TP8 and its own-pick regret; the
+    # README.md, today's figures: the latest fresh grid (grid25) at TP2 / TP4 / TP8 and its own-pick regret; the
     # latest peers grids (reference and best against FlashInfer); issue 24's grid (speedup wide26 / wide27)
-    *[dict(doc="README.md", cmd=VAL_G24[node],
+    *[dict(doc="README.md", cmd=VAL_G25[node],
            quotes=[(r"MAPE ([\d.]+) %   median", f"{{1}} %{tail}")]) for node, tail in
       (("TP2", " / "), ("TP4", " / "), ("TP8", " over 1120 / 1120 / 1054 rows"))],
-    *[dict(doc="README.md", cmd=VAL_G24[node], quotes=[(r"total [\d.]+ ms \((\d+) rows\)", rows)])
+    *[dict(doc="README.md", cmd=VAL_G25[node], quotes=[(r"total [\d.]+ ms \((\d+) rows\)", rows)])
       for node, rows in (("TP2", "over {1} / "), ("TP4", "/ {1} / "), ("TP8", "/ {1} rows"))],
     dict(doc="README.md",
-         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h200/exp/model-accuracy_emulated_grid24{sfx}.csv | tail -1"
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h200/exp/model-accuracy_emulated_grid25{sfx}.csv | tail -1"
                          for sfx in ("", "_tp4", "_tp8")),
-         derive=readme_grid24_regret),
+         derive=readme_grid_regret),
     *[dict(doc="README.md", cmd=merged("peers", name),
            quotes=[(rf"^VS-FLASHINFER local N={n} trtllm\s+geomean ([\d.]+x) over (\d+) problems \(min ([\d.]+x)",
                     ref_tpl),

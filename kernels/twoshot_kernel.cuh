@@ -93,6 +93,24 @@ __device__ __forceinline__ void twoshot_block_barrier(const FusedParams& p, uint
   __syncthreads();
 }
 
+#if ARLAB_PROBE_TWOSHOT_GAMMA_HELD
+// The epilogue options of the twoshot_gamma_held probe build: the reference's, gamma of vector 0 held.
+struct GammaHeldEpilogue {
+  static constexpr bool kGammaHeld = true;
+  static constexpr bool kLeanReduce = false;
+  static constexpr bool kResidualHeld = false;
+};
+#endif
+
+// Probe build only (ARLAB_KERNEL_PROBE=library_twoshot_layout, docs/kernels.md "The faithful reference"):
+// the library's layout and loop order, in the #if ARLAB_PROBE_LIBRARY_TWOSHOT_LAYOUT branches below. The
+// sums go to a second copy of the comm buffer (kernels/twoshot_layout.h kTwoshotCommCopies), tokens x H
+// elements past the inputs, not in place over them; the copy and the epilogue loop over the ranges outside
+// the cluster's rows (range by range) instead of over the rows outside the ranges. Every block touches the
+// same elements in every phase as before, so the barriers order them as before. (The library's cluster c
+// takes rows c, c + C, ... of every range too: the token-to-block mapping is the same.) The default build's
+// code is the #else branches, unchanged.
+
 template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(const __grid_constant__ FusedParams p) {
   using Tr = DTypeTraits<T>;
@@ -114,9 +132,29 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
 
   const TokenMapping m = token_mapping<T>(p);
   const int chunk = (p.tokens + N - 1) / N;
+#if ARLAB_PROBE_TWOSHOT_GAMMA_HELD
+  HeldOperands held;
+  if constexpr (PatternOutputs<P>::kResidual)
+    if (m.t_in_cluster < m.vecs_per_token)
+      held.gamma0 = ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(m.t_in_cluster) * kVectorBytes);
+#elif ARLAB_PROBE_LIBRARY_TWOSHOT_LAYOUT
+  const HeldOperands held;
+#endif
 
   // ---- 1. copy my input into my comm buffer (my elements of every range) ----
   char* my_comm = static_cast<char*>(p.twoshot.my_comm);
+#if ARLAB_PROBE_LIBRARY_TWOSHOT_LAYOUT
+  const long long sums_at = static_cast<long long>(p.tokens) * m.row_bytes;  // the second copy
+  for (int r = 0; r < N; ++r) {
+    for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
+      const int tok = r * chunk + l;
+      if (tok >= p.tokens) break;
+      for_each_my_vector(m, tok * m.row_bytes, [&](int, long long off) {
+        st_v4(my_comm + off, vec_clear_neg_zero<T>(ld_input_v4(static_cast<const char*>(p.x) + off)));
+      });
+    }
+  }
+#else
   for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
     for (int r = 0; r < N; ++r) {
       const int tok = r * chunk + l;
@@ -126,6 +164,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
       });
     }
   }
+#endif
 
   twoshot_block_barrier<N>(p, epoch + 1u, 1, aborted);
 
@@ -150,7 +189,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
       for (int e = 0; e < kVec; ++e) bits[e] = Tr::from_float(acc[e]);
       const uint4 sum = vec_pack<T>(bits);
 #pragma unroll
+#if ARLAB_PROBE_LIBRARY_TWOSHOT_LAYOUT
+      for (int r = 0; r < N; ++r) st_comm_v4(static_cast<char*>(p.twoshot.comm[r]) + sums_at + off, sum);
+#else
       for (int r = 0; r < N; ++r) st_comm_v4(static_cast<char*>(p.twoshot.comm[r]) + off, sum);
+#endif
     });
   }
 
@@ -159,18 +202,50 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   // ---- 5. epilogue over my elements of every range ----
   const QuantScales q = load_quant_scales<P>(p);
   int round = 0;
+#if ARLAB_PROBE_TWOSHOT_GAMMA_HELD
+  // Probe build only (ARLAB_KERNEL_PROBE=twoshot_gamma_held): gamma of the thread's first vector loaded
+  // once, before the barriers, and held for every token's epilogue, as the library holds it (the default
+  // loads it per token, after the norm's reduction).
+  using Epilogue = GammaHeldEpilogue;
+#elif ARLAB_PROBE_LIBRARY_TWOSHOT_LAYOUT
+  using Epilogue = ReferenceEpilogue;
+#endif
+#if ARLAB_PROBE_LIBRARY_TWOSHOT_LAYOUT
+  for (int r = 0; r < N; ++r) {
+    for (int l = m.cluster_id; l < chunk; l += m.num_clusters, ++round) {
+      const int tok = r * chunk + l;
+      if (tok >= p.tokens) break;
+      fused_token_epilogue<T, P, Epilogue>(p, m, sh, fp4_amax_exchange, q, tok, round,
+                                 [&](long long off, float (&acc)[kVec]) {
+                                   const uint4 s = ld_comm_v4(my_comm + sums_at + off);
+#pragma unroll
+                                   for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(s, e));
+                                 }, held);
+    }
+  }
+#else
   for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
     for (int r = 0; r < N; ++r, ++round) {
       const int tok = r * chunk + l;
       if (tok >= p.tokens) break;
+#if ARLAB_PROBE_TWOSHOT_GAMMA_HELD
+      fused_token_epilogue<T, P, Epilogue>(p, m, sh, fp4_amax_exchange, q, tok, round,
+                                 [&](long long off, float (&acc)[kVec]) {
+                                   const uint4 s = ld_comm_v4(my_comm + off);
+#pragma unroll
+                                   for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(s, e));
+                                 }, held);
+#else
       fused_token_epilogue<T, P, ReferenceEpilogue>(p, m, sh, fp4_amax_exchange, q, tok, round,
                                  [&](long long off, float (&acc)[kVec]) {
                                    const uint4 s = ld_comm_v4(my_comm + off);
 #pragma unroll
                                    for (int e = 0; e < kVec; ++e) acc[e] = Tr::to_float(vec_get<T>(s, e));
                                  });
+#endif
     }
   }
+#endif
 
   if (threadIdx.x == 0) p.twoshot.block_epoch[blockIdx.x] = epoch + 2u;
   // Keep this block's shared memory alive until no other block of the cluster can still read it.

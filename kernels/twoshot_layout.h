@@ -29,8 +29,16 @@ constexpr size_t kTwoshotEpochOffset = kTwoshotFlagsBytes;
 constexpr size_t kTwoshotSyncBytes = round_up(kTwoshotFlagsBytes + sizeof(uint32_t) * kMaxTwoShotBlocks, kLayoutAlign);
 constexpr size_t kTwoshotCommOffset = kTwoshotSyncBytes;
 
+#if ARLAB_PROBE_LIBRARY_TWOSHOT_LAYOUT
+// Probe build only (CMake ARLAB_KERNEL_PROBE=library_twoshot_layout, docs/kernels.md "The faithful
+// reference"): the comm buffer twice over, the reduced sums in the second copy, as the library keeps them.
+constexpr size_t kTwoshotCommCopies = 2;
+#else
+constexpr size_t kTwoshotCommCopies = 1;
+#endif
+
 // Bytes of the two-shot part for a comm buffer of comm_bytes (= the Lamport slot size).
-constexpr size_t twoshot_area_bytes(size_t comm_bytes) { return kTwoshotSyncBytes + comm_bytes; }
+constexpr size_t twoshot_area_bytes(size_t comm_bytes) { return kTwoshotSyncBytes + kTwoshotCommCopies * comm_bytes; }
 
 // Where the two-shot part starts in a workspace whose Lamport part has layout `l` (right after the
 // Lamport region, so 256-byte aligned), and the size of the whole allocation.

@@ -550,6 +550,13 @@ CHECKS = [
                                      "--label", "switch_v0=nothing changed (two processes)",
                                      "--label", "switch_libtwoshot=the library's accesses (`library_twoshot`)"],
          derive=table_rows),
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py",
+                                     "data/h200/library_twoshot_layout_probe_emulated.csv",
+                                     "4x2048x4096,8x2048x4096,8x4096x4096",
+                                     "--label", "switch_v0=nothing changed (two processes)",
+                                     "--label", "switch_layout=the library's layout and loop order (`library_twoshot_layout`)",
+                                     "--label", "switch_gamma=gamma held (`twoshot_gamma_held`)"],
+         derive=table_rows),
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),

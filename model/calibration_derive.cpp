@@ -846,18 +846,21 @@ class Deriver {
       }
   }
 
-  // Per row of body_round `variant` with a row of `base` from the same run (git sha and date) and shape
-  // (blocks, tpb, cluster, H): (variant - base) / vpt, ns.
+  // The row of `rows` with r's shape (blocks, tpb, cluster, size) from r's run (date_utc: one process), so
+  // that a difference of the two is taken within one process; none when the run has no such row.
+  static const MicrobenchRow* same_run_and_shape(const std::vector<const MicrobenchRow*>& rows, const MicrobenchRow& r) {
+    for (const MicrobenchRow* o : rows)
+      if (o->sms == r.sms && o->tpb == r.tpb && o->cluster == r.cluster && o->size == r.size && o->date_utc == r.date_utc)
+        return o;
+    return nullptr;
+  }
+
+  // Per row of body_round `variant` with a row of `base` from the same run and shape: (variant - base) / vpt, ns.
   std::vector<double> same_run_differences(const std::string& variant, const std::string& base) {
     const std::vector<const MicrobenchRow*> bases = pick_rows("body_round", base, "ns_per_round");
     std::vector<double> out;
-    for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
-      const auto same = std::find_if(bases.begin(), bases.end(), [&](const MicrobenchRow* b) {
-        return b->git_sha == r->git_sha && b->date_utc == r->date_utc && b->sms == r->sms && b->tpb == r->tpb &&
-               b->cluster == r->cluster && b->size == r->size;
-      });
-      if (same != bases.end()) out.push_back((r->value - (*same)->value) / body_round_vpt(*r));
-    }
+    for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round"))
+      if (const MicrobenchRow* b = same_run_and_shape(bases, *r)) out.push_back((r->value - b->value) / body_round_vpt(*r));
     return out;
   }
 
@@ -1104,24 +1107,16 @@ class Deriver {
     const auto rows_of = [&](const char* body, int n) {
       return pick_rows("body_round", std::string(body) + "_n" + std::to_string(n) + "_slowest", "ns_per_round");
     };
-    // The row of the same shape from the same run (date_utc: one process), so that every difference below
-    // is taken within one process.
-    const auto same_shape = [](const std::vector<const MicrobenchRow*>& rows, const MicrobenchRow& r) -> const MicrobenchRow* {
-      for (const MicrobenchRow* o : rows)
-        if (o->sms == r.sms && o->tpb == r.tpb && o->cluster == r.cluster && o->size == r.size &&
-            o->date_utc == r.date_utc)
-          return o;
-      return nullptr;
-    };
+    // Every difference below is taken within one process (same_run_and_shape).
     const auto lean_2 = rows_of("lean", 2), ref_2 = rows_of("reference", 2);
     std::vector<double> per_rank;
     std::string per;
     for (const int n : {4, 8}) {
       const auto ref_n = rows_of("reference", n);
       for (const MicrobenchRow* ln : rows_of("lean", n)) {
-        const MicrobenchRow* l2 = same_shape(lean_2, *ln);
-        const MicrobenchRow* rn = same_shape(ref_n, *ln);
-        const MicrobenchRow* r2 = same_shape(ref_2, *ln);
+        const MicrobenchRow* l2 = same_run_and_shape(lean_2, *ln);
+        const MicrobenchRow* rn = same_run_and_shape(ref_n, *ln);
+        const MicrobenchRow* r2 = same_run_and_shape(ref_2, *ln);
         if (!l2 || !rn || !r2) continue;
         const auto model = [&](const MicrobenchRow& r, ModelDesign d, int ranks) {
           return bench_body_round_ns(r, d, ranks, out_.calibration);
@@ -1165,11 +1160,7 @@ class Deriver {
         std::vector<double> per_vector;
         std::string per;
         for (const MicrobenchRow* c : pick_rows("body_round", variant + "_cold_slowest", "ns_per_round")) {
-          const MicrobenchRow* w = nullptr;
-          for (const MicrobenchRow* o : warm)
-            if (o->sms == c->sms && o->tpb == c->tpb && o->cluster == c->cluster && o->size == c->size &&
-                o->date_utc == c->date_utc)
-              w = o;
+          const MicrobenchRow* w = same_run_and_shape(warm, *c);
           if (!w) continue;
           const int vpt = body_round_vpt(*c);
           per_vector.push_back((c->value - w->value) / vpt);

@@ -34,7 +34,13 @@ __device__ __forceinline__ void st_relaxed_sys_v4(void* p, const uint4& v) {
 }
 
 // Read-only input load through the non-coherent path (inputs do not change during the kernel).
+#if ARLAB_PROBE_PLAIN_INPUT_LOADS
+// Probe build only (ARLAB_KERNEL_PROBE=plain_input_loads, docs/kernels.md "The faithful reference"): a
+// plain load instead, as the library loads its inputs (ld.global, not ld.global.nc).
+__device__ __forceinline__ uint4 ld_input_v4(const void* p) { return *reinterpret_cast<const uint4*>(p); }
+#else
 __device__ __forceinline__ uint4 ld_input_v4(const void* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+#endif
 
 __device__ __forceinline__ void st_v4(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
 

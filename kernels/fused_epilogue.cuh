@@ -38,6 +38,9 @@ struct EpilogueShared {
   // the mbarrier of each parity that those stores complete.
   unsigned long long pushed_total[2][kMaxClusterSize];
   unsigned long long pushed_bar[2];
+#if ARLAB_PROBE_LIBRARY_NORM
+  float scale[2];  // [token parity]: the norm's scale, block_scale_by_thread0 (probe builds only)
+#endif
 };
 
 // Lanes of this thread's warp that exist: 32, or fewer in the last warp of a block whose size is
@@ -119,6 +122,44 @@ __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int pa
     if (r < cluster) total += totals[r];
   return total;
 }
+
+#if ARLAB_PROBE_LIBRARY_NORM
+// Probe build only (ARLAB_KERNEL_PROBE=library_norm, docs/kernels.md "The faithful reference"): the
+// norm's scale as the library's block reduction makes it: the warp sums to shared memory, a barrier,
+// warp 0 sums the partials into the block's total; in a cluster, a cluster barrier, then thread 0 alone
+// loads the cluster's block totals (distributed shared memory) and sums them in block order; thread 0
+// takes the mean and the scale (inv_of) BEFORE the last barrier, and every thread reads the scale after
+// it. The default (cluster_sum) has every thread read the total(s) after the barrier and take the scale
+// itself. The sums, their order and the scale's arithmetic are the default's, so the bits are too. (The
+// library takes one more cluster barrier per token, before thread 0 overwrites its single total; the
+// double-buffered totals here need none.)
+template <typename InvOf>
+__device__ __forceinline__ float block_scale_by_thread0(float v, EpilogueShared& sh, int parity, int cluster,
+                                                        InvOf&& inv_of) {
+  const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+  const unsigned nwarps = (blockDim.x + 31u) >> 5;
+  v = warp_sum_to_lane0(v, lanes_in_my_warp());
+  if (lane == 0) sh.warp_partial[parity][warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    float b = lane < nwarps ? sh.warp_partial[parity][lane] : 0.0f;
+    b = warp_sum_to_lane0(b, min(32u, blockDim.x));
+    if (lane == 0) sh.block_total[parity] = b;
+  }
+  if (cluster > 1) cooperative_groups::this_cluster().sync();
+  if (threadIdx.x == 0) {
+    float total = sh.block_total[parity];
+    if (cluster > 1) {
+      cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+      total = 0.0f;
+      for (int r = 0; r < cluster; ++r) total += *cl.map_shared_rank(&sh.block_total[parity], r);
+    }
+    sh.scale[parity] = inv_of(total);
+  }
+  __syncthreads();
+  return sh.scale[parity];
+}
+#endif
 
 // ---- The lean kernel's pushed cluster exchange (2..kMaxPushedClusterSize blocks of whole warps) ----
 // cluster_sum needs two cluster barriers per call of the lean kernel's size (one per token, one
@@ -444,6 +485,25 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     }
   }
   if constexpr (Out::kResidual) {
+#if ARLAB_PROBE_LIBRARY_NORM
+    // Probe build only (ARLAB_KERNEL_PROBE=library_norm): the scale below, taken by thread 0 before the
+    // last barrier in the reference bodies (block_scale_by_thread0). The default's code is the #else
+    // branch, kept as it was so that its machine code is unchanged.
+    const bool h_pow2 = kLeanReduce && (H & (H - 1)) == 0;
+    auto inv_of = [&](float total) -> float {
+      const float mean_sq = h_pow2 ? __fmul_rn(total, __frcp_rn(static_cast<float>(H)))
+                                   : __fdiv_rn(total, static_cast<float>(H));
+#if ARLAB_PROBE_RSQRT_NORM
+      return rsqrtf(__fadd_rn(mean_sq, p.eps));
+#else
+      return __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(mean_sq, p.eps)));
+#endif
+    };
+    const float inv = !kLeanReduce ? block_scale_by_thread0(sum_sq, sh, parity, m.cluster, inv_of)
+                                   : inv_of(pushed_exchange_applies(m.cluster)
+                                                ? cluster_sum_pushed(sum_sq, sh, round, m.cluster, m.block_in_cluster, tok, p)
+                                                : cluster_sum<kLeanReduce>(sum_sq, sh, parity, m.cluster));
+#else
     const float total = kLeanReduce && pushed_exchange_applies(m.cluster)
                             ? cluster_sum_pushed(sum_sq, sh, round, m.cluster, m.block_in_cluster, tok, p)
                             : cluster_sum<kLeanReduce>(sum_sq, sh, parity, m.cluster);
@@ -456,6 +516,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     const float inv = rsqrtf(__fadd_rn(mean_sq, p.eps));
 #else
     const float inv = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(mean_sq, p.eps)));
+#endif
 #endif
     // norm of vector k: round_T((float(h) * inv) * float(gamma)), the same wherever it is recomputed
     auto norm_of = [&](int k, int v) -> uint4 {

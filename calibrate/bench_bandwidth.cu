@@ -11,6 +11,11 @@
 // {1, 2, 4, 8, 16, 32, all of the rank's} x tpb {256, 1024}. On the emulated node also read_busy /
 // write_busy / copy_busy: all of rank 0's SMs while rank 1's partition streams a copy of its own
 // (started before and stopped after the timed calls), the situation of the emulated TP2 node.
+//   read_allbusy, write_allbusy, copy_allbusy (emulated node, since 2026-12-05)  all of rank 0's SMs at tpb
+//          1024 while EVERY other partition streams the same kind (read, write or copy) over buffers of
+//          its own at all of its SMs: the fused kernels at TP4 and TP8 stream on all N partitions at once,
+//          and their push and clear phases mostly write, which the copy-based hbm_efficiency does not see
+//          (docs/model.md, "HBM-bound phases at TP4 and TP8"); recorded only
 //   read_l2, write_l2, copy_l2 (and _l2_busy)  the same kernels, at all of the rank's SMs, over buffers
 //          that stay in L2 (4 MiB each, 128 passes per kernel; the _busy partner copies buffers of its
 //          own of that size): the rates the one-shot Lamport workspace could see where it stays in
@@ -87,20 +92,34 @@ __global__ void __launch_bounds__(1024)
     if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == kSentinel) *sink = acc;
 }
 
-// Rank 1's load: copy passes over its own buffers until the host sets *stop (mapped host memory,
-// read with a relaxed system-scope load by thread 0 of each block once every `passes_per_poll`
-// passes) or bound_ns after the kernel started (then status[1] = 1). status[0] = 1 once block 0 runs.
-__global__ void __launch_bounds__(1024) busy_copy_kernel(const uint4* src, uint4* dst, long long n,
-                                                         int passes_per_poll, const unsigned* stop,
-                                                         unsigned* status, unsigned long long bound_ns) {
+// A partner's load: passes of kind K (a copy, 16-byte loads only, or 16-byte stores only) over its own
+// buffers until the host sets *stop (mapped host memory, read with a relaxed system-scope load by thread 0
+// of each block once every `passes_per_poll` passes) or bound_ns after the kernel started (then
+// status[1] = 1). status[0] = 1 once block 0 runs.
+template <Kind K>
+__global__ void __launch_bounds__(1024) busy_stream_kernel(const uint4* src, uint4* dst, long long n,
+                                                           int passes_per_poll, const unsigned* stop,
+                                                           unsigned* status, unsigned long long bound_ns) {
   __shared__ int done;
   const unsigned long long t0 = kernels::global_timer_ns();
   if (blockIdx.x == 0 && threadIdx.x == 0) kernels::st_release_sys(&status[0], 1u);
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+  const uint4 pattern = make_uint4(static_cast<unsigned>(first), 1u, 2u, 3u);
   for (;;) {
     for (int pass = 0; pass < passes_per_poll; ++pass)
-      for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
-        dst[i] = __ldg(src + i);
+      for (long long i = first; i < n; i += step) {
+        if constexpr (K == Kind::copy) dst[i] = __ldg(src + i);
+        if constexpr (K == Kind::write) dst[i] = pattern;
+        if constexpr (K == Kind::read) {
+          const uint4 a = __ldg(src + i);
+          acc.x ^= a.x;
+          acc.y ^= a.y;
+          acc.z ^= a.z;
+          acc.w ^= a.w;
+        }
+      }
     __syncthreads();
     if (threadIdx.x == 0) {
       const bool late = kernels::global_timer_ns() - t0 > bound_ns;
@@ -110,6 +129,8 @@ __global__ void __launch_bounds__(1024) busy_copy_kernel(const uint4* src, uint4
     __syncthreads();
     if (done) break;
   }
+  if constexpr (K == Kind::read)
+    if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == kSentinel) dst[first] = acc;  // keeps the loads; never in practice
 }
 
 const char* name_of(Kind k) { return k == Kind::read ? "read" : k == Kind::write ? "write" : "copy"; }
@@ -170,48 +191,87 @@ void add_point(const BenchEnv& env, Buffers& b, Kind kind, const std::string& su
                            gbps));
 }
 
-// Runs `body` while rank 1's partition streams a copy over two buffers of `busy_bytes`; throws when
-// that load did not cover it. The partner looks at its stop word once per 256 MiB copied, whatever
-// its buffers' size: polled once per pass over 4 MiB buffers (every ~2 us, 64 blocks reading host
-// memory), the first run of the L2 variants measured 85-210 GB/s beside it for the 2.9-5.7 TB/s alone.
-void with_busy_partner(const BenchEnv& env, size_t busy_bytes, const std::function<void()>& body) {
-  const size_t kBusyBytes = busy_bytes;
+// Runs `body` while the first `partners` partner partitions (rank 1's alone for the _busy points, every
+// one for the _allbusy points) each stream passes of `kind` over two buffers of `busy_bytes` of their
+// own at all of their SMs; throws when that load did not cover it. A partner looks at its stop word once
+// per 256 MiB streamed, whatever its buffers' size: polled once per pass over 4 MiB buffers (every ~2
+// us, 64 blocks reading host memory), the first run of the L2 variants measured 85-210 GB/s beside it
+// for the 2.9-5.7 TB/s alone.
+void with_busy_partners(const BenchEnv& env, size_t busy_bytes, size_t partners, Kind kind,
+                        const std::function<void()>& body) {
   const int passes_per_poll = static_cast<int>(std::max<size_t>(1, (size_t(256) << 20) / busy_bytes));
   constexpr int kBusyTpb = 1024;
   // The load generator waits on no one; its bound only ends it should the host never set the stop
   // word: far above the few seconds the _busy points take.
   constexpr unsigned long long kBusyBoundNs = 120ull * 1000 * 1000 * 1000;
-  harness::DeviceBuffer src(kBusyBytes, env.partner_rank()), dst(kBusyBytes, env.partner_rank());
-  ARLAB_CUDA_CHECK_RANK(env.partner_rank(), cudaMemsetAsync(src.data(), 1, kBusyBytes, env.partner_stream()));
-  harness::MappedPinnedBuffer words(4 * sizeof(unsigned), env.partner_rank());
-  volatile unsigned* host = words.as<unsigned>();  // [0] stop, [1] started, [2] bound reached
-  host[0] = host[1] = host[2] = 0u;
-  unsigned* dev = nullptr;
-  ARLAB_CUDA_CHECK_RANK(env.partner_rank(), cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), words.data(), 0));
-  launch(Shape{env.partner_sms(), kBusyTpb, 1}, env.partner_stream(), env.partner_rank(), busy_copy_kernel,
-         src.as<const uint4>(), dst.as<uint4>(), static_cast<long long>(kBusyBytes / sizeof(uint4)), passes_per_poll,
-         static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
-  // Wait (bounded by the spin-wait timeout, at least 10 s for a cold start) until it runs.
+  partners = std::min(partners, env.partner_streams.size());
+  struct Partner {
+    harness::DeviceBuffer src, dst;
+    harness::MappedPinnedBuffer words;
+    cudaStream_t stream;
+    int rank;
+  };
+  std::vector<Partner> load;
+  for (size_t k = 0; k < partners; ++k) {
+    const int rank = env.partner_ranks[k];
+    load.push_back(Partner{harness::DeviceBuffer(busy_bytes, rank), harness::DeviceBuffer(busy_bytes, rank),
+                           harness::MappedPinnedBuffer(4 * sizeof(unsigned), rank), env.partner_streams[k], rank});
+    Partner& q = load.back();
+    ARLAB_CUDA_CHECK_RANK(rank, cudaMemsetAsync(q.src.data(), 1, busy_bytes, q.stream));
+    volatile unsigned* host = q.words.as<unsigned>();  // [0] stop, [1] started, [2] bound reached
+    host[0] = host[1] = host[2] = 0u;
+  }
+  const auto stop_all = [&](bool checked) {
+    for (Partner& q : load) static_cast<volatile unsigned*>(q.words.as<unsigned>())[0] = 1u;
+    for (Partner& q : load) {
+      if (checked) {
+        ARLAB_CUDA_CHECK_RANK(q.rank, cudaStreamSynchronize(q.stream));
+      } else {
+        cudaStreamSynchronize(q.stream);  // unwinding: its own error would hide the first one
+      }
+    }
+  };
+  for (Partner& q : load) {
+    unsigned* dev = nullptr;
+    ARLAB_CUDA_CHECK_RANK(q.rank, cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), q.words.data(), 0));
+    const uint4* src = q.src.as<const uint4>();
+    uint4* dst = q.dst.as<uint4>();
+    const long long n = static_cast<long long>(busy_bytes / sizeof(uint4));
+    const Shape shape{env.partner_sms(), kBusyTpb, 1};
+    if (kind == Kind::copy)
+      launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::copy>, src, dst, n, passes_per_poll,
+             static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
+    if (kind == Kind::write)
+      launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::write>, src, dst, n, passes_per_poll,
+             static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
+    if (kind == Kind::read)
+      launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::read>, src, dst, n, passes_per_poll,
+             static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
+  }
+  // Wait (bounded by the spin-wait timeout, at least 10 s for a cold start) until every load runs.
   const auto limit = std::chrono::steady_clock::now() +
                      std::chrono::nanoseconds(std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull));
-  while (host[1] == 0u) {
-    if (std::chrono::steady_clock::now() > limit) {
-      host[0] = 1u;
-      ARLAB_CUDA_CHECK_RANK(env.partner_rank(), cudaStreamSynchronize(env.partner_stream()));
-      throw CudaError("bandwidth _busy: rank 1's load kernel did not start");
+  for (Partner& q : load) {
+    volatile unsigned* host = q.words.as<unsigned>();
+    while (host[1] == 0u) {
+      if (std::chrono::steady_clock::now() > limit) {
+        stop_all(false);
+        throw CudaError("bandwidth _busy: rank " + std::to_string(q.rank) + "'s load kernel did not start");
+      }
+      std::this_thread::yield();
     }
-    std::this_thread::yield();
   }
   try {
     body();
   } catch (...) {
-    host[0] = 1u;
-    cudaStreamSynchronize(env.partner_stream());  // unwinding: its own error would hide the first one
+    stop_all(false);
     throw;
   }
-  host[0] = 1u;
-  ARLAB_CUDA_CHECK_RANK(env.partner_rank(), cudaStreamSynchronize(env.partner_stream()));
-  if (host[2] != 0u) throw CudaError("bandwidth _busy: rank 1's load ended (bound reached) before the points did");
+  stop_all(true);
+  for (Partner& q : load)
+    if (static_cast<volatile unsigned*>(q.words.as<unsigned>())[2] != 0u)
+      throw CudaError("bandwidth _busy: rank " + std::to_string(q.rank) +
+                      "'s load ended (bound reached) before the points did");
 }
 
 }  // namespace
@@ -226,10 +286,16 @@ void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<Microbench
       for (int k : sms) add_point(env, b, kind, "", k, tpb, out);
   constexpr size_t kHbmBusyBytes = size_t(256) << 20;  // the partner's buffers: > 5x L2, it streams HBM too
   if (env.partner_stream())
-    with_busy_partner(env, kHbmBusyBytes, [&] {
+    with_busy_partners(env, kHbmBusyBytes, 1, Kind::copy, [&] {
       for (Kind kind : {Kind::read, Kind::write, Kind::copy})
         for (int tpb : tpbs) add_point(env, b, kind, "_busy", env.sms, tpb, out);
     });
+  // Every partition at once, each streaming the kind rank 0 measures (tpb 1024, the fused kernels' widest
+  // blocks; the partners' buffers as the _busy partner's).
+  if (env.partner_stream() && !env.quick)
+    for (Kind kind : {Kind::read, Kind::write, Kind::copy})
+      with_busy_partners(env, kHbmBusyBytes, env.partner_streams.size(), kind,
+                         [&] { add_point(env, b, kind, "_allbusy", env.sms, 1024, out); });
 
   // The same kernels over buffers that stay in L2: 2 x 4 MiB (a copy's src and dst; with the partner's
   // two, 16 MiB of the H200's 50 MiB), 128 passes per kernel, so a kernel moves as many bytes as one
@@ -240,7 +306,7 @@ void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<Microbench
   for (Kind kind : {Kind::read, Kind::write, Kind::copy})
     for (int tpb : tpbs) add_point(env, l2, kind, "_l2", env.sms, tpb, out);
   if (env.partner_stream())
-    with_busy_partner(env, kL2Bytes, [&] {
+    with_busy_partners(env, kL2Bytes, 1, Kind::copy, [&] {
       for (Kind kind : {Kind::read, Kind::write, Kind::copy})
         for (int tpb : tpbs) add_point(env, l2, kind, "_l2_busy", env.sms, tpb, out);
     });

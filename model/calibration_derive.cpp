@@ -142,6 +142,7 @@ class Deriver {
     l2_reuse();
     placement_check();
     record_pattern_rounds();
+    record_hbm_allbusy();
     record_lean2_rounds();
     record_twoshot_epilogue_rounds();
     check_ranges(out_.calibration);
@@ -765,6 +766,34 @@ class Deriver {
   // (docs/model.md, "Where the `ar` pattern is off by N"); the NVFP4 round's own part with the epilogue_round
   // constants and, at N = 2, the FP8 rows' further-round line (docs/model.md, "The quantizing patterns'
   // further rounds").
+  // Record (no constant reads it): one partition's streaming rate while EVERY partition streams the same
+  // kind (bandwidth read/write/copy_allbusy, tpb 1024, per node N), times N for the GPU, beside the rate
+  // the model gives the GPU when all N partitions stream (hbm_efficiency x the GPU's datasheet): the
+  // fused kernels' HBM-bound phases at TP4 and TP8 are predicted short, and their push and clear phases
+  // mostly write (docs/model.md, "HBM-bound phases at TP4 and TP8").
+  void record_hbm_allbusy() {
+    if (!emulated_ || rows_.empty()) return;
+    const double gpu_datasheet = spec_.hbm_gbps * std::max(1, rows_.front().nranks);
+    for (const int n : {2, 4, 8, 16}) {
+      std::string parts;
+      for (const char* kind : {"read", "write", "copy"}) {
+        std::vector<double> v;
+        for (const MicrobenchRow* r : pick_rows("bandwidth", std::string(kind) + "_allbusy", "gbps",
+                                                [n](const MicrobenchRow& r) { return r.nranks == n && r.tpb == 1024; }))
+          v.push_back(r->value);
+        if (v.empty()) continue;
+        const double one = median_of(v);
+        parts += fmt("%s", parts.empty() ? "" : ", ") + kind + fmt(" %.4g GB/s", one) + fmt(" (the GPU %.4g)", one * n);
+      }
+      if (parts.empty()) continue;
+      out_.notes.push_back(fmt("record, bandwidth *_allbusy at N = %d", n) +
+                           " (no constant reads it): one partition while every partition streams the same kind: " +
+                           parts + fmt("; the model's GPU rate with every partition streaming: hbm_efficiency %.4g", out_.calibration.hbm_efficiency) +
+                           fmt(" x %.0f GB/s", gpu_datasheet) +
+                           fmt(" = %.4g GB/s", out_.calibration.hbm_efficiency * gpu_datasheet));
+    }
+  }
+
   void record_pattern_rounds() {
     const struct {
       const char* tag;   // in the variant: {body}{tag}_n{N}_slowest

@@ -14,6 +14,7 @@
 
 #include "common/csv.h"
 #include "common/csv_table.h"
+#include "common/fmt.h"
 #include "common/output_file.h"
 #include "common/validation_schema.h"
 #include "model/calibration.h"
@@ -1431,6 +1432,51 @@ TEST_CASE("derive_calibration: body_round's solo and allbusy rows are a record t
       CHECK(get_constant(with, info.name) == get_constant(alone, info.name));
     }
   }
+}
+
+TEST_CASE("derive_calibration: bandwidth *_allbusy rows are a record per N that no constant reads") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(count_notes(tp2.alone, "record, bandwidth *_allbusy") == 0);
+  // One partition of an 8-partition node while every partition streams: two repetitions per kind whose
+  // median is the value, and a tpb 256 row the record must not read.
+  const auto row = [](const std::string& kind, int tpb, double gbps) {
+    MicrobenchRow r;
+    r.bench = "bandwidth";
+    r.variant = kind + "_allbusy";
+    r.metric = "gbps";
+    r.size_unit = "bytes";
+    r.size = 536870912.0;
+    r.tpb = tpb;
+    r.sms = 16;
+    r.value = r.p10 = r.p90 = gbps;
+    r.reps = 20;
+    r.link = "local";
+    r.nranks = 8;
+    return r;
+  };
+  std::vector<MicrobenchRow> more = tp2.rows;
+  for (const double d : {-10.0, 10.0}) {
+    more.push_back(row("read", 1024, 540.0 + d));
+    more.push_back(row("write", 1024, 420.0 + d));
+    more.push_back(row("copy", 1024, 480.0 + d));
+  }
+  more.push_back(row("write", 256, 9999.0));
+  const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  for (const CalibrationConstantInfo& info : calibration_constants()) {
+    INFO(info.name);
+    CHECK(get_constant(d.calibration, info.name) == get_constant(tp2.alone.calibration, info.name));
+  }
+  REQUIRE(count_notes(d, "record, bandwidth *_allbusy at N = 8") == 1);
+  CHECK(count_notes(d, "record, bandwidth *_allbusy at N = 2") == 0);
+  const auto note = std::find_if(d.notes.begin(), d.notes.end(), [](const std::string& n) {
+    return n.find("record, bandwidth *_allbusy at N = 8") != std::string::npos;
+  });
+  INFO(*note);
+  CHECK(note->find("read 540 GB/s (the GPU 4320)") != std::string::npos);
+  CHECK(note->find("write 420 GB/s (the GPU 3360)") != std::string::npos);
+  CHECK(note->find("copy 480 GB/s (the GPU 3840)") != std::string::npos);
+  // The model's GPU rate: hbm_efficiency x the GPU's datasheet (the 2-partition node's share x 2).
+  CHECK(note->find(fmt("= %.4g GB/s", d.calibration.hbm_efficiency * tp2.spec.hbm_gbps * 2)) != std::string::npos);
 }
 
 TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {

@@ -11,6 +11,12 @@ measured - 1 (negative: the model under-predicts). Measured = the row's headline
 where the headline is skew_free, else kernel_us_median), as `arlab validate` judges it.
 
   scripts/model_hbm_share.py ARLAB FILE.csv [FILE.csv ...] [--kernel reference|lean] [--algo oneshot|twoshot]
+                             [--calibration CAL.csv] [--by-alignment]
+
+--calibration predicts with that calibration file instead (a trial: e.g. a copy of the measured one with
+one constant changed). --by-alignment groups by the row's alignment instead of the pattern: the largest
+of 4096, 2048, 1024, 512, 256 and 128 bytes that divides a token's row (H x the dtype's size), and by HBM
+share below or from 40 % of the prediction.
 
 e.g. scripts/model_hbm_share.py build-cpu/cli/arlab data/h200/exp/model-accuracy_emulated_grid2{2,4,5}_tp8.csv
 (docs/model.md, "HBM-bound phases at TP4 and TP8").
@@ -32,16 +38,21 @@ def usage(msg):
 def parse(argv):
     if len(argv) < 3:
         usage("expected ARLAB and at least one measurement CSV")
-    arlab, files, kernel, algo = argv[1], [], "reference", "oneshot"
+    arlab, files, kernel, algo, calibration, by_alignment = argv[1], [], "reference", "oneshot", "auto", False
     i = 2
     while i < len(argv):
-        if argv[i] in ("--kernel", "--algo"):
+        if argv[i] == "--by-alignment":
+            by_alignment = True
+            i += 1
+        elif argv[i] in ("--kernel", "--algo", "--calibration"):
             if i + 1 >= len(argv):
                 usage(argv[i] + " needs a value")
             if argv[i] == "--kernel":
                 kernel = argv[i + 1]
-            else:
+            elif argv[i] == "--algo":
                 algo = argv[i + 1]
+            else:
+                calibration = argv[i + 1]
             i += 2
         else:
             files.append(argv[i])
@@ -52,7 +63,18 @@ def parse(argv):
         usage("no measurement CSV")
     if kernel not in ("reference", "lean") or algo not in ("oneshot", "twoshot"):
         usage("--kernel is reference or lean, --algo oneshot or twoshot")
-    return arlab, files, kernel, algo
+    if calibration != "auto" and not os.path.isfile(calibration):
+        usage("no calibration file " + calibration)
+    return arlab, files, kernel, algo, calibration, by_alignment
+
+
+DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+
+
+def row_alignment(row):
+    """The largest of 4096 ... 128 bytes dividing a token's row of the measurement row (0: none)."""
+    row_bytes = int(row["hidden"]) * DTYPE_BYTES[row["dtype"]]
+    return next((a for a in (4096, 2048, 1024, 512, 256, 128) if row_bytes % a == 0), 0)
 
 
 def measured_us(row):
@@ -60,7 +82,7 @@ def measured_us(row):
     return float(row[column])
 
 
-def hbm_share(arlab, row, tmp):
+def hbm_share(arlab, row, tmp, calibration):
     """(predicted_us, HBM share) of one measurement row's design, from `arlab predict --csv`."""
     if os.path.exists(tmp):
         os.remove(tmp)
@@ -68,7 +90,8 @@ def hbm_share(arlab, row, tmp):
            "--dtype", row["dtype"], "--pattern", row["pattern"], "--acc", row["acc"], "--algo", row["algo"],
            "--policy", "explicit", "--tpb", row["tpb"], "--cluster", row["cluster"], "--grid", row["grid"],
            "--vpt", row["vecs_per_thread"], "--regs", row["regs"],
-           "--kernel", row.get("kernel_variant") or "reference", "--csv", tmp, "--no-terms"]
+           "--kernel", row.get("kernel_variant") or "reference", "--calibration", calibration, "--csv", tmp,
+           "--no-terms"]
     if row["topology"] == "emulated":
         cmd.append("--emulated")
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -82,8 +105,9 @@ def hbm_share(arlab, row, tmp):
 
 
 def main(argv):
-    arlab, files, kernel, algo = parse(argv)
+    arlab, files, kernel, algo, calibration, by_alignment = parse(argv)
     groups = collections.defaultdict(list)
+    skipped = 0
     with tempfile.TemporaryDirectory() as d:
         tmp = os.path.join(d, "terms.csv")
         for path in files:
@@ -93,11 +117,29 @@ def main(argv):
                         continue
                     if (row.get("kernel_variant") or "reference") != kernel:
                         continue
-                    predicted, share = hbm_share(arlab, row, tmp)
+                    if int(row["regs"] or 0) <= 0 or int(row["vecs_per_thread"] or 0) <= 0:
+                        skipped += 1  # not a design of arlab's that the model predicts (a peer's row)
+                        continue
+                    predicted, share = hbm_share(arlab, row, tmp, calibration)
+                    error = predicted / measured_us(row) - 1.0
+                    if by_alignment:
+                        groups[(int(row["nranks"]), share >= 0.4, row_alignment(row))].append(error)
+                        continue
                     pattern = "ar_res_rms" if row["pattern"] == "ar_res_rms" else "other"
                     low = min(int(share * 5), 4) * 20
-                    groups[(int(row["nranks"]), pattern, low)].append(predicted / measured_us(row) - 1.0)
-    print("%s %s, %d file(s): bias by the HBM-bound share of the prediction" % (kernel, algo, len(files)))
+                    groups[(int(row["nranks"]), pattern, low)].append(error)
+    print("%s %s, %d file(s), calibration %s: bias by the HBM-bound share of the prediction" %
+          (kernel, algo, len(files), calibration))
+    if skipped:
+        print("(%d row(s) without registers or vectors per thread left out: not designs the model predicts)" % skipped)
+    if by_alignment:
+        print("| N | HBM share | row alignment | rows | mean | median |")
+        print("|---|---|---|---|---|---|")
+        for (n, high, alignment), errors in sorted(groups.items()):
+            print("| %d | %s | %d B | %d | %+.1f %% | %+.1f %% |" % (
+                n, ">= 40 %" if high else "< 40 %", alignment, len(errors), 100 * statistics.mean(errors),
+                100 * statistics.median(errors)))
+        return
     print("| N | patterns | HBM share | rows | mean | median |")
     print("|---|---|---|---|---|---|")
     for (n, pattern, low), errors in sorted(groups.items()):

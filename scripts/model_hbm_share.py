@@ -61,6 +61,9 @@ def parse(argv):
         usage(arlab + " is not an executable")
     if not files:
         usage("no measurement CSV")
+    for path in files:
+        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+            usage("cannot read " + path)
     if kernel not in ("reference", "lean") or algo not in ("oneshot", "twoshot"):
         usage("--kernel is reference or lean, --algo oneshot or twoshot")
     if calibration != "auto" and not os.path.isfile(calibration):
@@ -69,6 +72,9 @@ def parse(argv):
 
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+REQUIRED_COLUMNS = ("check", "algo", "nranks", "hidden", "tokens", "dtype", "pattern", "acc", "tpb", "cluster",
+                    "grid", "vecs_per_thread", "regs", "topology", "headline", "skewfree_us_median",
+                    "kernel_us_median")
 
 
 def row_alignment(row):
@@ -112,7 +118,12 @@ def main(argv):
         tmp = os.path.join(d, "terms.csv")
         for path in files:
             with open(path, newline="") as f:
-                for row in csv.DictReader(f):
+                reader = csv.DictReader(f)
+                missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+                if missing:
+                    sys.exit("model_hbm_share: %s has no column(s) %s (common/measurement_schema.h)" %
+                             (path, ", ".join(missing)))
+                for row in reader:
                     if row.get("check") != "pass" or row["algo"] != algo:
                         continue
                     if (row.get("kernel_variant") or "reference") != kernel:

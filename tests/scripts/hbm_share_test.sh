@@ -45,6 +45,12 @@ case "$out" in *"| 8 | other | 40-60 % | 2 | +2.5 % | +2.5 % |"*) ;; *) fail "sh
 [ "$(printf '%s\n' "$out" | grep -c '^| 8 ')" -eq 2 ] || fail "expected two groups: $out"
 "$py" "$src/scripts/model_hbm_share.py" "$arlab" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "no measurement CSV was not refused"
+"$py" "$src/scripts/model_hbm_share.py" "$arlab" "$tmp/none.csv" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "a missing measurement CSV was not refused"
+printf 'a,b\n1,2\n' > "$tmp/bad.csv"
+out=$("$py" "$src/scripts/model_hbm_share.py" "$arlab" "$tmp/bad.csv" 2>&1)
+[ $? -ne 0 ] || fail "a CSV without the measurement columns was not refused"
+case "$out" in *"has no column(s) check, algo"*) ;; *) fail "missing columns said: $out" ;; esac
 "$py" "$src/scripts/model_hbm_share.py" "$arlab" "$csv" --kernel bogus > /dev/null 2>&1
 [ $? -eq 2 ] || fail "--kernel bogus was not refused"
 "$py" "$src/scripts/model_hbm_share.py" "$arlab" "$csv" --calibration "$tmp/none.csv" > /dev/null 2>&1

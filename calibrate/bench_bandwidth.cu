@@ -231,40 +231,42 @@ void with_busy_partners(const BenchEnv& env, size_t busy_bytes, size_t partners,
       }
     }
   };
-  for (Partner& q : load) {
-    unsigned* dev = nullptr;
-    ARLAB_CUDA_CHECK_RANK(q.rank, cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), q.words.data(), 0));
-    const uint4* src = q.src.as<const uint4>();
-    uint4* dst = q.dst.as<uint4>();
-    const long long n = static_cast<long long>(busy_bytes / sizeof(uint4));
-    const Shape shape{env.partner_sms(), kBusyTpb, 1};
-    if (kind == Kind::copy)
-      launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::copy>, src, dst, n, passes_per_poll,
-             static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
-    if (kind == Kind::write)
-      launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::write>, src, dst, n, passes_per_poll,
-             static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
-    if (kind == Kind::read)
-      launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::read>, src, dst, n, passes_per_poll,
-             static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
-  }
-  // Wait (bounded by the spin-wait timeout, at least 10 s for a cold start) until every load runs.
-  const auto limit = std::chrono::steady_clock::now() +
-                     std::chrono::nanoseconds(std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull));
-  for (Partner& q : load) {
-    volatile unsigned* host = q.words.as<unsigned>();
-    while (host[1] == 0u) {
-      if (std::chrono::steady_clock::now() > limit) {
-        stop_all(false);
-        throw CudaError("bandwidth _busy: rank " + std::to_string(q.rank) + "'s load kernel did not start");
-      }
-      std::this_thread::yield();
-    }
-  }
+  // Launched, waited for and run inside one try: should a launch or the wait fail after some partners
+  // started, those are stopped (and waited for) before their buffers are freed.
+  size_t launched = 0;
   try {
+    for (Partner& q : load) {
+      unsigned* dev = nullptr;
+      ARLAB_CUDA_CHECK_RANK(q.rank, cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), q.words.data(), 0));
+      const uint4* src = q.src.as<const uint4>();
+      uint4* dst = q.dst.as<uint4>();
+      const long long n = static_cast<long long>(busy_bytes / sizeof(uint4));
+      const Shape shape{env.partner_sms(), kBusyTpb, 1};
+      if (kind == Kind::copy)
+        launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::copy>, src, dst, n, passes_per_poll,
+               static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
+      if (kind == Kind::write)
+        launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::write>, src, dst, n, passes_per_poll,
+               static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
+      if (kind == Kind::read)
+        launch(shape, q.stream, q.rank, busy_stream_kernel<Kind::read>, src, dst, n, passes_per_poll,
+               static_cast<const unsigned*>(dev), dev + 1, kBusyBoundNs);
+      ++launched;
+    }
+    // Wait (bounded by the spin-wait timeout, at least 10 s for a cold start) until every load runs.
+    const auto limit = std::chrono::steady_clock::now() +
+                       std::chrono::nanoseconds(std::max<unsigned long long>(env.timeout_ns, 10ull * 1000000000ull));
+    for (Partner& q : load) {
+      volatile unsigned* host = q.words.as<unsigned>();
+      while (host[1] == 0u) {
+        if (std::chrono::steady_clock::now() > limit)
+          throw CudaError("bandwidth _busy: rank " + std::to_string(q.rank) + "'s load kernel did not start");
+        std::this_thread::yield();
+      }
+    }
     body();
   } catch (...) {
-    stop_all(false);
+    if (launched > 0) stop_all(false);
     throw;
   }
   stop_all(true);

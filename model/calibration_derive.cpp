@@ -754,18 +754,6 @@ class Deriver {
                          ", half of each cluster's threads idle) against the model's round:" + check);
   }
 
-  // Records, no constants (notes "record, ..."): the body_round rows that no constant reads yet, each
-  // against the model's round they are to be judged by, so that one `arlab save-calibration` says what a
-  // new run measured. Nothing is noted where a microbenchmark file has no such rows.
-  //
-  // The `ar` pattern's round of each body at N = 2, 4, 8 (variants {body}_ar_n{N}_slowest, since session
-  // 28) and the NVFP4 round at N = 2 (variants {body}_fp4_n2_slowest, since session 29) beside the
-  // ar_res_rms rounds of the same body and N: per vector a thread holds, the median of (measured - the
-  // model's round of that shape, body, N and pattern). The model prices the `ar` round's own part with one
-  // constant at every N (ar_round_ns), the ar_res_rms round's growth with N with the further-round lines
-  // (docs/model.md, "Where the `ar` pattern is off by N"); the NVFP4 round's own part with the epilogue_round
-  // constants and, at N = 2, the FP8 rows' further-round line (docs/model.md, "The quantizing patterns'
-  // further rounds").
   // Record (no constant reads it): one partition's streaming rate while EVERY partition streams the same
   // kind (bandwidth read/write/copy_allbusy, tpb 1024, per node N), times N for the GPU, beside the rate
   // the model gives the GPU when all N partitions stream (hbm_efficiency x the GPU's datasheet): the
@@ -783,17 +771,31 @@ class Deriver {
           v.push_back(r->value);
         if (v.empty()) continue;
         const double one = median_of(v);
-        parts += fmt("%s", parts.empty() ? "" : ", ") + kind + fmt(" %.4g GB/s", one) + fmt(" (the GPU %.4g)", one * n);
+        parts += std::string(parts.empty() ? "" : ", ") + kind + fmt(" %.4g GB/s", one) +
+                 fmt(" (the GPU %.4g)", one * n);
       }
       if (parts.empty()) continue;
+      const double efficiency = out_.calibration.hbm_efficiency;
       out_.notes.push_back(fmt("record, bandwidth *_allbusy at N = %d", n) +
                            " (no constant reads it): one partition while every partition streams the same kind: " +
-                           parts + fmt("; the model's GPU rate with every partition streaming: hbm_efficiency %.4g", out_.calibration.hbm_efficiency) +
-                           fmt(" x %.0f GB/s", gpu_datasheet) +
-                           fmt(" = %.4g GB/s", out_.calibration.hbm_efficiency * gpu_datasheet));
+                           parts + fmt("; the model's GPU rate with every partition streaming: hbm_efficiency %.4g",
+                                       efficiency) +
+                           fmt(" x %.0f GB/s", gpu_datasheet) + fmt(" = %.4g GB/s", efficiency * gpu_datasheet));
     }
   }
 
+  // Records, no constants (notes "record, ..."): the body_round rows that no constant reads yet, each
+  // against the model's round they are to be judged by, so that one `arlab save-calibration` says what a
+  // new run measured. Nothing is noted where a microbenchmark file has no such rows.
+  //
+  // The `ar` pattern's round of each body at N = 2, 4, 8 (variants {body}_ar_n{N}_slowest, since session
+  // 28) and the NVFP4 round at N = 2 (variants {body}_fp4_n2_slowest, since session 29) beside the
+  // ar_res_rms rounds of the same body and N: per vector a thread holds, the median of (measured - the
+  // model's round of that shape, body, N and pattern). The model prices the `ar` round's own part with one
+  // constant at every N (ar_round_ns), the ar_res_rms round's growth with N with the further-round lines
+  // (docs/model.md, "Where the `ar` pattern is off by N"); the NVFP4 round's own part with the epilogue_round
+  // constants and, at N = 2, the FP8 rows' further-round line (docs/model.md, "The quantizing patterns'
+  // further rounds").
   void record_pattern_rounds() {
     const struct {
       const char* tag;   // in the variant: {body}{tag}_n{N}_slowest

@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake make g++ git          # build
+  ccache                      # the second preset's host objects from the first's (CMakeLists.txt)
   libeigen3-dev               # Eigen 3.4: the CPU reference and least-squares fits
   catch2                      # Catch2 v2 (Debian 12) or v3 (Ubuntu 24.04): tests
   libfccp-dev                 # fast-cpp-csv-parser: CSV readers

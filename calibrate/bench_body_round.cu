@@ -53,7 +53,7 @@
 // every slot at once), and the NVFP4 round (codes to quant_out, LINEAR scale factors to scale_out, global
 // scale 1). The fused one-shot rows of the quantizing patterns are predicted short in every round after a
 // call's first at every N, by a few hundred ns per vector a thread holds, where ar_res_rms's are not
-// (docs/model.md, "The quantizing patterns' further rounds"): these rows say whether the round itself is
+// (docs/model.md, "The quantizing patterns' rounds"): these rows say whether the round itself is
 // longer, or whether the cause lies outside it.
 // Since session 28 (2026-12-04), `reference2_epilogue_n2` and `reference2_epilogue_ar_n2` (+ `_slowest`),
 // warm only: the reference TWO-SHOT body's epilogue round (kernels/twoshot_kernel.cuh step 5: the sum

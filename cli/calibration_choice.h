@@ -1,4 +1,4 @@
-// One calibration rule for every command (docs/model.md, "Which calibration a command uses"):
+// One calibration rule for every command (docs/cli.md, the paragraph on `--calibration`):
 // --calibration auto, the default of every command that takes one, means the measured calibration of
 // the node kind the command is about: data/calibration/h200_emulated.csv for the emulated H200 node,
 // h200_nvlink.csv for the real NVLink one, found in this source tree or under ./data/calibration/.

@@ -795,7 +795,7 @@ class Deriver {
   // constant at every N (ar_round_ns), the ar_res_rms round's growth with N with the further-round lines
   // (docs/model.md, "Where the `ar` pattern is off by N"); the NVFP4 round's own part with the epilogue_round
   // constants and, at N = 2, the FP8 rows' further-round line (docs/model.md, "The quantizing patterns'
-  // further rounds").
+  // rounds").
   void record_pattern_rounds() {
     const struct {
       const char* tag;   // in the variant: {body}{tag}_n{N}_slowest

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The model's accuracy table: one row per node and kernel body over the committed measurements,
 each predicted by `arlab validate` with the measured calibration of its node (--calibration auto) and
-the kernel design that ran it (docs/model.md). The docs quote its output (docs/model.md, "Accuracy").
+the kernel design that ran it (docs/model.md). The docs quote its output (docs/model.md, "The accuracy table").
 
   scripts/accuracy_table.py ARLAB [--root DIR]
 

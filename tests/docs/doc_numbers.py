@@ -11,7 +11,8 @@ printed and what the file should say.
 
 Structural checks too: the README's length and opening (the intro, then the two commands),
 calibrate/README.md names exactly the constants of model/calibration.h, every docs/ page the code
-cites exists, and every relative link of the docs resolves.
+cites exists, every relative link of the docs resolves, and every section cited by name
+(`docs/model.md, "The drain"`) is a heading or bold lead of its page.
 
 Entries whose command needs matplotlib (the plots/ scripts) are skipped, and listed as skipped, when
 scripts/find-python.sh finds no python3 that imports it.
@@ -1007,6 +1008,52 @@ CHECKS = [
 
 # ---- structural checks ------------------------------------------------------------------------------------
 
+# A section cited by name: a docs page (a path ending in docs/PAGE.md, or a bare PAGE.md where that resolves
+# from the citing file, as a docs page's links do), an optional ")" and ",", then the name in double quotes.
+SECTION_CITE = re.compile(r'(?<![\w.-])((?:[\w.-]+/)*)([a-z_-]+\.md)\)?,? "([^"]{3,120})"')
+
+
+def section_titles(page):
+    """A docs page's headings and bold leads (a paragraph or list item opening with **...**), as written."""
+    text = open(page).read()
+    titles = [h.strip() for h in re.findall(r"^#+ (.+)$", text, re.M)]
+    titles += [b.strip().rstrip(".:") for b in re.findall(r"^(?:[*-] )?\*\*(.+?)\*\*", text, re.M)]
+    return titles
+
+
+def missing_cited_sections():
+    """Every `docs/PAGE.md, "Section"` cite in the code, the scripts and the docs names a heading or bold lead
+    of PAGE (or the start of one, up to a space, colon, comma, period or parenthesis): a renamed or removed
+    section leaves no stale pointer behind."""
+    fails, titles = [], {}
+    paths = set()
+    for pattern in ("**/*.h", "**/*.cpp", "**/*.cu", "**/*.cuh", "**/*.py", "**/*.sh", "**/*.md", "**/*.txt",
+                    "**/CMakeLists.txt"):
+        paths |= set(glob.glob(os.path.join(SRC, pattern), recursive=True))
+    for path in sorted(paths):
+        rel = os.path.relpath(path, SRC)
+        if rel.startswith(("build", "out", "results", ".")):
+            continue
+        with open(path, errors="replace") as f:
+            # a cite may wrap: join each line to the next, less the next line's comment marker
+            text = re.sub(r"[ \t]*\n[ \t]*(?://|#+(?=\s)|\*(?=\s))?[ \t]*", " ", f.read())
+        for m in SECTION_CITE.finditer(text):
+            page = None
+            for cand in (os.path.join(os.path.dirname(rel), m.group(1) + m.group(2)), m.group(1) + m.group(2)):
+                cand = os.path.normpath(cand)
+                if cand.startswith("docs" + os.sep) and os.path.isfile(os.path.join(SRC, cand)):
+                    page = cand
+                    break
+            if page is None:
+                continue
+            if page not in titles:
+                titles[page] = section_titles(os.path.join(SRC, page))
+            name = m.group(3)
+            if not any(t == name or (t.startswith(name) and t[len(name)] in " :(,.") for t in titles[page]):
+                fails.append(f'{rel} cites {page}, "{name}": no heading or bold lead of {page} starts so')
+    return fails
+
+
 def structural_failures():
     fails = []
     readme = open(os.path.join(SRC, "README.md")).read()
@@ -1059,6 +1106,7 @@ def structural_failures():
             path = target.split("#")[0]
             if not os.path.exists(os.path.normpath(os.path.join(SRC, os.path.dirname(doc), path))):
                 fails.append(f"{doc}: the link ({target}) does not resolve")
+    fails += missing_cited_sections()
     return fails
 
 

@@ -113,7 +113,7 @@ TEST_CASE("the measured calibrations predict the model-validation grid of their 
     // measured (skew-free median): nvlink 0.0916, emulated 0.0880, emulated_faithful 0.0894. Until
     // 2026-12-01 0.0783 / 0.0902 / 0.0842: the push step's slope over warps (round_load push_store),
     // added for the one-token regime's ranking, also counts link bandwidth at large blocks on the real
-    // node, which the model bounds as well (docs/model.md, "Known limits").
+    // node, which the model bounds as well (docs/results.md, "Known limits").
     double max_mape;
   };
   for (const Node& node : {Node{"nvlink", "nvlink", 0.095}, Node{"emulated", "emulated", 0.092},

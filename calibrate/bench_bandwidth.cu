@@ -16,6 +16,14 @@
 //          its own at all of its SMs: the fused kernels at TP4 and TP8 stream on all N partitions at once,
 //          and their push and clear phases mostly write, which the copy-based hbm_efficiency does not see
 //          (docs/model.md, "HBM-bound phases at TP4 and TP8"); recorded only
+//   rows_read, rows_write (+ _pitch4k; + _allbusy on the emulated node; since session 32, recorded only)  the
+//          fused kernels' layout: one block per SM, each streaming rows b, b + grid, ... of H bf16 elements,
+//          one 16-byte vector per thread (tpb = H / 8, trtllm's one-shot block at these H: the last warp
+//          partial where H / 8 is not a multiple of 32), four rows in flight per thread, the rows packed
+//          (pitch H x 2 bytes) or padded to a 4 KB pitch. H {6848, 6912, 7168, 8192}: packed rows start on
+//          128-byte, 512-byte, 2 KB and 16 KB boundaries, and only 6848 leaves a partial warp, so packed
+//          against padded at 6848 says whether the alignment or the partial warp costs the rate (the TP8
+//          shortfall that follows H: docs/model.md, "HBM-bound phases at TP4 and TP8"). tpb encodes H (x 8).
 //   read_l2, write_l2, copy_l2 (and _l2_busy)  the same kernels, at all of the rank's SMs, over buffers
 //          that stay in L2 (4 MiB each, 128 passes per kernel; the _busy partner copies buffers of its
 //          own of that size): the rates the one-shot Lamport workspace could see where it stays in
@@ -87,6 +95,49 @@ __global__ void __launch_bounds__(1024)
       }
     }
   }
+  }
+  if constexpr (K == Kind::read)
+    if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == kSentinel) *sink = acc;
+}
+
+// Rows of `row_vecs` 16-byte vectors at a pitch of `pitch_vecs`: block b takes rows b, b + grid, ..., four
+// at a time; thread t its vector t of each (blockDim.x == row_vecs). Read XOR-accumulates as stream_kernel.
+template <Kind K>
+__global__ void __launch_bounds__(1024) row_stream_kernel(const uint4* src, uint4* dst, long long rows,
+                                                          long long pitch_vecs, uint4* sink, unsigned* smids) {
+  if (threadIdx.x == 0) smids[blockIdx.x] = smid();
+  const long long step = gridDim.x;
+  const long long t = threadIdx.x;
+  uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+  const uint4 pattern = make_uint4(static_cast<unsigned>(t), 1u, 2u, 3u);
+  long long r = blockIdx.x;
+  for (; r + 3 * step < rows; r += 4 * step) {
+    const long long i0 = r * pitch_vecs + t, i1 = (r + step) * pitch_vecs + t, i2 = (r + 2 * step) * pitch_vecs + t,
+                    i3 = (r + 3 * step) * pitch_vecs + t;
+    if constexpr (K == Kind::write) {
+      dst[i0] = pattern;
+      dst[i1] = pattern;
+      dst[i2] = pattern;
+      dst[i3] = pattern;
+    } else {
+      const uint4 a = __ldg(src + i0), b = __ldg(src + i1), c = __ldg(src + i2), d = __ldg(src + i3);
+      acc.x ^= a.x ^ b.x ^ c.x ^ d.x;
+      acc.y ^= a.y ^ b.y ^ c.y ^ d.y;
+      acc.z ^= a.z ^ b.z ^ c.z ^ d.z;
+      acc.w ^= a.w ^ b.w ^ c.w ^ d.w;
+    }
+  }
+  for (; r < rows; r += step) {
+    const long long i = r * pitch_vecs + t;
+    if constexpr (K == Kind::write) {
+      dst[i] = pattern;
+    } else {
+      const uint4 a = __ldg(src + i);
+      acc.x ^= a.x;
+      acc.y ^= a.y;
+      acc.z ^= a.z;
+      acc.w ^= a.w;
+    }
   }
   if constexpr (K == Kind::read)
     if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == kSentinel) *sink = acc;
@@ -189,6 +240,52 @@ void add_point(const BenchEnv& env, Buffers& b, Kind kind, const std::string& su
   out.push_back(make_point(PointKey{"bandwidth", variant, sms, tpb, 0, bytes,
                                     kind == Kind::copy ? "bytes read + written" : "bytes", "gbps"},
                            gbps));
+}
+
+// The rows bench's hidden sizes and pitch (see the header).
+constexpr int kRowHiddens[] = {6848, 6912, 7168, 8192};
+constexpr long long kRowPitchAlignBytes = 4096;  // the padded pitch: a multiple of 4 KB
+constexpr int kBf16Bytes = 2;
+
+// One rows point: kind K over the rows of hidden size `hidden` (bf16), packed or padded, at all of the rank's
+// SMs; tpb = hidden / 8 (one 16-byte vector per thread), size = bytes moved (row vectors only).
+void add_row_point(const BenchEnv& env, Buffers& b, Kind kind, int hidden, bool padded, const std::string& suffix,
+                   std::vector<MicrobenchRow>& out) {
+  const long long row_bytes = static_cast<long long>(hidden) * kBf16Bytes;
+  const long long pitch_bytes =
+      padded ? (row_bytes + kRowPitchAlignBytes - 1) / kRowPitchAlignBytes * kRowPitchAlignBytes : row_bytes;
+  const int row_vecs = static_cast<int>(row_bytes / static_cast<long long>(sizeof(uint4)));
+  const long long pitch_vecs = pitch_bytes / static_cast<long long>(sizeof(uint4));
+  const long long rows = b.vecs / pitch_vecs;
+  const Shape s{env.sms, row_vecs, 1};
+  const auto go = [&] {
+    const uint4* src = b.src.as<const uint4>();
+    uint4* dst = b.dst.as<uint4>();
+    uint4* sink = b.sink.as<uint4>();
+    unsigned* smids = b.smids.as<unsigned>();
+    if (kind == Kind::read)
+      launch(s, env.stream, env.rank, row_stream_kernel<Kind::read>, src, dst, rows, pitch_vecs, sink, smids);
+    if (kind == Kind::write)
+      launch(s, env.stream, env.rank, row_stream_kernel<Kind::write>, src, dst, rows, pitch_vecs, sink, smids);
+  };
+  constexpr int kWarmup = 1;
+  const std::vector<double> us = time_calls(env, kWarmup, env.reps, {}, go);
+  std::vector<unsigned> ids(static_cast<size_t>(env.sms), 0u);
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(ids.data(), b.smids.data(), ids.size() * sizeof(unsigned),
+                                                  cudaMemcpyDeviceToHost, env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
+  const std::string variant = std::string("rows_") + name_of(kind) + (padded ? "_pitch4k" : "") + suffix;
+  distinct_sms(ids, env.sms, ("bandwidth " + variant).c_str());
+  const double bytes = static_cast<double>(rows) * row_bytes;
+  std::vector<double> gbps;
+  for (double t : us) gbps.push_back(bytes / (t * 1e3));
+  out.push_back(make_point(PointKey{"bandwidth", variant, env.sms, row_vecs, 0, bytes, "bytes", "gbps"}, gbps));
+}
+
+void add_row_points(const BenchEnv& env, Buffers& b, Kind kind, const std::string& suffix,
+                    std::vector<MicrobenchRow>& out) {
+  for (const int hidden : kRowHiddens)
+    for (const bool padded : {false, true}) add_row_point(env, b, kind, hidden, padded, suffix, out);
 }
 
 // Runs `body` while the first `partners` partner partitions (rank 1's alone for the _busy points, every
@@ -298,6 +395,16 @@ void bench_bandwidth(const BenchEnv& env, int /*nranks*/, std::vector<Microbench
     for (Kind kind : {Kind::read, Kind::write, Kind::copy})
       with_busy_partners(env, kHbmBusyBytes, env.partner_streams.size(), kind,
                          [&] { add_point(env, b, kind, "_allbusy", env.sms, 1024, out); });
+
+  // The fused kernels' row layout (not in --quick): alone, and on the emulated node while every partition
+  // streams the same kind.
+  if (!env.quick) {
+    for (Kind kind : {Kind::read, Kind::write}) add_row_points(env, b, kind, "", out);
+    if (env.partner_stream())
+      for (Kind kind : {Kind::read, Kind::write})
+        with_busy_partners(env, kHbmBusyBytes, env.partner_streams.size(), kind,
+                           [&] { add_row_points(env, b, kind, "_allbusy", out); });
+  }
 
   // The same kernels over buffers that stay in L2: 2 x 4 MiB (a copy's src and dst; with the partner's
   // two, 16 MiB of the H200's 50 MiB), 128 passes per kernel, so a kernel moves as many bytes as one

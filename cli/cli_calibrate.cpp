@@ -73,8 +73,10 @@ void add_calibrate_command(CLI::App& app) {
                    "thread (the ar round's too; the NVFP4 and FP8 rounds), each one-shot body's round at 2, 4 and 8 ranks (warm, with its polls from DRAM, after 0-4 x L2 bytes written between, on the emulated node at N with every partition running it at once, with the FP8 epilogue, with the ar pattern at 2, 4 and 8 ranks, and with the NVFP4 epilogue at 2 ranks), the lean two-shot body's owner and reader rounds at 2, 4 and 8 ranks and the reference two-shot's epilogue round, cross-rank stores and flags, one exchange round among 2 .. N ranks and between 2 ranks "
                    "with grids of 1-256 blocks (up to 4 per SM); and, checked against the model, where clusters land; and, as a record, "
                    "the push step on 1-32 blocks, the epilogue rounds at 4 and 12 rounds per cluster, the read, write "
-                   "and copy rates over buffers that stay in L2, and, on the emulated node, the read, write and copy "
-                   "rates of one partition while every partition streams the same kind): "
+                   "and copy rates over buffers that stay in L2, the read and write rates over the fused kernels' rows "
+                   "(H 6848-8192, one vector per thread, packed and padded to 4 KB), and, on the emulated node, the "
+                   "read, write and copy rates of one partition, and its row rates, while every partition streams the "
+                   "same kind): "
                    "writes OUT_DIR/microbench.csv and the derived "
                    "OUT_DIR/calibration.csv (emulated node, or one rank per process under mpirun)");
   sub->add_option("--out-dir", o->out_dir, "directory of microbench.csv and calibration.csv (created when missing)")

@@ -143,6 +143,7 @@ class Deriver {
     placement_check();
     record_pattern_rounds();
     record_hbm_allbusy();
+    record_hbm_rows();
     record_lean2_rounds();
     record_twoshot_epilogue_rounds();
     check_ranges(out_.calibration);
@@ -781,6 +782,50 @@ class Deriver {
                            parts + fmt("; the model's GPU rate with every partition streaming: hbm_efficiency %.4g",
                                        efficiency) +
                            fmt(" x %.0f GB/s", gpu_datasheet) + fmt(" = %.4g GB/s", efficiency * gpu_datasheet));
+    }
+  }
+
+  // Record (no constant reads it): one partition streaming the fused kernels' row layout (bandwidth
+  // rows_read / rows_write, one vector per thread, tpb = H / 8), the rows packed or padded to a 4 KB pitch,
+  // alone and (emulated node) while every partition streams the same kind: at TP8 the HBM-bound rows are
+  // short where H leaves rows aligned to 128 bytes and a partial last warp (docs/model.md, "HBM-bound
+  // phases at TP4 and TP8"); packed against padded at the same H tells which of the two costs the rate.
+  void record_hbm_rows() {
+    constexpr int kBf16Vector = 8;  // bf16 elements per 16-byte vector: tpb = H / 8
+    for (const int n : {1, 2, 4, 8, 16}) {
+      std::string parts;
+      for (const char* busy : {"", "_allbusy"})
+        for (const char* kind : {"write", "read"}) {
+          std::map<int, std::pair<double, double>> by_tpb;  // tpb -> (packed, padded) medians
+          for (const bool padded : {false, true}) {
+            std::map<int, std::vector<double>> v;
+            const std::string variant = std::string("rows_") + kind + (padded ? "_pitch4k" : "") + busy;
+            for (const MicrobenchRow* r :
+                 pick_rows("bandwidth", variant, "gbps", [n](const MicrobenchRow& r) { return r.nranks == n; }))
+              v[r->tpb].push_back(r->value);
+            for (const auto& [tpb, values] : v) {
+              auto& slot = by_tpb.try_emplace(tpb, std::make_pair(std::nan(""), std::nan(""))).first->second;
+              (padded ? slot.second : slot.first) = median_of(values);
+            }
+          }
+          if (by_tpb.empty()) continue;
+          std::string line;
+          for (const auto& [tpb, rates] : by_tpb) {
+            const int hidden = tpb * kBf16Vector;
+            const long long row_bytes = 2LL * hidden;
+            const long long align = row_bytes & -row_bytes;  // the largest power of two dividing the pitch
+            line += fmt("; H %d (", hidden) + fmt("%lld-B rows", align) +
+                    (tpb % spec_.warp_size != 0 ? ", a partial warp" : "") + fmt(") %.4g", rates.first) +
+                    fmt(" / %.4g GB/s", rates.second);
+          }
+          parts += std::string(parts.empty() ? "" : "; ") + kind + (*busy ? " while every partition streams" : " alone") +
+                   ":" + line.substr(1);
+        }
+      if (parts.empty()) continue;
+      out_.notes.push_back(fmt("record, bandwidth rows at N = %d", n) +
+                           " (no constant reads it): one partition streaming rows of H bf16 elements, one vector per "
+                           "thread (tpb = H / 8), packed / padded to a 4 KB pitch: " +
+                           parts);
     }
   }
 

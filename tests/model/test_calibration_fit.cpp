@@ -1479,6 +1479,63 @@ TEST_CASE("derive_calibration: bandwidth *_allbusy rows are a record per N that 
   CHECK(note->find(fmt("= %.4g GB/s", d.calibration.hbm_efficiency * tp2.spec.hbm_gbps * 2)) != std::string::npos);
 }
 
+TEST_CASE("derive_calibration: bandwidth rows_* rows are a record per N that no constant reads") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(count_notes(tp2.alone, "record, bandwidth rows") == 0);
+  // The row layout at an 8-partition node: H 6848 (tpb 856: 128-byte rows, a partial warp) and H 8192 (tpb
+  // 1024), packed and padded, alone and beside every partition, two repetitions each (the median is the
+  // value); one row of a 4-partition node that must land in its own note.
+  const auto row = [](const std::string& variant, int tpb, double gbps, int nranks = 8) {
+    MicrobenchRow r;
+    r.bench = "bandwidth";
+    r.variant = variant;
+    r.metric = "gbps";
+    r.size_unit = "bytes";
+    r.size = 5.0e8;
+    r.tpb = tpb;
+    r.sms = 16;
+    r.value = r.p10 = r.p90 = gbps;
+    r.reps = 20;
+    r.link = "local";
+    r.nranks = nranks;
+    return r;
+  };
+  std::vector<MicrobenchRow> more = tp2.rows;
+  for (const double d : {-5.0, 5.0}) {
+    more.push_back(row("rows_write", 856, 300.0 + d));
+    more.push_back(row("rows_write_pitch4k", 856, 380.0 + d));
+    more.push_back(row("rows_write", 1024, 390.0 + d));
+    more.push_back(row("rows_write_pitch4k", 1024, 395.0 + d));
+    more.push_back(row("rows_write_allbusy", 856, 250.0 + d));
+    more.push_back(row("rows_write_pitch4k_allbusy", 856, 330.0 + d));
+    more.push_back(row("rows_read", 856, 500.0 + d));
+  }
+  more.push_back(row("rows_write", 856, 777.0, 4));
+  const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  for (const CalibrationConstantInfo& info : calibration_constants()) {
+    INFO(info.name);
+    CHECK(get_constant(d.calibration, info.name) == get_constant(tp2.alone.calibration, info.name));
+  }
+  REQUIRE(count_notes(d, "record, bandwidth rows at N = 8") == 1);
+  REQUIRE(count_notes(d, "record, bandwidth rows at N = 4") == 1);
+  CHECK(count_notes(d, "record, bandwidth rows at N = 2") == 0);
+  const auto note_of = [&](const std::string& head) {
+    return *std::find_if(d.notes.begin(), d.notes.end(),
+                         [&](const std::string& n) { return n.find(head) != std::string::npos; });
+  };
+  const std::string n8 = note_of("record, bandwidth rows at N = 8");
+  INFO(n8);
+  CHECK(n8.find("write alone: H 6848 (128-B rows, a partial warp) 300 / 380 GB/s; H 8192 (16384-B rows) 390 / 395 "
+                "GB/s") != std::string::npos);
+  CHECK(n8.find("write while every partition streams: H 6848 (128-B rows, a partial warp) 250 / 330 GB/s") !=
+        std::string::npos);
+  // A kind with packed rows only says so (nan for the missing padded figure).
+  CHECK(n8.find("read alone: H 6848 (128-B rows, a partial warp) 500 / nan GB/s") != std::string::npos);
+  CHECK(n8.find("777") == std::string::npos);
+  CHECK(note_of("record, bandwidth rows at N = 4").find("write alone: H 6848 (128-B rows, a partial warp) 777 / nan") !=
+        std::string::npos);
+}
+
 TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {
   std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
                                                     "/data/calibration/h200_nvlink_microbench.csv");

@@ -1434,25 +1434,33 @@ TEST_CASE("derive_calibration: body_round's solo and allbusy rows are a record t
   }
 }
 
+namespace {
+// A bandwidth row of one partition of an emulated node of `nranks` (16 SMs each, 20 repetitions, every
+// figure the same value).
+MicrobenchRow bandwidth_row(const std::string& variant, int tpb, double gbps, int nranks) {
+  MicrobenchRow r;
+  r.bench = "bandwidth";
+  r.variant = variant;
+  r.metric = "gbps";
+  r.size_unit = "bytes";
+  r.size = 536870912.0;
+  r.tpb = tpb;
+  r.sms = 16;
+  r.value = r.p10 = r.p90 = gbps;
+  r.reps = 20;
+  r.link = "local";
+  r.nranks = nranks;
+  return r;
+}
+}  // namespace
+
 TEST_CASE("derive_calibration: bandwidth *_allbusy rows are a record per N that no constant reads") {
   const EmulatedTp2 tp2 = emulated_tp2();
   CHECK(count_notes(tp2.alone, "record, bandwidth *_allbusy") == 0);
   // One partition of an 8-partition node while every partition streams: two repetitions per kind whose
   // median is the value, and a tpb 256 row the record must not read.
   const auto row = [](const std::string& kind, int tpb, double gbps) {
-    MicrobenchRow r;
-    r.bench = "bandwidth";
-    r.variant = kind + "_allbusy";
-    r.metric = "gbps";
-    r.size_unit = "bytes";
-    r.size = 536870912.0;
-    r.tpb = tpb;
-    r.sms = 16;
-    r.value = r.p10 = r.p90 = gbps;
-    r.reps = 20;
-    r.link = "local";
-    r.nranks = 8;
-    return r;
+    return bandwidth_row(kind + "_allbusy", tpb, gbps, 8);
   };
   std::vector<MicrobenchRow> more = tp2.rows;
   for (const double d : {-10.0, 10.0}) {
@@ -1486,19 +1494,7 @@ TEST_CASE("derive_calibration: bandwidth rows_* rows are a record per N that no 
   // 1024), packed and padded, alone and beside every partition, two repetitions each (the median is the
   // value); one row of a 4-partition node that must land in its own note.
   const auto row = [](const std::string& variant, int tpb, double gbps, int nranks = 8) {
-    MicrobenchRow r;
-    r.bench = "bandwidth";
-    r.variant = variant;
-    r.metric = "gbps";
-    r.size_unit = "bytes";
-    r.size = 5.0e8;
-    r.tpb = tpb;
-    r.sms = 16;
-    r.value = r.p10 = r.p90 = gbps;
-    r.reps = 20;
-    r.link = "local";
-    r.nranks = nranks;
-    return r;
+    return bandwidth_row(variant, tpb, gbps, nranks);
   };
   std::vector<MicrobenchRow> more = tp2.rows;
   for (const double d : {-5.0, 5.0}) {

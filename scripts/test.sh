@@ -2,7 +2,7 @@
 # README command (b): installs dependencies, then configures, builds and tests both configurations:
 #   cpu      CPU only (reference, model, CLI, CPU tests): what a machine without nvcc builds;
 #   default  the CUDA parts too when nvcc is found (GPU tests report "Skipped" without a GPU).
-# The presets run two tests at a time (GPU tests one at a time). The tests labelled `no_build` run no
+# The tests labelled `no_build` run no
 # binary of the build (scripts on stand-ins or synthetic CSVs): the second configuration leaves them out,
 # the first ran them. With ccache installed (install-deps.sh), the second build takes the host objects
 # the two configurations share from the first's cache.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Every test labelled `gpu` holds the ctest resource lock `gpu`, so that `ctest -j` (the presets run two
-tests at a time) never runs two GPU tests side by side: they split the GPU into partitions and time
+"""Every test labelled `gpu` holds the ctest resource lock `gpu`, so that `ctest -j N` never runs two GPU
+tests side by side: they split the GPU into partitions and time
 kernels. Reads the build's test list (`ctest --show-only=json-v1`); tests/CMakeLists.txt's
 arlab_gpu_test_properties is what gives a GPU test its label and lock together.
 

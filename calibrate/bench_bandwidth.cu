@@ -20,8 +20,9 @@
 //          fused kernels' layout: one block per SM, each streaming rows b, b + grid, ... of H bf16 elements,
 //          one 16-byte vector per thread (tpb = H / 8, trtllm's one-shot block at these H: the last warp
 //          partial where H / 8 is not a multiple of 32), four rows in flight per thread, the rows packed
-//          (pitch H x 2 bytes) or padded to a 4 KB pitch. H {6848, 6912, 7168, 8192}: packed rows start on
-//          128-byte, 512-byte, 2 KB and 16 KB boundaries, and only 6848 leaves a partial warp, so packed
+//          (pitch H x 2 bytes) or padded to a 4 KB pitch. H {6784, 6848, 6912, 7168, 8192}: packed rows start
+//          on 256-byte, 128-byte, 512-byte, 2 KB and 16 KB boundaries (the alignments the model-accuracy grids'
+//          H give), and only 6784 and 6848 leave a partial warp, so packed
 //          against padded at 6848 says whether the alignment or the partial warp costs the rate (the TP8
 //          shortfall that follows H: docs/model.md, "HBM-bound phases at TP4 and TP8"). tpb encodes H (x 8).
 //   read_l2, write_l2, copy_l2 (and _l2_busy)  the same kernels, at all of the rank's SMs, over buffers
@@ -242,7 +243,7 @@ void add_point(const BenchEnv& env, Buffers& b, Kind kind, const std::string& su
 }
 
 // The rows bench's hidden sizes and pitch (see the header).
-constexpr int kRowHiddens[] = {6848, 6912, 7168, 8192};
+constexpr int kRowHiddens[] = {6784, 6848, 6912, 7168, 8192};
 constexpr long long kRowPitchAlignBytes = 4096;  // the padded pitch: a multiple of 4 KB
 constexpr int kBf16Bytes = 2;
 

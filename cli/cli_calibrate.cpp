@@ -74,7 +74,7 @@ void add_calibrate_command(CLI::App& app) {
                    "with grids of 1-256 blocks (up to 4 per SM); and, checked against the model, where clusters land; and, as a record, "
                    "the push step on 1-32 blocks, the epilogue rounds at 4 and 12 rounds per cluster, the read, write "
                    "and copy rates over buffers that stay in L2, the read and write rates over the fused kernels' rows "
-                   "(H 6848-8192, one vector per thread, packed and padded to 4 KB), and, on the emulated node, the "
+                   "(H 6784-8192, one vector per thread, packed and padded to 4 KB), and, on the emulated node, the "
                    "read, write and copy rates of one partition, and its row rates, while every partition streams the "
                    "same kind): "
                    "writes OUT_DIR/microbench.csv and the derived "

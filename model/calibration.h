@@ -79,6 +79,38 @@ namespace arlab::model {
   X(hbm_efficiency, 0.85, 0.01, 1.0, "fraction",                                                                     \
     "achieved fraction of the datasheet HBM bandwidth for one rank: copy at all of its SMs (on the emulated node "   \
     "while the other partition streams) / datasheet (calibrate: bandwidth, copy / copy_busy)")                      \
+  /* range: a rate's ratio, at least half; up to 1.1 since packed rows measured a little faster than padded          \
+     ones (noise) are kept as measured; 1 (the prior, a real node): no alignment term */                             \
+  X(hbm_rows_fraction_128b_n2, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 2 ranks: HBM rate of token rows aligned to 128 bytes or fewer / the same rows padded "           \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6848)")  \
+  X(hbm_rows_fraction_128b_n4, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 4 ranks: HBM rate of token rows aligned to 128 bytes or fewer / the same rows padded "           \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6848)")  \
+  X(hbm_rows_fraction_128b_n8, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 8 ranks (16 at the same fraction): HBM rate of token rows aligned to 128 bytes or fewer "        \
+    "/ the same rows padded "                                                                                        \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6848)")  \
+  X(hbm_rows_fraction_256b_n2, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 2 ranks: HBM rate of token rows aligned to 256 bytes / the same rows padded "                    \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6784)")  \
+  X(hbm_rows_fraction_256b_n4, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 4 ranks: HBM rate of token rows aligned to 256 bytes / the same rows padded "                    \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6784)")  \
+  X(hbm_rows_fraction_256b_n8, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 8 ranks (16 at the same fraction): HBM rate of token rows aligned to 256 bytes "                 \
+    "/ the same rows padded "                                                                                        \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6784)")  \
+  X(hbm_rows_fraction_512b_n2, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 2 ranks: HBM rate of token rows aligned to 512 bytes / the same rows padded "                    \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6912)")  \
+  X(hbm_rows_fraction_512b_n4, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 4 ranks: HBM rate of token rows aligned to 512 bytes / the same rows padded "                    \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6912)")  \
+  X(hbm_rows_fraction_512b_n8, 1.0, 0.5, 1.1, "fraction",                                                            \
+    "emulated node, 8 ranks (16 at the same fraction): HBM rate of token rows aligned to 512 bytes "                 \
+    "/ the same rows padded "                                                                                        \
+    "to 4 KB, every partition streaming, mean of reads and writes (calibrate: bandwidth rows_*_allbusy at H 6912)")  \
   /* range: a fraction of the datasheet NVLink bandwidth: at most all of it, at least 1 % (the model divides by      \
      it) */                                                                                                          \
   X(link_efficiency, 0.80, 0.01, 1.0, "fraction",                                                                    \

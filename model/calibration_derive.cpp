@@ -143,6 +143,7 @@ class Deriver {
     placement_check();
     record_pattern_rounds();
     record_hbm_allbusy();
+    hbm_rows_fractions();
     record_hbm_rows();
     record_lean2_rounds();
     record_twoshot_epilogue_rounds();
@@ -783,6 +784,54 @@ class Deriver {
                                        efficiency) +
                            fmt(" x %.0f GB/s", gpu_datasheet) + fmt(" = %.4g GB/s", efficiency * gpu_datasheet));
     }
+  }
+
+  // hbm_rows_fraction_{128,256,512}b_n{2,4,8} (model_terms.h hbm_rows_fraction): at N ranks of the emulated
+  // node, the rows bench while every partition streams the same kind, at the H whose packed rows are aligned
+  // to that many bytes (6848, 6784, 6912: tpb = H / 8): per kind the median of the packed rows' rate over
+  // the median of the same rows padded to 4 KB, then the mean of the read and write ratios (the fused
+  // kernels' HBM phases both read and write). A real node, or a microbenchmark file without those rows,
+  // keeps the prior 1.
+  void hbm_rows_fractions() {
+    constexpr int kBf16Vector = 8;  // bf16 elements per 16-byte vector: tpb = H / 8
+    const std::pair<int, int> aligned_h[] = {{128, 6848}, {256, 6784}, {512, 6912}};
+    for (const auto& [align, hidden] : aligned_h)
+      for (const int n : {2, 4, 8}) {
+        const std::string name = fmt("hbm_rows_fraction_%db", align) + fmt("_n%d", n);
+        if (!emulated_) {
+          keep_prior(name, "a real node: every GPU streams its own HBM");
+          continue;
+        }
+        const int tpb = hidden / kBf16Vector;
+        std::string how;
+        double sum = 0;
+        int kinds = 0;
+        for (const char* kind : {"read", "write"}) {
+          double rate[2] = {0, 0};  // packed, padded
+          for (const bool padded : {false, true}) {
+            std::vector<double> v;
+            for (const MicrobenchRow* r :
+                 pick_rows("bandwidth", std::string("rows_") + kind + (padded ? "_pitch4k" : "") + "_allbusy", "gbps",
+                           [n, tpb](const MicrobenchRow& r) { return r.nranks == n && r.tpb == tpb; }))
+              v.push_back(r->value);
+            if (!v.empty()) rate[padded ? 1 : 0] = median_of(v);
+          }
+          if (!(rate[0] > 0 && rate[1] > 0)) continue;
+          sum += rate[0] / rate[1];
+          ++kinds;
+          how += std::string(how.empty() ? "" : ", ") + kind + fmt(" %.4g", rate[0]) + fmt(" / %.4g GB/s", rate[1]);
+        }
+        if (kinds < 2) {
+          keep_prior(name, fmt("no rows_read and rows_write _allbusy rows, packed and padded, at H %d", hidden) +
+                               fmt(" and N = %d", n));
+          continue;
+        }
+        set(name, sum / kinds,
+            fmt("mean over reads and writes of packed / padded (4 KB) rows, every partition streaming (bandwidth "
+                "rows_*_allbusy at H %d, medians): ",
+                hidden) +
+                how);
+      }
   }
 
   // Record (no constant reads it): one partition streaming the fused kernels' row layout (bandwidth

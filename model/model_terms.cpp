@@ -34,6 +34,16 @@ std::string bounds_text(const std::vector<Bound>& bounds) {
   return s + "): " + top.name + "-bound";
 }
 
+double hbm_rows_fraction(const Calibration& cal, long long row_alignment_bytes, int nranks, LinkKind link) {
+  if (link != LinkKind::local || row_alignment_bytes >= 1024) return 1.0;
+  const bool n2 = nranks <= 2, n4 = nranks == 3 || nranks == 4;  // N = 3 takes N = 4's, 5-16 N = 8's
+  if (row_alignment_bytes <= 128)
+    return n2 ? cal.hbm_rows_fraction_128b_n2 : n4 ? cal.hbm_rows_fraction_128b_n4 : cal.hbm_rows_fraction_128b_n8;
+  if (row_alignment_bytes == 256)
+    return n2 ? cal.hbm_rows_fraction_256b_n2 : n4 ? cal.hbm_rows_fraction_256b_n4 : cal.hbm_rows_fraction_256b_n8;
+  return n2 ? cal.hbm_rows_fraction_512b_n2 : n4 ? cal.hbm_rows_fraction_512b_n4 : cal.hbm_rows_fraction_512b_n8;
+}
+
 bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   const Problem& p = in.p;
   const LaunchConfig& c = in.c;
@@ -60,7 +70,10 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   in.cluster_active_warps = static_cast<int>(ceil_div(std::min<long long>(threads_per_cluster, threads_per_token(p)), 32));
   const Calibration& cal = in.cal;
   in.port_bytes_per_ns = cal.sm_l2_bytes_per_cycle * in.s.sm_clock_ghz;
-  in.hbm_bytes_per_ns = in.s.hbm_gbps * cal.hbm_efficiency;
+  const auto row_bytes = static_cast<long long>(in.token_bytes);
+  in.row_alignment_bytes = row_bytes & -row_bytes;
+  in.hbm_rows_fraction = hbm_rows_fraction(cal, in.row_alignment_bytes, p.nranks, in.s.link);
+  in.hbm_bytes_per_ns = in.s.hbm_gbps * cal.hbm_efficiency * in.hbm_rows_fraction;
   in.link_bytes_per_ns = in.nvlink ? in.s.link_gbps * cal.link_efficiency : 0.0;
   in.peer_sm_bytes_per_ns = cal.peer_store_gbps_per_sm;
   return true;
@@ -104,8 +117,12 @@ std::vector<Bound> with_hbm_bound(std::vector<Bound> bounds, double bytes, doubl
 }
 
 std::string staggered_hbm_text(const ModelInputs& in, const HbmRate& rate) {
-  if (!(rate.spacing_ns > 0)) return std::string();
-  return fmt(" (the GPU's rate over %.2f of %d ranks streaming at once: the ranks start %.0f ns apart, ",
+  const std::string rows =
+      in.hbm_rows_fraction != 1.0 ? fmt(" (x %.3f for ", in.hbm_rows_fraction) + fmt("%lld-B rows)", in.row_alignment_bytes)
+                                  : std::string();
+  if (!(rate.spacing_ns > 0)) return rows;
+  return rows +
+         fmt(" (the GPU's rate over %.2f of %d ranks streaming at once: the ranks start %.0f ns apart, ",
              rate.ranks_at_once, in.p.nranks, rate.spacing_ns) +
          fmt("the phases that stream take %.0f ns)", rate.streaming_ns);
 }

@@ -91,10 +91,20 @@ struct ModelInputs {
   int active_warps = 0;          // ceil(active_threads / 32)
   int cluster_active_warps = 0;  // warps of the cluster that hold a vector: ceil(min(tpb x cluster, H/VEC) / 32)
   double port_bytes_per_ns = 0; // one SM's store (and load) rate into L2
-  double hbm_bytes_per_ns = 0;  // one rank's achievable HBM bandwidth (read + write bytes)
+  double hbm_bytes_per_ns = 0;  // one rank's achievable HBM bandwidth (read + write bytes), rows_fraction included
+  long long row_alignment_bytes = 0;  // the largest power of two dividing a token's row (H x sizeof(T))
+  double hbm_rows_fraction = 1;       // hbm_rows_fraction(...): the rate's fraction for rows of that alignment
   double link_bytes_per_ns = 0; // one rank's achievable peer-store bandwidth per direction (0: local)
   double peer_sm_bytes_per_ns = 0;
 };
+
+// The HBM rate's fraction for token rows aligned to `row_alignment_bytes` (the largest power of two dividing
+// H x sizeof(T)) at N ranks on the emulated node: the calibrated hbm_rows_fraction_{128,256,512}b_n{2,4,8}
+// (calibrate bandwidth rows_read / rows_write, packed against padded to 4 KB while every partition streams;
+// docs/model.md, "HBM-bound phases at TP4 and TP8"). Rows aligned to less than 128 bytes take the 128-byte
+// fraction, rows aligned to 1 KB or more 1 (the rows bench's 2 KB and 16 KB rows are within a per cent of
+// their padded rate); N = 16 takes N = 8's; a real node 1 (nothing measured there).
+double hbm_rows_fraction(const Calibration& cal, long long row_alignment_bytes, int nranks, LinkKind link);
 
 // Fills the derived fields; false when the kernel cannot launch (no block fits an SM).
 bool derive_inputs(ModelInputs& in, const KernelResources& res);
@@ -137,7 +147,8 @@ HbmRate staggered_hbm_rate(const ModelInputs& in, const std::function<double(dou
 // `bounds` with an "hbm" bound of `bytes` at `rate` B/ns appended (the phases' HBM bounds, at the rank's
 // staggered rate).
 std::vector<Bound> with_hbm_bound(std::vector<Bound> bounds, double bytes, double rate);
-// " (the GPU's rate over 3.40 of 8 ranks streaming at once: ...)" where the stagger applies, else "".
+// " (the GPU's rate over 3.40 of 8 ranks streaming at once: ...)" where the stagger applies, and
+// " (x 0.930 for 128-B rows)" where the rows' fraction is not 1; else "".
 std::string staggered_hbm_text(const ModelInputs& in, const HbmRate& rate);
 
 // One DRAM load of a token round as a block of the configuration's size sees it (round_load), over the

@@ -1532,6 +1532,51 @@ TEST_CASE("derive_calibration: bandwidth rows_* rows are a record per N that no 
         std::string::npos);
 }
 
+TEST_CASE("derive_calibration: rows_*_allbusy rows give the HBM rate's fraction per row alignment and N") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  // At N = 8: H 6848 (tpb 856, 128-B rows) packed and padded, reads and writes, two repetitions each (the
+  // median is the value); H 6784 (tpb 848, 256-B rows) reads only; rows alone (no _allbusy) at N = 4 that
+  // no fraction reads; a row of another tpb that must not be read.
+  const auto row = [](const std::string& variant, int tpb, double gbps, int nranks = 8) {
+    return bandwidth_row(variant, tpb, gbps, nranks);
+  };
+  std::vector<MicrobenchRow> more = tp2.rows;
+  for (const double d : {-5.0, 5.0}) {
+    more.push_back(row("rows_read_allbusy", 856, 700.0 + d));
+    more.push_back(row("rows_read_pitch4k_allbusy", 856, 760.0 + d));
+    more.push_back(row("rows_write_allbusy", 856, 620.0 + d));
+    more.push_back(row("rows_write_pitch4k_allbusy", 856, 640.0 + d));
+    more.push_back(row("rows_read_allbusy", 848, 720.0 + d));
+    more.push_back(row("rows_read_pitch4k_allbusy", 848, 760.0 + d));
+    more.push_back(row("rows_read", 856, 900.0 + d, 4));
+    more.push_back(row("rows_read_pitch4k", 856, 1000.0 + d, 4));
+    more.push_back(row("rows_write", 856, 900.0 + d, 4));
+    more.push_back(row("rows_write_pitch4k", 856, 1000.0 + d, 4));
+  }
+  more.push_back(row("rows_read_allbusy", 1024, 1.0));
+  const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  CHECK(d.calibration.hbm_rows_fraction_128b_n8 == Approx((700.0 / 760.0 + 620.0 / 640.0) / 2));
+  for (const CalibrationConstantInfo& info : calibration_constants()) {
+    if (info.name == "hbm_rows_fraction_128b_n8") continue;
+    INFO(info.name);
+    CHECK(get_constant(d.calibration, info.name) == get_constant(tp2.alone.calibration, info.name));
+  }
+  CHECK(tp2.alone.calibration.hbm_rows_fraction_128b_n8 == 1.0);
+  CHECK(count_notes(d, "hbm_rows_fraction_128b_n8 = 0.9449: mean over reads and writes") == 1);
+  CHECK(count_notes(d, "read 700 / 760 GB/s, write 620 / 640 GB/s") == 1);
+  CHECK(count_notes(d, "hbm_rows_fraction_256b_n8 = 1: prior kept (no rows_read and rows_write _allbusy rows, "
+                       "packed and padded, at H 6784 and N = 8)") == 1);
+  CHECK(count_notes(d, "hbm_rows_fraction_128b_n4 = 1: prior kept") == 1);
+  // A real node keeps the priors, and says why.
+  std::vector<MicrobenchRow> real = more;
+  for (MicrobenchRow& r : real) r.link = "nvlink";
+  GpuSpec real_spec = tp2.spec;
+  real_spec.link = LinkKind::nvlink;
+  const DerivedCalibration r = derive_calibration(real, real_spec);
+  CHECK(r.calibration.hbm_rows_fraction_128b_n8 == 1.0);
+  CHECK(count_notes(r, "hbm_rows_fraction_128b_n8 = 1: prior kept (a real node") == 1);
+}
+
 TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term, without them the priors stay") {
   std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
                                                     "/data/calibration/h200_nvlink_microbench.csv");

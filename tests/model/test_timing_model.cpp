@@ -919,6 +919,59 @@ TEST_CASE("staggered HBM rate: the ranks that stream beside the last one to star
     }
 }
 
+TEST_CASE("row alignment: the HBM rate's fraction by the rows' alignment and N, on the emulated node only", "[timing]") {
+  Calibration cal = default_calibration();
+  cal.hbm_rows_fraction_128b_n2 = 0.99;
+  cal.hbm_rows_fraction_128b_n4 = 0.95;
+  cal.hbm_rows_fraction_128b_n8 = 0.90;
+  cal.hbm_rows_fraction_256b_n8 = 0.93;
+  cal.hbm_rows_fraction_512b_n8 = 0.97;
+  using detail::hbm_rows_fraction;
+  // The class: 128 B and less, 256 B, 512 B; 1 KB and more none; N = 16 at N = 8's, N = 4 its own.
+  CHECK(hbm_rows_fraction(cal, 16, 8, LinkKind::local) == 0.90);
+  CHECK(hbm_rows_fraction(cal, 128, 8, LinkKind::local) == 0.90);
+  CHECK(hbm_rows_fraction(cal, 256, 8, LinkKind::local) == 0.93);
+  CHECK(hbm_rows_fraction(cal, 512, 8, LinkKind::local) == 0.97);
+  CHECK(hbm_rows_fraction(cal, 1024, 8, LinkKind::local) == 1.0);
+  CHECK(hbm_rows_fraction(cal, 16384, 8, LinkKind::local) == 1.0);
+  CHECK(hbm_rows_fraction(cal, 128, 16, LinkKind::local) == 0.90);
+  CHECK(hbm_rows_fraction(cal, 128, 4, LinkKind::local) == 0.95);
+  CHECK(hbm_rows_fraction(cal, 128, 2, LinkKind::local) == 0.99);
+  CHECK(hbm_rows_fraction(cal, 128, 8, LinkKind::nvlink) == 1.0);
+  // In the inputs: H 6848 bf16 rows are 128-byte aligned, H 8192's 16 KB.
+  const GpuSpec emu8 = sm_partition(gpu_preset("h200_sxm"), 8);
+  LaunchConfig c;
+  c.tpb = 856;
+  c.cluster = 1;
+  c.grid = 16;
+  const Problem odd = problem(128, 6848, 8);
+  detail::ModelInputs in{odd, c, emu8, cal}, flat{odd, c, emu8, default_calibration()};
+  REQUIRE(detail::derive_inputs(in, kRes));
+  REQUIRE(detail::derive_inputs(flat, kRes));
+  CHECK(in.row_alignment_bytes == 128);
+  CHECK(in.hbm_rows_fraction == 0.90);
+  CHECK(in.hbm_bytes_per_ns == Approx(0.90 * flat.hbm_bytes_per_ns));
+  // In the predictions: an HBM-bound TP8 call is longer and says why; rows of 16 KB and a real node are not
+  // touched.
+  for (Impl body : {Impl::reference, Impl::lean})
+    for (Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot}) {
+      INFO(to_string(body) << " " << (algo == Algorithm::oneshot ? "oneshot" : "twoshot"));
+      c.impl = body;
+      const Problem q = problem(2048, 6848, 8, algo);
+      const Prediction with = predict(q, c, emu8, cal, kRes), without = predict(q, c, emu8, default_calibration(), kRes);
+      CHECK(with.total_us > without.total_us);
+      bool explained = false;
+      for (const auto& t : with.terms) explained = explained || t.explanation.find("x 0.900 for 128-B rows") != std::string::npos;
+      CHECK(explained);
+      LaunchConfig c8 = c;
+      c8.tpb = 1024;
+      const Problem aligned = problem(2048, 8192, 8, algo);
+      CHECK(predict(aligned, c8, emu8, cal, kRes).total_us == predict(aligned, c8, emu8, default_calibration(), kRes).total_us);
+      CHECK(predict(q, c, gpu_preset("h200_sxm"), cal, kRes).total_us ==
+            predict(q, c, gpu_preset("h200_sxm"), default_calibration(), kRes).total_us);
+    }
+}
+
 TEST_CASE("NVFP4 round: its own part grows with the warps that hold a vector; other patterns pay none of it",
           "[timing]") {
   Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");

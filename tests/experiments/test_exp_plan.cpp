@@ -373,8 +373,8 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
     std::vector<std::string> expected_keys;
     size_t problems = 0;
     for (int n : nranks)
-      for (int h : {3392, 6848, 11200})
-        for (int t : {5, 46, 124, 312}) {
+      for (int h : {4736, 7488, 12544})
+        for (int t : {6, 50, 140, 296}) {
           ++problems;
           Problem p = seed::seed_problem(t, h, n);
           expected_keys.push_back(exp::case_key(p));
@@ -386,8 +386,8 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
     for (int n : nranks)
       for (Pattern pattern : {Pattern::ar, Pattern::ar_res_rms_fp8, Pattern::ar_res_rms_fp4, Pattern::ar_res_rms_out_fp8,
                               Pattern::ar_res_rms_out_fp4})
-        for (int h : {5952, 9280})
-          for (int t : {13, 168}) {
+        for (int h : {6592, 12672})
+          for (int t : {11, 152}) {
             ++problems;
             Problem p = seed::seed_problem(t, h, n);
             p.pattern = pattern;

@@ -62,6 +62,11 @@ fi
                      $d/h200_emulated_body_round_v3_microbench_rerun.csv \
                      $d/h200_emulated_s29_microbench.csv \
                      $d/h200_emulated_s29_microbench_rerun.csv \
+                     $d/h200_emulated_n2_rows_microbench.csv \
+                     $d/h200_emulated_n4_rows_microbench.csv \
+                     $d/h200_emulated_n4_rows_microbench_rerun.csv \
+                     $d/h200_emulated_n8_rows_microbench.csv \
+                     $d/h200_emulated_n8_rows_microbench_rerun.csv \
   --skew-microbench $d/h200_emulated_n4_drain_microbench.csv \
                     $d/h200_emulated_n8_drain_microbench.csv \
                     $d/h200_emulated_n4_skew_microbench_rerun.csv \

@@ -834,11 +834,12 @@ class Deriver {
       }
   }
 
-  // Record (no constant reads it): one partition streaming the fused kernels' row layout (bandwidth
-  // rows_read / rows_write, one vector per thread, tpb = H / 8), the rows packed or padded to a 4 KB pitch,
-  // alone and (emulated node) while every partition streams the same kind: at TP8 the HBM-bound rows are
-  // short where H leaves rows aligned to 128 bytes and a partial last warp (docs/model.md, "HBM-bound
-  // phases at TP4 and TP8"); packed against padded at the same H tells which of the two costs the rate.
+  // Record: one partition streaming the fused kernels' row layout (bandwidth rows_read / rows_write, one
+  // vector per thread, tpb = H / 8), the rows packed or padded to a 4 KB pitch, alone and (emulated node)
+  // while every partition streams the same kind: at TP8 the HBM-bound rows are short where H leaves rows
+  // aligned to 128 bytes and a partial last warp (docs/model.md, "HBM-bound phases at TP4 and TP8"); packed
+  // against padded at the same H tells which of the two costs the rate. The rows alone set nothing; the
+  // _allbusy ones at H 6848, 6784 and 6912 set hbm_rows_fraction_* (hbm_rows_fractions above).
   void record_hbm_rows() {
     constexpr int kBf16Vector = 8;  // bf16 elements per 16-byte vector: tpb = H / 8
     for (const int n : {1, 2, 4, 8, 16}) {
@@ -872,8 +873,9 @@ class Deriver {
         }
       if (parts.empty()) continue;
       out_.notes.push_back(fmt("record, bandwidth rows at N = %d", n) +
-                           " (no constant reads it): one partition streaming rows of H bf16 elements, one vector per "
-                           "thread (tpb = H / 8), packed / padded to a 4 KB pitch: " +
+                           " (the _allbusy rows at 128, 256 and 512-B rows set hbm_rows_fraction_*): one partition "
+                           "streaming rows of H bf16 elements, one vector per thread (tpb = H / 8), packed / padded "
+                           "to a 4 KB pitch: " +
                            parts);
     }
   }

@@ -635,16 +635,27 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
                                "h200_emulated_body_round_v2_microbench_rerun.csv",
                                "h200_emulated_body_round_v3_microbench.csv",
                                "h200_emulated_body_round_v3_microbench_rerun.csv",
-                               "h200_emulated_s29_microbench.csv", "h200_emulated_s29_microbench_rerun.csv"}) {
-        size_t drain = 0, vpt = 0, body = 0;
+                               "h200_emulated_s29_microbench.csv", "h200_emulated_s29_microbench_rerun.csv",
+                               "h200_emulated_n2_rows_microbench.csv", "h200_emulated_n4_rows_microbench.csv",
+                               "h200_emulated_n4_rows_microbench_rerun.csv", "h200_emulated_n8_rows_microbench.csv",
+                               "h200_emulated_n8_rows_microbench_rerun.csv"}) {
+        size_t drain = 0, vpt = 0, body = 0, rows_bench = 0;
         for (const MicrobenchRow& r : load_microbench(dir + file))
           if (own.count({r.bench, r.variant}) == 0) {
             rows.push_back(r);
             drain += r.bench == "launch";
             vpt += r.variant.find("_vpt") != std::string::npos;
             body += r.bench == "body_round";
+            rows_bench += r.bench == "bandwidth" && r.variant.rfind("rows_", 0) == 0;
           }
         const std::string name = file;
+        // The session-33 runs (-n 2, 4, 8): their bandwidth rows_* rows alone, 5 H x packed / padded x read /
+        // write x alone / _allbusy (hbm_rows_fraction_*).
+        if (name.find("_rows_") != std::string::npos) {
+          REQUIRE(rows_bench == 40u);
+          REQUIRE(drain + vpt + body == 0u);
+          continue;
+        }
         // The session-29 runs are whole `arlab calibrate -n 2` runs of cc34a4b: every bench and variant the
         // main file lacks, counted apart below.
         if (name.find("_s29_") != std::string::npos) {
@@ -710,8 +721,10 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
     // real node (microbenchmarks before the slowest block's rows) that its round overhead is block 0's;
     // on the real node the cluster_placement check, which says its file predates the bench; on the emulated
     // node the 16 "record, ..." notes of the session-29 runs' body_round rows that no constant reads (ar and
-    // NVFP4 rounds 6 + 2, lean two-shot owner and reader 6, reference two-shot epilogue 2).
-    CHECK(count_notes(d, "record, ") == (node == "emulated" ? 16u : 0u));
+    // NVFP4 rounds 6 + 2, lean two-shot owner and reader 6, reference two-shot epilogue 2) and the 3 of the
+    // session-33 runs' rows bench (one per N: 2, 4, 8).
+    CHECK(count_notes(d, "record, ") == (node == "emulated" ? 19u : 0u));
+    CHECK(count_notes(d, "record, bandwidth rows at N = ") == (node == "emulated" ? 3u : 0u));
     CHECK(d.notes.size() == calibration_constants().size() + 2 + count_notes(d, "record, "));
     // (The emulated node's placement rows came with the drain runs: checked and set nothing.)
     CHECK(count_notes(d, node == "nvlink" ? "check, cluster_placement: no rows"
@@ -1487,7 +1500,7 @@ TEST_CASE("derive_calibration: bandwidth *_allbusy rows are a record per N that 
   CHECK(note->find(fmt("= %.4g GB/s", d.calibration.hbm_efficiency * tp2.spec.hbm_gbps * 2)) != std::string::npos);
 }
 
-TEST_CASE("derive_calibration: bandwidth rows_* rows are a record per N that no constant reads") {
+TEST_CASE("derive_calibration: bandwidth rows_* rows are a record per N; without both kinds _allbusy they set nothing") {
   const EmulatedTp2 tp2 = emulated_tp2();
   CHECK(count_notes(tp2.alone, "record, bandwidth rows") == 0);
   // The row layout at an 8-partition node: H 6848 (tpb 856: 128-byte rows, a partial warp) and H 8192 (tpb

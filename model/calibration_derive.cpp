@@ -993,7 +993,8 @@ class Deriver {
 
   // The reference two-shot body's epilogue round (variants reference2_epilogue_n2_slowest, ar_res_rms, and
   // reference2_epilogue_ar_n2_slowest, ar; since session 28) against the model's epilogue round of that
-  // shape (model/twoshot_model.cpp), per vector: the median of the difference.
+  // shape (model/twoshot_model.cpp), per vector: the median of the difference. The ar one sets
+  // twoshot_ar_further_round_ns_n2 (since session 33); the ar_res_rms one is a record.
   void record_twoshot_epilogue_rounds() {
     for (const Pattern pattern : {Pattern::ar_res_rms, Pattern::ar}) {
       const std::string variant =
@@ -1009,6 +1010,19 @@ class Deriver {
         beyond.push_back((r->value - *model) / vpt);
         per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
                (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+      }
+      if (pattern == Pattern::ar) {
+        // The ar round sets twoshot_ar_further_round_ns_n2 (model/twoshot_model.cpp: a call's epilogue rounds
+        // after its first, at N = 2, where it is measured); the ar_res_rms one stays a record.
+        if (beyond.empty()) {
+          keep_prior("twoshot_ar_further_round_ns_n2", "no body_round " + variant + " rows");
+        } else {
+          set("twoshot_ar_further_round_ns_n2", median_of(beyond),
+              fmt("median over %zu rows of body_round ", beyond.size()) + variant +
+                  " (the reference two-shot's ar epilogue round) minus the model's round of that shape, per vector "
+                  "(blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
+        }
+        continue;
       }
       if (beyond.empty()) continue;
       out_.notes.push_back("record, body_round " + variant + " (no constant reads it): the reference two-shot's " +

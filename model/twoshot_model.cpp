@@ -233,8 +233,15 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double load_ns = er.load_ns, compute_ns = er.compute_ns, overhead_ns = er.overhead_ns;
   const int epi_ops = er.ops;
   const double round_ns = er.total_ns;
+  // The ar epilogue's rounds after a call's first at N = 2: the measured round's difference from the model's
+  // (calibrate body_round reference2_epilogue_ar_n2: a round that reads its sums and stores them, no barrier,
+  // measured over 16 rounds in a row; docs/model.md, "The reference two-shot's epilogue rounds"). Not at
+  // N >= 4, where it was not measured.
+  const bool ar_further = p.pattern == Pattern::ar && n == 2 && rounds_all > 1;
+  const double further_round_ns =
+      ar_further ? std::max(0.0, round_ns + cal.twoshot_ar_further_round_ns_n2 * vecs) : round_ns;
   const std::vector<Bound> epi_base = {
-      {"rounds", static_cast<double>(rounds_all) * round_ns},
+      {"rounds", round_ns + static_cast<double>(rounds_all - 1) * further_round_ns},
       {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /
                       port}};
   // The rank's HBM rate: the copy, the reduce-scatter and the epilogue stream (model_terms.h
@@ -277,7 +284,12 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(" [%lld tokens/cluster x (%.0f ns loads of %d vector(s) + %.0f ns compute (%d ops) + ", rounds_all,
                load_ns, in.vecs_used, compute_ns, epi_ops) +
            norm_reduce_text(in) + fmt(" + round overhead %.0f ns", overhead_ns) +
-           (k > 1 ? fmt(", its per-warp part over the %.0f blocks on the busiest SM", k) : std::string()) + ")]";
+           (k > 1 ? fmt(", its per-warp part over the %.0f blocks on the busiest SM", k) : std::string()) + ")" +
+           (ar_further && cal.twoshot_ar_further_round_ns_n2 != 0.0
+                ? fmt("; the rounds after the first %.0f ns each", further_round_ns) +
+                      fmt(" (%+.0f ns per vector, measured)", cal.twoshot_ar_further_round_ns_n2)
+                : std::string()) +
+           "]";
   });
   sheet.add("exit", cluster_barrier_ns(in), [&] { return "closing " + cluster_barrier_text(in); });
   add_drain_term(in, sheet);  // the closing barrier (cluster > 1) is not what waits for the outputs

@@ -510,6 +510,8 @@ def body_round_records(out):
         r"the measured lean_n\d_slowest round of the same run and shape", out))
     epi = dict(re.findall(r"record, body_round reference2_epilogue(_ar)?_n2_slowest \(no constant reads it\): the "
                           r"reference two-shot's \S+ epilogue round takes (-?\d+) ns", out))
+    # since session 33 the ar epilogue round sets a constant: its note
+    epi.update({"_ar": m for m in re.findall(r"twoshot_ar_further_round_ns_n2 = (-?\d+)", out)})
     ar = lambda body, i: " / ".join(sign(pattern_round[(body, "ar", n)][i]) for n in (2, 4, 8))
     return [
         f"{ar('reference', 0)} ns at N = 2 / 4 / 8; lean {ar('lean', 0)}, where the `ar_res_rms` round is "

@@ -972,6 +972,43 @@ TEST_CASE("row alignment: the HBM rate's fraction by the rows' alignment and N, 
     }
 }
 
+TEST_CASE("reference two-shot ar epilogue: rounds after a call's first at the measured difference, N = 2 only",
+          "[timing]") {
+  Calibration cal = default_calibration();
+  cal.twoshot_ar_further_round_ns_n2 = -100;  // the priors' ar round is about 280 ns
+  LaunchConfig c;
+  c.tpb = 512;
+  c.cluster = 1;
+  c.grid = 16;
+  c.impl = Impl::reference;
+  c.algo = Algorithm::twoshot;
+  const auto epilogue_us = [&](const Problem& p, const Calibration& k) {
+    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), p.nranks);
+    return term(predict(p, c, emu, k, kRes), "epilogue");
+  };
+  // N = 2, ar, H 4096 (one vector per thread), 64 tokens: 32 per range, 2 rounds per range on 16 clusters, 4 in
+  // all; the three after the first are 100 ns shorter each (the rounds bound the epilogue).
+  Problem ar = problem(64, 4096, 2, Algorithm::twoshot);
+  ar.pattern = Pattern::ar;
+  CHECK(epilogue_us(ar, cal) == Approx(epilogue_us(ar, default_calibration()) - 3 * 0.100).margin(1e-6));
+  // 2 tokens: one round per range, the second the only one after the first; N = 4 and the norm patterns: not
+  // measured, unchanged.
+  Problem two = problem(2, 4096, 2, Algorithm::twoshot);
+  two.pattern = Pattern::ar;
+  CHECK(epilogue_us(two, cal) == Approx(epilogue_us(two, default_calibration()) - 0.100).margin(1e-6));
+  Problem ar4 = problem(64, 4096, 4, Algorithm::twoshot);
+  ar4.pattern = Pattern::ar;
+  CHECK(epilogue_us(ar4, cal) == epilogue_us(ar4, default_calibration()));
+  const Problem rms = problem(64, 4096, 2, Algorithm::twoshot);
+  CHECK(epilogue_us(rms, cal) == epilogue_us(rms, default_calibration()));
+  // The explanation says so.
+  const Prediction pr = predict(ar, c, sm_partition(gpu_preset("h200_sxm"), 2), cal, kRes);
+  bool explained = false;
+  for (const auto& t : pr.terms)
+    explained = explained || t.explanation.find("-100 ns per vector, measured") != std::string::npos;
+  CHECK(explained);
+}
+
 TEST_CASE("NVFP4 round: its own part grows with the warps that hold a vector; other patterns pay none of it",
           "[timing]") {
   Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");

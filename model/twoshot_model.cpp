@@ -235,7 +235,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double round_ns = er.total_ns;
   // The ar epilogue's rounds after a call's first at N = 2: the measured round's difference from the model's
   // (calibrate body_round reference2_epilogue_ar_n2: a round that reads its sums and stores them, no barrier,
-  // measured over 16 rounds in a row; docs/model.md, "The reference two-shot's epilogue rounds"). Not at
+  // measured over 8 rounds in a row; docs/model.md, "The reference two-shot's epilogue rounds"). Not at
   // N >= 4, where it was not measured.
   const bool ar_further = p.pattern == Pattern::ar && n == 2 && rounds_all > 1;
   const double further_round_ns =

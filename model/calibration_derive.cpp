@@ -792,8 +792,27 @@ class Deriver {
   // the median of the same rows padded to 4 KB, then the mean of the read and write ratios (the fused
   // kernels' HBM phases both read and write). A real node, or a microbenchmark file without those rows,
   // keeps the prior 1.
+  static constexpr int kRowsBf16Vector = 8;  // the rows bench: bf16 elements per 16-byte vector, tpb = H / 8
+
+  // The rows bench's medians at N ranks for one kind ("read", "write") and load ("" alone, "_allbusy"):
+  // tpb -> (packed, padded to 4 KB) median gbps, NaN where that half has no rows.
+  std::map<int, std::pair<double, double>> rows_rate_medians(const std::string& kind, const std::string& busy, int n) {
+    std::map<int, std::pair<double, double>> by_tpb;
+    for (const bool padded : {false, true}) {
+      std::map<int, std::vector<double>> v;
+      const std::string variant = "rows_" + kind + (padded ? "_pitch4k" : "") + busy;
+      for (const MicrobenchRow* r :
+           pick_rows("bandwidth", variant, "gbps", [n](const MicrobenchRow& r) { return r.nranks == n; }))
+        v[r->tpb].push_back(r->value);
+      for (const auto& [tpb, values] : v) {
+        auto& slot = by_tpb.try_emplace(tpb, std::make_pair(std::nan(""), std::nan(""))).first->second;
+        (padded ? slot.second : slot.first) = median_of(values);
+      }
+    }
+    return by_tpb;
+  }
+
   void hbm_rows_fractions() {
-    constexpr int kBf16Vector = 8;  // bf16 elements per 16-byte vector: tpb = H / 8
     const std::pair<int, int> aligned_h[] = {{128, 6848}, {256, 6784}, {512, 6912}};
     for (const auto& [align, hidden] : aligned_h)
       for (const int n : {2, 4, 8}) {
@@ -802,24 +821,19 @@ class Deriver {
           keep_prior(name, "a real node: every GPU streams its own HBM");
           continue;
         }
-        const int tpb = hidden / kBf16Vector;
+        const int tpb = hidden / kRowsBf16Vector;
         std::string how;
         double sum = 0;
         int kinds = 0;
         for (const char* kind : {"read", "write"}) {
-          double rate[2] = {0, 0};  // packed, padded
-          for (const bool padded : {false, true}) {
-            std::vector<double> v;
-            for (const MicrobenchRow* r :
-                 pick_rows("bandwidth", std::string("rows_") + kind + (padded ? "_pitch4k" : "") + "_allbusy", "gbps",
-                           [n, tpb](const MicrobenchRow& r) { return r.nranks == n && r.tpb == tpb; }))
-              v.push_back(r->value);
-            if (!v.empty()) rate[padded ? 1 : 0] = median_of(v);
-          }
-          if (!(rate[0] > 0 && rate[1] > 0)) continue;
-          sum += rate[0] / rate[1];
+          const auto by_tpb = rows_rate_medians(kind, "_allbusy", n);
+          const auto at = by_tpb.find(tpb);
+          if (at == by_tpb.end()) continue;
+          const auto [packed, padded] = at->second;
+          if (!(packed > 0 && padded > 0)) continue;  // NaN: a half without rows
+          sum += packed / padded;
           ++kinds;
-          how += std::string(how.empty() ? "" : ", ") + kind + fmt(" %.4g", rate[0]) + fmt(" / %.4g GB/s", rate[1]);
+          how += std::string(how.empty() ? "" : ", ") + kind + fmt(" %.4g", packed) + fmt(" / %.4g GB/s", padded);
         }
         if (kinds < 2) {
           keep_prior(name, fmt("no rows_read and rows_write _allbusy rows, packed and padded, at H %d", hidden) +
@@ -841,27 +855,15 @@ class Deriver {
   // against padded at the same H tells which of the two costs the rate. The rows alone set nothing; the
   // _allbusy ones at H 6848, 6784 and 6912 set hbm_rows_fraction_* (hbm_rows_fractions above).
   void record_hbm_rows() {
-    constexpr int kBf16Vector = 8;  // bf16 elements per 16-byte vector: tpb = H / 8
     for (const int n : {1, 2, 4, 8, 16}) {
       std::string parts;
       for (const char* busy : {"", "_allbusy"})
         for (const char* kind : {"write", "read"}) {
-          std::map<int, std::pair<double, double>> by_tpb;  // tpb -> (packed, padded) medians
-          for (const bool padded : {false, true}) {
-            std::map<int, std::vector<double>> v;
-            const std::string variant = std::string("rows_") + kind + (padded ? "_pitch4k" : "") + busy;
-            for (const MicrobenchRow* r :
-                 pick_rows("bandwidth", variant, "gbps", [n](const MicrobenchRow& r) { return r.nranks == n; }))
-              v[r->tpb].push_back(r->value);
-            for (const auto& [tpb, values] : v) {
-              auto& slot = by_tpb.try_emplace(tpb, std::make_pair(std::nan(""), std::nan(""))).first->second;
-              (padded ? slot.second : slot.first) = median_of(values);
-            }
-          }
+          const auto by_tpb = rows_rate_medians(kind, busy, n);
           if (by_tpb.empty()) continue;
           std::string line;
           for (const auto& [tpb, rates] : by_tpb) {
-            const int hidden = tpb * kBf16Vector;
+            const int hidden = tpb * kRowsBf16Vector;
             const long long row_bytes = 2LL * hidden;
             const long long align = row_bytes & -row_bytes;  // the largest power of two dividing the pitch
             line += fmt("; H %d (", hidden) + fmt("%lld-B rows", align) +

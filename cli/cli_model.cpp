@@ -115,7 +115,7 @@ void run_synthetic(const SyntheticCliOptions& o) {
   so.gpus = {o.gpu};
   model::gpu_preset(o.gpu);  // an unknown preset fails here, naming the known ones
   const CalibrationChoice choice = choose_calibration(
-      o.calibration, NodeKind::none, is_h200_name(o.gpu),
+      o.calibration, NodeKind::none, gpu_family(o.gpu),
       "synthetic rows cover both node kinds, the whole GPU over NVLink and its emulated partitions");
   check_output_path(o.out, {choice.path}, "--out");
   // An existing file is appended to only when it holds synthetic rows alone: model-generated rows
@@ -151,6 +151,7 @@ struct SaveCalibrationCliOptions {
   std::string from_microbench;
   std::vector<std::string> exchange_microbench;
   std::vector<std::string> skew_microbench;
+  std::vector<std::string> rows_microbench;
   std::string round_microbench;
   std::string pushed_microbench;
   std::vector<std::string> added_microbench;
@@ -200,6 +201,7 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   std::vector<std::string> inputs = o.exchange_microbench;
   inputs.insert(inputs.end(), o.added_microbench.begin(), o.added_microbench.end());
   inputs.insert(inputs.end(), o.skew_microbench.begin(), o.skew_microbench.end());
+  inputs.insert(inputs.end(), o.rows_microbench.begin(), o.rows_microbench.end());
   inputs.insert(inputs.end(), {o.from_microbench, o.round_microbench, o.pushed_microbench});
   check_output_path(o.out, inputs, "save-calibration FILE");
   std::vector<int> lines;
@@ -230,6 +232,19 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
     if (add_microbench_rows(path, "--skew-microbench", first, skew, rows, lines, files) == 0)
       throw CsvError(path, 0, "nranks",
                      "no start_skew rows at a number of ranks other than --from-microbench's (" +
+                         std::to_string(first.nranks) + "): `arlab calibrate -n 4` or `-n 8` writes them");
+  }
+  for (const std::string& path : o.rows_microbench) {
+    // Runs of `arlab calibrate` at another number of ranks of the same node kind: only their rows bench
+    // rows (bandwidth rows_*) at a rank count other than the main file's are read, for
+    // hbm_rows_fraction_*_n4 / _n8 (the rows bench runs at the node's own N; the main file's N comes from
+    // its own rows). Every other bench of such a run measured other partitions, and is not read.
+    const auto rows_bench = [&first](const MicrobenchRow& r) {
+      return r.bench == "bandwidth" && r.variant.rfind("rows_", 0) == 0 && r.nranks != first.nranks;
+    };
+    if (add_microbench_rows(path, "--rows-microbench", first, rows_bench, rows, lines, files) == 0)
+      throw CsvError(path, 0, "nranks",
+                     "no bandwidth rows_* rows at a number of ranks other than --from-microbench's (" +
                          std::to_string(first.nranks) + "): `arlab calibrate -n 4` or `-n 8` writes them");
   }
   if (!o.round_microbench.empty()) {
@@ -263,9 +278,10 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                            "2026-12-03)");
     }
   }
-  std::string exchange_files, added_files, skew_files;
+  std::string exchange_files, added_files, skew_files, rows_files;
   for (const std::string& path : o.exchange_microbench) exchange_files += (exchange_files.empty() ? "" : ", ") + path;
   for (const std::string& path : o.skew_microbench) skew_files += (skew_files.empty() ? "" : ", ") + path;
+  for (const std::string& path : o.rows_microbench) rows_files += (rows_files.empty() ? "" : ", ") + path;
   for (const std::string& path : o.added_microbench) added_files += (added_files.empty() ? "" : ", ") + path;
   const model::GpuSpec whole = model::gpu_preset(o.gpu);
   const bool local = first.link == "local";
@@ -297,6 +313,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   if (!added_files.empty())
     std::printf("  the rows of benches and variants the files above lack are those of %s\n", added_files.c_str());
   if (!skew_files.empty()) std::printf("  the start_skew rows of other rank counts are those of %s\n", skew_files.c_str());
+  if (!rows_files.empty())
+    std::printf("  the rows bench's rows of other rank counts are those of %s\n", rows_files.c_str());
   model::DerivedCalibration d;
   try {
     d = model::derive_calibration(rows, spec);
@@ -326,7 +344,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                               (o.pushed_microbench.empty() ? std::string()
                                                            : " + cluster_sync pushed rows of " + o.pushed_microbench) +
                               (added_files.empty() ? std::string() : " + added-bench rows of " + added_files) +
-                              (skew_files.empty() ? std::string() : " + start_skew rows of " + skew_files));
+                              (skew_files.empty() ? std::string() : " + start_skew rows of " + skew_files) +
+                              (rows_files.empty() ? std::string() : " + rows bench rows of " + rows_files));
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
@@ -341,6 +360,8 @@ void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& su
     throw InvalidArgument("--added-microbench adds rows to --from-microbench's: give both");
   if (!o.skew_microbench.empty() && o.from_microbench.empty())
     throw InvalidArgument("--skew-microbench adds rows to --from-microbench's: give both");
+  if (!o.rows_microbench.empty() && o.from_microbench.empty())
+    throw InvalidArgument("--rows-microbench adds rows to --from-microbench's: give both");
   if (!o.from_microbench.empty()) {
     if (sub.count("--calibration") > 0) throw InvalidArgument("--from-microbench and --calibration exclude each other");
     run_derive_calibration(o);
@@ -349,7 +370,7 @@ void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& su
   refuse_unused_options(sub, {"file", "--calibration"},
                         "save-calibration without --from-microbench copies the calibration in use");
   const CalibrationChoice choice =
-      choose_calibration(o.calibration, NodeKind::none, true, "save-calibration is about no node; name a file");
+      choose_calibration(o.calibration, NodeKind::none, "h200", "save-calibration is about no node; name a file");
   check_output_path(o.out, {choice.path}, "save-calibration FILE");
   model::save_calibration(load_choice(choice), o.out,
                           choice.path.empty() ? "default prior (model/calibration.h)" : "copy of " + choice.path);
@@ -394,7 +415,7 @@ void run_predict(const PredictOptions& o) {
   const std::vector<Impl>& variants = kernel.bodies;
   const model::GpuSpec spec = make_spec(o, p.nranks);
   const NodeKind node = o.emulated ? NodeKind::emulated : o.link == "local" ? NodeKind::none : NodeKind::nvlink;
-  const CalibrationChoice choice = choose_calibration(o.calibration, node, is_h200_name(o.gpu),
+  const CalibrationChoice choice = choose_calibration(o.calibration, node, gpu_family(o.gpu),
                                                       node == NodeKind::none ? "--link local on a whole GPU"
                                                                              : "--gpu " + o.gpu);
   const model::Calibration cal = load_choice(choice);
@@ -713,6 +734,11 @@ void add_save_calibration_command(CLI::App& app) {
                   "with --from-microbench: the start_skew rows of `arlab calibrate` runs of the same node kind at other "
                   "rank counts (`-n 4`, `-n 8`; one or more files), for start_spacing_ns_n4 / _n8 (the emulated "
                   "node's gap between the ranks' starts)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--rows-microbench", o->rows_microbench,
+                  "with --from-microbench: the rows bench's rows (bandwidth rows_*) of `arlab calibrate` runs of the "
+                  "same node kind at other rank counts (`-n 4`, `-n 8`; one or more files), for "
+                  "hbm_rows_fraction_*_n4 / _n8 (one partition's rate over packed rows while every partition streams)")
       ->check(CLI::ExistingFile);
   sub->add_option("--round-microbench", o->round_microbench,
                   "with --from-microbench: the NVFP4 and ar rows of bench epilogue_round of another `arlab calibrate` "

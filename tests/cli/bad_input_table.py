@@ -465,6 +465,13 @@ def cases(have_cuda, arlab):
         2, r"m\.csv:1: column 'name'", absent=["seed_out"])
     add("save-calibration --from-microbench of another schema",
         ["save-calibration", "new_cal.csv", "--from-microbench", "m.csv"], 2, r"m\.csv:1: column '\w+': header lacks")
+    add("save-calibration --rows-microbench without --from-microbench",
+        ["save-calibration", "new_cal.csv", "--rows-microbench", "mb.csv"], 2,
+        r"--rows-microbench adds rows to --from-microbench's: give both", absent=["new_cal.csv"])
+    add("save-calibration --rows-microbench of the same rank count (no rows bench rows at another N)",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb.csv", "--rows-microbench", "mb.csv"], 2,
+        r"mb\.csv: column 'nranks': no bandwidth rows_\* rows at a number of ranks other than --from-microbench's \(2\)",
+        absent=["new_cal.csv"])
     add("issue 12: --inject-fault needs a rank of the node", ["run", "--inject-fault", "cuda-error-rank=9"], 2,
         r"is not a rank of this node")
 

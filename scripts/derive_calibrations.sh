@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The committed calibrations, derived on the CPU from the committed microbenchmark files
-# (data/calibration/README.md): default.csv (the built-in priors), h200_nvlink.csv (the real TP2 node)
-# and h200_emulated.csv (the emulated node: its main run plus the rows of later runs, each file named
-# below with the option that reads it).
+# (data/calibration/README.md): default.csv (the built-in priors), h200_nvlink.csv (the real TP2 node),
+# h200_emulated.csv (the emulated node: its main run plus the rows of later runs, each file named
+# below with the option that reads it) and h100_emulated.csv (the emulated node of an H100: one
+# `arlab calibrate -n 2` run, with the rows of `-n 4` and `-n 8` runs that depend on N).
 #
-#   scripts/derive_calibrations.sh ARLAB            rewrite the three files in data/calibration/
+#   scripts/derive_calibrations.sh ARLAB            rewrite the four files in data/calibration/
 #   scripts/derive_calibrations.sh ARLAB --check    derive them into a temporary directory and compare:
 #                                                   exit 1 naming each file that differs (a model or
 #                                                   derivation change whose calibrations were not
-#                                                   regenerated), 0 when all three are as committed
+#                                                   regenerated), 0 when all four are as committed
 #   scripts/derive_calibrations.sh ARLAB --notes    derive them into a temporary directory and print the
 #                                                   emulated node's derivation: every constant with the rows
 #                                                   it came from, and the "record, ..." notes
@@ -71,18 +72,22 @@ fi
                     $d/h200_emulated_n8_drain_microbench.csv \
                     $d/h200_emulated_n4_skew_microbench_rerun.csv \
                     $d/h200_emulated_n8_skew_microbench_rerun.csv > "$out/h200_emulated.log"
+"$arlab" save-calibration "$out/h100_emulated.csv" --gpu h100_sxm --from-microbench $d/h100_emulated_microbench.csv \
+  --exchange-microbench $d/h100_emulated_n8_microbench.csv \
+  --skew-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv \
+  --rows-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv > "$out/h100_emulated.log"
 
 if [ $notes -eq 1 ]; then
   cat "$out/h200_emulated.log"
   exit 0
 fi
 if [ $check -eq 0 ]; then
-  rm -f "$out"/default.log "$out"/h200_nvlink.log "$out"/h200_emulated.log
-  echo "derive_calibrations: wrote $d/default.csv, $d/h200_nvlink.csv, $d/h200_emulated.csv"
+  rm -f "$out"/default.log "$out"/h200_nvlink.log "$out"/h200_emulated.log "$out"/h100_emulated.log
+  echo "derive_calibrations: wrote $d/default.csv, $d/h200_nvlink.csv, $d/h200_emulated.csv, $d/h100_emulated.csv"
   exit 0
 fi
 stale=0
-for f in default h200_nvlink h200_emulated; do
+for f in default h200_nvlink h200_emulated h100_emulated; do
   if ! cmp -s "$out/$f.csv" "$d/$f.csv"; then
     stale=1
     echo "derive_calibrations: $d/$f.csv is not what this arlab derives from the committed microbenchmarks;" \
@@ -96,4 +101,4 @@ if [ $stale -eq 1 ]; then
   echo "derive_calibrations: regenerate them with $0 ARLAB and commit the result" >&2
   exit 1
 fi
-echo "derive_calibrations: default.csv, h200_nvlink.csv and h200_emulated.csv are as this arlab derives them"
+echo "derive_calibrations: default.csv, h200_nvlink.csv, h200_emulated.csv and h100_emulated.csv are as this arlab derives them"

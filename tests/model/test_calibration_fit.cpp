@@ -734,6 +734,58 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
   }
 }
 
+TEST_CASE("the committed H100 calibration is what its own microbenchmark runs derive, N-dependent rows included") {
+  // scripts/derive_calibrations.sh: h100_emulated.csv from one `arlab calibrate -n 2` run on an H100
+  // (--from-microbench), the exchange rows of a `-n 8` run (--exchange-microbench), and the start_skew and
+  // rows bench rows at 4 and 8 ranks of a `-n 4` and a `-n 8` run (--skew-microbench, --rows-microbench).
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  std::vector<MicrobenchRow> rows = load_microbench(dir + "h100_emulated_microbench.csv");
+  REQUIRE(rows.front().gpu.find("H100") != std::string::npos);
+  REQUIRE(rows.front().nranks == 2);
+  const std::vector<MicrobenchRow> n4 = load_microbench(dir + "h100_emulated_n4_microbench.csv");
+  const std::vector<MicrobenchRow> n8 = load_microbench(dir + "h100_emulated_n8_microbench.csv");
+  const auto rows_bench = [](const MicrobenchRow& r) { return r.bench == "bandwidth" && r.variant.rfind("rows_", 0) == 0; };
+  std::vector<MicrobenchRow> without_rows = rows;
+  size_t exchange = 0, skew = 0, rows_added = 0;
+  for (const MicrobenchRow& r : n8)
+    if (r.bench == "exchange") {
+      rows.push_back(r);
+      without_rows.push_back(r);
+      ++exchange;
+    }
+  for (const auto* run : {&n4, &n8})
+    for (const MicrobenchRow& r : *run) {
+      if (r.bench == "start_skew") {
+        rows.push_back(r);
+        without_rows.push_back(r);
+        ++skew;
+      }
+      if (rows_bench(r)) {
+        rows.push_back(r);
+        ++rows_added;
+      }
+    }
+  CHECK(exchange > 0);
+  CHECK(skew == 2);
+  CHECK(rows_added > 0);
+  const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
+  const DerivedCalibration d = derive_calibration(rows, spec);
+  const Calibration committed = load_calibration(dir + "h100_emulated.csv");
+  for (const auto& info : calibration_constants()) {
+    INFO(info.name);
+    CHECK(get_constant(committed, info.name) == Approx(get_constant(d.calibration, info.name)).epsilon(1e-12));
+  }
+  // The rows of 4 and 8 ranks set the fractions at N = 4 and 8 (without them the prior 1 stays), and leave
+  // N = 2's, the main run's, as they were.
+  const DerivedCalibration bare = derive_calibration(without_rows, spec);
+  CHECK(bare.calibration.hbm_rows_fraction_128b_n4 == 1.0);
+  CHECK(bare.calibration.hbm_rows_fraction_128b_n8 == 1.0);
+  CHECK(d.calibration.hbm_rows_fraction_128b_n4 < 0.99);
+  CHECK(d.calibration.hbm_rows_fraction_128b_n8 < 0.99);
+  CHECK(d.calibration.hbm_rows_fraction_128b_n2 == bare.calibration.hbm_rows_fraction_128b_n2);
+  CHECK(d.calibration.hbm_efficiency == bare.calibration.hbm_efficiency);
+}
+
 namespace {
 bool is_pattern_round(const MicrobenchRow& r) {
   return r.bench == "epilogue_round" &&

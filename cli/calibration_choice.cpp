@@ -1,14 +1,18 @@
 #include "cli/calibration_choice.h"
 
+#include <cctype>
 #include <filesystem>
+#include <initializer_list>
 
 namespace arlab::cli {
 
 namespace {
 
-// The measured calibration file of a node kind, where one is found ("" where not).
-std::string measured_file(NodeKind node) {
-  const std::string file = node == NodeKind::emulated ? "h200_emulated.csv" : "h200_nvlink.csv";
+const char* node_label(NodeKind node) { return node == NodeKind::emulated ? "emulated" : "nvlink"; }
+
+// The measured calibration file of a GPU family's node kind, where one is found ("" where not).
+std::string measured_file(NodeKind node, const std::string& family) {
+  const std::string file = family + "_" + node_label(node) + ".csv";
   for (const std::string& dir : {std::string(ARLAB_SOURCE_DIR), std::string(".")}) {
     const std::string path = dir + "/data/calibration/" + file;
     if (std::filesystem::exists(path)) return path;
@@ -16,29 +20,38 @@ std::string measured_file(NodeKind node) {
   return "";
 }
 
-const char* node_name(NodeKind node) {
-  return node == NodeKind::emulated ? "the emulated H200 node" : "the real H200 NVLink node";
+std::string node_name(NodeKind node, const std::string& family) {
+  std::string gpu = family;
+  for (char& c : gpu) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return node == NodeKind::emulated ? "the emulated " + gpu + " node" : "the real " + gpu + " NVLink node";
+}
+
+bool contains_any(const std::string& s, std::initializer_list<const char*> parts) {
+  for (const char* part : parts)
+    if (s.find(part) != std::string::npos) return true;
+  return false;
 }
 
 }  // namespace
 
 std::string calibration_option_help() {
   return "calibration CSV (name,value,unit,source); auto: the measured calibration of the node kind the command "
-         "is about (data/calibration/h200_emulated.csv or h200_nvlink.csv), else the built-in priors; priors: the "
-         "built-in priors";
+         "is about, its GPU and node (data/calibration/h200_emulated.csv, h200_nvlink.csv or h100_emulated.csv), "
+         "else the built-in priors; priors: the built-in priors";
 }
 
-CalibrationChoice choose_calibration(const std::string& given, NodeKind node, bool h200, const std::string& why) {
+CalibrationChoice choose_calibration(const std::string& given, NodeKind node, const std::string& gpu,
+                                     const std::string& why) {
   if (given == kCalibrationPriors || given.empty()) return {"", "built-in priors (--calibration " + (given.empty() ? std::string("''") : given) + ")"};
   if (given != kCalibrationAuto) return {given, given + " (--calibration)"};
   if (node == NodeKind::none) return {"", "built-in priors (--calibration auto: " + why + ")"};
-  if (!h200)
-    return {"", "built-in priors (--calibration auto: the measured calibrations are an H200's; " + why + ")"};
-  const std::string path = measured_file(node);
+  if (gpu.empty())
+    return {"", "built-in priors (--calibration auto: the measured calibrations are an H200's and an H100's; " + why +
+                    ")"};
+  const std::string path = measured_file(node, gpu);
   if (path.empty())
-    return {"", std::string("built-in priors (--calibration auto: no measured calibration of ") + node_name(node) +
-                    " found)"};
-  return {path, path + " (--calibration auto: the measured calibration of " + node_name(node) + ")"};
+    return {"", "built-in priors (--calibration auto: no measured calibration of " + node_name(node, gpu) + " found)"};
+  return {path, path + " (--calibration auto: the measured calibration of " + node_name(node, gpu) + ")"};
 }
 
 model::Calibration load_choice(const CalibrationChoice& c) {
@@ -47,20 +60,24 @@ model::Calibration load_choice(const CalibrationChoice& c) {
 
 CalibrationChoice calibration_for_rows(const std::string& given, const std::vector<model::MeasuredRow>& rows,
                                        const std::string& gpu_override) {
-  bool local = false, nvlink = false, h200 = !rows.empty();
+  bool local = false, nvlink = false;
+  std::string family = rows.empty() ? "" : gpu_family(rows.front().gpu);
   for (const auto& r : rows) {
     (r.link == model::LinkKind::local ? local : nvlink) = true;
-    h200 = h200 && is_h200_name(r.gpu);
+    if (gpu_family(r.gpu) != family) family.clear();
   }
-  if (!gpu_override.empty()) h200 = is_h200_name(gpu_override);
-  if (rows.empty()) return choose_calibration(given, NodeKind::none, h200, "the file has no rows of arlab's kernels");
+  if (!gpu_override.empty()) family = gpu_family(gpu_override);
+  if (rows.empty()) return choose_calibration(given, NodeKind::none, family, "the file has no rows of arlab's kernels");
   if (local && nvlink)
-    return choose_calibration(given, NodeKind::none, h200, "the rows mix the emulated and NVLink nodes");
-  return choose_calibration(given, local ? NodeKind::emulated : NodeKind::nvlink, h200, "the rows' GPU is not an H200");
+    return choose_calibration(given, NodeKind::none, family, "the rows mix the emulated and NVLink nodes");
+  return choose_calibration(given, local ? NodeKind::emulated : NodeKind::nvlink, family,
+                            gpu_override.empty() ? "the rows' GPU is another, or they mix GPUs" : "--gpu " + gpu_override);
 }
 
-bool is_h200_name(const std::string& gpu) {
-  return gpu.find("H200") != std::string::npos || gpu.find("h200") != std::string::npos;
+std::string gpu_family(const std::string& gpu) {
+  if (contains_any(gpu, {"H200", "h200"})) return "h200";
+  if (contains_any(gpu, {"H100", "h100"})) return "h100";
+  return "";
 }
 
 }  // namespace arlab::cli

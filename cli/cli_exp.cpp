@@ -86,10 +86,11 @@ std::vector<std::string> gpu_experiment_options(const CLI::App& sub, const exp::
 }
 
 // --calibration (cli/calibration_choice.h): auto takes the measured H200 calibration of the node the
-// experiment runs on (real under mpirun/srun, else emulated); the model policy chooses with it and
-// every row's predicted_us comes from it.
+// experiment runs on (real under mpirun/srun, else emulated; the GPU is taken for an H200, as in `arlab
+// run`: on an H100 name data/calibration/h100_emulated.csv); the model policy chooses with it and every
+// row's predicted_us comes from it.
 CalibrationChoice exp_calibration(const std::string& given, bool real_node) {
-  return choose_calibration(given, real_node ? NodeKind::nvlink : NodeKind::emulated, true);
+  return choose_calibration(given, real_node ? NodeKind::nvlink : NodeKind::emulated, "h200");
 }
 
 std::string csv_path(const ExpOptions& o) { return o.out_dir + "/" + o.name + "/" + o.name + ".csv"; }

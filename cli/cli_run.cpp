@@ -197,10 +197,11 @@ session::RunPlan make_plan(const RunOptions& o) {
   plan.seed = o.seed;
   plan.sets = o.sets;
   // The node kind the run is about: the emulated node, or the real one when launched one process per
-  // rank. The GPU is taken for an H200 (the committed calibrations are; elsewhere name one).
+  // rank. The GPU is taken for an H200: the choice is made before the node queries its device (on
+  // another GPU, e.g. an H100, name its file: --calibration data/calibration/h100_emulated.csv).
   const NodeKind node =
       harness::is_multi_process(harness::detect_launch(harness::process_env)) ? NodeKind::nvlink : NodeKind::emulated;
-  const CalibrationChoice calibration = choose_calibration(o.calibration, node, true);
+  const CalibrationChoice calibration = choose_calibration(o.calibration, node, "h200");
   plan.calibration = load_choice(calibration);
   plan.calibration_source = calibration.text;
   plan.fault = harness::parse_fault_injection(o.inject_fault, plan.problem.nranks);

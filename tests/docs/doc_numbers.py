@@ -534,6 +534,49 @@ FAITHFUL_SWITCH_LABELS = [
     "switch_rsqrt=the library's `rsqrtf` (`rsqrt_norm`)",
 ]
 
+# docs/model.md, "A second GPU: the emulated H100 node": grid26 measured on an H100 (session 34).
+H100_G26 = [f"data/h100/exp/model-accuracy_emulated_grid26{sfx}.csv" for sfx in ("", "_tp4", "_tp8")]
+H100_RERUN_CAL = ("{arlab} save-calibration {tmp}/h100_rerun.csv --gpu h100_sxm "
+                  "--from-microbench data/calibration/h100_emulated_microbench_rerun.csv "
+                  "--exchange-microbench data/calibration/h100_emulated_n8_microbench.csv "
+                  "--skew-microbench data/calibration/h100_emulated_n4_microbench.csv data/calibration/h100_emulated_n8_microbench.csv "
+                  "--rows-microbench data/calibration/h100_emulated_n4_microbench.csv data/calibration/h100_emulated_n8_microbench.csv "
+                  "> /dev/null")
+
+
+def h100_mape_row(label):
+    """Three `arlab validate` outputs (TP2, TP4, TP8) -> the table row 'LABEL | a % | b % | c % |'."""
+    def derive(out):
+        found = re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)
+        if len(found) != 3:
+            raise AssertionError(f"expected three validate summaries, got {len(found)}")
+        return [label + " | " + " | ".join(m + " %" for m in found) + " |"]
+    return derive
+
+
+def h100_validate(cal):
+    return " && ".join(f"{{arlab}} validate {f}" + (f" --calibration {cal}" if cal else "") for f in H100_G26)
+
+
+def h100_rounds_cells(out):
+    """model_bias.py --by @rounds for TP2, TP4, TP8 (one calibration) -> its 'MAPE, bias' cells, one row per group."""
+    cells = {"one": [], "several": []}
+    for key, mape, b in re.findall(r"(?m)^(one|several)\s+\d+\s+([\d.]+) %\s+([+-]?[\d.]+) %$", out):
+        cells[key].append(f"{mape} %, {b} %")
+    if len(cells["one"]) != 3 or len(cells["several"]) != 3:
+        raise AssertionError("expected the one / several groups of three model_bias.py runs")
+    return [" | ".join(cells["one"]), " | ".join(cells["several"])]
+
+
+def h100_regret(out):
+    """Three model_regret.py summaries -> 'on average a % / b % / c % slower', 'at worst x % / y % / z %'."""
+    found = re.findall(r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", out)
+    if len(found) != 3:
+        raise AssertionError(f"expected three model_regret.py summaries, got {len(found)}")
+    return ["on average " + " / ".join(m + " %" for m, _ in found) + " slower",
+            "at worst " + " / ".join(x + " %" for _, x in found)]
+
+
 CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"], derive=table_rows),
     dict(doc="docs/results.md", cmd=["{py}", "scripts/ab_table.py", "data/h200/lean_poll_probe_emulated.csv"],
@@ -1005,6 +1048,38 @@ CHECKS = [
          quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (NVLink, {1} of {2} problems)")]),
     dict(doc="data/h200/README.md", cmd=PICK_EM,
          quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (emulated, {1} of {2})")]),
+    # docs/model.md, "A second GPU: the emulated H100 node"
+    dict(doc="docs/model.md", cmd=h100_validate(""), derive=h100_mape_row("the default)")),
+    *[dict(doc=doc, cmd=h100_validate(cal), derive=lambda out, tail=tail: [" / ".join(
+          re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)).replace(" / ", " % / ") + " %" + tail])
+      for doc, cal, tail in (("README.md", "", " with its own"),
+                             ("README.md", "data/calibration/h200_emulated.csv", " with the H200's"),
+                             ("docs/results.md", "", " at TP2 / TP4 / TP8, the H200's"),
+                             ("docs/results.md", "data/calibration/h200_emulated.csv", ": the H100's constants"))],
+    dict(doc="docs/model.md", cmd=H100_RERUN_CAL + " && " + h100_validate("{tmp}/h100_rerun.csv"),
+         derive=h100_mape_row("run")),
+    dict(doc="docs/model.md", cmd=h100_validate("data/calibration/h200_emulated.csv"),
+         derive=h100_mape_row("(`h200_emulated.csv`)")),
+    dict(doc="docs/model.md", cmd=h100_validate("priors"), derive=h100_mape_row("built-in priors")),
+    dict(doc="docs/model.md", cmd=h100_validate(""),
+         derive=lambda out: ["Spearman " + " / ".join(re.findall(r"per problem \(\d+ problems with >= 3 configurations\) mean ([\d.]+)", out))]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py {f} | tail -1" for f in H100_G26),
+         derive=h100_regret),
+    *[dict(doc="docs/model.md", cmd=" && ".join(bias(f, cal, "--by @rounds") for f in H100_G26), derive=h100_rounds_cells)
+      for cal in ("data/calibration/h100_emulated.csv", "data/calibration/h200_emulated.csv")],
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
+                                   "--from", "data/calibration/h200_emulated.csv"] + H100_G26,
+         quotes=[(r"\(mean ([\d.]+) %\)", "the three files ({1} % to start)"),
+                 (r"([+-][\d.]+) round_overhead_ns_per_warp ([\d.]+) -> ([\d.]+) ", "`round_overhead_ns_per_warp` {2} -> {3} ns helps most ({1} points)"),
+                 (r"([+-][\d.]+) cluster_sync_ns ", "`cluster_sync_ns` ({1})"),
+                 (r"([+-][\d.]+) round_overhead_ns ([\d.]+) -> ([\d.]+) ", "`round_overhead_ns` {2} -> {3} ns hurts ({1})")]),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h200_emulated.csv",
+                                   "--set", "hbm_rows_fraction_*=1"] + H100_G26,
+         quotes=[(r"with hbm_rows_fraction_\*=1: ([\d.]+) % / ([\d.]+) % / ([\d.]+) %", "read {1} % / {2} % / {3} %")]),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h200_emulated.csv",
+                                   "--set", "twoshot_ar_further_round_ns_n2=0"] + H100_G26,
+         quotes=[(r"=0: ([\d.]+) % / ([\d.]+) % / ([\d.]+) %", "`--set twoshot_ar_further_round_ns_n2=0`) {1} % / {2} % / {3} %")]),
 ]
 
 

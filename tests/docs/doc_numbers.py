@@ -1066,6 +1066,10 @@ CHECKS = [
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{py}} scripts/model_regret.py {f} | tail -1" for f in H100_G26),
          derive=h100_regret),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(bias(f"data/h200/exp/model-accuracy_emulated_grid25{sfx}.csv", "data/calibration/h200_emulated.csv",
+                              "--by @rounds") for sfx in ("", "_tp4", "_tp8")),
+         derive=lambda out: ["rows at " + " / ".join(b + " %" for b in re.findall(r"(?m)^one\s+\d+\s+[\d.]+ %\s+([+-]?[\d.]+) %$", out))]),
     *[dict(doc="docs/model.md", cmd=" && ".join(bias(f, cal, "--by @rounds") for f in H100_G26), derive=h100_rounds_cells)
       for cal in ("data/calibration/h100_emulated.csv", "data/calibration/h200_emulated.csv")],
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",

@@ -74,6 +74,12 @@ CalibrationChoice calibration_for_rows(const std::string& given, const std::vect
                             gpu_override.empty() ? "the rows' GPU is another, or they mix GPUs" : "--gpu " + gpu_override);
 }
 
+void choose_for_gpu(NodeKind node, session::RunPlan& plan, const std::string& gpu_name) {
+  const CalibrationChoice c = choose_calibration(kCalibrationAuto, node, gpu_family(gpu_name), "the device is " + gpu_name);
+  plan.calibration = load_choice(c);
+  plan.calibration_source = c.text;
+}
+
 std::string gpu_family(const std::string& gpu) {
   if (contains_any(gpu, {"H200", "h200"})) return "h200";
   if (contains_any(gpu, {"H100", "h100"})) return "h100";

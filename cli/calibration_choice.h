@@ -14,6 +14,7 @@
 
 #include "model/calibration.h"
 #include "model/measurements.h"
+#include "session/run_plan.h"
 
 namespace arlab::cli {
 
@@ -48,6 +49,11 @@ model::Calibration load_choice(const CalibrationChoice& c);
 // when every row's GPU is of the same one (or gpu_override, a --gpu preset, names one).
 CalibrationChoice calibration_for_rows(const std::string& given, const std::vector<model::MeasuredRow>& rows,
                                        const std::string& gpu_override);
+
+// `run` / `exp` with --calibration auto, once the node has queried its device (RunPlan::calibration_for_gpu):
+// plan's calibration and calibration_source become the choice for a node of kind `node` on the GPU
+// `gpu_name` (the device's name): its family's measured file, else the built-in priors, saying why.
+void choose_for_gpu(NodeKind node, session::RunPlan& plan, const std::string& gpu_name);
 
 // The family of a GPU name (a measurement row's gpu column, a device name or a --gpu preset) whose
 // measured calibrations may exist: "h200" (H200 names, preset h200_sxm), "h100" (H100 names, preset

@@ -85,10 +85,10 @@ std::vector<std::string> gpu_experiment_options(const CLI::App& sub, const exp::
   return used;
 }
 
-// --calibration (cli/calibration_choice.h): auto takes the measured H200 calibration of the node the
-// experiment runs on (real under mpirun/srun, else emulated; the GPU is taken for an H200, as in `arlab
-// run`: on an H100 name data/calibration/h100_emulated.csv); the model policy chooses with it and every
-// row's predicted_us comes from it.
+// --calibration (cli/calibration_choice.h): auto takes the measured calibration of the node the
+// experiment runs on (real under mpirun/srun, else emulated), of the GPU the node opens (chosen there:
+// RunPlan::calibration_for_gpu; this is the H200's, what --merge and the checks before the node see);
+// the model policy chooses with it and every row's predicted_us comes from it.
 CalibrationChoice exp_calibration(const std::string& given, bool real_node) {
   return choose_calibration(given, real_node ? NodeKind::nvlink : NodeKind::emulated, "h200");
 }
@@ -236,12 +236,19 @@ void run_gpu_experiment(const ExpOptions& given) {
   const harness::LaunchEnv launch = harness::detect_launch(harness::process_env);
   ExpOptions o = given;
   const CalibrationChoice choice = exp_calibration(given.calibration, harness::is_multi_process(launch));
-  o.run.calibration = choice.path.empty() ? std::string(kCalibrationPriors) : choice.path;
+  const bool automatic = given.calibration == kCalibrationAuto;
+  // auto stays auto: the plan chooses for the GPU its node opens (cli_run.cpp make_plan).
+  o.run.calibration = automatic ? std::string(kCalibrationAuto)
+                      : choice.path.empty() ? std::string(kCalibrationPriors) : choice.path;
   const bool printer = launch.world_rank <= 0;
-  if (printer) std::printf("arlab exp %s: calibration %s\n", o.name.c_str(), choice.text.c_str());
+  if (printer)
+    std::printf("arlab exp %s: calibration %s\n", o.name.c_str(),
+                automatic ? "auto (the measured calibration of the node kind of the GPU the node opens)"
+                          : choice.text.c_str());
   session::ExpRequest req;
   req.name = o.name;
   req.base = make_plan(o.run);  // every run option checked before any device is touched
+  if (automatic) req.base.calibration_source = "auto";  // said again once a node has chosen (exp_driver.cpp)
   req.shard = exp::parse_shard(o.shard);
   for (int n : o.nranks)
     if (!is_supported_nranks(n) || n > 8)
@@ -266,7 +273,7 @@ void run_gpu_experiment(const ExpOptions& given) {
   const session::ExpOutcome out = session::run_experiment(req);
   if (!out.printer) return;
   print_summary(o, out.cases);
-  run_summary_step(o, out.rank_spec, req.base.calibration);
+  run_summary_step(o, out.rank_spec, out.calibration);
   std::printf("\narlab exp %s: %d case(s) run, %d skipped (in the CSV), %zu refused on this node, wall %.1f s (cases "
               "%.1f s)\n",
               o.name.c_str(), out.run, out.skipped, out.refused.size(), out.wall_s, out.cases_s);
@@ -345,7 +352,8 @@ void add_exp_command(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_in(0, 1e9, /*lo_open=*/true));
   sub->add_option("--device", r.device, "GPU of the emulated node")->capture_default_str()->check(int_at_least(0));
-  sub->add_option("--calibration", o->calibration, calibration_option_help() + " (for the model policy and predicted_us)")
+  sub->add_option("--calibration", o->calibration, calibration_option_help() + " (for the model policy and predicted_us; auto: "
+                  "chosen for the GPU the node opens)")
       ->capture_default_str();
   sub->add_flag("--no-cupti", r.no_cupti, "time with CUDA events only");
   sub->callback([o, sub, nranks] {

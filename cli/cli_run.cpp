@@ -111,7 +111,7 @@ void add_options(CLI::App* run, RunOptions& o) {
   run->add_option("--experiment", o.experiment, "experiment name recorded in the CSV row")->capture_default_str();
   run->add_option("--calibration", o.calibration,
                   calibration_option_help() + " (for the model policy and predicted_us; the node kind is the emulated "
-                  "node, or the real one under mpirun/srun)")
+                  "node, or the real one under mpirun/srun, on the GPU the node opens)")
       ->capture_default_str()
       ->check(non_empty_path());
   run->add_flag("--no-check", o.no_check, "skip the correctness gate");
@@ -197,13 +197,18 @@ session::RunPlan make_plan(const RunOptions& o) {
   plan.seed = o.seed;
   plan.sets = o.sets;
   // The node kind the run is about: the emulated node, or the real one when launched one process per
-  // rank. The GPU is taken for an H200: the choice is made before the node queries its device (on
-  // another GPU, e.g. an H100, name its file: --calibration data/calibration/h100_emulated.csv).
+  // rank. Its GPU is known once the node has queried the device: with --calibration auto the plan
+  // carries the choice for it (RunPlan::calibration_for_gpu), and until then the H200's (what an
+  // option check before the node opens sees).
   const NodeKind node =
       harness::is_multi_process(harness::detect_launch(harness::process_env)) ? NodeKind::nvlink : NodeKind::emulated;
   const CalibrationChoice calibration = choose_calibration(o.calibration, node, "h200");
   plan.calibration = load_choice(calibration);
   plan.calibration_source = calibration.text;
+  if (o.calibration == kCalibrationAuto)
+    plan.calibration_for_gpu = [node](session::RunPlan& chosen, const std::string& gpu_name) {
+      choose_for_gpu(node, chosen, gpu_name);
+    };
   plan.fault = harness::parse_fault_injection(o.inject_fault, plan.problem.nranks);
   plan.device = o.device;
   plan.max_tokens = o.max_tokens;

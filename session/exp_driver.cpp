@@ -141,10 +141,26 @@ void run_cases(const ExpRequest& r, const std::vector<exp::ExpCase>& cases, harn
 
 }  // namespace
 
+// The request with its calibration chosen for the GPU the node opened (RunPlan::calibration_for_gpu), kept
+// in `out` for the summary step; said once where it differs from the calibration the request came with.
+ExpRequest for_node_gpu(const ExpRequest& r, const harness::Node& node, ExpOutcome& out) {
+  ExpRequest chosen = r;
+  if (!r.base.calibration_for_gpu) return chosen;
+  r.base.calibration_for_gpu(chosen.base, node.device().name);
+  if (out.printer && chosen.base.calibration_source != out.calibration_source)
+    std::printf("arlab exp %s: calibration for %s: %s\n", r.name.c_str(), node.device().name.c_str(),
+                chosen.base.calibration_source.c_str());
+  out.calibration = chosen.base.calibration;
+  out.calibration_source = chosen.base.calibration_source;
+  return chosen;
+}
+
 ExpOutcome run_experiment(const ExpRequest& r) {
   NodeSession s("arlab exp " + r.name, r.base.device, r.base.cupti && r.base.timed);
   if (!r.output_dir.empty()) std::filesystem::create_directories(r.output_dir);
   ExpOutcome out;
+  out.calibration = r.base.calibration;
+  out.calibration_source = r.base.calibration_source;
   Progress progress;
   const std::string started = utc_now_iso8601();
   out.printer = s.printer();
@@ -163,7 +179,7 @@ ExpOutcome run_experiment(const ExpRequest& r) {
                     r.name.c_str(), arlab::git_sha(), started.c_str(), progress.total, real ? "real" : "shared-GPU",
                     n, node.describe().c_str(), r.shard.index, r.shard.count, r.csv_path.c_str());
       }
-      run_cases(r, out.cases, node, s, progress);
+      run_cases(for_node_gpu(r, node, out), out.cases, node, s, progress);
     });
   } else {
     std::vector<std::vector<exp::ExpCase>> by_n;
@@ -182,7 +198,7 @@ ExpOutcome run_experiment(const ExpRequest& r) {
       const std::vector<exp::ExpCase>& cases = by_n[i];
       if (cases.empty()) continue;
       s.on_node(node_options(r, r.nranks[i], cases),
-                [&](harness::Node& node) { run_cases(r, cases, node, s, progress); });
+                [&](harness::Node& node) { run_cases(for_node_gpu(r, node, out), cases, node, s, progress); });
       out.cases.insert(out.cases.end(), cases.begin(), cases.end());
     }
   }

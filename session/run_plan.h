@@ -6,6 +6,7 @@
 // session (session/session.h) runs it. Pure C++: builds and is tested without a GPU.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,10 @@ struct RunPlan {
   int sets = 0;                     // input sets (0: enough to exceed 2x L2)
   model::Calibration calibration;   // the model policy's and predicted_us'
   std::string calibration_source;   // the file it came from, or "built-in priors"
+  // Where --calibration is auto: sets calibration and calibration_source for the GPU the node opened
+  // (its device name), called once the node has queried its device (cli/calibration_choice.h: the
+  // measured calibration of that GPU's node kind); empty where the calibration was named.
+  std::function<void(RunPlan& plan, const std::string& gpu_name)> calibration_for_gpu;
   harness::FaultInjection fault;
   // The node.
   int device = 0;

@@ -35,7 +35,11 @@ void run_measurements(const RunPlan& plan) {
   nopt.timeout_ms = plan.timeout_ms;
   nopt.sms_per_rank = plan.sms_per_rank;
   nopt.peers = needs_peers(plan.entries);
-  s.on_node(nopt, [&](harness::Node& node) { run_plan_on_node(plan, node, s.cupti(), s.cupti_note()); });
+  s.on_node(nopt, [&](harness::Node& node) {
+    RunPlan for_gpu = plan;
+    if (plan.calibration_for_gpu) plan.calibration_for_gpu(for_gpu, node.device().name);
+    run_plan_on_node(for_gpu, node, s.cupti(), s.cupti_note());
+  });
 }
 
 void print_kernel_registers() {

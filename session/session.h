@@ -45,6 +45,8 @@ struct ExpRequest {
 struct ExpOutcome {
   std::vector<exp::ExpCase> cases;  // this shard's cases of every node that ran, in order
   model::GpuSpec rank_spec;         // what each rank's policy saw (the first rank count's)
+  model::Calibration calibration;   // the cases' calibration: base's, or chosen for the node's GPU
+  std::string calibration_source;   //   (RunPlan::calibration_for_gpu), and where it came from
   int run = 0, skipped = 0, gate_failures = 0;
   std::vector<std::string> refused;  // "case key: why" per case this node cannot run (no rows; not in `run`)
   double wall_s = 0, cases_s = 0;

@@ -322,7 +322,7 @@ TEST_CASE("csv table: every committed CSV of data/ reads by its schema") {
       }
     }
   CHECK(measurement_files >= 25);
-  for (const std::string node : {"h200_nvlink", "h200_emulated"}) {
+  for (const std::string node : {"h200_nvlink", "h200_emulated", "h100_emulated"}) {
     CHECK(!read_rows<CalibrationRow>(kData + "calibration/" + node + ".csv").rows.empty());
     CHECK(!read_rows<MicrobenchRow>(kData + "calibration/" + node + "_microbench.csv").rows.empty());
   }

@@ -1048,6 +1048,11 @@ CHECKS = [
          quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (NVLink, {1} of {2} problems)")]),
     dict(doc="data/h200/README.md", cmd=PICK_EM,
          quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (emulated, {1} of {2})")]),
+    # docs/results.md, "The same kernels on an H100"
+    *[dict(doc="docs/results.md", cmd=["{py}", "scripts/gpu_compare.py", f"data/h200/{probe}", f"data/h100/{probe}"] + extra,
+           quotes=[(r"^(B / A over .*)$", "`{1}`")])
+      for probe, extra in (("library_epilogue_probe_emulated.csv", ["--experiment", "switch_v0"]),
+                           ("row_alignment_probe_emulated.csv", []))],
     # docs/model.md, "A second GPU: the emulated H100 node"
     dict(doc="docs/model.md", cmd=h100_validate(""), derive=h100_mape_row("the default)")),
     *[dict(doc=doc, cmd=h100_validate(cal), derive=lambda out, tail=tail: [" / ".join(

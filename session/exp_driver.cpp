@@ -139,8 +139,6 @@ void run_cases(const ExpRequest& r, const std::vector<exp::ExpCase>& cases, harn
   }
 }
 
-}  // namespace
-
 // The request with its calibration chosen for the GPU the node opened (RunPlan::calibration_for_gpu), kept
 // in `out` for the summary step; said once where it differs from the calibration the request came with.
 ExpRequest for_node_gpu(const ExpRequest& r, const harness::Node& node, ExpOutcome& out) {
@@ -154,6 +152,8 @@ ExpRequest for_node_gpu(const ExpRequest& r, const harness::Node& node, ExpOutco
   out.calibration_source = chosen.base.calibration_source;
   return chosen;
 }
+
+}  // namespace
 
 ExpOutcome run_experiment(const ExpRequest& r) {
   NodeSession s("arlab exp " + r.name, r.base.device, r.base.cupti && r.base.timed);

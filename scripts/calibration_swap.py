@@ -26,14 +26,19 @@ import tempfile
 MAPE = re.compile(r"against the headline[^\n]*?MAPE ([\d.]+) %")
 
 
+def die(message):
+    print(f"calibration_swap: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def load(path):
     try:
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
     except OSError as e:
-        sys.exit(f"calibration_swap: {path}: {e.strerror}")
+        die(f"{path}: {e.strerror}")
     if not rows or "name" not in rows[0] or "value" not in rows[0]:
-        sys.exit(f"calibration_swap: {path}: not a calibration CSV (columns name, value, ...)")
+        die(f"{path}: not a calibration CSV (columns name, value, ...)")
     return rows
 
 
@@ -48,8 +53,7 @@ def mapes(arlab, rows, files, tmp):
         run = subprocess.run([arlab, "validate", m, "--calibration", path], capture_output=True, text=True)
         found = MAPE.search(run.stdout)
         if run.returncode != 0 or not found:
-            sys.exit(f"calibration_swap: arlab validate {m} failed (exit {run.returncode}): "
-                     f"{(run.stderr or run.stdout).strip()[-400:]}")
+            die(f"arlab validate {m} failed (exit {run.returncode}): {(run.stderr or run.stdout).strip()[-400:]}")
         out.append(float(found.group(1)))
     return out
 
@@ -64,8 +68,7 @@ def main():
     ap.add_argument("--top", type=int, default=10, help="constants listed at each end of the ranking")
     a = ap.parse_args()
     if bool(a.other) == bool(a.set):
-        print("calibration_swap: give either --from OTHER.csv or one or more --set NAME=VALUE", file=sys.stderr)
-        sys.exit(2)
+        die("give either --from OTHER.csv or one or more --set NAME=VALUE")
     base = load(a.base)
     names = [r["name"] for r in base]
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,9 +84,7 @@ def main():
                     sep = ""
                 hits = [r for r in changed if (r["name"].startswith(name[:-1]) if name.endswith("*") else r["name"] == name)]
                 if not sep or not hits:
-                    print(f"calibration_swap: --set {item}: expected NAME=NUMBER naming a constant of {a.base}",
-                          file=sys.stderr)
-                    sys.exit(2)
+                    die(f"--set {item}: expected NAME=NUMBER naming a constant of {a.base}")
                 for r in hits:
                     r["value"] = value
             after = mapes(a.arlab, changed, a.files, tmp)
@@ -93,7 +94,7 @@ def main():
         other = {r["name"]: r["value"] for r in load(a.other)}
         missing = [n for n in names if n not in other]
         if missing:
-            sys.exit(f"calibration_swap: {a.other} lacks {', '.join(missing[:5])}")
+            die(f"{a.other} lacks {', '.join(missing[:5])}")
         whole = [dict(r, value=other[r["name"]]) for r in base]
         print(f"MAPE with {os.path.basename(a.base)}: {fmt(before)} (mean {sum(before) / len(before):.2f} %)")
         every = mapes(a.arlab, whole, a.files, tmp)

@@ -22,7 +22,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
 from rank_stats import spearman  # noqa: E402  (shared with plots/)
 
-# (file under data/h200, node, what it holds). The fenced grids are the earlier reference design;
+# (file under data/h200 -- or ../h100 for an H100's --, node, what it holds). The fenced grids are the earlier reference design;
 # their rows are predicted with it (model/measurements.cpp kFenceFreeReferenceSince).
 FILES = [
     ("model_grid_nvlink.csv", "real TP2 (NVLink)", "model-validation grid, fenced reference"),
@@ -95,6 +95,10 @@ FILES = [
     ("exp/model-accuracy_emulated_grid25.csv", "emulated", "model-accuracy experiment, fresh grid after a quantizing pattern's part in every round, by algorithm"),
     ("exp/model-accuracy_emulated_grid25_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid25_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
+    # A second GPU (session 34): grid26 measured on an H100, predicted with the H100's own calibration.
+    ("../h100/exp/model-accuracy_emulated_grid26.csv", "emulated, H100", "model-accuracy experiment, fresh grid26 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid26_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, the same on an H100 at TP4, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid26_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, the same on an H100 at TP8, by algorithm"),
 ]
 
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 #include <filesystem>
-#include <initializer_list>
+#include <regex>
 
 namespace arlab::cli {
 
@@ -26,18 +26,12 @@ std::string node_name(NodeKind node, const std::string& family) {
   return node == NodeKind::emulated ? "the emulated " + gpu + " node" : "the real " + gpu + " NVLink node";
 }
 
-bool contains_any(const std::string& s, std::initializer_list<const char*> parts) {
-  for (const char* part : parts)
-    if (s.find(part) != std::string::npos) return true;
-  return false;
-}
-
 }  // namespace
 
 std::string calibration_option_help() {
   return "calibration CSV (name,value,unit,source); auto: the measured calibration of the node kind the command "
-         "is about, its GPU and node (data/calibration/h200_emulated.csv, h200_nvlink.csv or h100_emulated.csv), "
-         "else the built-in priors; priors: the built-in priors";
+         "is about, its GPU and node (data/calibration/GPU_emulated.csv or GPU_nvlink.csv: h200_emulated.csv, "
+         "h200_nvlink.csv, h100_emulated.csv), else the built-in priors; priors: the built-in priors";
 }
 
 CalibrationChoice choose_calibration(const std::string& given, NodeKind node, const std::string& gpu,
@@ -46,11 +40,11 @@ CalibrationChoice choose_calibration(const std::string& given, NodeKind node, co
   if (given != kCalibrationAuto) return {given, given + " (--calibration)"};
   if (node == NodeKind::none) return {"", "built-in priors (--calibration auto: " + why + ")"};
   if (gpu.empty())
-    return {"", "built-in priors (--calibration auto: the measured calibrations are an H200's and an H100's; " + why +
-                    ")"};
+    return {"", "built-in priors (--calibration auto: no GPU model such as H200 read from the name; " + why + ")"};
   const std::string path = measured_file(node, gpu);
   if (path.empty())
-    return {"", "built-in priors (--calibration auto: no measured calibration of " + node_name(node, gpu) + " found)"};
+    return {"", "built-in priors (--calibration auto: no measured calibration of " + node_name(node, gpu) +
+                    " found: data/calibration/" + gpu + "_" + node_label(node) + ".csv)"};
   return {path, path + " (--calibration auto: the measured calibration of " + node_name(node, gpu) + ")"};
 }
 
@@ -71,7 +65,7 @@ CalibrationChoice calibration_for_rows(const std::string& given, const std::vect
   if (local && nvlink)
     return choose_calibration(given, NodeKind::none, family, "the rows mix the emulated and NVLink nodes");
   return choose_calibration(given, local ? NodeKind::emulated : NodeKind::nvlink, family,
-                            gpu_override.empty() ? "the rows' GPU is another, or they mix GPUs" : "--gpu " + gpu_override);
+                            gpu_override.empty() ? "the rows mix GPUs, or their gpu cell names none" : "--gpu " + gpu_override);
 }
 
 void choose_for_gpu(NodeKind node, session::RunPlan& plan, const std::string& gpu_name) {
@@ -81,9 +75,13 @@ void choose_for_gpu(NodeKind node, session::RunPlan& plan, const std::string& gp
 }
 
 std::string gpu_family(const std::string& gpu) {
-  if (contains_any(gpu, {"H200", "h200"})) return "h200";
-  if (contains_any(gpu, {"H100", "h100"})) return "h100";
-  return "";
+  // The model as a word of one letter and 2-3 digits: "NVIDIA H100 80GB HBM3" -> h100, "h200_sxm" -> h200.
+  static const std::regex model(R"((^|[^A-Za-z0-9])([A-Za-z][0-9]{2,3})($|[^A-Za-z0-9]))");
+  std::smatch m;
+  if (!std::regex_search(gpu, m, model)) return "";
+  std::string family = m[2].str();
+  for (char& c : family) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return family;
 }
 
 }  // namespace arlab::cli

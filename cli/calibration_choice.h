@@ -36,8 +36,8 @@ constexpr const char* kCalibrationPriors = "priors";
 std::string calibration_option_help();
 
 // `given` is --calibration's value. node / gpu: the node kind the command is about and its GPU's
-// family (gpu_family: "h200", "h100"; "" for one with no measured calibration); why says why there is no
-// single node kind (for NodeKind::none), or where the GPU was read (quoted where it has no calibration).
+// family (gpu_family; "" where it is unknown or the rows mix GPUs); why says why there is no single node
+// kind (for NodeKind::none), or where the GPU was read (quoted where no family was found).
 CalibrationChoice choose_calibration(const std::string& given, NodeKind node, const std::string& gpu,
                                      const std::string& why = "");
 
@@ -55,9 +55,11 @@ CalibrationChoice calibration_for_rows(const std::string& given, const std::vect
 // `gpu_name` (the device's name): its family's measured file, else the built-in priors, saying why.
 void choose_for_gpu(NodeKind node, session::RunPlan& plan, const std::string& gpu_name);
 
-// The family of a GPU name (a measurement row's gpu column, a device name or a --gpu preset) whose
-// measured calibrations may exist: "h200" (H200 names, preset h200_sxm), "h100" (H100 names, preset
-// h100_sxm); "" for any other GPU.
+// The family of a GPU name (a measurement row's gpu column, a device name or a --gpu preset): its model,
+// a word of one letter and 2-3 digits, in lower case ("NVIDIA H200" and h200_sxm -> "h200", "NVIDIA H100
+// 80GB HBM3" -> "h100", "NVIDIA B200" -> "b200"); "" where the name has none. Its measured calibrations
+// are data/calibration/FAMILY_emulated.csv and FAMILY_nvlink.csv, where they exist (today h200's two and
+// h100_emulated.csv): a GPU gains its own by committing them.
 std::string gpu_family(const std::string& gpu);
 
 }  // namespace arlab::cli

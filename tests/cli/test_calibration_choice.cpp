@@ -18,12 +18,15 @@ model::Calibration committed(const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("gpu_family: the GPUs with measured calibrations, by name or preset") {
+TEST_CASE("gpu_family: the GPU's model from a device name or a preset") {
   CHECK(cli::gpu_family("NVIDIA H200") == "h200");
   CHECK(cli::gpu_family("h200_sxm") == "h200");
   CHECK(cli::gpu_family("NVIDIA H100 80GB HBM3") == "h100");
   CHECK(cli::gpu_family("h100_sxm") == "h100");
-  CHECK(cli::gpu_family("NVIDIA B200").empty());
+  CHECK(cli::gpu_family("NVIDIA B200") == "b200");
+  CHECK(cli::gpu_family("NVIDIA A100-SXM4-80GB") == "a100");
+  CHECK(cli::gpu_family("h20") == "h20");
+  CHECK(cli::gpu_family("NVIDIA GeForce RTX 4090").empty());  // no letter-and-digits model word
   CHECK(cli::gpu_family("").empty());
 }
 
@@ -49,9 +52,13 @@ TEST_CASE("choose_for_gpu: the node's GPU picks its own measured calibration") {
   // No measured file for the H100's NVLink node, none at all for another GPU: the priors, and why.
   cli::choose_for_gpu(cli::NodeKind::nvlink, plan, "NVIDIA H100 80GB HBM3");
   CHECK(contains(plan.calibration_source, "built-in priors (--calibration auto: no measured calibration of the real "
-                                          "H100 NVLink node found)"));
+                                          "H100 NVLink node found: data/calibration/h100_nvlink.csv)"));
   CHECK(plan.calibration.launch_overhead_us == model::default_calibration().launch_overhead_us);
   cli::choose_for_gpu(cli::NodeKind::emulated, plan, "NVIDIA B200");
-  CHECK(contains(plan.calibration_source, "the device is NVIDIA B200"));
+  CHECK(contains(plan.calibration_source, "no measured calibration of the emulated B200 node found: "
+                                          "data/calibration/b200_emulated.csv"));
   CHECK(plan.calibration.launch_overhead_us == model::default_calibration().launch_overhead_us);
+  cli::choose_for_gpu(cli::NodeKind::emulated, plan, "NVIDIA GeForce RTX 4090");
+  CHECK(contains(plan.calibration_source, "no GPU model such as H200 read from the name; the device is NVIDIA GeForce "
+                                          "RTX 4090"));
 }

@@ -1077,6 +1077,13 @@ CHECKS = [
          derive=lambda out: ["rows at " + " / ".join(b + " %" for b in re.findall(r"(?m)^one\s+\d+\s+[\d.]+ %\s+([+-]?[\d.]+) %$", out))]),
     *[dict(doc="docs/model.md", cmd=" && ".join(bias(f, cal, "--by @rounds") for f in H100_G26), derive=h100_rounds_cells)
       for cal in ("data/calibration/h100_emulated.csv", "data/calibration/h200_emulated.csv")],
+    *[dict(doc="docs/model.md", cmd=bias(H100_G26[i], "data/calibration/h100_emulated.csv",
+                                          "--by kernel_variant,vecs_per_thread,@round_count --where algo=twoshot"),
+           derive=lambda out, node=node: [
+               " and ".join(re.search(rf"(?m)^{body} 1 {rounds}\s+\d+\s+[\d.]+ %\s+([+-][\d.]+) %$", out).group(1) + " %"
+                            for rounds in pair) + " at " + node
+               for body, pair in (("reference", ("5-16", "17\\+")), ("lean", ("2-4", "5-16")))])
+      for i, node in ((0, "TP2"), (2, "TP8"))],
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
                                    "--from", "data/calibration/h200_emulated.csv"] + H100_G26,
          quotes=[(r"\(mean ([\d.]+) %\)", "the three files ({1} % to start)"),

@@ -1084,6 +1084,13 @@ CHECKS = [
                             for rounds in pair) + " at " + node
                for body, pair in (("reference", ("5-16", "17\\+")), ("lean", ("2-4", "5-16")))])
       for i, node in ((0, "TP2"), (2, "TP8"))],
+    *[dict(doc="docs/model.md", cmd=bias(f"data/h200/exp/model-accuracy_emulated_grid25{sfx}.csv",
+                                          "data/calibration/h200_emulated.csv",
+                                          "--by kernel_variant,vecs_per_thread,@round_count --where algo=twoshot"),
+           derive=lambda out, node=node: [" and ".join(
+               re.search(rf"(?m)^reference 1 {rounds}\s+\d+\s+[\d.]+ %\s+([+-][\d.]+) %$", out).group(1) + " %"
+               for rounds in ("5-16", "17\\+")) + " at " + node])
+      for sfx, node in (("", "TP2"), ("_tp8", "TP8"))],
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
                                    "--from", "data/calibration/h200_emulated.csv"] + H100_G26,
          quotes=[(r"\(mean ([\d.]+) %\)", "the three files ({1} % to start)"),

@@ -225,28 +225,25 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                      "no exchange rows (`arlab calibrate -n 8` writes them on a node of 8 ranks, and any `arlab "
                      "calibrate` of 2026-12-03 or later its all_to_all_grid rows)");
   }
-  for (const std::string& path : o.skew_microbench) {
-    // Runs of `arlab calibrate` at another number of ranks of the same node kind: only their start_skew
-    // rows are read, for start_spacing_ns_n2 / _n4 / _n8 (the main file's own N comes from its rows).
-    const auto skew = [&first](const MicrobenchRow& r) { return r.bench == "start_skew" && r.nranks != first.nranks; };
-    if (add_microbench_rows(path, "--skew-microbench", first, skew, rows, lines, files) == 0)
+  // Runs of `arlab calibrate` at another number of ranks of the same node kind: only their rows of the
+  // benches that depend on N, at a rank count other than the main file's, are read (every other bench of
+  // such a run measured other partitions); the main file's own N comes from its own rows.
+  const auto add_other_ranks = [&](const std::string& path, const char* option, const std::string& what,
+                                   const std::function<bool(const MicrobenchRow&)>& keep) {
+    const auto other_ranks = [&](const MicrobenchRow& r) { return keep(r) && r.nranks != first.nranks; };
+    if (add_microbench_rows(path, option, first, other_ranks, rows, lines, files) == 0)
       throw CsvError(path, 0, "nranks",
-                     "no start_skew rows at a number of ranks other than --from-microbench's (" +
+                     "no " + what + " rows at a number of ranks other than --from-microbench's (" +
                          std::to_string(first.nranks) + "): `arlab calibrate -n 4` or `-n 8` writes them");
-  }
-  for (const std::string& path : o.rows_microbench) {
-    // Runs of `arlab calibrate` at another number of ranks of the same node kind: only their rows bench
-    // rows (bandwidth rows_*) at a rank count other than the main file's are read, for
-    // hbm_rows_fraction_*_n4 / _n8 (the rows bench runs at the node's own N; the main file's N comes from
-    // its own rows). Every other bench of such a run measured other partitions, and is not read.
-    const auto rows_bench = [&first](const MicrobenchRow& r) {
-      return r.bench == "bandwidth" && r.variant.rfind("rows_", 0) == 0 && r.nranks != first.nranks;
-    };
-    if (add_microbench_rows(path, "--rows-microbench", first, rows_bench, rows, lines, files) == 0)
-      throw CsvError(path, 0, "nranks",
-                     "no bandwidth rows_* rows at a number of ranks other than --from-microbench's (" +
-                         std::to_string(first.nranks) + "): `arlab calibrate -n 4` or `-n 8` writes them");
-  }
+  };
+  // start_skew, for start_spacing_ns_n2 / _n4 / _n8.
+  for (const std::string& path : o.skew_microbench)
+    add_other_ranks(path, "--skew-microbench", "start_skew",
+                    [](const MicrobenchRow& r) { return r.bench == "start_skew"; });
+  // The rows bench (bandwidth rows_*), for hbm_rows_fraction_*_n4 / _n8: it runs at the node's own N.
+  for (const std::string& path : o.rows_microbench)
+    add_other_ranks(path, "--rows-microbench", "bandwidth rows_*",
+                    [](const MicrobenchRow& r) { return r.bench == "bandwidth" && r.variant.rfind("rows_", 0) == 0; });
   if (!o.round_microbench.empty()) {
     // Another run of `arlab calibrate` (an arlab whose epilogue_round bench measures the NVFP4 and ar
     // rounds): only those rows are read.
@@ -370,7 +367,7 @@ void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& su
   refuse_unused_options(sub, {"file", "--calibration"},
                         "save-calibration without --from-microbench copies the calibration in use");
   const CalibrationChoice choice =
-      choose_calibration(o.calibration, NodeKind::none, "h200", "save-calibration is about no node; name a file");
+      choose_calibration(o.calibration, NodeKind::none, "", "save-calibration is about no node; name a file");
   check_output_path(o.out, {choice.path}, "save-calibration FILE");
   model::save_calibration(load_choice(choice), o.out,
                           choice.path.empty() ? "default prior (model/calibration.h)" : "copy of " + choice.path);

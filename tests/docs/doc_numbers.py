@@ -536,6 +536,7 @@ FAITHFUL_SWITCH_LABELS = [
 
 # docs/model.md, "A second GPU: the emulated H100 node": grid26 measured on an H100 (session 34).
 H100_G26 = [f"data/h100/exp/model-accuracy_emulated_grid26{sfx}.csv" for sfx in ("", "_tp4", "_tp8")]
+H100_G26_OWNCAL = [f"data/h100/exp/model-accuracy_emulated_grid26_owncal{sfx}.csv" for sfx in ("", "_tp4")]
 H100_RERUN_CAL = ("{arlab} save-calibration {tmp}/h100_rerun.csv --gpu h100_sxm "
                   "--from-microbench data/calibration/h100_emulated_microbench_rerun.csv "
                   "--exchange-microbench data/calibration/h100_emulated_n8_microbench.csv "
@@ -1071,6 +1072,18 @@ CHECKS = [
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{py}} scripts/model_regret.py {f} | tail -1" for f in H100_G26),
          derive=h100_regret),
+    # session 35: grid26 again at TP2 / TP4, the picks made with the H100's own constants
+    dict(doc="docs/model.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H100_G26_OWNCAL),
+         derive=lambda out: ["MAPE " + " % / ".join(re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % at TP2",
+                             "within problems " + " / ".join(
+                                 re.findall(r"per problem \(\d+ problems with >= 3 configurations\) mean ([\d.]+)", out))]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate {f} --calibration data/calibration/h200_emulated.csv" for f in H100_G26_OWNCAL),
+         derive=lambda out: ["with the H200's " + " % / ".join(re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " %."]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py {f} | tail -1" for f in H100_G26_OWNCAL),
+         derive=lambda out: ["on average " + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) + " slower",
+                             "at worst " + " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " ("]),
     dict(doc="docs/model.md",
          cmd=" && ".join(bias(f"data/h200/exp/model-accuracy_emulated_grid25{sfx}.csv", "data/calibration/h200_emulated.csv",
                               "--by @rounds") for sfx in ("", "_tp4", "_tp8")),

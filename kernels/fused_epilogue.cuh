@@ -404,19 +404,23 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 // back from residual_out, which this same thread has just written (program order makes its own
 // stores visible to it; outputs never alias inputs).
 //
-// EpilogueOptions: a struct of three constants choosing how the epilogue runs. The reference
+// EpilogueOptions: a struct of five constants choosing how the epilogue runs. The reference
 // kernels take ReferenceEpilogue, the behaviour described above; the lean one-shot kernel its own
-// (kernels/oneshot_lean_kernel.cuh LeanEpilogueFor). (Until 2026-12-04 a fourth, kHeldVectors, let
+// (kernels/oneshot_lean_kernel.cuh LeanEpilogueFor). (Until 2026-12-04 another, kHeldVectors, let
 // the lean body at N = 2 keep its second vector's residual sum and gamma in registers too; under the
 // 64-register cap that spilled 16-40 bytes, and one vector measured 0-6 % faster at every TP2
 // configuration, 2 and 4 vectors per thread included: docs/kernels.md, "One held vector at N = 2".)
 //   kGammaHeld    the caller loaded gamma of its first vector before the poll and passes it in `held`,
 //                 so the norm loop does not wait for a load after the reduction
-//   kLeanReduce   one block barrier per token where cluster_sum allows it (kOneBarrier), the pushed
-//                 cluster exchange (cluster_sum_pushed; the kernel calls pushed_exchange_init and
-//                 pushed_exchange_ready) in clusters of 2-4 blocks of whole warps, and the mean
-//                 square as a multiplication by 1/H where H is a power of two (x / 2^k and x * 2^-k
-//                 are the same correctly rounded real, so the bits are those of __fdiv_rn)
+//   kLeanReduce   one block barrier per token where cluster_sum allows it (kOneBarrier), and the
+//                 pushed cluster exchange (cluster_sum_pushed; the kernel calls pushed_exchange_init
+//                 and pushed_exchange_ready) in clusters of 2-4 blocks of whole warps
+//   kPow2Scale    the mean square as a multiplication by 1/H where H is a power of two (x / 2^k and
+//                 x * 2^-k are the same correctly rounded real, so the bits are those of __fdiv_rn)
+//   kFirstVectorReady  the norm's operands of the first vector (the residual sum and gamma, unpacked to
+//                 fp32) made ready before the reduction's barriers, so that after the
+//                 last barrier the first vector needs only its multiplications, packing and store (the
+//                 library holds them the same way); the same arithmetic, so the same bits
 //   kResidualHeld the caller loaded residual_in of its first vector of its first token (token
 //                 m.cluster_id) at the kernel's start and passes it in `held` (the library's
 //                 one-shot kernel does the same: its epilogue operands load beside the flag read)
@@ -426,11 +430,15 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 struct ReferenceEpilogue {
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = false;
+  static constexpr bool kPow2Scale = false;
+  static constexpr bool kFirstVectorReady = true;
   static constexpr bool kResidualHeld = false;
 };
 struct ReferenceOneshotEpilogue {
   static constexpr bool kGammaHeld = true;
   static constexpr bool kLeanReduce = false;
+  static constexpr bool kPow2Scale = false;
+  static constexpr bool kFirstVectorReady = false;  // true spilled 8-16 bytes at N = 4 and 8 (64-register cap)
   static constexpr bool kResidualHeld = true;
 };
 struct HeldOperands {
@@ -485,11 +493,25 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     }
   }
   if constexpr (Out::kResidual) {
+    // kFirstVectorReady: the first vector's norm operands unpacked while the reduction's barriers wait.
+    [[maybe_unused]] const int v0 = m.t_in_cluster;
+    [[maybe_unused]] const bool have0 = vpt > 0 && v0 < m.vecs_per_token;
+    [[maybe_unused]] float h0f[kVec], g0f[kVec];
+    if constexpr (Options::kFirstVectorReady) {
+      const uint4 g = kGammaHeld ? held.gamma0
+                                 : (have0 ? ld_input_v4(static_cast<const char*>(p.gamma) + static_cast<long long>(v0) * kVectorBytes)
+                                          : make_uint4(0u, 0u, 0u, 0u));
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        h0f[e] = Tr::to_float(vec_get<T>(h0, e));
+        g0f[e] = Tr::to_float(vec_get<T>(g, e));
+      }
+    }
 #if ARLAB_PROBE_LIBRARY_NORM
     // Probe build only (ARLAB_KERNEL_PROBE=library_norm): the scale below, taken by thread 0 before the
     // last barrier in the reference bodies (block_scale_by_thread0). The default's code is the #else
     // branch, kept as it was so that its machine code is unchanged.
-    const bool h_pow2 = kLeanReduce && (H & (H - 1)) == 0;
+    const bool h_pow2 = Options::kPow2Scale && (H & (H - 1)) == 0;
     auto inv_of = [&](float total) -> float {
       const float mean_sq = h_pow2 ? __fmul_rn(total, __frcp_rn(static_cast<float>(H)))
                                    : __fdiv_rn(total, static_cast<float>(H));
@@ -507,7 +529,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     const float total = kLeanReduce && pushed_exchange_applies(m.cluster)
                             ? cluster_sum_pushed(sum_sq, sh, round, m.cluster, m.block_in_cluster, tok, p)
                             : cluster_sum<kLeanReduce>(sum_sq, sh, parity, m.cluster);
-    const bool h_pow2 = kLeanReduce && (H & (H - 1)) == 0;
+    const bool h_pow2 = Options::kPow2Scale && (H & (H - 1)) == 0;
     const float mean_sq = h_pow2 ? __fmul_rn(total, __frcp_rn(static_cast<float>(H)))
                                  : __fdiv_rn(total, static_cast<float>(H));
 #if ARLAB_PROBE_RSQRT_NORM
@@ -534,13 +556,9 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     };
     PerVector4 amax;
     uint4 n0 = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll 1
-    for (int k = 0; k < vpt; ++k) {
-      const int v = m.t_in_cluster + k * m.stride;
-      if (v < m.vecs_per_token) {
-        const long long off = row + static_cast<long long>(v) * kVectorBytes;
-        const uint4 nk = norm_of(k, v);
-        if (k == 0) n0 = nk;
+    if constexpr (Options::kFirstVectorReady) {
+      // The outputs of vector k (index v, byte offset off) from its norm nk.
+      auto emit = [&](int k, int v, long long off, const uint4& nk) {
         if constexpr (Out::kNormOut) st_v4(static_cast<char*>(p.norm_out) + off, nk);
         if constexpr (Out::kFp4) {
           float a = 0.0f;
@@ -562,6 +580,55 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
                            codes[4] | (codes[5] << 8) | (codes[6] << 16) | (codes[7] << 24));
           } else {
             *reinterpret_cast<unsigned*>(qo) = codes[0] | (codes[1] << 8) | (codes[2] << 16) | (codes[3] << 24);
+          }
+        }
+      };
+      if (have0) {
+        unsigned nbits[kVec];
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) nbits[e] = Tr::from_float(__fmul_rn(__fmul_rn(h0f[e], inv), g0f[e]));
+        n0 = vec_pack<T>(nbits);
+        emit(0, v0, row + static_cast<long long>(v0) * kVectorBytes, n0);
+      }
+#pragma unroll 1
+      for (int k = 1; k < vpt; ++k) {
+        const int v = m.t_in_cluster + k * m.stride;
+        if (v < m.vecs_per_token) {
+          const long long off = row + static_cast<long long>(v) * kVectorBytes;
+          emit(k, v, off, norm_of(k, v));
+        }
+      }
+    } else {
+      // (kept as it was before kFirstVectorReady, so that the other bodies' machine code is unchanged)
+#pragma unroll 1
+      for (int k = 0; k < vpt; ++k) {
+        const int v = m.t_in_cluster + k * m.stride;
+        if (v < m.vecs_per_token) {
+          const long long off = row + static_cast<long long>(v) * kVectorBytes;
+          const uint4 nk = norm_of(k, v);
+          if (k == 0) n0 = nk;
+          if constexpr (Out::kNormOut) st_v4(static_cast<char*>(p.norm_out) + off, nk);
+          if constexpr (Out::kFp4) {
+            float a = 0.0f;
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) a = fmaxf(a, fabsf(Tr::to_float(vec_get<T>(nk, e))));
+            amax.set(k, a);
+          }
+          if constexpr (Out::kFp8) {
+            unsigned codes[kVec];
+#pragma unroll
+            for (int e = 0; e < kVec; ++e)
+              codes[e] =
+                  __nv_cvt_float_to_fp8(__fmul_rn(Tr::to_float(vec_get<T>(nk, e)), q.fp8_rcp), __NV_SATFINITE, __NV_E4M3);
+            char* qo =
+                static_cast<char*>(p.quant_out) + static_cast<long long>(tok) * H + static_cast<long long>(v) * kVec;
+            if constexpr (kVec == 8) {
+              *reinterpret_cast<uint2*>(qo) =
+                  make_uint2(codes[0] | (codes[1] << 8) | (codes[2] << 16) | (codes[3] << 24),
+                             codes[4] | (codes[5] << 8) | (codes[6] << 16) | (codes[7] << 24));
+            } else {
+              *reinterpret_cast<unsigned*>(qo) = codes[0] | (codes[1] << 8) | (codes[2] << 16) | (codes[3] << 24);
+            }
           }
         }
       }

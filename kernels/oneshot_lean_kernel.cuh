@@ -104,6 +104,8 @@ struct LeanEpilogueFor {
   static constexpr bool kNorm = PatternOutputs<P>::kResidual;
   static constexpr bool kGammaHeld = kNorm && kLeanHoldsPushOperands<N>;
   static constexpr bool kLeanReduce = true;
+  static constexpr bool kPow2Scale = true;
+  static constexpr bool kFirstVectorReady = false;
   // residual_in of the first vector of the first token, loaded beside the flag read (the reference
   // does the same), at every N.
   static constexpr bool kResidualHeld = kNorm;

@@ -98,6 +98,8 @@ __device__ __forceinline__ void twoshot_block_barrier(const FusedParams& p, uint
 struct GammaHeldEpilogue {
   static constexpr bool kGammaHeld = true;
   static constexpr bool kLeanReduce = false;
+  static constexpr bool kPow2Scale = false;
+  static constexpr bool kFirstVectorReady = false;
   static constexpr bool kResidualHeld = false;
 };
 #endif

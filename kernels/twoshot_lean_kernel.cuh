@@ -76,6 +76,8 @@ namespace arlab::kernels {
 struct TwoshotLeanEpilogue {
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = true;
+  static constexpr bool kPow2Scale = true;
+  static constexpr bool kFirstVectorReady = false;
   static constexpr bool kResidualHeld = false;
 };
 

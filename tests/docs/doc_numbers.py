@@ -591,6 +591,23 @@ CHECKS = [
          derive=table_rows),
     # docs/model.md, "Open leads": the body_round records of the calibration (derive_calibrations.sh --notes)
     dict(doc="docs/model.md", cmd=["scripts/derive_calibrations.sh", "{arlab}", "--notes"], derive=body_round_records),
+    # docs/kernels.md, "The epilogue alone, profiled" (session 35)
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/epilogue_probe_table.py", "--kernels",
+                                     "reference,reference_pow2,reference_gamma_held,lean_twoshot_epilogue,lean_twoshot_epilogue_div",
+                                     "--builds", "v0,rsqrt,libnorm"] + sorted(glob.glob(os.path.join(
+                                         os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "h200", "epilogue_probe", "*_g*.csv"))),
+         derive=table_rows),
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/epilogue_probe_table.py", "--kernels",
+                                     "reference_unready,reference,lean_twoshot_epilogue,lean_twoshot_epilogue_div"] + sorted(glob.glob(
+                                         os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "h100",
+                                                      "epilogue_probe", "ready_h*.csv"))),
+         derive=table_rows),
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h100/first_vector_ready_probe_emulated.csv",
+                                     "4x2048x4096,4x4096x4096,4x8192x1024,4x16384x512,8x2048x1024,8x2048x4096,8x4096x512,"
+                                     "8x4096x4096,8x7168x256,8x8192x256",
+                                     "--label", "switch_v0=nothing changed (two processes)",
+                                     "--label", "switch_ready=the first vector ready (kFirstVectorReady)"],
+         derive=table_rows),
     # docs/kernels.md, "The two-shot at large token counts": the library_twoshot probe (2026-12-05)
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/library_twoshot_probe_emulated.csv",
                                      "4x2048x4096,4x4096x4096,8x2048x4096,8x4096x4096,8x8192x256",

@@ -95,6 +95,8 @@ FILES = [
     ("exp/model-accuracy_emulated_grid25.csv", "emulated", "model-accuracy experiment, fresh grid after a quantizing pattern's part in every round, by algorithm"),
     ("exp/model-accuracy_emulated_grid25_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     ("exp/model-accuracy_emulated_grid25_tp8.csv", "emulated TP8", "model-accuracy experiment, the same fresh grid at TP8, by algorithm"),
+    ("exp/model-accuracy_emulated_grid26.csv", "emulated", "model-accuracy experiment, fresh grid26 (session 35), by algorithm"),
+    ("exp/model-accuracy_emulated_grid26_tp4.csv", "emulated TP4", "model-accuracy experiment, the same fresh grid at TP4, by algorithm"),
     # A second GPU (session 34): grid26 measured on an H100, predicted with the H100's own calibration.
     ("../h100/exp/model-accuracy_emulated_grid26.csv", "emulated, H100", "model-accuracy experiment, fresh grid26 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid26_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, the same on an H100 at TP4, by algorithm"),

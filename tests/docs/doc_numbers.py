@@ -536,6 +536,7 @@ FAITHFUL_SWITCH_LABELS = [
 
 # docs/model.md, "A second GPU: the emulated H100 node": grid26 measured on an H100 (session 34).
 H100_G26 = [f"data/h100/exp/model-accuracy_emulated_grid26{sfx}.csv" for sfx in ("", "_tp4", "_tp8")]
+H200_G26 = [f"data/h200/exp/model-accuracy_emulated_grid26{sfx}.csv" for sfx in ("", "_tp4")]
 H100_G26_OWNCAL = [f"data/h100/exp/model-accuracy_emulated_grid26_owncal{sfx}.csv" for sfx in ("", "_tp4")]
 H100_RERUN_CAL = ("{arlab} save-calibration {tmp}/h100_rerun.csv --gpu h100_sxm "
                   "--from-microbench data/calibration/h100_emulated_microbench_rerun.csv "
@@ -1089,6 +1090,21 @@ CHECKS = [
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{py}} scripts/model_regret.py {f} | tail -1" for f in H100_G26),
          derive=h100_regret),
+    # session 35: grid26 on an H200, with its own constants, and the two terms of session 33 switched off
+    dict(doc="docs/model.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H200_G26),
+         derive=lambda out: ["reads MAPE " + " / ".join(
+                                 m + " %" for m in re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)),
+                             "within problems " + " / ".join(
+                                 re.findall(r"per problem \(\d+ problems with >= 3 configurations\) mean ([\d.]+)", out))]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py {f} | tail -1" for f in H200_G26),
+         derive=lambda out: ["pick " + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) + " slower",
+                             "at worst " + " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " (the same"]),
+    *[dict(doc="docs/model.md",
+           cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h200_emulated.csv", "--set", setting] + H200_G26,
+           derive=lambda out, label=label: [label + " " + re.search(r"MAPE with [^:]*=[^:]*: ([\d.]+ % / [\d.]+ %)", out).group(1)])
+      for setting, label in (("hbm_rows_fraction_*=1", "without the rows' alignment"),
+                             ("twoshot_ar_further_round_ns_n2=0", "without the reference two-shot's `ar` rounds"))],
     # session 35: grid26 again at TP2 / TP4, the picks made with the H100's own constants
     dict(doc="docs/model.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H100_G26_OWNCAL),
          derive=lambda out: ["MAPE " + " % / ".join(re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % at TP2",

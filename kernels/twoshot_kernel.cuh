@@ -19,6 +19,8 @@
 //     N values before writing any);
 //  4. barrier 2 (block b of every rank has pushed its sums);
 //  5. epilogue over my elements of every range, reading the sums from my comm buffer.
+//     (ReferenceEpilogue: the first vector's norm operands unpacked before the norm's barriers,
+//     kFirstVectorReady in fused_epilogue.cuh)
 //
 // BARRIER (block b, value v): __syncthreads; thread s < N stores v into flags[q][b] of rank s
 // (st.release.sys), then spins on my flags[s][b] (ld.acquire.sys) until it is >= v (modulo 2^32:

@@ -100,23 +100,19 @@ __global__ void __launch_bounds__(arlab::kMaxThreadsPerBlock, 1)
         held);
 }
 
-// Epilogue options beside the reference's (fused_token_epilogue's EpilogueOptions).
-template <bool kGamma, bool kPow2, bool kReady = ak::ReferenceEpilogue::kFirstVectorReady>
-struct ReferenceWith {
+// Epilogue options beside the reference's and the lean body's (fused_token_epilogue's EpilogueOptions).
+template <bool kGamma, bool kLean, bool kPow2, bool kReady>
+struct EpilogueWith {
   static constexpr bool kGammaHeld = kGamma;
-  static constexpr bool kLeanReduce = false;
+  static constexpr bool kLeanReduce = kLean;
   static constexpr bool kPow2Scale = kPow2;
   static constexpr bool kFirstVectorReady = kReady;
   static constexpr bool kResidualHeld = false;
 };
+template <bool kGamma, bool kPow2, bool kReady = ak::ReferenceEpilogue::kFirstVectorReady>
+using ReferenceWith = EpilogueWith<kGamma, false, kPow2, kReady>;
 // The lean two-shot epilogue with the mean square divided by H (no kPow2Scale).
-struct LeanDividing {
-  static constexpr bool kGammaHeld = false;
-  static constexpr bool kLeanReduce = true;
-  static constexpr bool kPow2Scale = false;
-  static constexpr bool kFirstVectorReady = false;
-  static constexpr bool kResidualHeld = false;
-};
+using LeanDividing = EpilogueWith<false, true, false, false>;
 
 // The ARLAB_KERNEL_PROBE switches this binary's reference kernels were compiled with.
 constexpr const char* kProbeSwitches = ""

@@ -995,8 +995,9 @@ class Deriver {
 
   // The reference two-shot body's epilogue round (variants reference2_epilogue_n2_slowest, ar_res_rms, and
   // reference2_epilogue_ar_n2_slowest, ar; since session 28) against the model's epilogue round of that
-  // shape (model/twoshot_model.cpp), per vector: the median of the difference. The ar one sets
-  // twoshot_ar_further_round_ns_n2 (since session 33); the ar_res_rms one is a record.
+  // shape (model/twoshot_model.cpp): the median of the difference, the ar_res_rms one per vector, the ar one
+  // per round (since session 36). The ar one sets twoshot_ar_further_round_ns_n2 (since session 33); the
+  // ar_res_rms one is a record.
   void record_twoshot_epilogue_rounds() {
     for (const Pattern pattern : {Pattern::ar_res_rms, Pattern::ar}) {
       const std::string variant =
@@ -1009,7 +1010,7 @@ class Deriver {
             *r, pattern, 2, vpt, out_.calibration,
             [](const detail::ModelInputs& in) { return detail::twoshot_epilogue_round_ns(in, 1.0); }, Algorithm::twoshot);
         if (!model) continue;
-        beyond.push_back((r->value - *model) / vpt);
+        beyond.push_back((r->value - *model) / (pattern == Pattern::ar ? 1 : vpt));
         per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
                (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
       }
@@ -1021,7 +1022,7 @@ class Deriver {
         } else {
           set("twoshot_ar_further_round_ns_n2", median_of(beyond),
               fmt("median over %zu rows of body_round ", beyond.size()) + variant +
-                  " (the reference two-shot's ar epilogue round) minus the model's round of that shape, per vector "
+                  " (the reference two-shot's ar epilogue round) minus the model's round of that shape, per round "
                   "(blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
         }
         continue;

@@ -1105,6 +1105,27 @@ CHECKS = [
            derive=lambda out, label=label: [label + " " + re.search(r"MAPE with [^:]*=[^:]*: ([\d.]+ % / [\d.]+ %)", out).group(1)])
       for setting, label in (("hbm_rows_fraction_*=1", "without the rows' alignment"),
                              ("twoshot_ar_further_round_ns_n2=0", "without the reference two-shot's `ar` rounds"))],
+    # session 36: the reference two-shot's ar rounds after a call's first, per round
+    dict(doc="docs/model.md",
+         cmd="grep -h '^twoshot_ar_further_round_ns_n2,' data/calibration/h200_emulated.csv data/calibration/h100_emulated.csv",
+         derive=lambda out: ["(%.0f ns on the H200" % float(out.splitlines()[0].split(",")[1]),
+                             "%.0f ns on the H100)" % float(out.splitlines()[1].split(",")[1])]),
+    dict(doc="docs/model.md",
+         cmd=["{arlab}", "predict", "-n", "2", "--hidden", "12672", "-t", "152", "--pattern", "ar", "--algo", "twoshot",
+              "--emulated", "--policy", "explicit", "--tpb", "256", "--cluster", "2", "--grid", "18", "--vpt", "4",
+              "--regs", "31", "--kernel", "reference"],
+         derive=lambda out: ["(%.1f us now" % float(re.search(r"explicit\s+twoshot\s+reference\s+256/2/18\s+4\s+\d+\s+([\d.]+)", out).group(1)),
+                             "17 further rounds of %s ns" % re.search(r"the rounds after the first (\d+) ns each", out).group(1)]),
+    dict(doc="docs/model.md",
+         cmd=f"{{arlab}} validate {H200_G26[0]} && {{arlab}} validate {H100_G26_OWNCAL[0]}",
+         derive=lambda out: ["6.62 -> %s %% on the H200 and 9.57 -> %s %% on the H100" % tuple(
+             re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out))]),
+    dict(doc="docs/model.md",
+         cmd=f"{{arlab}} validate {H200_G26[0]} --out {{tmp}}/v_g26_ar.csv > /dev/null && {{py}} scripts/model_bias.py "
+             f"{H200_G26[0]} {{tmp}}/v_g26_ar.csv --by vecs_per_thread --where pattern=ar --where kernel_variant=reference "
+             "--where algo=twoshot",
+         derive=lambda out: ["at 2 vectors per thread -19.0 %% -> %s %% bias, at 4 -28.1 %% -> %s %%, at 1 -7.3 %% -> %s %%" % (
+             bias_of_group(out, ["2"]), bias_of_group(out, ["4"]), bias_of_group(out, ["1"]))]),
     # session 35: grid26 again at TP2 / TP4, the picks made with the H100's own constants
     dict(doc="docs/model.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H100_G26_OWNCAL),
          derive=lambda out: ["MAPE " + " % / ".join(re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % at TP2",

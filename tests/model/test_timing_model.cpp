@@ -993,6 +993,12 @@ TEST_CASE("reference two-shot ar epilogue: rounds after a call's first at the me
   CHECK(epilogue_us(ar, cal) == Approx(epilogue_us(ar, default_calibration()) - 3 * 0.100).margin(1e-6));
   // 2 tokens: one round per range, the second the only one after the first; N = 4 and the norm patterns: not
   // measured, unchanged.
+  // H 8192 (two vectors per thread): still 100 ns per round after the first, not per vector.
+  Problem wide = problem(64, 8192, 2, Algorithm::twoshot);
+  wide.pattern = Pattern::ar;
+  c.vecs_per_thread = 2;
+  CHECK(epilogue_us(wide, cal) == Approx(epilogue_us(wide, default_calibration()) - 3 * 0.100).margin(1e-6));
+  c.vecs_per_thread = 1;
   Problem two = problem(2, 4096, 2, Algorithm::twoshot);
   two.pattern = Pattern::ar;
   CHECK(epilogue_us(two, cal) == Approx(epilogue_us(two, default_calibration()) - 0.100).margin(1e-6));
@@ -1005,7 +1011,7 @@ TEST_CASE("reference two-shot ar epilogue: rounds after a call's first at the me
   const Prediction pr = predict(ar, c, sm_partition(gpu_preset("h200_sxm"), 2), cal, kRes);
   bool explained = false;
   for (const auto& t : pr.terms)
-    explained = explained || t.explanation.find("-100 ns per vector, measured") != std::string::npos;
+    explained = explained || t.explanation.find("-100 ns per round, measured") != std::string::npos;
   CHECK(explained);
 }
 

@@ -189,6 +189,12 @@ def model_bias_rows(node_label_col):
     return derive
 
 
+def bias_groups_all(out):
+    """Several scripts/model_bias.py outputs in a row -> their groups, each output's header line skipped."""
+    return [g for part in re.split(r"^(?=\S.*\brows\s+MAPE\s+bias\s*$)", out, flags=re.M) if part.strip()
+            for g in bias_groups(part)]
+
+
 def bias_of_group(out, key):
     """scripts/model_bias.py output -> the bias cell of the group `key` (its key words)."""
     return next(b for k, _, _, b in bias_groups(out) if k == key)
@@ -1117,15 +1123,31 @@ CHECKS = [
          derive=lambda out: ["(%.1f us now" % float(re.search(r"explicit\s+twoshot\s+reference\s+256/2/18\s+4\s+\d+\s+([\d.]+)", out).group(1)),
                              "17 further rounds of %s ns" % re.search(r"the rounds after the first (\d+) ns each", out).group(1)]),
     dict(doc="docs/model.md",
-         cmd=f"{{arlab}} validate {H200_G26[0]} && {{arlab}} validate {H100_G26_OWNCAL[0]}",
-         derive=lambda out: ["6.62 -> %s %% on the H200 and 9.57 -> %s %% on the H100" % tuple(
-             re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out))]),
-    dict(doc="docs/model.md",
          cmd=f"{{arlab}} validate {H200_G26[0]} --out {{tmp}}/v_g26_ar.csv > /dev/null && {{py}} scripts/model_bias.py "
              f"{H200_G26[0]} {{tmp}}/v_g26_ar.csv --by vecs_per_thread --where pattern=ar --where kernel_variant=reference "
              "--where algo=twoshot",
          derive=lambda out: ["at 2 vectors per thread -19.0 %% -> %s %% bias, at 4 -28.1 %% -> %s %%, at 1 -7.3 %% -> %s %%" % (
              bias_of_group(out, ["2"]), bias_of_group(out, ["4"]), bias_of_group(out, ["1"]))]),
+    # session 36: the lean two-shot's second hop, by token rounds per cluster on grid25 (TP2 / TP4 / TP8)
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate {f} --out {{tmp}}/v_hop_{i}.csv > /dev/null && {{py}} scripts/model_bias.py "
+                         f"{f} {{tmp}}/v_hop_{i}.csv --by @round_count --where kernel_variant=lean --where algo=twoshot"
+                         for i, f in enumerate(["data/h200/exp/model-accuracy_emulated_grid25.csv",
+                                                "data/h200/exp/model-accuracy_emulated_grid25_tp4.csv",
+                                                "data/h200/exp/model-accuracy_emulated_grid25_tp8.csv"])),
+         derive=lambda out: [
+             "grid25: 2-4 rounds %s %% / %s %% / %s %%, 5-16 rounds %s %% / %s %% / %s %%, 17+ rounds %s %% / %s %% / %s %%, "
+             "one round unchanged (%s %% / %s %% / %s %%)" % tuple(
+                 b for key in (["2-4"], ["5-16"], ["17+"], ["1"])
+                 for b in [g[3] for g in bias_groups_all(out) if g[0] == key])]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate {f}" for f in H200_G26 + H100_G26),
+         derive=lambda out: [
+             "6.49 / 6.74 %% -> %s / %s %% and the lowest prediction's regret at TP2 1.13 / 44.01 %% -> %s / %s %%" % (
+                 *re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)[:2],
+                 *re.search(r"model \(lowest predicted among measured\)\s+\d+\s+\d+\s+\d+\s+\d+\s+([\d.]+)%\s+[\d.]+%\s+([\d.]+)%", out).groups()),
+             "9.55 / 8.98 / 8.81 %% -> %s / %s / %s %%" % tuple(
+                 re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)[2:5])]),
     # session 35: grid26 again at TP2 / TP4, the picks made with the H100's own constants
     dict(doc="docs/model.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H100_G26_OWNCAL),
          derive=lambda out: ["MAPE " + " % / ".join(re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % at TP2",

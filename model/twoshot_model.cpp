@@ -152,9 +152,9 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   });
   // The second exchange (every owner to every other rank) pays what any exchange among N ranks pays
   // beyond one among 2 (the `ranks` term, once more). Its store-to-seen hop is on the path only where a
-  // cluster runs one token round: with two or more, a rank sums its own rows first (stage 2) while the
-  // owners of its other rows sum theirs, so their sums are in flight during its own rounds (docs/model.md,
-  // "The lean two-shot's second hop", session 36).
+  // cluster runs one token round: with two or more, a rank runs its own rows first (stage 2) and reads the
+  // others' after, in token order, so a later row's sum travels while it runs its earlier rounds
+  // (docs/model.md, "The lean two-shot's second hop", session 36).
   const double second_ranks_ns = n > 2 ? rank_exchange_extra_ns(cal, n) : 0.0;
   const bool hop_on_path = rounds < 2;
   sheet.add("second_wait", (hop_on_path ? cal.peer_visibility_ns : 0.0) + second_ranks_ns, [&] {

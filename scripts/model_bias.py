@@ -5,7 +5,7 @@ the --by columns (any column of the measurement CSV, e.g. pattern, algo, nranks,
 vecs_per_thread), prints the rows, the MAPE and the bias: the mean of predicted / measured - 1 (negative:
 the model under-predicts). Measured = the validation CSV's kernel_us_median (the headline the model was
 judged against). Columns are read by name; rows written before a column existed read it as empty
-(kernel_variant: reference). Two derived groupings may stand beside the columns in --by:
+(kernel_variant: reference). Derived groupings may stand beside the columns in --by:
   @occupancy  full (every thread of a cluster holds vecs_per_thread vectors: tpb x cluster x
               vecs_per_thread <= H / (16 B / dtype size)), partial (some threads hold fewer or none),
               idle_blocks (a cluster holds whole blocks with no vector)
@@ -16,8 +16,13 @@ judged against). Columns are read by name; rows written before a column existed 
   @threads    the threads that hold a vector in the clusters of the first round (min(tokens, grid /
               cluster) x min(tpb x cluster, the token's vectors / vecs_per_thread)): lt1k, 1k_4k,
               4k_16k, 16k_64k or ge64k
+  @own_rows   two-shot: every (every rank owns a token of every cluster: each rank's range of
+              ceil(tokens / N) tokens, the last one shorter, is at least the clusters wide) or some_none (a
+              rank has a cluster whose tokens it only reads); one-shot rows: "-"
+Several MEASUREMENTS.csv VALIDATION.csv pairs may follow one another: their rows are pooled.
 
-  scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv --by COL[,COL...] [--where COL=VALUE ...]
+  scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --by COL[,COL...]
+                        [--where COL=VALUE ...]
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv --round-cost [--where COL=VALUE ...]
 
 --round-cost prints, instead, the cost of one more token round per cluster, measured and predicted:
@@ -76,8 +81,18 @@ def threads_class(m):
     return "ge64k"
 
 
+def own_rows_class(m):
+    if m.get("algo") != "twoshot":
+        return "-"
+    tokens, n = int(m["tokens"]), int(m["nranks"])
+    chunk = math.ceil(tokens / n)  # each rank's range (kernels/twoshot_lean_kernel.cuh: owner = token / chunk)
+    clusters = int(m["grid"]) // int(m["cluster"])
+    # every range (the last is the shortest) at least as wide as the clusters: each holds every cluster's tokens
+    return "every" if tokens - (n - 1) * chunk >= clusters else "some_none"
+
+
 DERIVED = {"@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@round_count": round_count_class,
-           "@threads": threads_class}
+           "@threads": threads_class, "@own_rows": own_rows_class}
 
 
 def rounds_of(m):
@@ -126,35 +141,15 @@ def main(argv):
             continue
         files.append(argv[i])
         i += 1
-    if len(files) != 2 or bool(by) == round_cost or any(len(w) != 2 for w in where):
+    if (len(files) != 2 if round_cost else len(files) < 2 or len(files) % 2) or bool(by) == round_cost or any(
+            len(w) != 2 for w in where):
         sys.exit(__doc__)
     unknown = [c for c in by + [w[0] for w in where] if c.startswith("@") and c not in DERIVED]
     if unknown:
         sys.exit(f"model_bias: unknown derived grouping {unknown[0]!r} (derived: {', '.join(DERIVED)})")
-    with open(files[0], newline="") as f:
-        meas = {line: r for line, r in enumerate(csv.DictReader(f), start=2)}  # header = line 1
     groups, points = {}, {}
-    with open(files[1], newline="") as f:
-        for v in csv.DictReader(f):
-            if v["status"] != "ok":
-                continue
-            m = meas.get(int(v["line"]))
-            if m is None:
-                sys.exit(f"model_bias: {files[1]} line {v['line']} is not a row of {files[0]}")
-            def cell(c, m=m):
-                if c in DERIVED:
-                    return DERIVED[c](m)
-                return m.get(c) or ("reference" if c == "kernel_variant" else "")
-            if any(cell(c) != val for c, val in where):
-                continue
-            measured, predicted = float(v["kernel_us_median"]), float(v["predicted_us"])
-            if round_cost:
-                key = (int(m["tokens"]), int(m["hidden"]), int(m["tpb"]), int(m["cluster"]),
-                       int(m["vecs_per_thread"] or 1), m["nranks"], m["algo"], m["pattern"], m["dtype"])
-                by_r = points.setdefault((key, cell("kernel_variant")), {})
-                by_r.setdefault(rounds_of(m), []).append((measured, predicted))
-                continue
-            groups.setdefault(tuple(cell(c) for c in by), []).append(predicted / measured - 1)
+    for measurements, validation in zip(files[::2], files[1::2]):
+        read_pair(measurements, validation, by, where, round_cost, groups, points)
     if round_cost:
         if not points:
             sys.exit("model_bias: no predicted row matches")
@@ -171,6 +166,33 @@ def main(argv):
         mape = 100 * sum(abs(x) for x in e) / len(e)
         bias = 100 * sum(e) / len(e)
         print(f"{' '.join(key):<{width}}  {len(e):4d}  {mape:5.1f} %  {bias:+5.1f} %")
+
+
+def read_pair(measurements, validation, by, where, round_cost, groups, points):
+    """The predicted rows of one measurement CSV and its validation CSV, into `groups` (or `points`)."""
+    with open(measurements, newline="") as f:
+        meas = {line: r for line, r in enumerate(csv.DictReader(f), start=2)}  # header = line 1
+    with open(validation, newline="") as f:
+        for v in csv.DictReader(f):
+            if v["status"] != "ok":
+                continue
+            m = meas.get(int(v["line"]))
+            if m is None:
+                sys.exit(f"model_bias: {validation} line {v['line']} is not a row of {measurements}")
+            def cell(c, m=m):
+                if c in DERIVED:
+                    return DERIVED[c](m)
+                return m.get(c) or ("reference" if c == "kernel_variant" else "")
+            if any(cell(c) != val for c, val in where):
+                continue
+            measured, predicted = float(v["kernel_us_median"]), float(v["predicted_us"])
+            if round_cost:
+                key = (int(m["tokens"]), int(m["hidden"]), int(m["tpb"]), int(m["cluster"]),
+                       int(m["vecs_per_thread"] or 1), m["nranks"], m["algo"], m["pattern"], m["dtype"])
+                by_r = points.setdefault((key, cell("kernel_variant")), {})
+                by_r.setdefault(rounds_of(m), []).append((measured, predicted))
+                continue
+            groups.setdefault(tuple(cell(c) for c in by), []).append(predicted / measured - 1)
 
 
 if __name__ == "__main__":

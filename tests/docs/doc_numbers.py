@@ -544,6 +544,8 @@ FAITHFUL_SWITCH_LABELS = [
 H100_G26 = [f"data/h100/exp/model-accuracy_emulated_grid26{sfx}.csv" for sfx in ("", "_tp4", "_tp8")]
 H200_G26 = [f"data/h200/exp/model-accuracy_emulated_grid26{sfx}.csv" for sfx in ("", "_tp4")]
 H100_G26_OWNCAL = [f"data/h100/exp/model-accuracy_emulated_grid26_owncal{sfx}.csv" for sfx in ("", "_tp4")]
+OWN_ROWS_GRIDS = [g + sfx for sfx in ("", "_tp4") for g in ("grid22", "grid24", "grid25", "grid26")] + \
+    [g + "_tp8" for g in ("grid22", "grid24", "grid25")]
 H100_RERUN_CAL = ("{arlab} save-calibration {tmp}/h100_rerun.csv --gpu h100_sxm "
                   "--from-microbench data/calibration/h100_emulated_microbench_rerun.csv "
                   "--exchange-microbench data/calibration/h100_emulated_n8_microbench.csv "
@@ -1148,6 +1150,20 @@ CHECKS = [
                  *re.search(r"model \(lowest predicted among measured\)\s+\d+\s+\d+\s+\d+\s+\d+\s+([\d.]+)%\s+[\d.]+%\s+([\d.]+)%", out).groups()),
              "9.55 / 8.98 / 8.81 %% -> %s / %s / %s %%" % tuple(
                  re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)[2:5])]),
+    # session 36: the lean two-shot's rows by whether every rank owns a token of every cluster, pooled
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_own_{g}.csv > /dev/null"
+                         for g in OWN_ROWS_GRIDS) +
+             " && {py} scripts/model_bias.py " +
+             " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_own_{g}.csv" for g in OWN_ROWS_GRIDS) +
+             " --by nranks,@own_rows,@round_count --where kernel_variant=lean --where algo=twoshot",
+         derive=lambda out: [
+             "TP4 at 2-4 rounds reads %s %% bias where some rank owns none of a cluster's tokens (%s rows) and %s %% "
+             "where every rank owns one (%s rows)" % (
+                 bias_of_group(out, ["4", "some_none", "2-4"]),
+                 next(n for k, n, _, _ in bias_groups(out) if k == ["4", "some_none", "2-4"]),
+                 bias_of_group(out, ["4", "every", "2-4"]),
+                 next(n for k, n, _, _ in bias_groups(out) if k == ["4", "every", "2-4"]))]),
     # session 35: grid26 again at TP2 / TP4, the picks made with the H100's own constants
     dict(doc="docs/model.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H100_G26_OWNCAL),
          derive=lambda out: ["MAPE " + " % / ".join(re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % at TP2",

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# scripts/model_bias.py on synthetic measurement and validation CSVs: two file pairs are pooled into one
+# table (rows of both files in one group), @own_rows tells two-shot configurations where every rank owns a
+# token of every cluster from those where a rank only reads some cluster's tokens, failing rows are left
+# out, and an odd number of files is refused.
+# Usage: model_bias_test.sh SOURCE_DIR PYTHON
+set -u
+src=$1 py=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+header="nranks,dtype,pattern,algo,tokens,hidden,tpb,cluster,grid,vecs_per_thread,sm_per_rank,kernel_variant"
+vheader="line,kernel_us_median,predicted_us,status"
+# File A: N = 4, two-shot, 16 tokens on 2 clusters (ranges of 4 tokens: every rank owns a token of both
+# clusters) predicted +10 %, and 6 tokens on 2 clusters (ranges of 2, the last rank's empty) -20 %; a
+# failing row that would move the bias if it were read.
+{
+  echo "$header"
+  echo "4,bf16,ar_res_rms,twoshot,16,4096,512,1,2,1,32,lean"
+  echo "4,bf16,ar_res_rms,twoshot,6,4096,512,1,2,1,32,lean"
+  echo "4,bf16,ar_res_rms,twoshot,16,4096,512,1,2,1,32,lean"
+} > "$tmp/a.csv"
+{
+  echo "$vheader"
+  echo "2,10,11,ok"
+  echo "3,10,8,ok"
+  echo "4,10,100,fail"
+} > "$tmp/va.csv"
+# File B: the same N = 4 configuration of 16 tokens at +30 %, and a one-shot row ("-").
+{
+  echo "$header"
+  echo "4,bf16,ar_res_rms,twoshot,16,4096,512,1,2,1,32,lean"
+  echo "4,bf16,ar_res_rms,oneshot,16,4096,512,1,2,1,32,lean"
+} > "$tmp/b.csv"
+{
+  echo "$vheader"
+  echo "2,10,13,ok"
+  echo "3,10,10,ok"
+} > "$tmp/vb.csv"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/b.csv" "$tmp/vb.csv" --by algo,@own_rows 2>&1) ||
+  fail "two pairs: exit $? ($out)"
+echo "$out" | grep -Eq '^twoshot every +2 +20\.0 % +\+20\.0 %$' ||
+  fail "the 16-token rows of both files, pooled: 2 rows, MAPE 20 %, bias +20 % ($out)"
+echo "$out" | grep -Eq '^twoshot some_none +1 +20\.0 % +-20\.0 %$' || fail "the 6-token row: some_none ($out)"
+echo "$out" | grep -Eq '^oneshot - +1 +0\.0 % +\+0\.0 %$' || fail "one-shot rows: - ($out)"
+# One pair still works; an odd number of files is refused (the usage, non-zero exit).
+"$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by @own_rows > /dev/null 2>&1 || fail "one pair"
+if "$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/b.csv" --by algo > /dev/null 2>&1; then
+  fail "three files accepted"
+fi
+[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, refusals: ok"
+exit $status

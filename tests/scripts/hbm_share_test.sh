@@ -6,10 +6,7 @@
 # Usage: hbm_share_test.sh SOURCE_DIR PYTHON
 set -u
 src=$1 py=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+. "$(dirname "$0")/script_test_setup.sh"
 # The stand-in: predicted 10 us, of which the hbm-bound term is (tokens) us; --tokens is the share x 10.
 arlab=$tmp/arlab
 cat > "$arlab" <<'STANDIN'

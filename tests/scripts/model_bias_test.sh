@@ -6,10 +6,7 @@
 # Usage: model_bias_test.sh SOURCE_DIR PYTHON
 set -u
 src=$1 py=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+. "$(dirname "$0")/script_test_setup.sh"
 header="nranks,dtype,pattern,algo,tokens,hidden,tpb,cluster,grid,vecs_per_thread,sm_per_rank,kernel_variant"
 vheader="line,kernel_us_median,predicted_us,status"
 # File A: N = 4, two-shot, 16 tokens on 2 clusters (ranges of 4 tokens: every rank owns a token of both

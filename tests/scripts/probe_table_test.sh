@@ -5,10 +5,7 @@
 # Usage: probe_table_test.sh SOURCE_DIR PYTHON
 set -u
 src=$1 py=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+. "$(dirname "$0")/script_test_setup.sh"
 # Rows: experiment, group_id, date_utc, policy, nranks, hidden, tokens, skewfree_us_median. Library /
 # reference: N = 4 -> 90/100 = 0.900, N = 8 -> 120/100 = 1.200; H 8192 x 1 token at N = 4 only: 1.000.
 csv=$tmp/probe.csv

@@ -244,6 +244,11 @@ namespace arlab::model {
     "(calibrate: epilogue_round bf16_ar_res_rms_vpt2 / _vpt4 minus the model's round of that shape, over vpt - 1; " \
     "median)")                                                                                                      \
   /* prior: 0, every epilogue round at the model's round; range: +-10 us, as a round */                             \
+  X(twoshot_further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                       \
+    "N = 2: what the reference two-shot's epilogue round of a norm pattern after a call's first takes beyond the "   \
+    "model's round of that shape, per round (calibrate: body_round reference2_epilogue_n2_slowest, the ar_res_rms "  \
+    "epilogue, measured minus the model's round; median)")                                                          \
+  /* prior: 0, every epilogue round at the model's round; range: +-10 us, as a round */                             \
   X(twoshot_ar_further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                    \
     "N = 2: what the reference two-shot's ar epilogue round after a call's first takes beyond the model's round "     \
     "of that shape, per round (calibrate: body_round reference2_epilogue_ar_n2_slowest, measured minus the model's " \

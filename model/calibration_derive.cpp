@@ -995,9 +995,9 @@ class Deriver {
 
   // The reference two-shot body's epilogue round (variants reference2_epilogue_n2_slowest, ar_res_rms, and
   // reference2_epilogue_ar_n2_slowest, ar; since session 28) against the model's epilogue round of that
-  // shape (model/twoshot_model.cpp): the median of the difference, the ar_res_rms one per vector, the ar one
-  // per round (since session 36). The ar one sets twoshot_ar_further_round_ns_n2 (since session 33); the
-  // ar_res_rms one is a record.
+  // shape (model/twoshot_model.cpp): the median of the difference per round (the ar one since session 36,
+  // per vector before). The ar one sets twoshot_ar_further_round_ns_n2 (since session 33), the ar_res_rms one
+  // twoshot_further_round_ns_n2 (since session 36; a record before).
   void record_twoshot_epilogue_rounds() {
     for (const Pattern pattern : {Pattern::ar_res_rms, Pattern::ar}) {
       const std::string variant =
@@ -1010,29 +1010,21 @@ class Deriver {
             *r, pattern, 2, vpt, out_.calibration,
             [](const detail::ModelInputs& in) { return detail::twoshot_epilogue_round_ns(in, 1.0); }, Algorithm::twoshot);
         if (!model) continue;
-        beyond.push_back((r->value - *model) / (pattern == Pattern::ar ? 1 : vpt));
+        beyond.push_back(r->value - *model);
         per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
                (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
       }
-      if (pattern == Pattern::ar) {
-        // The ar round sets twoshot_ar_further_round_ns_n2 (model/twoshot_model.cpp: a call's epilogue rounds
-        // after its first, at N = 2, where it is measured); the ar_res_rms one stays a record.
-        if (beyond.empty()) {
-          keep_prior("twoshot_ar_further_round_ns_n2", "no body_round " + variant + " rows");
-        } else {
-          set("twoshot_ar_further_round_ns_n2", median_of(beyond),
-              fmt("median over %zu rows of body_round ", beyond.size()) + variant +
-                  " (the reference two-shot's ar epilogue round) minus the model's round of that shape, per round "
-                  "(blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
-        }
-        continue;
+      // model/twoshot_model.cpp: a call's epilogue rounds after its first, at N = 2, where they are measured.
+      const char* constant = pattern == Pattern::ar ? "twoshot_ar_further_round_ns_n2" : "twoshot_further_round_ns_n2";
+      if (beyond.empty()) {
+        keep_prior(constant, "no body_round " + variant + " rows");
+      } else {
+        set(constant, median_of(beyond),
+            fmt("median over %zu rows of body_round ", beyond.size()) + variant + " (the reference two-shot's " +
+                to_string(pattern) +
+                " epilogue round) minus the model's round of that shape, per round (blocks x tpb/cluster, H: "
+                "measured (the model's round), ns):" + per);
       }
-      if (beyond.empty()) continue;
-      out_.notes.push_back("record, body_round " + variant + " (no constant reads it): the reference two-shot's " +
-                           std::string(to_string(pattern)) +
-                           fmt(" epilogue round takes %.0f ns per vector beyond the model's (median over ", median_of(beyond)) +
-                           fmt("%zu rows; blocks x tpb/cluster, H: measured (the model's round), ns):", beyond.size()) +
-                           per);
     }
   }
 

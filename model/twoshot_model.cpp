@@ -241,13 +241,16 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double load_ns = er.load_ns, compute_ns = er.compute_ns, overhead_ns = er.overhead_ns;
   const int epi_ops = er.ops;
   const double round_ns = er.total_ns;
-  // The ar epilogue's rounds after a call's first at N = 2: the measured round's difference from the model's,
-  // per round (calibrate body_round reference2_epilogue_ar_n2: a round that reads its sums and stores them, no
-  // barrier, measured over 8 rounds in a row; docs/model.md, "The reference two-shot's epilogue rounds"; per
-  // round since session 36: the difference grows far less than the vectors, -450 ns at 1 vector per thread,
-  // -600 ns at 4). Not at N >= 4, where it was not measured.
-  const bool ar_further = p.pattern == Pattern::ar && n == 2 && rounds_all > 1;
-  const double further_round_ns = ar_further ? std::max(0.0, round_ns + cal.twoshot_ar_further_round_ns_n2) : round_ns;
+  // The epilogue's rounds after a call's first at N = 2: the measured round's difference from the model's,
+  // per round (calibrate body_round reference2_epilogue_ar_n2 for ar, reference2_epilogue_n2 (ar_res_rms) for
+  // the norm patterns: a round that reads its sums and stores its outputs, measured over 8 rounds in a row;
+  // docs/model.md, "The reference two-shot's epilogue rounds"; per round since session 36: the ar difference
+  // grows far less than the vectors, -450 ns at 1 vector per thread, -600 ns at 4). Not at N >= 4, where it
+  // was not measured.
+  const bool further_measured = n == 2 && rounds_all > 1;
+  const double further_delta_ns =
+      p.pattern == Pattern::ar ? cal.twoshot_ar_further_round_ns_n2 : cal.twoshot_further_round_ns_n2;
+  const double further_round_ns = further_measured ? std::max(0.0, round_ns + further_delta_ns) : round_ns;
   const std::vector<Bound> epi_base = {
       {"rounds", round_ns + static_cast<double>(rounds_all - 1) * further_round_ns},
       {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /
@@ -293,9 +296,9 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
                load_ns, in.vecs_used, compute_ns, epi_ops) +
            norm_reduce_text(in) + fmt(" + round overhead %.0f ns", overhead_ns) +
            (k > 1 ? fmt(", its per-warp part over the %.0f blocks on the busiest SM", k) : std::string()) + ")" +
-           (ar_further && cal.twoshot_ar_further_round_ns_n2 != 0.0
+           (further_measured && further_delta_ns != 0.0
                 ? fmt("; the rounds after the first %.0f ns each", further_round_ns) +
-                      fmt(" (%+.0f ns per round, measured)", cal.twoshot_ar_further_round_ns_n2)
+                      fmt(" (%+.0f ns per round, measured)", further_delta_ns)
                 : std::string()) +
            "]";
   });

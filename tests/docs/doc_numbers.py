@@ -518,11 +518,13 @@ def body_round_records(out):
                           r"reference two-shot's \S+ epilogue round takes (-?\d+) ns", out))
     # since session 33 the ar epilogue round sets a constant: its note
     epi.update({"_ar": m for m in re.findall(r"twoshot_ar_further_round_ns_n2 = (-?\d+)", out)})
+    # since session 36 the ar_res_rms epilogue round sets one too, per round
+    epi.update({"": m for m in re.findall(r"twoshot_further_round_ns_n2 = (-?\d+)", out)})
     ar = lambda body, i: " / ".join(sign(pattern_round[(body, "ar", n)][i]) for n in (2, 4, 8))
     return [
         f"{ar('reference', 0)} ns at N = 2 / 4 / 8; lean {ar('lean', 0)}, where the `ar_res_rms` round is "
         f"{ar('reference', 1)} and lean {ar('lean', 1)}",
-        f"`ar_res_rms` {sign(epi[''])} ns beyond the model's epilogue round; `ar` {sign(epi['_ar'])} ns",
+        f"`ar_res_rms` {sign(epi[''])} ns per round beyond the model's epilogue round; `ar` {sign(epi['_ar'])} ns",
         "the owner's round " + " / ".join(sign(lean2[("owner", n)][0]) for n in (2, 4, 8)) + " ns beyond the lean "
         "one-shot round at N; a reader's " + " / ".join(sign(lean2[("reader", n)][1]) for n in (2, 4, 8)) + " beyond "
         "the one at N = 2 (" + " / ".join(sign(lean2[("reader", n)][0]) for n in (4, 8)) + " beyond the one at N = 4 / 8)",
@@ -1145,11 +1147,10 @@ CHECKS = [
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{arlab}} validate {f}" for f in H200_G26 + H100_G26),
          derive=lambda out: [
-             "6.49 / 6.74 %% -> %s / %s %% and the lowest prediction's regret at TP2 1.13 / 44.01 %% -> %s / %s %%" % (
+             "(with today's model, the norm rounds below included: H200 %s / %s %%, regret %s / %s %%; H100 %s / %s / %s %%)" % (
                  *re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)[:2],
-                 *re.search(r"model \(lowest predicted among measured\)\s+\d+\s+\d+\s+\d+\s+\d+\s+([\d.]+)%\s+[\d.]+%\s+([\d.]+)%", out).groups()),
-             "9.55 / 8.98 / 8.81 %% -> %s / %s / %s %%" % tuple(
-                 re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)[2:5])]),
+                 *re.search(r"model \(lowest predicted among measured\)\s+\d+\s+\d+\s+\d+\s+\d+\s+([\d.]+)%\s+[\d.]+%\s+([\d.]+)%", out).groups(),
+                 *re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)[2:5])]),
     # session 36: the lean two-shot's rows by whether every rank owns a token of every cluster, pooled
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_own_{g}.csv > /dev/null"
@@ -1164,6 +1165,24 @@ CHECKS = [
                  next(n for k, n, _, _ in bias_groups(out) if k == ["4", "some_none", "2-4"]),
                  bias_of_group(out, ["4", "every", "2-4"]),
                  next(n for k, n, _, _ in bias_groups(out) if k == ["4", "every", "2-4"]))]),
+    # session 36: the reference two-shot's norm-pattern rounds after the first, grids 22-26 at TP2 pooled
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_ref2_{g}.csv > /dev/null"
+                         for g in ("grid22", "grid24", "grid25", "grid26")) +
+             " && {py} scripts/model_bias.py " +
+             " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_ref2_{g}.csv"
+                      for g in ("grid22", "grid24", "grid25", "grid26")) +
+             " --by @round_count --where kernel_variant=reference --where algo=twoshot",
+         derive=lambda out: ["2-4 rounds %s %%, 5-16 rounds %s %%, 17+\nrounds %s %%" % (
+             bias_of_group(out, ["2-4"]), bias_of_group(out, ["5-16"]), bias_of_group(out, ["17+"]))]),
+    dict(doc="docs/model.md",
+         cmd="grep -h '^twoshot_further_round_ns_n2,' data/calibration/h200_emulated.csv data/calibration/h100_emulated.csv",
+         derive=lambda out: ["%.1f ns on the H200 (%.0f ns on the H100)" % tuple(
+             float(line.split(",")[1]) for line in out.splitlines()[:2])]),
+    dict(doc="docs/model.md",
+         cmd=f"{{arlab}} validate {H200_G26[0]} && {{arlab}} validate {H100_G26[0]}",
+         derive=lambda out: ["6.26 -> %s %% on the H200 and 9.10 -> %s %% on the H100 with its own constants" % tuple(
+             re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out))]),
     # session 35: grid26 again at TP2 / TP4, the picks made with the H100's own constants
     dict(doc="docs/model.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H100_G26_OWNCAL),
          derive=lambda out: ["MAPE " + " % / ".join(re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % at TP2",

@@ -983,7 +983,7 @@ TEST_CASE("row alignment: the HBM rate's fraction by the rows' alignment and N, 
     }
 }
 
-TEST_CASE("reference two-shot ar epilogue: rounds after a call's first at the measured difference, N = 2 only",
+TEST_CASE("reference two-shot epilogue: rounds after a call's first at the measured difference, N = 2 only",
           "[timing]") {
   Calibration cal = default_calibration();
   cal.twoshot_ar_further_round_ns_n2 = -100;  // the priors' ar round is about 280 ns
@@ -1024,6 +1024,17 @@ TEST_CASE("reference two-shot ar epilogue: rounds after a call's first at the me
   for (const auto& t : pr.terms)
     explained = explained || t.explanation.find("-100 ns per round, measured") != std::string::npos;
   CHECK(explained);
+  // The norm patterns' rounds after the first take twoshot_further_round_ns_n2 (since session 36), the ar
+  // pattern's stay on its own constant; N = 4 unchanged.
+  Calibration norm_cal = default_calibration();
+  norm_cal.twoshot_further_round_ns_n2 = -50;
+  CHECK(epilogue_us(rms, norm_cal) == Approx(epilogue_us(rms, default_calibration()) - 3 * 0.050).margin(1e-6));
+  Problem fp8 = rms;
+  fp8.pattern = Pattern::ar_res_rms_fp8;
+  CHECK(epilogue_us(fp8, norm_cal) == Approx(epilogue_us(fp8, default_calibration()) - 3 * 0.050).margin(1e-6));
+  CHECK(epilogue_us(ar, norm_cal) == epilogue_us(ar, default_calibration()));
+  Problem rms4 = problem(64, 4096, 4, Algorithm::twoshot);
+  CHECK(epilogue_us(rms4, norm_cal) == epilogue_us(rms4, default_calibration()));
 }
 
 TEST_CASE("NVFP4 round: its own part grows with the warps that hold a vector; other patterns pay none of it",

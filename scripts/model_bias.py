@@ -36,6 +36,7 @@ e.g. build/cli/arlab validate data/h200/model_grid_nvlink.csv --calibration data
 """
 import csv
 import math
+import os
 import sys
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
@@ -147,6 +148,9 @@ def main(argv):
     unknown = [c for c in by + [w[0] for w in where] if c.startswith("@") and c not in DERIVED]
     if unknown:
         sys.exit(f"model_bias: unknown derived grouping {unknown[0]!r} (derived: {', '.join(DERIVED)})")
+    for path in files:
+        if not os.path.isfile(path):
+            sys.exit(f"model_bias: cannot read {path!r} (not a file)")
     groups, points = {}, {}
     for measurements, validation in zip(files[::2], files[1::2]):
         read_pair(measurements, validation, by, where, round_cost, groups, points)

@@ -2,7 +2,7 @@
 # scripts/model_bias.py on synthetic measurement and validation CSVs: two file pairs are pooled into one
 # table (rows of both files in one group), @own_rows tells two-shot configurations where every rank owns a
 # token of every cluster from those where a rank only reads some cluster's tokens, failing rows are left
-# out, and an odd number of files is refused.
+# out, and an odd number of files and a missing file are refused (a one-line error, no traceback).
 # Usage: model_bias_test.sh SOURCE_DIR PYTHON
 set -u
 src=$1 py=$2
@@ -46,5 +46,10 @@ echo "$out" | grep -Eq '^oneshot - +1 +0\.0 % +\+0\.0 %$' || fail "one-shot rows
 if "$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/b.csv" --by algo > /dev/null 2>&1; then
   fail "three files accepted"
 fi
+# A file that is not there: one line naming it, non-zero exit, no traceback.
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/none.csv" "$tmp/vb.csv" --by algo 2>&1) &&
+  fail "a missing file accepted"
+echo "$out" | grep -q "model_bias: cannot read '$tmp/none.csv'" || fail "the missing file is not named ($out)"
+echo "$out" | grep -q Traceback && fail "a traceback for a missing file ($out)"
 [ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, refusals: ok"
 exit $status

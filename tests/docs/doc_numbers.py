@@ -1183,6 +1183,18 @@ CHECKS = [
          cmd=f"{{arlab}} validate {H200_G26[0]} && {{arlab}} validate {H100_G26[0]}",
          derive=lambda out: ["6.26 -> %s %% on the H200 and 9.10 -> %s %% on the H100 with its own constants" % tuple(
              re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out))]),
+    # session 36: the README's row of grid26 on the H200, MAPE per node and per body
+    dict(doc="README.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H200_G26),
+         derive=lambda out: ["MAPE %s %% / %s %% over 1120 / 1120 rows" % tuple(
+             re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out))]),
+    dict(doc="README.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"],
+         derive=lambda out: [", ".join(
+             "%s %s / %s" % (body, *[next(c[3] for c in table_cells(out) if len(c) > 6 and c[0] == node and c[1] == body
+                                          and "model-accuracy_emulated_grid26" in c[6] and "h100" not in c[6])
+                                     for node in ("emulated", "emulated TP4")])
+             for body in ("lean, oneshot", "lean, twoshot", "reference, oneshot", "reference, twoshot"))
+             .replace("lean, oneshot", "lean one-shot").replace("lean, twoshot", "lean two-shot")
+             .replace("reference, oneshot", "reference one-shot").replace("reference, twoshot", "reference two-shot")]),
     # session 35: grid26 again at TP2 / TP4, the picks made with the H100's own constants
     dict(doc="docs/model.md", cmd=" && ".join(f"{{arlab}} validate {f}" for f in H100_G26_OWNCAL),
          derive=lambda out: ["MAPE " + " % / ".join(re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % at TP2",

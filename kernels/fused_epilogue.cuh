@@ -427,6 +427,14 @@ __device__ __forceinline__ QuantScales load_quant_scales(const FusedParams& p) {
 // ReferenceEpilogue is the two-shot and unfused kernels'; the one-shot reference takes
 // ReferenceOneshotEpilogue (gamma and residual of its first vector loaded before the flag read, as
 // the library it reproduces does; kernels/oneshot_kernel.cuh).
+// The lean bodies' kPow2Scale (kernels/oneshot_lean_kernel.cuh, kernels/twoshot_lean_kernel.cuh): on by
+// default; off in the probe build ARLAB_KERNEL_PROBE=lean_divide, which divides at every H (docs/kernels.md,
+// "The epilogue alone, profiled").
+#if ARLAB_PROBE_LEAN_DIVIDE
+inline constexpr bool kLeanPow2Scale = false;
+#else
+inline constexpr bool kLeanPow2Scale = true;
+#endif
 struct ReferenceEpilogue {
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = false;

@@ -104,11 +104,7 @@ struct LeanEpilogueFor {
   static constexpr bool kNorm = PatternOutputs<P>::kResidual;
   static constexpr bool kGammaHeld = kNorm && kLeanHoldsPushOperands<N>;
   static constexpr bool kLeanReduce = true;
-#if ARLAB_PROBE_LEAN_DIVIDE
-  static constexpr bool kPow2Scale = false;  // probe build only (ARLAB_KERNEL_PROBE=lean_divide)
-#else
-  static constexpr bool kPow2Scale = true;
-#endif
+  static constexpr bool kPow2Scale = kLeanPow2Scale;  // false in the lean_divide probe build
   static constexpr bool kFirstVectorReady = false;
   // residual_in of the first vector of the first token, loaded beside the flag read (the reference
   // does the same), at every N.

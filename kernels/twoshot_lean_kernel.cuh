@@ -76,11 +76,7 @@ namespace arlab::kernels {
 struct TwoshotLeanEpilogue {
   static constexpr bool kGammaHeld = false;
   static constexpr bool kLeanReduce = true;
-#if ARLAB_PROBE_LEAN_DIVIDE
-  static constexpr bool kPow2Scale = false;  // probe build only (ARLAB_KERNEL_PROBE=lean_divide)
-#else
-  static constexpr bool kPow2Scale = true;
-#endif
+  static constexpr bool kPow2Scale = kLeanPow2Scale;  // false in the lean_divide probe build
   static constexpr bool kFirstVectorReady = false;
   static constexpr bool kResidualHeld = false;
 };

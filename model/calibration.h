@@ -325,6 +325,19 @@ namespace arlab::model {
     "lean_fp8_n8)")                                                                                                 \
   X(lean_quant_further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                             \
     "as quant_further_round_ns_per_warp_n8 for the lean body (body_round lean_fp8_n8)")                             \
+  /* prior: 0, the ar round at N = 2 as the model's parts and the ar_res_rms further-round line price it; */         \
+  /* range as above */                                                                                               \
+  X(ar_round_line_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                               \
+    "what the reference one-shot `ar` round takes per vector a thread holds at N = 2 beyond the model's "            \
+    "ar round, in every round (the ar_res_rms further-round line then not added): the intercept of a line "          \
+    "over the warps of the block that hold a vector (calibrate: body_round reference_ar_n2_slowest minus "           \
+    "the model's ar round of that shape, over vpt; least squares)")                                                  \
+  X(ar_round_line_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                        \
+    "the slope of that line: per warp that holds a vector on the SM (body_round reference_ar_n2)")                   \
+  X(lean_ar_round_line_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                          \
+    "as ar_round_line_ns_n2 for the lean body (body_round lean_ar_n2 against the model's lean ar round)")            \
+  X(lean_ar_round_line_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                   \
+    "as ar_round_line_ns_per_warp_n2 for the lean body (body_round lean_ar_n2)")                                     \
   /* prior: 0, no term (a round's polls always hit L2); range: 10 us, as a round */                                  \
   X(poll_miss_ns_n2, 0.0, 0.0, 10000.0, "ns",                                                                        \
     "what the reference one-shot round takes per vector a thread holds beyond its warm round when its polls come "   \

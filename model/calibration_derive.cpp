@@ -138,6 +138,8 @@ class Deriver {
     further_rounds(ModelDesign::lean);
     quant_further_rounds(ModelDesign::reference);
     quant_further_rounds(ModelDesign::lean);
+    ar_round_line(ModelDesign::reference);
+    ar_round_line(ModelDesign::lean);
     poll_misses();
     l2_reuse();
     placement_check();
@@ -903,6 +905,7 @@ class Deriver {
     for (const auto& kind : kinds)
       for (const ModelDesign design : {ModelDesign::reference, ModelDesign::lean})
         for (const int n : {2, 4, 8}) {
+          if (kind.pattern == Pattern::ar && n == 2) continue;  // a constant reads it (ar_round_line)
           const std::string body = design == ModelDesign::lean ? "lean" : "reference";
           const std::string n_text = "_n" + std::to_string(n) + "_slowest";
           const auto beyond = [&](const std::string& variant, Pattern pattern, std::string* per) {
@@ -1187,7 +1190,18 @@ class Deriver {
     }
   }
 
-  // One line of the two above: over the body_round rows of `design` at `n` ranks with `pattern`'s
+  // The `ar` pattern's round of each body at N = 2 (body_round {body}_ar_n2_slowest, since session 28): per
+  // row, (measured - the model's ar round of that shape) / vpt against the block's warps, a least-squares
+  // line, [lean_]ar_round_line_ns_n2 + _per_warp_n2 x warps. The model adds it to every one-shot `ar` round
+  // at N = 2, the first included, in place of the ar_res_rms further-round line; at N = 4 and 8 the rows stay
+  // records (docs/model.md, "The `ar` round at N = 2"). Older microbenchmarks keep the priors, 0.
+  void ar_round_line(ModelDesign design) {
+    const std::string prefix = design == ModelDesign::lean ? "lean_" : "";
+    round_line(design, 2, Pattern::ar, Line{}, prefix + "ar_round_line_ns_n2", prefix + "ar_round_line_ns_per_warp_n2",
+               "session 28 (2026-12-05)");
+  }
+
+  // One line of the three above: over the body_round rows of `design` at `n` ranks with `pattern`'s
   // epilogue (variant {body}[_fp8]_n{n}_slowest), ((measured - the model's round of that shape, body, N and
   // pattern) / vpt - `beyond` at the block's warps) against the block's warps, least squares, into
   // `intercept` and `slope`; the priors where the rows span fewer than two block sizes (microbenchmarks of
@@ -1195,8 +1209,8 @@ class Deriver {
   void round_line(ModelDesign design, int n, Pattern pattern, Line beyond, const std::string& intercept,
                   const std::string& slope, const std::string& since) {
     const std::string body = design == ModelDesign::lean ? "lean" : "reference";
-    const std::string variant =
-        body + (pattern == Pattern::ar_res_rms ? "" : "_fp8") + "_n" + std::to_string(n) + "_slowest";
+    const char* tag = pattern == Pattern::ar_res_rms ? "" : pattern == Pattern::ar ? "_ar" : "_fp8";
+    const std::string variant = body + tag + "_n" + std::to_string(n) + "_slowest";
     std::vector<std::pair<double, double>> xy;
     std::string per;
     for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {

@@ -137,6 +137,7 @@ struct BodyRound {
   double miss_fraction = 0.0;       // of the polls that find their line gone from L2 (poll_miss_fraction)
   double poll_miss_ns = 0.0;        // what those misses add to a round (in parts.overhead)
   double quant_ns = 0.0;            // a quantizing pattern's part beyond ar_res_rms's round (in parts.overhead)
+  double ar_ns = 0.0;               // `ar` at N = 2: its measured part beyond the model's ar round (in parts.overhead)
   double further_ns = 0.0;          // what each round after a call's first takes beyond parts
                                     // (kFurtherRound at N x vectors; the first round is parts alone)
 };
@@ -271,8 +272,22 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   // Each round after a call's first, over the warps of every block that shares the busiest SM, as the
   // round overhead's per-warp part counts them.
   const double warps_on_sm = in.active_warps * std::max(1.0, blocks_per_sm);
-  b.further_ns = line_at_ranks(cal, d.own_from_registers ? kLeanFurtherRound : kFurtherRound, in.p.nranks,
-                               warps_on_sm) * in.vecs_used;
+  // The `ar` round at N = 2: what the body's `ar` round measures beyond the model's, a line over the same
+  // warps per vector (calibrate: body_round reference_ar_n2 / lean_ar_n2, a call's further rounds), in every
+  // round, the first included, in place of the ar_res_rms further-round line (the fused `ar` rows of one token
+  // round are as long as the further ones against the model). At N = 4 and 8 the rows are records only: the
+  // one-shot line alone, with the two-shot `ar` round unmeasured there, moved the model's picks to two-shot
+  // `ar` configurations that measure slower (docs/model.md, "The `ar` round at N = 2").
+  const bool ar_line = in.p.pattern == Pattern::ar && in.p.nranks == 2;
+  if (ar_line)
+    b.ar_ns = (d.own_from_registers ? cal.lean_ar_round_line_ns_n2 + cal.lean_ar_round_line_ns_per_warp_n2 * warps_on_sm
+                                    : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * warps_on_sm) *
+              in.vecs_used;
+  b.parts.overhead += b.ar_ns;
+  b.further_ns = ar_line ? 0.0
+                         : line_at_ranks(cal, d.own_from_registers ? kLeanFurtherRound : kFurtherRound,
+                                         in.p.nranks, warps_on_sm) *
+                               in.vecs_used;
   // A quantizing pattern's own part, in every round (the same warps).
   if (has_fp8(in.p.pattern) || has_fp4(in.p.pattern))
     b.quant_ns =

@@ -520,10 +520,15 @@ def body_round_records(out):
     epi.update({"_ar": m for m in re.findall(r"twoshot_ar_further_round_ns_n2 = (-?\d+)", out)})
     # since session 36 the ar_res_rms epilogue round sets one too, per round
     epi.update({"": m for m in re.findall(r"twoshot_further_round_ns_n2 = (-?\d+)", out)})
-    ar = lambda body, i: " / ".join(sign(pattern_round[(body, "ar", n)][i]) for n in (2, 4, 8))
+    ar = lambda body, i: " / ".join(sign(pattern_round[(body, "ar", n)][i]) for n in (4, 8))
+    # since session 37 the ar rows at N = 2 set a line over the warps per body: its notes
+    line = dict(re.findall(r"^\s*((?:lean_)?ar_round_line_ns(?:_per_warp)?_n2) = (-?[\d.]+)", out, re.M))
     return [
-        f"{ar('reference', 0)} ns at N = 2 / 4 / 8; lean {ar('lean', 0)}, where the `ar_res_rms` round is "
-        f"{ar('reference', 1)} and lean {ar('lean', 1)}",
+        f"`ar_round_line_ns_n2` {float(line['ar_round_line_ns_n2']):.0f} + "
+        f"{float(line['ar_round_line_ns_per_warp_n2']):.1f} ns per warp, lean "
+        f"{float(line['lean_ar_round_line_ns_n2']):.0f} + {float(line['lean_ar_round_line_ns_per_warp_n2']):.1f}; at N = 4 "
+        f"and 8 beyond the model's `ar` round: {ar('reference', 0)} ns; lean {ar('lean', 0)}, where the `ar_res_rms` "
+        f"round is {ar('reference', 1)} and lean {ar('lean', 1)}",
         f"`ar_res_rms` {sign(epi[''])} ns per round beyond the model's epilogue round; `ar` {sign(epi['_ar'])} ns",
         "the owner's round " + " / ".join(sign(lean2[("owner", n)][0]) for n in (2, 4, 8)) + " ns beyond the lean "
         "one-shot round at N; a reader's " + " / ".join(sign(lean2[("reader", n)][1]) for n in (2, 4, 8)) + " beyond "

@@ -765,6 +765,50 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
   CHECK(reduce_gain(4, 8, 128, 8, 8, 1, Impl::reference) == Approx(0.0).margin(1e-12));
 }
 
+TEST_CASE("the ar round at N = 2: its own measured line in every round, first included, in place of the further-round "
+          "line; N = 4 and 8 and the other patterns untouched",
+          "[timing]") {
+  Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  for (const char* name : {"ar_round_line_ns_n2", "ar_round_line_ns_per_warp_n2", "lean_ar_round_line_ns_n2",
+                           "lean_ar_round_line_ns_per_warp_n2"})
+    set_constant(none, name, 0.0);
+  for (const char* prefix : {"", "lean_"})
+    for (const char* n : {"2", "4", "8"}) {
+      set_constant(none, std::string(prefix) + "further_round_ns_n" + n, 0.0);
+      set_constant(none, std::string(prefix) + "further_round_ns_per_warp_n" + n, 0.0);
+    }
+  // Known lines: the reference ar round -200 + 5 ns x warps per vector, lean -100 + 10 ns x warps.
+  Calibration lines = none;
+  lines.ar_round_line_ns_n2 = -200.0;
+  lines.ar_round_line_ns_per_warp_n2 = 5.0;
+  lines.lean_ar_round_line_ns_n2 = -100.0;
+  lines.lean_ar_round_line_ns_per_warp_n2 = 10.0;
+  const auto gain = [&](Pattern pattern, int n, int tokens, int vpt, Impl body, const Calibration& with,
+                        const Calibration& without) {
+    Problem p = problem(tokens, 128 * 8 * vpt * 8, n);  // one cluster of 8 blocks of 128 threads (4 warps)
+    p.pattern = pattern;
+    return ::reduce_gain(p, 128, 8, 8, vpt, body, with, without);
+  };
+  // One token: one round, which takes the line (the first round included).
+  CHECK(gain(Pattern::ar, 2, 1, 1, Impl::reference, lines, none) * 1e3 == Approx(-200.0 + 5.0 * 4).epsilon(0.05));
+  CHECK(gain(Pattern::ar, 2, 1, 1, Impl::lean, lines, none) * 1e3 == Approx(-100.0 + 10.0 * 4).epsilon(0.05));
+  // 8 tokens: 8 rounds; 2 vectors per thread: per vector.
+  CHECK(gain(Pattern::ar, 2, 8, 2, Impl::reference, lines, none) * 1e3 ==
+        Approx(8 * 2 * (-200.0 + 5.0 * 4)).epsilon(0.05));
+  // N = 4 and 8, and ar_res_rms at N = 2: nothing.
+  CHECK(gain(Pattern::ar, 4, 8, 1, Impl::reference, lines, none) == Approx(0.0).margin(1e-12));
+  CHECK(gain(Pattern::ar, 8, 8, 1, Impl::lean, lines, none) == Approx(0.0).margin(1e-12));
+  CHECK(gain(Pattern::ar_res_rms, 2, 8, 1, Impl::reference, lines, none) == Approx(0.0).margin(1e-12));
+  // The ar_res_rms further-round line (here +300 ns per vector at N = 2) no longer reaches ar rounds at N = 2,
+  // and still reaches them at N = 4 and the other patterns' at N = 2.
+  Calibration further = none;
+  further.further_round_ns_n2 = 300.0;
+  further.further_round_ns_n4 = 300.0;
+  CHECK(gain(Pattern::ar, 2, 8, 1, Impl::reference, further, none) == Approx(0.0).margin(1e-12));
+  CHECK(gain(Pattern::ar, 4, 8, 1, Impl::reference, further, none) * 1e3 == Approx(7 * 300.0).epsilon(0.1));
+  CHECK(gain(Pattern::ar_res_rms, 2, 8, 1, Impl::reference, further, none) * 1e3 == Approx(7 * 300.0).epsilon(0.1));
+}
+
 TEST_CASE("polls from DRAM: rounds pay the cold round's extra by the share of polls L2 no longer holds", "[timing]") {
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.poll_miss_ns_n8 > 0);

@@ -468,6 +468,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                 ? fmt(" (%+.0f ns of it: the quantizing pattern's round beyond ar_res_rms's at N = %d, measured)",
                       body.quant_ns, n)
                 : std::string()) +
+           (body.ar_ns != 0
+                ? fmt(" (%+.0f ns of it: the ar round beyond the model's at N = 2, measured: %d vector(s) x %+.0f ns at "
+                      "%.0f warp(s) on the SM)",
+                      body.ar_ns, in.vecs_used, body.ar_ns / in.vecs_used, in.active_warps * std::max(1.0, k))
+                : std::string()) +
            (body.poll_miss_ns > 0
                 ? fmt(" (%.0f ns of it: %.0f %% of the polls find their line gone from L2, %.0f ns per vector from "
                       "DRAM)",

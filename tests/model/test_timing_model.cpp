@@ -807,6 +807,15 @@ TEST_CASE("the ar round at N = 2: its own measured line in every round, first in
   CHECK(gain(Pattern::ar, 2, 8, 1, Impl::reference, further, none) == Approx(0.0).margin(1e-12));
   CHECK(gain(Pattern::ar, 4, 8, 1, Impl::reference, further, none) * 1e3 == Approx(7 * 300.0).epsilon(0.1));
   CHECK(gain(Pattern::ar_res_rms, 2, 8, 1, Impl::reference, further, none) * 1e3 == Approx(7 * 300.0).epsilon(0.1));
+  // The reduce term says what of its round overhead the line is.
+  Problem p = problem(8, 8192, 2);
+  p.pattern = Pattern::ar;
+  LaunchConfig c;
+  c.tpb = 128;
+  c.cluster = 8;
+  c.grid = 8;
+  const std::string why = explanation_of(predict(p, c, sm_partition(gpu_preset("h200_sxm"), 2), lines, kRes), "reduce");
+  CHECK(why.find("-180 ns of it: the ar round beyond the model's at N = 2, measured") != std::string::npos);
 }
 
 TEST_CASE("polls from DRAM: rounds pay the cold round's extra by the share of polls L2 no longer holds", "[timing]") {

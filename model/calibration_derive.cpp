@@ -888,11 +888,12 @@ class Deriver {
   // against the model's round they are to be judged by, so that one `arlab save-calibration` says what a
   // new run measured. Nothing is noted where a microbenchmark file has no such rows.
   //
-  // The `ar` pattern's round of each body at N = 2, 4, 8 (variants {body}_ar_n{N}_slowest, since session
-  // 28) and the NVFP4 round at N = 2 (variants {body}_fp4_n2_slowest, since session 29) beside the
-  // ar_res_rms rounds of the same body and N: per vector a thread holds, the median of (measured - the
-  // model's round of that shape, body, N and pattern). The model prices the `ar` round's own part with one
-  // constant at every N (ar_round_ns), the ar_res_rms round's growth with N with the further-round lines
+  // The `ar` pattern's round of each body at N = 4 and 8 (variants {body}_ar_n{N}_slowest, since session
+  // 28; the N = 2 rows set ar_round_line_ns_n2 since session 37) and the NVFP4 round at N = 2 (variants
+  // {body}_fp4_n2_slowest, since session 29) beside the ar_res_rms rounds of the same body and N: per vector
+  // a thread holds, the median of (measured - the model's round of that shape, body, N and pattern). The
+  // model prices the `ar` round's own part at N = 4 and 8 with one constant (ar_round_ns), the ar_res_rms
+  // round's growth with N with the further-round lines
   // (docs/model.md, "Where the `ar` pattern is off by N"); the NVFP4 round's own part with the epilogue_round
   // constants and, at N = 2, the FP8 rows' further-round line (docs/model.md, "The quantizing patterns'
   // rounds").

@@ -67,6 +67,9 @@
 //                 vector on the SM, bench body_round reference_n*: the body alone with its data in
 //                 place; negative at N = 2, where the model's round (its overhead measured with a
 //                 partner busy) fits a call's first round and the further ones run shorter)
+//                 + for `ar` at N = 2, in every round and in place of that line: its own measured
+//                 line, per vector (ar_round_line_ns_n2 + _per_warp, lean_ too, bench body_round
+//                 *_ar_n2)
 //                 lean, clusters of blocks of whole warps: the block totals are sent into the other
 //                 blocks' shared memory (st.async into an mbarrier) instead of a cluster barrier
 //                 (pushed_exchange_ns + _per_peer x (cluster - 1), bench cluster_sync/pushed)
@@ -139,7 +142,8 @@ struct BodyRound {
   double quant_ns = 0.0;            // a quantizing pattern's part beyond ar_res_rms's round (in parts.overhead)
   double ar_ns = 0.0;               // `ar` at N = 2: its measured part beyond the model's ar round (in parts.overhead)
   double further_ns = 0.0;          // what each round after a call's first takes beyond parts
-                                    // (kFurtherRound at N x vectors; the first round is parts alone)
+                                    // (kFurtherRound at N x vectors, 0 for ar at N = 2; the first round is
+                                    // parts alone)
 };
 
 // A constant measured at N = 2, 4 and 8 ranks, at n: linear in N between them and beyond 8 (the slope from

@@ -7,6 +7,8 @@
 //   [GC]   CUDA driver API docs, Green Contexts: SM partition minimum and alignment per architecture.
 //   [D7]   docs/model.md: cluster capacity measured on an H200 with cudaOccupancyMaxActiveClusters.
 //   [D8]   docs/model.md "Where clusters land": the emulated partitions' cluster placement, measured on an H200.
+//   [D9]   docs/model.md "Where clusters land at several blocks per SM": the partitions' cluster capacity at 8
+//          blocks per SM, measured on an H100.
 #include "model/gpu_spec.h"
 
 #include <algorithm>
@@ -216,6 +218,13 @@ GpuSpec sm_partition_with_count(const GpuSpec& whole, int sms_per_rank, int nran
       // one block per SM, clusters of 4 land on S - 4 SMs of a partition of S, clusters of 8 on S - 8.
       p.one_block_cluster4_sms = sms_per_rank - 4;
       p.one_block_cluster8_sms = sms_per_rank - 8;
+      // [D9] measured on an H100 (scripts/probes/cluster_capacity.cu, data/h100/probes/cluster_capacity_emulated.csv;
+      // the same GH100 die as the H200, whose partitions are assumed alike until the probe runs there): at 8
+      // blocks per SM, the blocks resident at once are 8 x (S - 2) in clusters of 4 and 8 x (S - 6) in clusters of 8
+      // for S = 64, 8 x (S - 4) and 8 x (S - 8) for S = 32 and 16, as cudaOccupancyMaxActiveClusters reports in
+      // the partition.
+      p.several_blocks_cluster4_sms = sms_per_rank == 64 ? sms_per_rank - 2 : sms_per_rank - 4;
+      p.several_blocks_cluster8_sms = sms_per_rank == 64 ? sms_per_rank - 6 : sms_per_rank - 8;
     }
   } else {
     p.gpc_sms.assign(1, sms_per_rank);
@@ -274,9 +283,10 @@ void validate(const GpuSpec& s) {
                           " must be > 0 for an nvlink spec");
   for (int g : s.gpc_sms)
     if (g < 0) throw InvalidArgument("GPU property gpc_sms has a negative entry " + std::to_string(g));
-  for (int sms : {s.one_block_cluster4_sms, s.one_block_cluster8_sms})
+  for (int sms : {s.one_block_cluster4_sms, s.one_block_cluster8_sms, s.several_blocks_cluster4_sms,
+                  s.several_blocks_cluster8_sms})
     if (sms < 0 || sms > s.sm_count)
-      throw InvalidArgument("GPU property one_block_cluster*_sms = " + std::to_string(sms) + " must be in [0, sm_count = " +
+      throw InvalidArgument("GPU property one_block_cluster*_sms / several_blocks_cluster*_sms = " + std::to_string(sms) + " must be in [0, sm_count = " +
                             std::to_string(s.sm_count) + "]");
   if (s.lone_tpcs < 0)
     throw InvalidArgument("GPU property lone_tpcs = " + std::to_string(s.lone_tpcs) + " must be >= 0");

@@ -51,6 +51,11 @@ struct GpuSpec {
   // at once when only one block fits an SM (0: as gpc_sms gives). The emulated partitions set them.
   int one_block_cluster4_sms = 0;
   int one_block_cluster8_sms = 0;
+  // The same at several blocks per SM: the SMs' worth of block slots per block layer that clusters of 4 / of
+  // 8 can fill at once, k blocks per SM holding k x that many blocks (0: as at one block per SM, else
+  // as gpc_sms gives). The emulated partitions set them.
+  int several_blocks_cluster4_sms = 0;
+  int several_blocks_cluster8_sms = 0;
   int max_cluster_size = 1;       // portable maximum (8 on cc >= 9.0); 1 = no clusters
   double sm_clock_ghz = 0;        // maximum boost clock
   std::string notes;              // provenance of the non-queryable facts (presets say what is assumed)
@@ -73,10 +78,11 @@ int sm_partition_min(int cc_major);
 // down to the partition granularity (132 SMs, N = 2/4/8/16 -> 64/32/16/8), link = local, and an
 // equal share of HBM bandwidth and L2 (all ranks run at once on the one GPU).
 // Cluster capacity: on cc >= 9 the partition is taken as groups of 8 SMs, each inside one GPC
-// (gpc_sms = {8, 8, ...}, no lone TPCs); with several blocks per SM that is what the H200 shows
-// (clusters of 4 and 8 over a whole partition all resident at once). With one block per SM it is
-// not: a partition of S >= 16 SMs holds clusters of 4 on S - 4 SMs and of 8 on S - 8 (measured,
-// docs/model.md "Where clusters land"; one_block_cluster*_sms). Below cc 9 there are no clusters.
+// (gpc_sms = {8, 8, ...}, no lone TPCs), less what the probes measured: a partition of S >= 16 SMs
+// holds clusters of 4 on S - 4 SMs and of 8 on S - 8 at one block per SM (docs/model.md "Where
+// clusters land"; one_block_cluster*_sms), and per block layer at several blocks per SM 62 / 58 SMs'
+// worth at S = 64, S - 4 / S - 8 at S = 32 and 16 (docs/model.md "Where clusters land at several
+// blocks per SM"; several_blocks_cluster*_sms). Below cc 9 there are no clusters.
 // Throws InvalidArgument when a partition would be smaller than the minimum.
 GpuSpec sm_partition(const GpuSpec& whole, int nranks);
 // The same with an explicit SM count per rank (e.g. as recorded in a measurement row).

@@ -63,8 +63,13 @@ int max_active_clusters(const GpuSpec& s, int cluster_size, int bps) {
   if (cluster_size == 1) return bps * s.sm_count;
   const int measured_one_block_sms =
       cluster_size == 4 ? s.one_block_cluster4_sms : (cluster_size == 8 ? s.one_block_cluster8_sms : 0);
-  if (bps == 1 && measured_one_block_sms > 0) return measured_one_block_sms / cluster_size;
+  const int measured_several_blocks_sms =
+      cluster_size == 4 ? s.several_blocks_cluster4_sms : (cluster_size == 8 ? s.several_blocks_cluster8_sms : 0);
   const int k = std::min(bps, kClusterBlocksPerSmCap);
+  // An emulated partition: what the probes measured, at one block per SM and per block layer at several
+  // (docs/model.md, "Where clusters land at several blocks per SM").
+  if (k == 1 && measured_one_block_sms > 0) return measured_one_block_sms / cluster_size;
+  if (k >= 2 && measured_several_blocks_sms > 0) return k * measured_several_blocks_sms / cluster_size;
   long long clusters = 0;
   for (int g : s.gpc_sms) clusters += static_cast<long long>(k) * g / cluster_size;
   if (cluster_size <= 2) clusters += static_cast<long long>(s.lone_tpcs) * (k * 2 / cluster_size);

@@ -41,8 +41,10 @@ int blocks_per_sm(const GpuSpec& spec, int threads_per_block, int regs_per_threa
 //                       + (cluster_size <= 2 ? lone_tpcs * floor(min(blocks_per_sm, 8) * 2 / cluster_size) : 0)
 // The min(., 8) cap and the lone-TPC rule are what cudaOccupancyMaxActiveClusters returned on an
 // H200 (GPCs {18,18,16,16,16,16,16,8} + 4 lone TPCs: 15 clusters of 8 or 30 of 4 = 120 SMs, 66
-// of 2 = 132 SMs at one block per SM). Returns 0 when blocks_per_sm is 0 or cluster_size exceeds
-// spec.max_cluster_size.
+// of 2 = 132 SMs at one block per SM). An emulated partition holds what its probes measured: clusters of
+// 4 / 8 at one block per SM over one_block_cluster{4,8}_sms / cluster_size, at k >= 2 blocks per SM
+// k * several_blocks_cluster{4,8}_sms / cluster_size (k capped at 8 as above).
+// Returns 0 when blocks_per_sm is 0 or cluster_size exceeds spec.max_cluster_size.
 int max_active_clusters(const GpuSpec& spec, int cluster_size, int blocks_per_sm);
 
 }  // namespace arlab::model

@@ -642,6 +642,12 @@ CHECKS = [
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),
     dict(doc="docs/history.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 363 rows")]),
     dict(doc="docs/history.md", cmd=SPEEDUP, derive=speedup_geomeans),
+    # docs/model.md, "Where clusters land at several blocks per SM": each file's MAPE, max APE and Spearman
+    *[dict(doc="docs/model.md", cmd=["{arlab}", "validate", f"data/h200/{name}", "--calibration", "auto"],
+           quotes=[(r"MAPE ([\d.]+) %   median APE [\d.]+ %   p90 APE [\d.]+ %   max APE ([\d.]+) %[\s\S]*?Spearman rho: all rows ([\d.]+);",
+                    "| {1} % | {2} % | {3} |")])
+      for name in ("exp/seed_emulated.csv", "seed.csv", "exp/lean_configs_final_emulated.csv",
+                   "exp/config-space_emulated.csv", "exp/speedup_emulated_wide2.csv")],
     # docs/model.md, "The reference two-shot's epilogue rounds": grid24 TP2 by round count, and its longest row
     dict(doc="docs/model.md",
          cmd=bias("data/h200/exp/model-accuracy_emulated_grid24.csv", "data/calibration/h200_emulated.csv",

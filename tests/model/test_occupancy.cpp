@@ -86,6 +86,18 @@ TEST_CASE("sm_partition: multiples of 8 SMs on Hopper, local link, measured clus
     CHECK(max_active_clusters(p, 8, 1) == (e[1] >= 16 ? e[1] / 8 - 1 : 1));
     CHECK(max_active_clusters(p, 4, 1) == (e[1] >= 16 ? e[1] / 4 - 1 : 2));
     CHECK(max_active_clusters(p, 2, 1) == e[1] / 2);
+    // At several blocks per SM, per block layer: the H100 probe's 62 / 58 SMs' worth at S = 64, S - 4 / S - 8 at
+    // S = 32 and 16 (data/h100/probes/cluster_capacity_emulated.csv, checked row by row below).
+    if (e[1] >= 16) {
+      const int sms4 = e[1] == 64 ? 62 : e[1] - 4, sms8 = e[1] == 64 ? 58 : e[1] - 8;
+      for (int k : {2, 4, 8}) {
+        INFO("blocks per SM " << k);
+        CHECK(max_active_clusters(p, 4, k) == k * sms4 / 4);
+        CHECK(max_active_clusters(p, 8, k) == k * sms8 / 8);
+        CHECK(max_active_clusters(p, 2, k) == k * e[1] / 2);
+      }
+      CHECK(max_active_clusters(p, 4, 32) == max_active_clusters(p, 4, 8));  // the cap of 8 blocks per SM
+    }
     CHECK_NOTHROW(validate(p));
   }
   CHECK(sm_partition(gpu_preset("a100_sxm"), 8).sm_count == 12);  // cc 8: multiples of 2, 108/8 = 13.5 -> 12
@@ -166,6 +178,47 @@ TEST_CASE("sm_partition: the cluster layout is the measured placement", "[gpu_sp
     ++checked;
   }
   CHECK(checked == 96);  // N = 2, 4, 8 x ranks 0, 1 x 2 variants x clusters 1, 2, 4, 8 x tpb 128, 1024
+}
+
+// The partitions' residency at several blocks per SM as the capacity probe measured it on an H100
+// (scripts/probes/cluster_capacity.cu, data/h100/probes/cluster_capacity_emulated.csv: grids of k x S blocks,
+// k = 1-16, of a kernel that only the 64 warps and 32 blocks of an SM limit, each block spinning 20 us from
+// its start): the blocks that start in the first wave are what the model's capacity lets be resident
+// (docs/model.md, "Where clusters land at several blocks per SM"), and so is what
+// cudaOccupancyMaxActiveClusters reported in the partition.
+TEST_CASE("sm_partition: clusters resident at several blocks per SM are the measured ones", "[gpu_spec]") {
+  const std::string path = std::string(ARLAB_SOURCE_DIR) + "/data/h100/probes/cluster_capacity_emulated.csv";
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::string line;
+  std::getline(in, line);
+  REQUIRE(line ==
+          "nranks,sms_per_rank,rank,cluster,tpb,blocks_per_sm_asked,grid,resident_blocks,waves,max_first_wave_per_sm,"
+          "distinct_sms,api_clusters,best_us");
+  int checked = 0, beyond_one_wave = 0;
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::vector<std::string> f;
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    REQUIRE(f.size() == 13);
+    INFO(line);
+    const int nranks = std::stoi(f[0]), sms = std::stoi(f[1]), cluster = std::stoi(f[3]), tpb = std::stoi(f[4]);
+    const int grid = std::stoi(f[6]), resident = std::stoi(f[7]), waves = std::stoi(f[8]), api = std::stoi(f[11]);
+    const GpuSpec p = sm_partition(gpu_preset("h100_sxm"), nranks);
+    REQUIRE(p.sm_count == sms);
+    const int bps = blocks_per_sm(p, tpb, 16, 0);  // the probe kernel: few registers, no shared memory
+    REQUIRE(bps == std::min(32, 2048 / tpb));
+    // The probe launches clusters of 1 with the cluster attribute too, and a cluster launch of any size is held
+    // to 8 blocks per SM (arlab's kernels launch clusters of 1 without it: max_active_clusters' bps x S).
+    const int fit = cluster == 1 ? std::min(bps, 8) * sms : max_active_clusters(p, cluster, bps);
+    CHECK(resident == std::min(grid, fit * cluster));
+    CHECK(waves == (grid + fit * cluster - 1) / (fit * cluster));
+    if (cluster > 1) CHECK(api == fit);
+    if (grid > fit * cluster) ++beyond_one_wave;
+    ++checked;
+  }
+  CHECK(checked == 228);         // N = 2, 4, 8 x clusters 1, 2, 4, 8 x tpb 32-256 x k = 1-16 (<= 2048 threads)
+  CHECK(beyond_one_wave == 60);  // every cluster size at k = 16, clusters of 4 and 8 at k = 8 too
 }
 
 // The same facts as `arlab calibrate` measures them (bench cluster_placement, rank 0 of N = 2, 4 and 8;

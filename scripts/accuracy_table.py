@@ -101,6 +101,10 @@ FILES = [
     ("../h100/exp/model-accuracy_emulated_grid26.csv", "emulated, H100", "model-accuracy experiment, fresh grid26 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid26_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, the same on an H100 at TP4, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid26_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, the same on an H100 at TP8, by algorithm"),
+    # Session 38: the fresh grid27 (defined in session 37, before any of it was measured) on an H100.
+    ("../h100/exp/model-accuracy_emulated_grid27.csv", "emulated, H100", "model-accuracy experiment, fresh grid27 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid27_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid27 on an H100 at TP4, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid27_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid27 on an H100 at TP8, by algorithm"),
 ]
 
 

@@ -423,10 +423,10 @@ def readme_fresh_grid_checks(grid, tp2_cmd, tp4_cmd):
                                                        (OWN_PICK_SIGNED, "and {1} % / {2} % (mean / max regret)")])]
 
 
-def merged(experiment, name):
-    """`arlab exp EXPERIMENT --merge data/h200/exp/NAME.csv` into a scratch folder: its summary lines."""
-    return ["{arlab}", "exp", experiment, "--merge", f"data/h200/exp/{name}.csv", "--out-dir",
-            f"{{tmp}}/{experiment}_merge_{name}", "--no-plots"]
+def merged(experiment, name, gpu="h200"):
+    """`arlab exp EXPERIMENT --merge data/GPU/exp/NAME.csv` into a scratch folder: its summary lines."""
+    return ["{arlab}", "exp", experiment, "--merge", f"data/{gpu}/exp/{name}.csv", "--out-dir",
+            f"{{tmp}}/{experiment}_merge_{gpu}_{name}", "--no-plots"]
 
 
 def shell_and(*cmds):
@@ -642,6 +642,31 @@ CHECKS = [
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),
     dict(doc="docs/history.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 363 rows")]),
     dict(doc="docs/history.md", cmd=SPEEDUP, derive=speedup_geomeans),
+    # docs/model.md, "The `ar` round at N = 2 (session 37)", held out on grid27 (H100): today's figures beside
+    # those of 9ef8dd8 (fixed text)
+    *[dict(doc="docs/model.md",
+           cmd=["{arlab}", "validate", f"data/h100/exp/model-accuracy_emulated_grid27{sfx}.csv", "--calibration",
+                f"data/calibration/{cal}.csv"],
+           quotes=[(r"headline[^\n]*?MAPE ([\d.]+) %", before.replace("X", "{1}"))])
+      for sfx, cal, before in (("", "h100_emulated", "8.94 % -> X %"), ("", "h200_emulated", "7.98 % -> X %"),
+                               ("_tp4", "h100_emulated", "| X % /"), ("_tp8", "h100_emulated", "/ X %, unchanged |"),
+                               ("_tp4", "h200_emulated", "| X % /"), ("_tp8", "h200_emulated", "/ X %, unchanged |"))],
+    *[dict(doc="docs/model.md",
+           cmd=bias("data/h100/exp/model-accuracy_emulated_grid27.csv", f"data/calibration/{cal}.csv",
+                    "--by kernel_variant --where pattern=ar --where algo=oneshot"),
+           derive=lambda out, before=before: [f"{b} -> {mape} %, {bias_} %" for b, (_, _, mape, bias_) in
+                                              zip(before, bias_groups(out))])
+      for cal, before in (("h100_emulated", ("21.2 %, +16.7 %", "17.6 %, +12.0 %")),
+                          ("h200_emulated", ("15.3 %, +8.5 %", "13.6 %, +2.8 %")))],
+    # docs/kernels.md, "The lean bodies' mean square, measured": the A/B on the H100 and the speedup pairs
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/lean_divide_probe_emulated.csv"],
+         derive=table_rows),
+    *[dict(doc="docs/kernels.md",
+           cmd=["{py}", "scripts/kernel_speedup.py", "summary", f"data/h100/exp/speedup_emulated_{a}_summary.csv",
+                f"data/h100/exp/speedup_emulated_{a}_lean_divide_summary.csv"],
+           quotes=[(r"geomean speedup ([\d.]+x)[^\n]*\n[^\n]*geomean speedup ([\d.]+x)", "{1} / {2} (default / probe)"
+                    if a == "wide28" else "{1} /\n{2}")])
+      for a in ("wide28", "wide29")],
     # docs/model.md, "Where clusters land at several blocks per SM": each file's MAPE, max APE and Spearman
     *[dict(doc="docs/model.md", cmd=["{arlab}", "validate", f"data/h200/{name}", "--calibration", "auto"],
            quotes=[(r"MAPE ([\d.]+) %   median APE [\d.]+ %   p90 APE [\d.]+ %   max APE ([\d.]+) %[\s\S]*?Spearman rho: all rows ([\d.]+);",
@@ -709,6 +734,20 @@ CHECKS = [
                                         merged("peers", "peers_emulated_tp8_rerun10")), derive=readme_peers_minima),
     dict(doc="README.md", cmd=shell_and(merged("speedup", "speedup_emulated_wide26"), merged("speedup", "speedup_emulated_wide27")),
          derive=readme_speedup_goals),
+    # the same grids on an H100 (session 38), and grid27 there with both calibrations and the own pick's regret
+    dict(doc="README.md", cmd=shell_and(merged("speedup", "speedup_emulated_wide28", "h100"),
+                                        merged("speedup", "speedup_emulated_wide29", "h100")),
+         derive=readme_speedup_goals),
+    dict(doc="README.md",
+         cmd=shell_and(*[["{arlab}", "validate", f"data/h100/exp/model-accuracy_emulated_grid27{sfx}.csv", "--calibration",
+                          f"data/calibration/{cal}.csv"] for cal in ("h100_emulated", "h200_emulated")
+                         for sfx in ("", "_tp4", "_tp8")]),
+         derive=lambda out: [" / ".join(m[:3]) + " with its own, " + " / ".join(m[3:]) + " with the H200's"
+                             for m in [[x + " %" for x in re.findall(r"headline[^\n]*?MAPE ([\d.]+) %", out)]]] +
+                            [" / ".join(r[:3]) + " slower than the fastest row on average, " + " / ".join(r[3:6]) + " at worst"
+                             for r in [[f"{a} %" for a in re.findall(r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)%",
+                                                                      out)[:3]] +
+                                       [f"{b} %" for b in re.findall(r"model \(its own pick, measured\)[^\n]*?([\d.]+)%\n", out)[:3]]]]),
     dict(doc="README.md", cmd=rng("data/h200/soak.csv", "calls", "--digits", "0"), derive=soak_calls),
     dict(doc="README.md", cmd=rng("data/h200/soak.csv", "mismatched_calls", "--digits", "0"),
          quotes=[(r"^(\d+) \(", "{1} mismatched")]),
@@ -1097,9 +1136,7 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=h100_validate(""), derive=h100_mape_row("the default)")),
     *[dict(doc=doc, cmd=h100_validate(cal), derive=lambda out, tail=tail: [" / ".join(
           re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)).replace(" / ", " % / ") + " %" + tail])
-      for doc, cal, tail in (("README.md", "", " with its own"),
-                             ("README.md", "data/calibration/h200_emulated.csv", " with the H200's"),
-                             ("docs/results.md", "", " at TP2 / TP4 / TP8, the H200's"),
+      for doc, cal, tail in (("docs/results.md", "", " at TP2 / TP4 / TP8, the H200's"),
                              ("docs/results.md", "data/calibration/h200_emulated.csv", ": the H100's constants"))],
     dict(doc="docs/model.md", cmd=H100_RERUN_CAL + " && " + h100_validate("{tmp}/h100_rerun.csv"),
          derive=h100_mape_row("run")),

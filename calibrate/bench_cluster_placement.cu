@@ -5,10 +5,15 @@
 // and `one_per_sm` (each block asks for more than half of an SM's shared memory, so a cluster that
 // finds no free SMs waits for a second wave). Metrics, per (variant, cluster): `sms_used` (distinct
 // SMs the grid ran on), `max_blocks_per_sm`, and `duration_us` (CUPTI, the kernel's duration: about
-// kSpinNs for one wave, twice that for two). model/calibration_derive.cpp checks the rows against the
-// partition's cluster capacity in the model (model::max_active_clusters at one block per SM).
+// kSpinNs for one wave, twice that for two). A third variant, `several` (since session 38): a grid of 8
+// blocks per SM (tpb 128, no shared memory: up to 16 fit, and a cluster launch holds 8), whose metric
+// `resident_blocks` counts the blocks that started within kSpinNs / 2 of the first (each spins kSpinNs from
+// its own start): what the partition holds at once at 8 blocks per SM (docs/model.md, "Where clusters land
+// at several blocks per SM"). model/calibration_derive.cpp checks the rows against the partition's cluster
+// capacity in the model (model::max_active_clusters at one block per SM, and at 8 for `several`).
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "calibrate/bench_common.cuh"
 #include "calibrate/calibrate_core.h"
@@ -19,12 +24,16 @@ namespace {
 
 constexpr long long kSpinNs = 20000;  // long beside a launch (a few us), short beside the calibrate run
 constexpr int kTpb = 128;
+constexpr int kSeveralBlocksPerSm = 8;  // the cap a cluster launch has (model/occupancy.cpp kClusterBlocksPerSmCap)
 
-__global__ void record_sm_and_spin(unsigned* sm_of_block, long long spin_ns) {
+__global__ void record_sm_and_spin(unsigned* sm_of_block, unsigned long long* start_of_block, long long spin_ns) {
   extern __shared__ unsigned char reserved_smem[];  // only reserves the SM's shared memory
-  if (threadIdx.x == 0) sm_of_block[blockIdx.x] = smid();
   unsigned long long start = 0, now = 0;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  if (threadIdx.x == 0) {
+    sm_of_block[blockIdx.x] = smid();
+    start_of_block[blockIdx.x] = start;
+  }
   do {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   } while (static_cast<long long>(now - start) < spin_ns);
@@ -44,41 +53,54 @@ void bench_cluster_placement(const BenchEnv& env, int /*nranks*/, std::vector<Mi
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaFuncSetAttribute(record_sm_and_spin,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm_smem));
   const int reps = std::min(env.reps, 5);  // placement repeats; the duration only tells one wave from two
-  harness::DeviceBuffer sm_of_block(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank);
-  std::vector<unsigned> host(static_cast<size_t>(env.sms));
-  for (const bool one_per_sm : {false, true})
+  const size_t most_blocks = static_cast<size_t>(env.sms) * kSeveralBlocksPerSm;
+  harness::DeviceBuffer sm_of_block(most_blocks * sizeof(unsigned), env.rank);
+  harness::DeviceBuffer start_of_block(most_blocks * sizeof(unsigned long long), env.rank);
+  std::vector<unsigned> host(most_blocks);
+  std::vector<unsigned long long> starts(most_blocks);
+  for (const char* variant : {"shared", "one_per_sm", "several"})
     for (int cluster : {1, 2, 4, 8}) {
-      const int grid = env.sms / cluster * cluster;
+      const bool one_per_sm = std::string(variant) == "one_per_sm";
+      const bool several = std::string(variant) == "several";
+      const int grid = (several ? kSeveralBlocksPerSm : 1) * env.sms / cluster * cluster;
       if (grid < cluster) continue;
-      std::vector<double> used, most, us;
+      std::vector<double> used, most, us, resident;
       for (int r = 0; r < reps; ++r) {
         const std::vector<double> t = time_calls(env, r == 0 ? 1 : 0, 1, {}, [&] {
           cudaLaunchAttribute attr{};
           cudaLaunchConfig_t cfg = launch_config(Shape{grid, kTpb, cluster}, env.stream, attr);
           cfg.dynamicSmemBytes = one_per_sm ? static_cast<size_t>(one_per_sm_smem) : 0;
-          ARLAB_CUDA_CHECK_RANK(env.rank,
-                                cudaLaunchKernelEx(&cfg, record_sm_and_spin, sm_of_block.as<unsigned>(), kSpinNs));
+          ARLAB_CUDA_CHECK_RANK(env.rank, cudaLaunchKernelEx(&cfg, record_sm_and_spin, sm_of_block.as<unsigned>(),
+                                                             start_of_block.as<unsigned long long>(), kSpinNs));
         });
         us.push_back(t.front());
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpy(host.data(), sm_of_block.data(), grid * sizeof(unsigned),
                                                    cudaMemcpyDeviceToHost));
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpy(starts.data(), start_of_block.data(),
+                                                   grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
         std::map<unsigned, int> blocks_on;
         for (int b = 0; b < grid; ++b) ++blocks_on[host[static_cast<size_t>(b)]];
         int max_blocks = 0;
         for (const auto& [sm, n] : blocks_on) max_blocks = std::max(max_blocks, n);
         used.push_back(static_cast<double>(blocks_on.size()));
         most.push_back(max_blocks);
+        const unsigned long long first = *std::min_element(starts.begin(), starts.begin() + grid);
+        resident.push_back(static_cast<double>(std::count_if(starts.begin(), starts.begin() + grid, [&](unsigned long long v) {
+          return v - first < static_cast<unsigned long long>(kSpinNs / 2);
+        })));
       }
-      const char* variant = one_per_sm ? "one_per_sm" : "shared";
-      out.push_back(make_point(PointKey{"cluster_placement", variant, env.sms, kTpb, cluster, double(grid), "blocks",
-                                        "sms_used"},
-                               used));
-      out.push_back(make_point(PointKey{"cluster_placement", variant, env.sms, kTpb, cluster, double(grid), "blocks",
-                                        "max_blocks_per_sm"},
-                               most));
-      out.push_back(make_point(PointKey{"cluster_placement", variant, env.sms, kTpb, cluster, double(grid), "blocks",
-                                        "duration_us"},
-                               us));
+      const auto point = [&](const char* metric, const std::vector<double>& v) {
+        out.push_back(
+            make_point(PointKey{"cluster_placement", variant, env.sms, kTpb, cluster, double(grid), "blocks", metric}, v));
+      };
+      if (several) {
+        point("resident_blocks", resident);
+        point("duration_us", us);
+      } else {
+        point("sms_used", used);
+        point("max_blocks_per_sm", most);
+        point("duration_us", us);
+      }
     }
 }
 

@@ -719,7 +719,8 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
     }
     // One note per constant, and on the emulated node (its idle-round rows) the idle rows' check; on the
     // real node (microbenchmarks before the slowest block's rows) that its round overhead is block 0's;
-    // on the real node the cluster_placement check, which says its file predates the bench; on the emulated
+    // on the real node the cluster_placement check, which says its file predates the bench; on both the
+    // cluster_placement several check, which says their files predate that variant; on the emulated
     // node the 12 "record, ..." notes of the session-29 runs' body_round rows that no constant reads (ar rounds
     // at N = 4 and 8 and NVFP4 rounds 4 + 2, lean two-shot owner and reader 6; the reference two-shot's
     // epilogue rows set twoshot_ar_further_round_ns_n2 and, since session 36, twoshot_further_round_ns_n2, the
@@ -727,7 +728,8 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
     // per N: 2, 4, 8).
     CHECK(count_notes(d, "record, ") == (node == "emulated" ? 15u : 0u));
     CHECK(count_notes(d, "record, bandwidth rows at N = ") == (node == "emulated" ? 3u : 0u));
-    CHECK(d.notes.size() == calibration_constants().size() + 2 + count_notes(d, "record, "));
+    CHECK(d.notes.size() == calibration_constants().size() + 3 + count_notes(d, "record, "));
+    CHECK(count_notes(d, "check, cluster_placement several: no rows") == 1);
     // (The emulated node's placement rows came with the drain runs: checked and set nothing.)
     CHECK(count_notes(d, node == "nvlink" ? "check, cluster_placement: no rows"
                                           : "check, cluster_placement (a grid of one block per SM; SMs used): agrees") == 1);
@@ -1785,4 +1787,40 @@ TEST_CASE("derive_calibration: the cluster_placement rows are checked against th
   for (MicrobenchRow& r : rows)
     if (r.bench == "cluster_placement" && r.variant == "shared" && r.metric == "sms_used" && r.cluster == 8) r.value = 64;
   CHECK(count_notes(derive_calibration(rows, spec), "DISAGREES with the model's cluster capacity") == 1);
+}
+
+TEST_CASE("derive_calibration: the cluster_placement several rows are checked against the capacity at 8 blocks per SM") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  CHECK(count_notes(derive_calibration(rows, spec), "check, cluster_placement several: no rows") == 1);
+  // What the capacity probe measured on an H100's 64-SM partition at 8 blocks per SM of 128 threads
+  // (data/h100/probes/cluster_capacity_emulated.csv), as the bench's `several` rows would hold it.
+  const auto several_row = [](int cluster, double resident) {
+    MicrobenchRow r;
+    r.bench = "cluster_placement";
+    r.variant = "several";
+    r.metric = "resident_blocks";
+    r.size_unit = "blocks";
+    r.size = 512;
+    r.tpb = 128;
+    r.cluster = cluster;
+    r.sms = 64;
+    r.value = r.p10 = r.p90 = resident;
+    r.reps = 5;
+    r.link = "local";
+    r.nranks = 2;
+    return r;
+  };
+  for (const auto& [cluster, resident] : {std::pair{1, 512.0}, {2, 512.0}, {4, 496.0}, {8, 464.0}})
+    rows.push_back(several_row(cluster, resident));
+  CHECK(count_notes(derive_calibration(rows, spec),
+                    "check, cluster_placement several (a grid of 8 blocks per SM; blocks resident at once): agrees with "
+                    "the model's cluster capacity: clusters of 1: 512 blocks (model 512); clusters of 2: 512 blocks (model "
+                    "512); clusters of 4: 496 blocks (model 496); clusters of 8: 464 blocks (model 464);") == 1);
+  // Every cluster resident, as the model had it before session 38: reported.
+  for (MicrobenchRow& r : rows)
+    if (r.variant == "several" && r.cluster == 4) r.value = 512;
+  CHECK(count_notes(derive_calibration(rows, spec), "several (a grid of 8 blocks per SM; blocks resident at once): "
+                                                    "DISAGREES") == 1);
 }

@@ -5,12 +5,13 @@
 // and `one_per_sm` (each block asks for more than half of an SM's shared memory, so a cluster that
 // finds no free SMs waits for a second wave). Metrics, per (variant, cluster): `sms_used` (distinct
 // SMs the grid ran on), `max_blocks_per_sm`, and `duration_us` (CUPTI, the kernel's duration: about
-// kSpinNs for one wave, twice that for two). A third variant, `several` (since session 38): a grid of 8
-// blocks per SM (tpb 128, no shared memory: up to 16 fit, and a cluster launch holds 8), whose metric
+// kSpinNs for one wave, twice that for two). A third variant, `several` (since session 38): grids of k = 2,
+// 4 and 8 blocks per SM (tpb 128; for k = 2 and 4 each block reserves 1/k of the SM's shared memory so
+// that no more than k fit, for 8 none: up to 16 fit and a cluster launch holds 8), whose metric
 // `resident_blocks` counts the blocks that started within kSpinNs / 2 of the first (each spins kSpinNs from
-// its own start): what the partition holds at once at 8 blocks per SM (docs/model.md, "Where clusters land
+// its own start): what the partition holds at once at k blocks per SM (docs/model.md, "Where clusters land
 // at several blocks per SM"). model/calibration_derive.cpp checks the rows against the partition's cluster
-// capacity in the model (model::max_active_clusters at one block per SM, and at 8 for `several`).
+// capacity in the model (model::max_active_clusters at one block per SM, and at k = grid / SMs for `several`).
 #include <algorithm>
 #include <map>
 #include <string>
@@ -24,7 +25,8 @@ namespace {
 
 constexpr long long kSpinNs = 20000;  // long beside a launch (a few us), short beside the calibrate run
 constexpr int kTpb = 128;
-constexpr int kSeveralBlocksPerSm = 8;  // the cap a cluster launch has (model/occupancy.cpp kClusterBlocksPerSmCap)
+constexpr int kSeveralBlocksPerSm[] = {2, 4, 8};  // 8: the cap a cluster launch has (model/occupancy.cpp)
+constexpr int kMostBlocksPerSm = 8;
 
 __global__ void record_sm_and_spin(unsigned* sm_of_block, unsigned long long* start_of_block, long long spin_ns) {
   extern __shared__ unsigned char reserved_smem[];  // only reserves the SM's shared memory
@@ -53,23 +55,31 @@ void bench_cluster_placement(const BenchEnv& env, int /*nranks*/, std::vector<Mi
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaFuncSetAttribute(record_sm_and_spin,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm_smem));
   const int reps = std::min(env.reps, 5);  // placement repeats; the duration only tells one wave from two
-  const size_t most_blocks = static_cast<size_t>(env.sms) * kSeveralBlocksPerSm;
+  const size_t most_blocks = static_cast<size_t>(env.sms) * kMostBlocksPerSm;
   harness::DeviceBuffer sm_of_block(most_blocks * sizeof(unsigned), env.rank);
   harness::DeviceBuffer start_of_block(most_blocks * sizeof(unsigned long long), env.rank);
   std::vector<unsigned> host(most_blocks);
   std::vector<unsigned long long> starts(most_blocks);
-  for (const char* variant : {"shared", "one_per_sm", "several"})
+  struct Case {
+    const char* variant;
+    int blocks_per_sm;  // the grid's blocks per SM
+    int smem_bytes;     // dynamic shared memory per block
+  };
+  std::vector<Case> cases = {{"shared", 1, 0}, {"one_per_sm", 1, one_per_sm_smem}};
+  // k blocks of smem_per_sm / k - 2 KB each (with the 1 KB the driver reserves per block) fit an SM, k + 1 do not.
+  for (int k : kSeveralBlocksPerSm) cases.push_back({"several", k, k == kMostBlocksPerSm ? 0 : smem_per_sm / k - 2048});
+  for (const Case& c : cases)
     for (int cluster : {1, 2, 4, 8}) {
-      const bool one_per_sm = std::string(variant) == "one_per_sm";
+      const char* variant = c.variant;
       const bool several = std::string(variant) == "several";
-      const int grid = (several ? kSeveralBlocksPerSm : 1) * env.sms / cluster * cluster;
+      const int grid = c.blocks_per_sm * env.sms / cluster * cluster;
       if (grid < cluster) continue;
       std::vector<double> used, most, us, resident;
       for (int r = 0; r < reps; ++r) {
         const std::vector<double> t = time_calls(env, r == 0 ? 1 : 0, 1, {}, [&] {
           cudaLaunchAttribute attr{};
           cudaLaunchConfig_t cfg = launch_config(Shape{grid, kTpb, cluster}, env.stream, attr);
-          cfg.dynamicSmemBytes = one_per_sm ? static_cast<size_t>(one_per_sm_smem) : 0;
+          cfg.dynamicSmemBytes = static_cast<size_t>(c.smem_bytes);
           ARLAB_CUDA_CHECK_RANK(env.rank, cudaLaunchKernelEx(&cfg, record_sm_and_spin, sm_of_block.as<unsigned>(),
                                                              start_of_block.as<unsigned long long>(), kSpinNs));
         });

@@ -1057,30 +1057,31 @@ class Deriver {
                          (agree ? "agrees with" : "DISAGREES with") + " the model's cluster capacity:" + text);
   }
 
-  // The same bench's `several` rows (since session 38: a grid of 8 blocks per SM, the blocks that started in
-  // the first wave) beside the model's capacity at 8 blocks per SM (docs/model.md, "Where clusters land at
-  // several blocks per SM"), as one note.
+  // The same bench's `several` rows (since session 38: grids of k = 2, 4 and 8 blocks per SM, the blocks that
+  // started in the first wave) beside the model's capacity at k blocks per SM (docs/model.md, "Where clusters
+  // land at several blocks per SM"), as one note.
   void several_placement_check() {
     const auto resident = pick_rows("cluster_placement", "several", "resident_blocks");
     if (resident.empty()) {
       out_.notes.push_back("check, cluster_placement several: no rows (microbenchmarks of an arlab before session 38)");
       return;
     }
-    constexpr int kBlocksPerSm = 8;  // calibrate/bench_cluster_placement.cu kSeveralBlocksPerSm
     std::string text;
     bool agree = true;
     for (const MicrobenchRow* r : resident) {
-      if (r->sms != spec_.sm_count) continue;
+      if (r->sms != spec_.sm_count || r->sms < 1) continue;
       const int cluster = std::max(1, r->cluster);
+      const int blocks_per_sm = static_cast<int>(std::llround(r->size / r->sms));  // the grid is k x the SMs
       const long long model =
           std::min(static_cast<long long>(r->size),
-                   static_cast<long long>(max_active_clusters(spec_, cluster, kBlocksPerSm)) * cluster);
+                   static_cast<long long>(max_active_clusters(spec_, cluster, blocks_per_sm)) * cluster);
       agree = agree && std::llround(r->value) == model;
-      text += fmt(" clusters of %d:", cluster) + fmt(" %.0f blocks", r->value) + fmt(" (model %lld);", model);
+      text += fmt(" %d blocks per SM,", blocks_per_sm) + fmt(" clusters of %d:", cluster) +
+              fmt(" %.0f blocks", r->value) + fmt(" (model %lld);", model);
     }
     if (text.empty()) text = fmt(" no rows over the spec's %d SMs", spec_.sm_count);
-    out_.notes.push_back(std::string("check, cluster_placement several (a grid of 8 blocks per SM; blocks resident at "
-                                     "once): ") +
+    out_.notes.push_back(std::string("check, cluster_placement several (grids of several blocks per SM; blocks "
+                                     "resident at once): ") +
                          (agree ? "agrees with" : "DISAGREES with") + " the model's cluster capacity:" + text);
   }
 

@@ -1789,20 +1789,21 @@ TEST_CASE("derive_calibration: the cluster_placement rows are checked against th
   CHECK(count_notes(derive_calibration(rows, spec), "DISAGREES with the model's cluster capacity") == 1);
 }
 
-TEST_CASE("derive_calibration: the cluster_placement several rows are checked against the capacity at 8 blocks per SM") {
+TEST_CASE("derive_calibration: the cluster_placement several rows are checked against the capacity at k blocks per SM") {
   const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
   std::vector<MicrobenchRow> rows = load_microbench(dir + "h200_emulated_microbench.csv");
   const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
   CHECK(count_notes(derive_calibration(rows, spec), "check, cluster_placement several: no rows") == 1);
   // What the capacity probe measured on an H100's 64-SM partition at 8 blocks per SM of 128 threads
-  // (data/h100/probes/cluster_capacity_emulated.csv), as the bench's `several` rows would hold it.
-  const auto several_row = [](int cluster, double resident) {
+  // (data/h100/probes/cluster_capacity_emulated.csv), as the bench's `several` rows would hold it, and a grid of
+  // 2 blocks per SM in clusters of 4 with every cluster the model's capacity there (31 of 32) resident.
+  const auto several_row = [](int blocks_per_sm, int cluster, double resident) {
     MicrobenchRow r;
     r.bench = "cluster_placement";
     r.variant = "several";
     r.metric = "resident_blocks";
     r.size_unit = "blocks";
-    r.size = 512;
+    r.size = 64.0 * blocks_per_sm;
     r.tpb = 128;
     r.cluster = cluster;
     r.sms = 64;
@@ -1813,14 +1814,16 @@ TEST_CASE("derive_calibration: the cluster_placement several rows are checked ag
     return r;
   };
   for (const auto& [cluster, resident] : {std::pair{1, 512.0}, {2, 512.0}, {4, 496.0}, {8, 464.0}})
-    rows.push_back(several_row(cluster, resident));
+    rows.push_back(several_row(8, cluster, resident));
+  rows.push_back(several_row(2, 4, 124.0));
   CHECK(count_notes(derive_calibration(rows, spec),
-                    "check, cluster_placement several (a grid of 8 blocks per SM; blocks resident at once): agrees with "
-                    "the model's cluster capacity: clusters of 1: 512 blocks (model 512); clusters of 2: 512 blocks (model "
-                    "512); clusters of 4: 496 blocks (model 496); clusters of 8: 464 blocks (model 464);") == 1);
+                    "check, cluster_placement several (grids of several blocks per SM; blocks resident at once): agrees "
+                    "with the model's cluster capacity: 8 blocks per SM, clusters of 1: 512 blocks (model 512); 8 blocks "
+                    "per SM, clusters of 2: 512 blocks (model 512); 8 blocks per SM, clusters of 4: 496 blocks (model "
+                    "496); 8 blocks per SM, clusters of 8: 464 blocks (model 464); 2 blocks per SM, clusters of 4: 124 "
+                    "blocks (model 124);") == 1);
   // Every cluster resident, as the model had it before session 38: reported.
   for (MicrobenchRow& r : rows)
-    if (r.variant == "several" && r.cluster == 4) r.value = 512;
-  CHECK(count_notes(derive_calibration(rows, spec), "several (a grid of 8 blocks per SM; blocks resident at once): "
-                                                    "DISAGREES") == 1);
+    if (r.variant == "several" && r.cluster == 4 && r.size == 512) r.value = 512;
+  CHECK(count_notes(derive_calibration(rows, spec), "blocks resident at once): DISAGREES") == 1);
 }

@@ -232,7 +232,9 @@ GpuSpec sm_partition_with_count(const GpuSpec& whole, int sms_per_rank, int nran
   p.lone_tpcs = 0;
   p.notes = whole.notes + "; emulated rank: " + std::to_string(sms_per_rank) + " of " + std::to_string(whole.sm_count) +
             " SMs, 1/" + std::to_string(nranks) + " of HBM and L2, cluster groups of 8 SMs" +
-            (sms_per_rank >= 16 ? std::string(" (one block per SM: clusters of 4 / 8 on S - 4 / S - 8 SMs, measured)")
+            (sms_per_rank >= 16 ? std::string(" (one block per SM: clusters of 4 / 8 on S - 4 / S - 8 SMs; several: ") +
+                                       std::to_string(p.several_blocks_cluster4_sms) + " / " +
+                                       std::to_string(p.several_blocks_cluster8_sms) + " SMs' worth per block layer; measured)"
                                 : std::string(" assumed"));
   return p;
 }

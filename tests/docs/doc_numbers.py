@@ -639,6 +639,11 @@ CHECKS = [
          derive=table_rows),
     # README.md
     dict(doc="README.md", cmd=REP, derive=readme_seed),
+    dict(doc="README.md", cmd=SEED,
+         quotes=[(r"model vs measurement over 173 rows \(19 problems\): MAPE ([\d.]+%), median APE [\d.]+%, Spearman ([\d.]+)",
+                  "MAPE {1}, Spearman {2}"),
+                 (r"regret model \(its own pick, measured\) mean ([\d.]+%) max ([\d.]+%)",
+                  "the model's own pick {1} slower than the best measured on average, {2} at worst")]),
     dict(doc="README.md", cmd=VAL_NV, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 351 rows")]),
     dict(doc="docs/history.md", cmd=VAL_EM, quotes=[(r"MAPE ([\d.]+ %)   median", "{1} over 363 rows")]),
     dict(doc="docs/history.md", cmd=SPEEDUP, derive=speedup_geomeans),

@@ -1037,52 +1037,46 @@ class Deriver {
   // of the partition, blocks that may share an SM) beside the model's capacity at one block per SM
   // (model::max_active_clusters; docs/model.md, "Where clusters land"), as one note.
   void placement_check() {
-    const auto used = pick_rows("cluster_placement", "shared", "sms_used");
-    if (used.empty()) {
-      out_.notes.push_back("check, cluster_placement: no rows (microbenchmarks of an arlab before the bench)");
-      return;
-    }
-    std::string text;
-    bool agree = true;
-    for (const MicrobenchRow* r : used) {
-      if (r->sms != spec_.sm_count) continue;
-      const int cluster = std::max(1, r->cluster);
-      const long long model = std::min(static_cast<long long>(r->size),
-                                       static_cast<long long>(max_active_clusters(spec_, cluster, 1)) * cluster);
-      agree = agree && std::llround(r->value) == model;
-      text += fmt(" clusters of %d:", cluster) + fmt(" %.0f SMs", r->value) + fmt(" (model %lld);", model);
-    }
-    if (text.empty()) text = fmt(" no rows over the spec's %d SMs", spec_.sm_count);
-    out_.notes.push_back(std::string("check, cluster_placement (a grid of one block per SM; SMs used): ") +
-                         (agree ? "agrees with" : "DISAGREES with") + " the model's cluster capacity:" + text);
+    capacity_check("shared", "sms_used", "check, cluster_placement: no rows (microbenchmarks of an arlab before the bench)",
+                   "check, cluster_placement (a grid of one block per SM; SMs used): ", false);
   }
 
   // The same bench's `several` rows (since session 38: grids of k = 2, 4 and 8 blocks per SM, the blocks that
   // started in the first wave) beside the model's capacity at k blocks per SM (docs/model.md, "Where clusters
   // land at several blocks per SM"), as one note.
   void several_placement_check() {
-    const auto resident = pick_rows("cluster_placement", "several", "resident_blocks");
-    if (resident.empty()) {
-      out_.notes.push_back("check, cluster_placement several: no rows (microbenchmarks of an arlab before session 38)");
+    capacity_check("several", "resident_blocks",
+                   "check, cluster_placement several: no rows (microbenchmarks of an arlab before session 38)",
+                   "check, cluster_placement several (grids of several blocks per SM; blocks resident at once): ", true);
+  }
+
+  // One note on the cluster_placement rows of `variant` / `metric` over the spec's SMs: each row's value (SMs
+  // or blocks) beside min(grid, the model's clusters at k blocks per SM x cluster), k = 1, or grid / SMs
+  // where `per_block_layer` (the `several` grids are k x the SMs), "agrees" or "DISAGREES".
+  void capacity_check(const char* variant, const char* metric, const char* no_rows, const char* title,
+                      bool per_block_layer) {
+    const auto rows = pick_rows("cluster_placement", variant, metric);
+    if (rows.empty()) {
+      out_.notes.push_back(no_rows);
       return;
     }
     std::string text;
     bool agree = true;
-    for (const MicrobenchRow* r : resident) {
+    for (const MicrobenchRow* r : rows) {
       if (r->sms != spec_.sm_count || r->sms < 1) continue;
       const int cluster = std::max(1, r->cluster);
-      const int blocks_per_sm = static_cast<int>(std::llround(r->size / r->sms));  // the grid is k x the SMs
+      const int blocks_per_sm = per_block_layer ? static_cast<int>(std::llround(r->size / r->sms)) : 1;
       const long long model =
           std::min(static_cast<long long>(r->size),
                    static_cast<long long>(max_active_clusters(spec_, cluster, blocks_per_sm)) * cluster);
       agree = agree && std::llround(r->value) == model;
-      text += fmt(" %d blocks per SM,", blocks_per_sm) + fmt(" clusters of %d:", cluster) +
-              fmt(" %.0f blocks", r->value) + fmt(" (model %lld);", model);
+      text += (per_block_layer ? fmt(" %d blocks per SM,", blocks_per_sm) : std::string()) +
+              fmt(" clusters of %d:", cluster) + fmt(per_block_layer ? " %.0f blocks" : " %.0f SMs", r->value) +
+              fmt(" (model %lld);", model);
     }
     if (text.empty()) text = fmt(" no rows over the spec's %d SMs", spec_.sm_count);
-    out_.notes.push_back(std::string("check, cluster_placement several (grids of several blocks per SM; blocks "
-                                     "resident at once): ") +
-                         (agree ? "agrees with" : "DISAGREES with") + " the model's cluster capacity:" + text);
+    out_.notes.push_back(std::string(title) + (agree ? "agrees with" : "DISAGREES with") +
+                         " the model's cluster capacity:" + text);
   }
 
   // The NVFP4, ar and (since session 29) FP8 patterns' rounds of the same bench (variants bf16_ar_res_rms_fp4,

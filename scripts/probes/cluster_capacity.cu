@@ -22,35 +22,21 @@
 //   best_us             the shortest launch-to-end time over kReps (CUDA events)
 // The probe kernel holds few registers and no shared memory, so only the thread and block limits
 // (64 warps, 32 blocks per SM) and the cluster scheduler decide residency.
-#include <cuda.h>
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <vector>
 
+#include "green_partition.cuh"
+
 namespace {
+
+using probe::check_runtime;
 
 constexpr long long kSpinNs = 20000;  // long beside a launch (a few us), short beside the run
 constexpr int kReps = 5;
 constexpr int kMaxThreadsPerSm = 2048;  // sm_90: 64 warps
 constexpr int kMaxBlocksPerSm = 32;     // sm_90
-
-void check_driver(CUresult rc, const char* what) {
-  if (rc == CUDA_SUCCESS) return;
-  const char* msg = nullptr;
-  cuGetErrorString(rc, &msg);
-  std::fprintf(stderr, "cluster_capacity: %s failed: %s\n", what, msg ? msg : "unknown error");
-  std::exit(1);
-}
-
-void check_runtime(cudaError_t rc, const char* what) {
-  if (rc == cudaSuccess) return;
-  std::fprintf(stderr, "cluster_capacity: %s failed: %s\n", what, cudaGetErrorString(rc));
-  std::exit(1);
-}
 
 struct BlockRecord {
   unsigned sm;
@@ -143,35 +129,16 @@ LaunchResult launch_and_look(cudaStream_t stream, BlockRecord* records_dev, int 
 }  // namespace
 
 int main() {
-  check_driver(cuInit(0), "cuInit");
   CUdevice dev = 0;
-  check_driver(cuDeviceGet(&dev, 0), "cuDeviceGet");
-  CUcontext primary = nullptr;
-  check_driver(cuDevicePrimaryCtxRetain(&primary, dev), "cuDevicePrimaryCtxRetain");
-  check_driver(cuCtxSetCurrent(primary), "cuCtxSetCurrent");
-  CUdevResource whole = {};
-  check_driver(cuDeviceGetDevResource(dev, &whole, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource");
+  const CUcontext primary = probe::primary_context(dev);
   std::printf(
       "nranks,sms_per_rank,rank,cluster,tpb,blocks_per_sm_asked,grid,resident_blocks,waves,max_first_wave_per_sm,"
       "distinct_sms,api_clusters,best_us\n");
   for (int nranks : {2, 4, 8}) {
-    const unsigned sms = whole.sm.smCount / nranks / whole.sm.smCoscheduledAlignment * whole.sm.smCoscheduledAlignment;
-    std::vector<CUdevResource> groups(static_cast<size_t>(nranks));
-    unsigned made = static_cast<unsigned>(nranks);
-    CUdevResource rest = {};
-    check_driver(cuDevSmResourceSplitByCount(groups.data(), &made, &whole, &rest,
-                                             CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE, sms),
-                 "cuDevSmResourceSplitByCount");
+    probe::Split split = probe::split_sms(dev, nranks);
+    const unsigned sms = split.sms;
     const int rank = 0;
-    CUdevResourceDesc desc = nullptr;
-    check_driver(cuDevResourceGenerateDesc(&desc, &groups[static_cast<size_t>(rank)], 1), "cuDevResourceGenerateDesc");
-    CUgreenCtx green = nullptr;
-    check_driver(cuGreenCtxCreate(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
-    CUstream stream = nullptr;
-    check_driver(cuGreenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0), "cuGreenCtxStreamCreate");
-    CUcontext as_ctx = nullptr;
-    check_driver(cuCtxFromGreenCtx(&as_ctx, green), "cuCtxFromGreenCtx");
-    check_driver(cuCtxSetCurrent(as_ctx), "cuCtxSetCurrent");
+    probe::Partition part(dev, split.groups[static_cast<size_t>(rank)]);
     BlockRecord* records = nullptr;
     check_runtime(cudaMalloc(&records, static_cast<size_t>(kMaxBlocksPerSm) * sms * sizeof(BlockRecord)), "cudaMalloc");
     for (int cluster : {1, 2, 4, 8})
@@ -179,14 +146,12 @@ int main() {
         for (int k : {1, 2, 4, 8, 16}) {
           if (k * tpb > kMaxThreadsPerSm || k > kMaxBlocksPerSm) continue;
           const int grid = static_cast<int>(k * sms) / cluster * cluster;
-          const LaunchResult r = launch_and_look(reinterpret_cast<cudaStream_t>(stream), records, grid, tpb, cluster);
+          const LaunchResult r = launch_and_look(part.runtime_stream(), records, grid, tpb, cluster);
           std::printf("%d,%u,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f\n", nranks, sms, rank, cluster, tpb, k, grid,
                       r.resident_blocks, r.waves, r.max_first_wave_per_sm, r.distinct_sms, r.api_clusters, r.best_us);
         }
     check_runtime(cudaFree(records), "cudaFree");
-    check_driver(cuCtxSetCurrent(primary), "cuCtxSetCurrent");
-    check_driver(cuStreamDestroy(stream), "cuStreamDestroy");
-    check_driver(cuGreenCtxDestroy(green), "cuGreenCtxDestroy");
+    part.close(primary);
   }
   return 0;
 }

@@ -12,34 +12,20 @@
 // block asks for more than half of an SM's shared memory, so a cluster that finds no free SMs waits
 // for a second wave). One CSV row per launch: the SMs the grid used, the most blocks on one SM, and
 // the shortest of kReps launch-to-end times (CUDA events, microseconds).
-#include <cuda.h>
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <vector>
 
+#include "green_partition.cuh"
+
 namespace {
+
+using probe::check_runtime;
 
 constexpr long long kSpinNs = 20000;  // long beside a launch (a few us), short beside the run
 constexpr int kReps = 5;
 constexpr int kOnePerSmSmemBytes = 120 * 1024;  // > half of an H100/H200 SM's 228 KB of shared memory
-
-void check_driver(CUresult rc, const char* what) {
-  if (rc == CUDA_SUCCESS) return;
-  const char* msg = nullptr;
-  cuGetErrorString(rc, &msg);
-  std::fprintf(stderr, "cluster_placement: %s failed: %s\n", what, msg ? msg : "unknown error");
-  std::exit(1);
-}
-
-void check_runtime(cudaError_t rc, const char* what) {
-  if (rc == cudaSuccess) return;
-  std::fprintf(stderr, "cluster_placement: %s failed: %s\n", what, cudaGetErrorString(rc));
-  std::exit(1);
-}
 
 __global__ void record_sm_and_spin(unsigned* sm_of_block, long long spin_ns) {
   extern __shared__ unsigned char unused_smem[];
@@ -104,51 +90,30 @@ LaunchResult launch_and_look(cudaStream_t stream, unsigned* sm_of_block_dev, int
 }  // namespace
 
 int main() {
-  check_driver(cuInit(0), "cuInit");
   CUdevice dev = 0;
-  check_driver(cuDeviceGet(&dev, 0), "cuDeviceGet");
-  CUcontext primary = nullptr;
-  check_driver(cuDevicePrimaryCtxRetain(&primary, dev), "cuDevicePrimaryCtxRetain");
-  check_driver(cuCtxSetCurrent(primary), "cuCtxSetCurrent");
+  const CUcontext primary = probe::primary_context(dev);
   check_runtime(cudaFuncSetAttribute(record_sm_and_spin, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kOnePerSmSmemBytes),
                 "cudaFuncSetAttribute");
-  CUdevResource whole = {};
-  check_driver(cuDeviceGetDevResource(dev, &whole, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource");
   std::printf("nranks,sms_per_rank,rank,variant,cluster,tpb,grid,distinct_sms,max_blocks_per_sm,best_us\n");
   for (int nranks : {2, 4, 8}) {
-    const unsigned sms = whole.sm.smCount / nranks / whole.sm.smCoscheduledAlignment * whole.sm.smCoscheduledAlignment;
-    std::vector<CUdevResource> groups(static_cast<size_t>(nranks));
-    unsigned made = static_cast<unsigned>(nranks);
-    CUdevResource rest = {};
-    check_driver(cuDevSmResourceSplitByCount(groups.data(), &made, &whole, &rest,
-                                             CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE, sms),
-                 "cuDevSmResourceSplitByCount");
-    for (int rank = 0; rank < 2 && rank < static_cast<int>(made); ++rank) {
-      CUdevResourceDesc desc = nullptr;
-      check_driver(cuDevResourceGenerateDesc(&desc, &groups[static_cast<size_t>(rank)], 1), "cuDevResourceGenerateDesc");
-      CUgreenCtx green = nullptr;
-      check_driver(cuGreenCtxCreate(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
-      CUstream stream = nullptr;
-      check_driver(cuGreenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0), "cuGreenCtxStreamCreate");
-      CUcontext as_ctx = nullptr;
-      check_driver(cuCtxFromGreenCtx(&as_ctx, green), "cuCtxFromGreenCtx");
-      check_driver(cuCtxSetCurrent(as_ctx), "cuCtxSetCurrent");
+    probe::Split split = probe::split_sms(dev, nranks);
+    const unsigned sms = split.sms;
+    for (int rank = 0; rank < 2 && rank < static_cast<int>(split.made); ++rank) {
+      probe::Partition part(dev, split.groups[static_cast<size_t>(rank)]);
       unsigned* sm_of_block = nullptr;
       check_runtime(cudaMalloc(&sm_of_block, 4 * sms * sizeof(unsigned)), "cudaMalloc");
       for (const bool one_per_sm : {false, true})
         for (int cluster : {1, 2, 4, 8})
           for (int tpb : {128, 1024})
             for (int grid : {static_cast<int>(sms / 2), static_cast<int>(sms)}) {
-              const LaunchResult r = launch_and_look(reinterpret_cast<cudaStream_t>(stream), sm_of_block, grid, tpb,
-                                                     cluster, one_per_sm ? kOnePerSmSmemBytes : 0);
+              const LaunchResult r = launch_and_look(part.runtime_stream(), sm_of_block, grid, tpb, cluster,
+                                                     one_per_sm ? kOnePerSmSmemBytes : 0);
               std::printf("%d,%u,%d,%s,%d,%d,%d,%d,%d,%.1f\n", nranks, sms, rank, one_per_sm ? "one_per_sm" : "shared",
                           cluster, tpb, grid, r.distinct_sms, r.max_blocks_per_sm, r.best_us);
             }
       check_runtime(cudaFree(sm_of_block), "cudaFree");
-      check_driver(cuCtxSetCurrent(primary), "cuCtxSetCurrent");
-      check_driver(cuStreamDestroy(stream), "cuStreamDestroy");
-      check_driver(cuGreenCtxDestroy(green), "cuGreenCtxDestroy");
+      part.close(primary);
     }
   }
   return 0;

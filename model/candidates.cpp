@@ -78,8 +78,9 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
         // SMs the model's times ran 14-55 % short (the model's own picks in
         // data/h200/exp/speedup_emulated_wide2.csv, mean about -25 %), so it picked them for times they
         // do not run in. With the measured cluster capacity (session 38) those rows are 3.5 % short on
-        // average but up to 12.6 % at TP4, where the picks the cap excludes measured slower than today's
-        // (docs/results.md, "Known limits"; docs/policies.md).
+        // average but up to 12.6 % at TP4; in one process on an H100 the picks the cap excludes ran 4-9 %
+        // faster at TP2 and about 1 % slower at TP4 (data/h100/candidate_lift_emulated.csv). Kept until
+        // the same A/B runs on an H200 (docs/results.md, "Known limits"; docs/policies.md).
         if (cs >= kMinClusterOnePerSm)
           max_clusters = std::min<long long>(max_clusters, std::max(1, s.sm_count / cs));
         max_clusters = std::min<long long>({max_clusters, kMaxGridBlocks / cs, static_cast<long long>(p.tokens)});

@@ -33,6 +33,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The GPU's SM and memory clocks (NVML; read, never set), as the fused-kernel rows record them at the
+// start and end of every measurement: a bench's wall time (CUPTI durations, %globaltimer intervals) scales
+// with the SM clock, so the run says which clocks its constants were measured at.
+std::string clocks_text(const harness::ClockReading& c) {
+  if (c.sm_mhz < 0) return "unavailable";
+  return "SM " + std::to_string(c.sm_mhz) + " MHz, memory " + std::to_string(c.mem_mhz) + " MHz";
+}
+
 // Process 0, after every bench: provenance, microbench.csv, the derivation, calibration.csv.
 // `failure` (non-empty) is a bench failure to report after the measured rows are written. Returns
 // false when the run is incomplete (a failure, or no calibration derived).
@@ -78,6 +86,8 @@ bool calibrate_on_node(const calibrate::CalibrateOptions& o, harness::Node& node
                 node.device().spec.sm_count, node.device().driver.c_str(), node.device().runtime.c_str());
     std::printf("  node: %s; link %s; kernel durations from %s\n", node.describe().c_str(), link.c_str(),
                 s.cupti() ? "CUPTI records" : s.cupti_note().c_str());
+    std::printf("  clocks before the benches: %s%s\n", clocks_text(nvml.clocks(node.device().ordinal)).c_str(),
+                nvml.available() ? "" : (" (" + nvml.note() + ")").c_str());
     std::fflush(stdout);
     calibrate::BenchEnv env;
     env.rank = node.local_ranks().front();
@@ -97,6 +107,8 @@ bool calibrate_on_node(const calibrate::CalibrateOptions& o, harness::Node& node
       }
     }
     calibrate::run_single_rank_benches(env, node.nranks(), rows);
+    std::printf("  clocks after the single-rank benches: %s\n", clocks_text(nvml.clocks(node.device().ordinal)).c_str());
+    std::fflush(stdout);
   }
   node.allgather({0.0});  // every process waits here until process 0's single-rank benches are done
   const auto cross_start = std::chrono::steady_clock::now();
@@ -115,7 +127,8 @@ bool calibrate_on_node(const calibrate::CalibrateOptions& o, harness::Node& node
     failure = std::string("cross-rank benches failed: ") + e.what();
   }
   if (!printer) return true;
-  std::printf("  all benches: %zu points in %.1f s\n", rows.size(), seconds_since(started));
+  std::printf("  all benches: %zu points in %.1f s; clocks at the end: %s\n", rows.size(), seconds_since(started),
+              clocks_text(nvml.clocks(node.device().ordinal)).c_str());
   const calibrate::Provenance prov{arlab::git_sha(), arlab::utc_now_iso8601(), node.device().name, node.topology(),
                                    link, node.nranks(), node.sms_per_rank()};
   return write_outputs(o, rows, prov, node.rank_spec(), failure);

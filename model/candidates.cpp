@@ -17,8 +17,10 @@ std::vector<Algorithm> model_algorithms(const Problem& p) {
 
 namespace {
 
-// The smallest cluster the candidate space keeps at one block per SM (see candidate_configs).
+// The smallest cluster the candidate space keeps at one block per SM, and the fewest ranks at which it does
+// (see candidate_configs).
 constexpr int kMinClusterOnePerSm = 4;
+constexpr int kMinRanksClusterOnePerSm = 4;
 
 // Every distinct ceil(total / r), r = 1, 2, ..., in increasing order.
 std::vector<long long> distinct_ceil_quotients(long long total) {
@@ -74,14 +76,15 @@ std::vector<LaunchConfig> candidate_configs(const Problem& p, const GpuSpec& s, 
           max_clusters = std::min<long long>(max_clusters, static_cast<long long>(bps) * s.sm_count / cs);
           max_clusters = std::min<long long>(max_clusters, kMaxTwoShotBlocks / cs);
         }
-        // Clusters of 4 and 8 blocks are searched at one block per SM at most: where their blocks share
-        // SMs the model's times ran 14-55 % short (the model's own picks in
-        // data/h200/exp/speedup_emulated_wide2.csv, mean about -25 %), so it picked them for times they
-        // do not run in. With the measured cluster capacity (session 38) those rows are 3.5 % short on
-        // average but up to 12.6 % at TP4; in one process on an H100 the picks the cap excludes ran 4-9 %
-        // faster at TP2 and about 1 % slower at TP4 (data/h100/candidate_lift_emulated.csv). Kept until
-        // the same A/B runs on an H200 (docs/results.md, "Known limits"; docs/policies.md).
-        if (cs >= kMinClusterOnePerSm)
+        // At N >= 4, clusters of 4 and 8 blocks are searched at one block per SM at most: where their blocks
+        // share SMs the model's times ran 14-55 % short (the model's own picks in
+        // data/h200/exp/speedup_emulated_wide2.csv, mean about -25 %), so it picked them for times they do
+        // not run in. With the measured cluster capacity (session 38) those rows are 3.5 % short on average,
+        // and in one process on two H100s the picks this rule excludes ran 0.6-1.8 % slower than the capped
+        // ones at TP4 but 4-9 % faster at TP2 (data/h100/candidate_lift_emulated{,_rerun}.csv), so at N = 2
+        // the model searches them (docs/results.md, "Known limits"; docs/policies.md). Not yet measured on an
+        // H200 or a real node.
+        if (cs >= kMinClusterOnePerSm && p.nranks >= kMinRanksClusterOnePerSm)
           max_clusters = std::min<long long>(max_clusters, std::max(1, s.sm_count / cs));
         max_clusters = std::min<long long>({max_clusters, kMaxGridBlocks / cs, static_cast<long long>(p.tokens)});
         if (max_clusters < 1) continue;

@@ -406,6 +406,29 @@ TEST_CASE("candidate space: widths the issue asks for, all legal", "[candidates]
   CHECK(model_algorithms(problem(1, 4096, 2)).size() == 1);
 }
 
+TEST_CASE("candidate space: clusters of 4 and 8 beyond one block per SM at N = 2 only", "[candidates]") {
+  // The picks this keeps out at N >= 4 and lets in at N = 2 (data/h100/candidate_lift_emulated.csv): TP2 H 8192 x
+  // 16 tokens at 128/8/128 (16 clusters of 8 on the 66-SM partition: two blocks on some SMs), TP4 H 4096 x 8 at
+  // 64/8/64 (8 clusters of 8 on 33 SMs).
+  const GpuSpec h = gpu_preset("h200_sxm");
+  const auto has = [](const std::vector<LaunchConfig>& cands, int tpb, int cluster, int grid) {
+    return std::any_of(cands.begin(), cands.end(), [&](const LaunchConfig& c) {
+      return c.algo == Algorithm::oneshot && c.tpb == tpb && c.cluster == cluster && c.grid == grid;
+    });
+  };
+  const auto tp2 = candidate_configs(problem(16, 8192, 2), sm_partition(h, 2), kRes, {Algorithm::oneshot});
+  CHECK(has(tp2, 128, 8, 128));
+  CHECK(has(tp2, 512, 2, 32));
+  const auto tp4 = candidate_configs(problem(8, 4096, 4), sm_partition(h, 4), kRes, {Algorithm::oneshot});
+  CHECK_FALSE(has(tp4, 64, 8, 64));
+  CHECK(has(tp4, 64, 8, 32));  // 4 clusters of 8: one block per SM
+  CHECK(has(tp4, 256, 2, 16));
+  // The real node's GPU at N = 4 keeps the cap too: clusters of 8 up to 132 / 8 = 16 of them.
+  const auto real4 = candidate_configs(problem(64, 4096, 4), h, kRes, {Algorithm::oneshot});
+  for (const LaunchConfig& c : real4)
+    if (c.cluster == 8) CHECK(c.grid <= 128);
+}
+
 TEST_CASE("policy names round-trip", "[policies]") {
   for (Policy p : all_policies()) CHECK(parse_policy(to_string(p)) == p);
   CHECK_THROWS_WITH(parse_policy("fastest"), Catch::Contains("fastest"));

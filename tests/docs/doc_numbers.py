@@ -739,9 +739,9 @@ CHECKS = [
                                         merged("peers", "peers_emulated_tp8_rerun10")), derive=readme_peers_minima),
     dict(doc="README.md", cmd=shell_and(merged("speedup", "speedup_emulated_wide26"), merged("speedup", "speedup_emulated_wide27")),
          derive=readme_speedup_goals),
-    # the same grids on an H100 (session 38), and grid27 there with both calibrations and the own pick's regret
-    dict(doc="README.md", cmd=shell_and(merged("speedup", "speedup_emulated_wide28", "h100"),
-                                        merged("speedup", "speedup_emulated_wide29", "h100")),
+    # the same grids on an H100 (session 39), and grid27 there with both calibrations and the own pick's regret
+    dict(doc="README.md", cmd=shell_and(merged("speedup", "speedup_emulated_wide30", "h100"),
+                                        merged("speedup", "speedup_emulated_wide31", "h100")),
          derive=readme_speedup_goals),
     dict(doc="README.md",
          cmd=shell_and(*[["{arlab}", "validate", f"data/h100/exp/model-accuracy_emulated_grid27{sfx}.csv", "--calibration",

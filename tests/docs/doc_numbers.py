@@ -551,6 +551,8 @@ FAITHFUL_SWITCH_LABELS = [
 H100_G26 = [f"data/h100/exp/model-accuracy_emulated_grid26{sfx}.csv" for sfx in ("", "_tp4", "_tp8")]
 H200_G26 = [f"data/h200/exp/model-accuracy_emulated_grid26{sfx}.csv" for sfx in ("", "_tp4")]
 H100_G26_OWNCAL = [f"data/h100/exp/model-accuracy_emulated_grid26_owncal{sfx}.csv" for sfx in ("", "_tp4")]
+POOL_22_26 = ["grid22", "grid22_tp4", "grid22_tp8", "grid23", "grid24", "grid24_tp4", "grid24_tp8", "grid25",
+              "grid25_tp4", "grid25_tp8", "grid26", "grid26_tp4"]
 OWN_ROWS_GRIDS = [g + sfx for sfx in ("", "_tp4") for g in ("grid22", "grid24", "grid25", "grid26")] + \
     [g + "_tp8" for g in ("grid22", "grid24", "grid25")]
 H100_RERUN_CAL = ("{arlab} save-calibration {tmp}/h100_rerun.csv --gpu h100_sxm "
@@ -1218,6 +1220,22 @@ CHECKS = [
                  next(n for k, n, _, _ in bias_groups(out) if k == ["4", "some_none", "2-4"]),
                  bias_of_group(out, ["4", "every", "2-4"]),
                  next(n for k, n, _, _ in bias_groups(out) if k == ["4", "every", "2-4"]))]),
+    # session 39: the one-shot bias by pattern and vectors per thread, and by body at N = 8, grids 22-26 pooled
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_s39_{g}.csv > /dev/null"
+                         for g in POOL_22_26) +
+             " && {py} scripts/model_bias.py " +
+             " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_s39_{g}.csv" for g in POOL_22_26) +
+             " --by pattern,vecs_per_thread --where algo=oneshot && {py} scripts/model_bias.py " +
+             " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_s39_{g}.csv" for g in POOL_22_26) +
+             " --by kernel_variant --where algo=oneshot --where nranks=8",
+         derive=lambda out: (lambda g: [
+             "`ar` at\nfour vectors per thread %s %% (%s rows), `ar_res_rms_fp4` %s %% at two and %s %% at four, against\n"
+             "`ar_res_rms` at %s %% at four" % (
+                 g[("ar", "4")][2], g[("ar", "4")][0], g[("ar_res_rms_fp4", "2")][2], g[("ar_res_rms_fp4", "4")][2],
+                 g[("ar_res_rms", "4")][2]),
+             "the reference is priced %s %% where the lean body is %s %%" % (g[("reference",)][2], g[("lean",)][2])])(
+             {tuple(k): (n, m, b) for k, n, m, b in bias_groups_all(out)})),
     # session 36: the reference two-shot's norm-pattern rounds after the first, grids 22-26 at TP2 pooled
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_ref2_{g}.csv > /dev/null"

@@ -195,6 +195,30 @@ def bias_groups_all(out):
             for g in bias_groups(part)]
 
 
+def candidate_lift_ranges(out):
+    """The candidate_lift rows (two CSVs concatenated by `cat`, headers included) -> the uncapped pick's time
+    over the capped one's (the group's last member over its first, skew-free medians), min-max per problem:
+    'a-bx / c-dx / e-fx' for TP2 H 8192 / 12288 / 16384 and 'a-bx / c-dx' for TP4 H 4096 / 8192."""
+    lines = [l for l in out.splitlines() if l.strip()]
+    header = lines[0].split(",")
+    groups = {}
+    for line in lines:
+        if line.startswith("experiment,"):
+            continue
+        r = dict(zip(header, line.split(",")))
+        groups.setdefault(r["group_id"], []).append(r)
+    ratios = {}
+    for rows in groups.values():
+        first, last = rows[0], rows[-1]
+        if last["policy"] != "explicit":
+            continue
+        ratios.setdefault((first["nranks"], first["hidden"]), []).append(
+            float(last["skewfree_us_median"]) / float(first["skewfree_us_median"]))
+    fmt_range = lambda v: f"{min(v):.3f}-{max(v):.3f}x"
+    return [" / ".join(fmt_range(ratios[("2", h)]) for h in ("8192", "12288", "16384")),
+            " / ".join(fmt_range(ratios[("4", h)]) for h in ("4096", "8192"))]
+
+
 def bias_of_group(out, key):
     """scripts/model_bias.py output -> the bias cell of the group `key` (its key words)."""
     return next(b for k, _, _, b in bias_groups(out) if k == key)
@@ -1220,6 +1244,9 @@ CHECKS = [
                  next(n for k, n, _, _ in bias_groups(out) if k == ["4", "some_none", "2-4"]),
                  bias_of_group(out, ["4", "every", "2-4"]),
                  next(n for k, n, _, _ in bias_groups(out) if k == ["4", "every", "2-4"]))]),
+    # session 39: the cluster cap A/B on two H100s (uncapped pick over capped, min-max over four processes)
+    dict(doc="docs/results.md", cmd="cat data/h100/candidate_lift_emulated.csv data/h100/candidate_lift_emulated_rerun.csv",
+         derive=candidate_lift_ranges),
     # session 39: the one-shot bias by pattern and vectors per thread, and by body at N = 8, grids 22-26 pooled
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_s39_{g}.csv > /dev/null"

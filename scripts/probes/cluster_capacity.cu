@@ -91,21 +91,9 @@ LaunchResult launch_and_look(cudaStream_t stream, BlockRecord* records_dev, int 
     if (cudaOccupancyMaxActiveClusters(&clusters, record_start_and_spin, &cfg) == cudaSuccess) res.api_clusters = clusters;
     (void)cudaGetLastError();  // a failed query is reported as 0, not carried into the launches
   }
-  cudaEvent_t begin = nullptr, end = nullptr;
-  check_runtime(cudaEventCreate(&begin), "cudaEventCreate");
-  check_runtime(cudaEventCreate(&end), "cudaEventCreate");
-  res.best_us = 1e30f;
-  for (int rep = 0; rep < kReps; ++rep) {
-    check_runtime(cudaEventRecord(begin, stream), "cudaEventRecord");
+  res.best_us = probe::best_launch_us(stream, kReps, [&] {
     check_runtime(cudaLaunchKernelEx(&cfg, record_start_and_spin, records_dev, kSpinNs), "cudaLaunchKernelEx");
-    check_runtime(cudaEventRecord(end, stream), "cudaEventRecord");
-    check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    float ms = 0;
-    check_runtime(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
-    res.best_us = std::min(res.best_us, ms * 1000.0f);
-  }
-  check_runtime(cudaEventDestroy(begin), "cudaEventDestroy");
-  check_runtime(cudaEventDestroy(end), "cudaEventDestroy");
+  });
   std::vector<BlockRecord> rec(static_cast<size_t>(grid));
   check_runtime(cudaMemcpy(rec.data(), records_dev, rec.size() * sizeof(BlockRecord), cudaMemcpyDeviceToHost),
                 "cudaMemcpy");

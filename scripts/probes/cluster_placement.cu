@@ -60,20 +60,10 @@ LaunchResult launch_and_look(cudaStream_t stream, unsigned* sm_of_block_dev, int
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  cudaEvent_t begin = nullptr, end = nullptr;
-  check_runtime(cudaEventCreate(&begin), "cudaEventCreate");
-  check_runtime(cudaEventCreate(&end), "cudaEventCreate");
   LaunchResult res;
-  res.best_us = 1e30f;
-  for (int rep = 0; rep < kReps; ++rep) {
-    check_runtime(cudaEventRecord(begin, stream), "cudaEventRecord");
+  res.best_us = probe::best_launch_us(stream, kReps, [&] {
     check_runtime(cudaLaunchKernelEx(&cfg, record_sm_and_spin, sm_of_block_dev, kSpinNs), "cudaLaunchKernelEx");
-    check_runtime(cudaEventRecord(end, stream), "cudaEventRecord");
-    check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    float ms = 0;
-    check_runtime(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
-    res.best_us = std::min(res.best_us, ms * 1000.0f);
-  }
+  });
   std::vector<unsigned> sm_of_block(static_cast<size_t>(grid));
   check_runtime(cudaMemcpy(sm_of_block.data(), sm_of_block_dev, sm_of_block.size() * sizeof(unsigned),
                            cudaMemcpyDeviceToHost),
@@ -82,8 +72,6 @@ LaunchResult launch_and_look(cudaStream_t stream, unsigned* sm_of_block_dev, int
   for (unsigned sm : sm_of_block) ++blocks_on[sm];
   res.distinct_sms = static_cast<int>(blocks_on.size());
   for (const auto& [sm, n] : blocks_on) res.max_blocks_per_sm = std::max(res.max_blocks_per_sm, n);
-  check_runtime(cudaEventDestroy(begin), "cudaEventDestroy");
-  check_runtime(cudaEventDestroy(end), "cudaEventDestroy");
   return res;
 }
 

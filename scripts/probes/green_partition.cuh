@@ -1,6 +1,6 @@
 // What the standalone probes of the emulated node share (scripts/probes/cluster_placement.cu,
-// cluster_capacity.cu): error checks that end the probe, and the green-context partitions split as the
-// harness splits them (harness/green_partitions.cpp: equal groups of S SMs, asking for the largest potential
+// cluster_capacity.cu): error checks that end the probe, the shortest of repeated timed launches, and the
+// green-context partitions split as the harness splits them (harness/green_partitions.cpp: equal groups of S SMs, asking for the largest potential
 // cluster size). Header-only, for probes built alone with nvcc (`-lcuda`); not part of the build.
 #pragma once
 
@@ -25,6 +25,28 @@ inline void check_runtime(cudaError_t rc, const char* what) {
   if (rc == cudaSuccess) return;
   std::fprintf(stderr, "probe: %s failed: %s\n", what, cudaGetErrorString(rc));
   std::exit(1);
+}
+
+// The shortest launch-to-end time of `reps` calls of `launch` (which enqueues one kernel on `stream`), in
+// microseconds, from CUDA events recorded around each call.
+template <class Launch>
+float best_launch_us(cudaStream_t stream, int reps, Launch launch) {
+  cudaEvent_t begin = nullptr, end = nullptr;
+  check_runtime(cudaEventCreate(&begin), "cudaEventCreate");
+  check_runtime(cudaEventCreate(&end), "cudaEventCreate");
+  float best_us = 1e30f;
+  for (int rep = 0; rep < reps; ++rep) {
+    check_runtime(cudaEventRecord(begin, stream), "cudaEventRecord");
+    launch();
+    check_runtime(cudaEventRecord(end, stream), "cudaEventRecord");
+    check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    float ms = 0;
+    check_runtime(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
+    best_us = best_us < ms * 1000.0f ? best_us : ms * 1000.0f;
+  }
+  check_runtime(cudaEventDestroy(begin), "cudaEventDestroy");
+  check_runtime(cudaEventDestroy(end), "cudaEventDestroy");
+  return best_us;
 }
 
 // Device 0's primary context, made current.

@@ -564,6 +564,34 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     };
     PerVector4 amax;
     uint4 n0 = make_uint4(0u, 0u, 0u, 0u);
+    // NVFP4, the codes and scale factor of vector k (index v) from its norm nk and its scale block's amax.
+    [[maybe_unused]] auto fp4_codes = [&](int v, const uint4& nk, float block_amax) {
+      const __nv_fp8_storage_t sf =
+          __nv_cvt_float_to_fp8(__fdiv_rn(__fmul_rn(q.fp4_global, block_amax), kFp4Max), __NV_SATFINITE, __NV_E4M3);
+      const float sf_value = e4m3_to_float(sf);
+      const float out_scale = sf_value == 0.0f ? 0.0f : __fdiv_rn(q.fp4_global, sf_value);
+      unsigned packed = 0;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        const unsigned code = e2m1_code(__fmul_rn(Tr::to_float(vec_get<T>(nk, e)), out_scale));
+        packed |= (code & 0xFu) << (4 * e);  // even element in the low nibble
+      }
+      char* qo = static_cast<char*>(p.quant_out) + static_cast<long long>(tok) * (H / 2) +
+                 static_cast<long long>(v) * (kVec / 2);
+      *reinterpret_cast<unsigned*>(qo) = packed;
+      if ((v & 1) == 0) static_cast<unsigned char*>(p.scale_out)[sf_offset(p.sf_swizzled != 0, tok, v / 2, H)] = sf;
+    };
+    // NVFP4 with an even tpb: a 16-element scale block is vectors (2j, 2j+1), and vector v^1 lives in
+    // lane^1 of the same warp at the same k. So each vector's codes follow its amax at once, after one
+    // shuffle that every lane of the warp takes (idle vectors with amax 0), while its norm is still in
+    // registers. (Until session 40 every amax came first and a second pass recomputed each norm of
+    // k >= 1, reading residual_out and gamma again: docs/kernels.md, "NVFP4's further vectors".)
+    [[maybe_unused]] const bool fp4_pairs_in_warp = m.tpb % 2 == 0;
+    [[maybe_unused]] auto fp4_pair = [&](int k, int v, bool valid, const uint4& nk) {
+      const float a = amax.get(k);
+      const float partner = __shfl_xor_sync(lane_mask(lanes_in_my_warp()), a, 1);
+      if (valid) fp4_codes(v, nk, fmaxf(a, partner));
+    };
     if constexpr (Options::kFirstVectorReady) {
       // The outputs of vector k (index v, byte offset off) from its norm nk.
       auto emit = [&](int k, int v, long long off, const uint4& nk) {
@@ -598,12 +626,21 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
         n0 = vec_pack<T>(nbits);
         emit(0, v0, row + static_cast<long long>(v0) * kVectorBytes, n0);
       }
+      if constexpr (Out::kFp4) {
+        if (fp4_pairs_in_warp && vpt > 0) fp4_pair(0, v0, have0, n0);
+      }
 #pragma unroll 1
       for (int k = 1; k < vpt; ++k) {
         const int v = m.t_in_cluster + k * m.stride;
-        if (v < m.vecs_per_token) {
+        const bool valid = v < m.vecs_per_token;
+        uint4 nk = make_uint4(0u, 0u, 0u, 0u);
+        if (valid) {
           const long long off = row + static_cast<long long>(v) * kVectorBytes;
-          emit(k, v, off, norm_of(k, v));
+          nk = norm_of(k, v);
+          emit(k, v, off, nk);
+        }
+        if constexpr (Out::kFp4) {
+          if (fp4_pairs_in_warp) fp4_pair(k, v, valid, nk);
         }
       }
     } else {
@@ -611,9 +648,11 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
 #pragma unroll 1
       for (int k = 0; k < vpt; ++k) {
         const int v = m.t_in_cluster + k * m.stride;
-        if (v < m.vecs_per_token) {
+        const bool valid = v < m.vecs_per_token;
+        uint4 nk = make_uint4(0u, 0u, 0u, 0u);
+        if (valid) {
           const long long off = row + static_cast<long long>(v) * kVectorBytes;
-          const uint4 nk = norm_of(k, v);
+          nk = norm_of(k, v);
           if (k == 0) n0 = nk;
           if constexpr (Out::kNormOut) st_v4(static_cast<char*>(p.norm_out) + off, nk);
           if constexpr (Out::kFp4) {
@@ -639,17 +678,16 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
             }
           }
         }
+        if constexpr (Out::kFp4) {
+          if (fp4_pairs_in_warp) fp4_pair(k, v, valid, nk);
+        }
       }
     }
     if constexpr (Out::kFp4) {
-      // A 16-element scale block is vectors (2j, 2j+1): combine my amax with the partner's.
-      PerVector4 partner;
-      if (m.tpb % 2 == 0) {  // vector v^1 then lives in lane^1 of the same warp
-        const unsigned mask = lane_mask(lanes_in_my_warp());
-#pragma unroll 1
-        for (int k = 0; k < vpt; ++k) partner.set(k, __shfl_xor_sync(mask, amax.get(k), 1));
-      } else {
-        // Odd tpb: v^1 may belong to another k, another thread or another block of the cluster.
+      if (!fp4_pairs_in_warp) {
+        // Odd tpb: vector v^1 may belong to another k, another thread or another block of the cluster,
+        // so every amax goes through shared memory first and the codes follow a cluster barrier.
+        PerVector4 partner;
 #pragma unroll 1
         for (int k = 0; k < vpt; ++k) fp4_amax_exchange[k * m.tpb + threadIdx.x] = amax.get(k);
         cluster_barrier(m.cluster);
@@ -666,28 +704,10 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
             partner.set(k, *slot);
           }
         }
-      }
 #pragma unroll 1
-      for (int k = 0; k < vpt; ++k) {
-        const int v = m.t_in_cluster + k * m.stride;
-        if (v < m.vecs_per_token) {
-          const uint4 nk = k == 0 ? n0 : norm_of(k, v);
-          const float block_amax = fmaxf(amax.get(k), partner.get(k));
-          const __nv_fp8_storage_t sf =
-              __nv_cvt_float_to_fp8(__fdiv_rn(__fmul_rn(q.fp4_global, block_amax), kFp4Max), __NV_SATFINITE, __NV_E4M3);
-          const float sf_value = e4m3_to_float(sf);
-          const float out_scale = sf_value == 0.0f ? 0.0f : __fdiv_rn(q.fp4_global, sf_value);
-          unsigned packed = 0;
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) {
-            const unsigned code = e2m1_code(__fmul_rn(Tr::to_float(vec_get<T>(nk, e)), out_scale));
-            packed |= (code & 0xFu) << (4 * e);  // even element in the low nibble
-          }
-          char* qo = static_cast<char*>(p.quant_out) + static_cast<long long>(tok) * (H / 2) +
-                     static_cast<long long>(v) * (kVec / 2);
-          *reinterpret_cast<unsigned*>(qo) = packed;
-          if ((v & 1) == 0)
-            static_cast<unsigned char*>(p.scale_out)[sf_offset(p.sf_swizzled != 0, tok, v / 2, H)] = sf;
+        for (int k = 0; k < vpt; ++k) {
+          const int v = m.t_in_cluster + k * m.stride;
+          if (v < m.vecs_per_token) fp4_codes(v, k == 0 ? n0 : norm_of(k, v), fmaxf(amax.get(k), partner.get(k)));
         }
       }
     }

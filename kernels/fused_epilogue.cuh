@@ -562,8 +562,14 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
             Tr::from_float(__fmul_rn(__fmul_rn(Tr::to_float(vec_get<T>(hk, e)), inv), Tr::to_float(vec_get<T>(g, e))));
       return vec_pack<T>(nbits);
     };
-    PerVector4 amax;
     uint4 n0 = make_uint4(0u, 0u, 0u, 0u);
+    // NVFP4, the largest magnitude of a norm vector (its half of a 16-element scale block).
+    [[maybe_unused]] auto amax_of = [&](const uint4& nk) {
+      float a = 0.0f;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) a = fmaxf(a, fabsf(Tr::to_float(vec_get<T>(nk, e))));
+      return a;
+    };
     // NVFP4, the codes and scale factor of vector k (index v) from its norm nk and its scale block's amax.
     [[maybe_unused]] auto fp4_codes = [&](int v, const uint4& nk, float block_amax) {
       const __nv_fp8_storage_t sf =
@@ -588,7 +594,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     // k >= 1, reading residual_out and gamma again: docs/kernels.md, "NVFP4's further vectors".)
     [[maybe_unused]] const bool fp4_pairs_in_warp = m.tpb % 2 == 0;
     [[maybe_unused]] auto fp4_pair = [&](int k, int v, bool valid, const uint4& nk) {
-      const float a = amax.get(k);
+      const float a = valid ? amax_of(nk) : 0.0f;
       const float partner = __shfl_xor_sync(lane_mask(lanes_in_my_warp()), a, 1);
       if (valid) fp4_codes(v, nk, fmaxf(a, partner));
     };
@@ -596,12 +602,6 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
       // The outputs of vector k (index v, byte offset off) from its norm nk.
       auto emit = [&](int k, int v, long long off, const uint4& nk) {
         if constexpr (Out::kNormOut) st_v4(static_cast<char*>(p.norm_out) + off, nk);
-        if constexpr (Out::kFp4) {
-          float a = 0.0f;
-#pragma unroll
-          for (int e = 0; e < kVec; ++e) a = fmaxf(a, fabsf(Tr::to_float(vec_get<T>(nk, e))));
-          amax.set(k, a);
-        }
         if constexpr (Out::kFp8) {
           unsigned codes[kVec];
 #pragma unroll
@@ -653,14 +653,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
         if (valid) {
           const long long off = row + static_cast<long long>(v) * kVectorBytes;
           nk = norm_of(k, v);
-          if (k == 0) n0 = nk;
           if constexpr (Out::kNormOut) st_v4(static_cast<char*>(p.norm_out) + off, nk);
-          if constexpr (Out::kFp4) {
-            float a = 0.0f;
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) a = fmaxf(a, fabsf(Tr::to_float(vec_get<T>(nk, e))));
-            amax.set(k, a);
-          }
           if constexpr (Out::kFp8) {
             unsigned codes[kVec];
 #pragma unroll
@@ -686,10 +679,13 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     if constexpr (Out::kFp4) {
       if (!fp4_pairs_in_warp) {
         // Odd tpb: vector v^1 may belong to another k, another thread or another block of the cluster,
-        // so every amax goes through shared memory first and the codes follow a cluster barrier.
-        PerVector4 partner;
+        // so every amax goes through shared memory first (each norm recomputed from residual_out and
+        // gamma, as this rare shape always did) and the codes follow a cluster barrier.
 #pragma unroll 1
-        for (int k = 0; k < vpt; ++k) fp4_amax_exchange[k * m.tpb + threadIdx.x] = amax.get(k);
+        for (int k = 0; k < vpt; ++k) {
+          const int v = m.t_in_cluster + k * m.stride;
+          fp4_amax_exchange[k * m.tpb + threadIdx.x] = v < m.vecs_per_token ? amax_of(norm_of(k, v)) : 0.0f;
+        }
         cluster_barrier(m.cluster);
 #pragma unroll 1
         for (int k = 0; k < vpt; ++k) {
@@ -701,13 +697,8 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
             float* slot = &fp4_amax_exchange[owner_k * m.tpb + owner_thread];
             if (m.cluster > 1 && owner_block != m.block_in_cluster)
               slot = cooperative_groups::this_cluster().map_shared_rank(slot, owner_block);
-            partner.set(k, *slot);
+            fp4_codes(v, norm_of(k, v), fmaxf(fp4_amax_exchange[k * m.tpb + threadIdx.x], *slot));
           }
-        }
-#pragma unroll 1
-        for (int k = 0; k < vpt; ++k) {
-          const int v = m.t_in_cluster + k * m.stride;
-          if (v < m.vecs_per_token) fp4_codes(v, k == 0 ? n0 : norm_of(k, v), fmaxf(amax.get(k), partner.get(k)));
         }
       }
     }

@@ -298,20 +298,6 @@ __device__ __forceinline__ float e4m3_to_float(__nv_fp8_storage_t v) {
   return __half2float(__half(__nv_cvt_fp8_to_halfraw(v, __NV_E4M3)));
 }
 
-// Four per-vector floats kept in registers while the loops over k stay rolled (`#pragma unroll 1`
-// keeps one copy of the heavy loop bodies, which is what holds the register count under the cap):
-// selects instead of a run-time-indexed array, which would live in local memory.
-struct PerVector4 {
-  float v0 = 0.0f, v1 = 0.0f, v2 = 0.0f, v3 = 0.0f;
-  __device__ __forceinline__ float get(int k) const { return k == 0 ? v0 : k == 1 ? v1 : k == 2 ? v2 : v3; }
-  __device__ __forceinline__ void set(int k, float x) {
-    v0 = k == 0 ? x : v0;
-    v1 = k == 1 ? x : v1;
-    v2 = k == 2 ? x : v2;
-    v3 = k == 3 ? x : v3;
-  }
-};
-
 // This thread's place in the token mapping (see the file comment).
 struct TokenMapping {
   int tpb = 0;
@@ -344,7 +330,8 @@ __device__ __forceinline__ TokenMapping token_mapping(const FusedParams& p) {
 
 // Calls f(v, off) for each of this thread's vectors of the token whose row starts at byte `row`:
 // v = t_in_cluster + k * stride for k < vecs_per_thread while v < vecs_per_token, off = its byte
-// offset in the [tokens, H] tensors. The loop stays rolled (see PerVector4).
+// offset in the [tokens, H] tensors. The loop stays rolled (`#pragma unroll 1` keeps one copy of the
+// heavy loop bodies, which is what holds the register count under the cap).
 template <typename F>
 __device__ __forceinline__ void for_each_my_vector(const TokenMapping& m, long long row, F&& f) {
 #pragma unroll 1
@@ -593,10 +580,15 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
     // registers. (Until session 40 every amax came first and a second pass recomputed each norm of
     // k >= 1, reading residual_out and gamma again: docs/kernels.md, "NVFP4's further vectors".)
     [[maybe_unused]] const bool fp4_pairs_in_warp = m.tpb % 2 == 0;
-    [[maybe_unused]] auto fp4_pair = [&](int k, int v, bool valid, const uint4& nk) {
+    // With an odd tpb (below) the amax goes to shared memory instead, for after the cluster barrier.
+    [[maybe_unused]] auto fp4_vector = [&](int k, int v, bool valid, const uint4& nk) {
       const float a = valid ? amax_of(nk) : 0.0f;
-      const float partner = __shfl_xor_sync(lane_mask(lanes_in_my_warp()), a, 1);
-      if (valid) fp4_codes(v, nk, fmaxf(a, partner));
+      if (fp4_pairs_in_warp) {
+        const float partner = __shfl_xor_sync(lane_mask(lanes_in_my_warp()), a, 1);
+        if (valid) fp4_codes(v, nk, fmaxf(a, partner));
+      } else {
+        fp4_amax_exchange[k * m.tpb + threadIdx.x] = a;
+      }
     };
     if constexpr (Options::kFirstVectorReady) {
       // The outputs of vector k (index v, byte offset off) from its norm nk.
@@ -627,7 +619,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
         emit(0, v0, row + static_cast<long long>(v0) * kVectorBytes, n0);
       }
       if constexpr (Out::kFp4) {
-        if (fp4_pairs_in_warp && vpt > 0) fp4_pair(0, v0, have0, n0);
+        if (vpt > 0) fp4_vector(0, v0, have0, n0);
       }
 #pragma unroll 1
       for (int k = 1; k < vpt; ++k) {
@@ -639,9 +631,7 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
           nk = norm_of(k, v);
           emit(k, v, off, nk);
         }
-        if constexpr (Out::kFp4) {
-          if (fp4_pairs_in_warp) fp4_pair(k, v, valid, nk);
-        }
+        if constexpr (Out::kFp4) fp4_vector(k, v, valid, nk);
       }
     } else {
       // (kept as it was before kFirstVectorReady, so that the other bodies' machine code is unchanged)
@@ -671,21 +661,14 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
             }
           }
         }
-        if constexpr (Out::kFp4) {
-          if (fp4_pairs_in_warp) fp4_pair(k, v, valid, nk);
-        }
+        if constexpr (Out::kFp4) fp4_vector(k, v, valid, nk);
       }
     }
     if constexpr (Out::kFp4) {
       if (!fp4_pairs_in_warp) {
         // Odd tpb: vector v^1 may belong to another k, another thread or another block of the cluster,
-        // so every amax goes through shared memory first (each norm recomputed from residual_out and
-        // gamma, as this rare shape always did) and the codes follow a cluster barrier.
-#pragma unroll 1
-        for (int k = 0; k < vpt; ++k) {
-          const int v = m.t_in_cluster + k * m.stride;
-          fp4_amax_exchange[k * m.tpb + threadIdx.x] = v < m.vecs_per_token ? amax_of(norm_of(k, v)) : 0.0f;
-        }
+        // so every amax went through shared memory (fp4_vector) and the codes follow a cluster barrier,
+        // each norm recomputed from residual_out and gamma (as this rare shape always did).
         cluster_barrier(m.cluster);
 #pragma unroll 1
         for (int k = 0; k < vpt; ++k) {

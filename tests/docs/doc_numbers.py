@@ -453,6 +453,19 @@ def merged(experiment, name, gpu="h200"):
             f"{{tmp}}/{experiment}_merge_{gpu}_{name}", "--no-plots"]
 
 
+def h100_peers_row(out):
+    """The README's H100 peers row: 'reference G2 / G4 / G8 (min M2 / M4 / M8)' and 'best G2 / G4 / G8 (min ...'."""
+    quotes = []
+    for member, label in (("trtllm", "reference"), ("model/auto", "best")):
+        found = [re.search(rf"^VS-FLASHINFER local N={n} {re.escape(member)}\s+geomean ([\d.]+x) over \d+ problems \(min ([\d.]+x)",
+                           out, re.M) for n in (2, 4, 8)]
+        if not all(found):
+            raise AssertionError(f"no VS-FLASHINFER {member} line at every N")
+        quotes.append(f"{label} " + " / ".join(m.group(1) for m in found) + " (min " +
+                      " / ".join(m.group(2) for m in found))
+    return quotes
+
+
 def shell_and(*cmds):
     """Several argument-list commands as one shell command, each after the one before succeeded."""
     return " && ".join(" ".join(cmd) for cmd in cmds)
@@ -689,6 +702,21 @@ CHECKS = [
                                               zip(before, bias_groups(out))])
       for cal, before in (("h100_emulated", ("21.2 %, +16.7 %", "17.6 %, +12.0 %")),
                           ("h200_emulated", ("15.3 %, +8.5 %", "13.6 %, +2.8 %")))],
+    # docs/kernels.md, "NVFP4's further vectors (session 40)": the A/B across processes on the H100, and the bench's
+    # NVFP4 constant of the new build
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/nvfp4_codes_ab_emulated.csv", "--per-body"],
+         quotes=[(r"\| 2 \| ar_res_rms_fp4 \| 8192 \| 64 \| oneshot \| 1024/1/64/1 \(trtllm\) \| reference \| [\d.]+ \| [\d.]+ "
+                  r"\| ([\d.]+ \([\d.-]+\)) \|", "| {1} |"),
+                 (r"\| 2 \| ar_res_rms_fp4 \| 8192 \| 64 \| oneshot \| 1024/1/64/1 \(trtllm\) \| lean \| [\d.]+ \| [\d.]+ "
+                  r"\| ([\d.]+ \([\d.-]+\)) \|", "| {1} |"),
+                 (r"\| 2 \| ar_res_rms_fp4 \| 6160 \| 16 \| oneshot \| 385/2/32/1 \(trtllm\) \| reference \| [\d.]+ \| [\d.]+ "
+                  r"\| ([\d.]+ \([\d.-]+\)) \|", "; {1} |"),
+                 (r"\| 4 \| ar_res_rms_fp4 \| 4096 \| 128 \| twoshot \| 128/1/32/4 \(explicit\) \| lean \| [\d.]+ \| [\d.]+ "
+                  r"\| ([\d.]+) \(", "/ {1} |")]),
+    dict(doc="docs/kernels.md",
+         cmd="{arlab} save-calibration {tmp}/h100_s40.csv --gpu h100_sxm --from-microbench "
+             "data/calibration/h100_emulated_s40_n2_microbench.csv",
+         quotes=[(r"nvfp4_round_ns_per_extra_vector = ([\d.]+)", "is {1} ns")]),
     # docs/kernels.md, "The lean bodies' mean square, measured": the A/B on the H100 and the speedup pairs
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/lean_divide_probe_emulated.csv"],
          derive=table_rows),
@@ -779,6 +807,9 @@ CHECKS = [
                              for r in [[f"{a} %" for a in re.findall(r"model \(its own pick, measured\) +\d+ +\d+ +\d+ +\d+ +([\d.]+)%",
                                                                       out)[:3]] +
                                        [f"{b} %" for b in re.findall(r"model \(its own pick, measured\)[^\n]*?([\d.]+)%\n", out)[:3]]]]),
+    # the peers' grid on an H100: TP2 (session 39) and TP4 / TP8 (session 40), the reference and the best
+    dict(doc="README.md", cmd=shell_and(merged("peers", "peers_emulated_tp2", "h100"), merged("peers", "peers_emulated_tp48", "h100")),
+         derive=h100_peers_row),
     dict(doc="README.md", cmd=rng("data/h200/soak.csv", "calls", "--digits", "0"), derive=soak_calls),
     dict(doc="README.md", cmd=rng("data/h200/soak.csv", "mismatched_calls", "--digits", "0"),
          quotes=[(r"^(\d+) \(", "{1} mismatched")]),

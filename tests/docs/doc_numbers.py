@@ -466,6 +466,25 @@ def h100_peers_row(out):
     return quotes
 
 
+def nvfp4_rerun_quotes(out):
+    """The second H100's NVFP4 A/B as docs/kernels.md sums it up: the even-block rows' range, trtllm's odd
+    385/2/32 reference, and the other odd rows' range."""
+    even, odd_trtllm, odd_other = [], None, []
+    for m in re.finditer(r"^\| \d+ \| \w+ \| \d+ \| \d+ \| \w+ \| (\d+)/(\S+) \((\w+)\) \| (\w+) \| [\d.]+ \| [\d.]+ "
+                         r"\| ([\d.]+) \(", out, re.M):
+        tpb, policy, body, ratio = int(m.group(1)), m.group(3), m.group(4), m.group(5)
+        if tpb % 2 == 0:
+            even.append(ratio)
+        elif policy == "trtllm" and body == "reference":
+            odd_trtllm = ratio
+        else:
+            odd_other.append(ratio)
+    if not even or odd_trtllm is None or not odd_other:
+        raise AssertionError("expected even-block rows, trtllm's odd reference row and other odd rows")
+    return [f"every even-block row {min(even, key=float)}-{max(even, key=float)}, the odd 385/2/32 reference {odd_trtllm}, "
+            f"the other odd rows {min(odd_other, key=float)}-{max(odd_other, key=float)}"]
+
+
 def shell_and(*cmds):
     """Several argument-list commands as one shell command, each after the one before succeeded."""
     return " && ".join(" ".join(cmd) for cmd in cmds)
@@ -717,6 +736,12 @@ CHECKS = [
          cmd="{arlab} save-calibration {tmp}/h100_s40.csv --gpu h100_sxm --from-microbench "
              "data/calibration/h100_emulated_s40_n2_microbench.csv",
          quotes=[(r"nvfp4_round_ns_per_extra_vector = ([\d.]+)", "is {1} ns")]),
+    dict(doc="docs/kernels.md",
+         cmd="{arlab} save-calibration {tmp}/h100_s40_rerun.csv --gpu h100_sxm --from-microbench "
+             "data/calibration/h100_emulated_s40_n2_microbench_rerun.csv",
+         quotes=[(r"nvfp4_round_ns_per_extra_vector = ([\d.]+)", "({1} on the second H100")]),
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/nvfp4_codes_ab_emulated_rerun.csv", "--per-body"],
+         derive=nvfp4_rerun_quotes),
     # docs/kernels.md, "The lean bodies' mean square, measured": the A/B on the H100 and the speedup pairs
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/lean_divide_probe_emulated.csv"],
          derive=table_rows),

@@ -1214,6 +1214,29 @@ CHECKS = [
          quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (NVLink, {1} of {2} problems)")]),
     dict(doc="data/h200/README.md", cmd=PICK_EM,
          quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (emulated, {1} of {2})")]),
+    # docs/results.md, "The same kernels on an H100": the two H100 peers problems it names
+    *[dict(doc="docs/results.md", cmd=rng("data/h100/exp/peers_emulated_tp48_summary.csv", col, f"member={member}", f"nranks={n}",
+                                          f"hidden={h}", f"tokens={t}", "--digits", digits),
+           quotes=[(r"^([\d.]+) \(1 row\)", tpl)])
+      for col, member, n, h, t, digits, tpl in (
+          ("member_us", "model/auto", 4, 8192, 4096, "1", "{1} us, against"),
+          ("flashinfer_us", "model/auto", 4, 8192, 4096, "1", "library's {1} us"),
+          ("speedup", "model/auto", 4, 8192, 4096, "3", "{1}x (two-shot"),
+          ("member_us", "model/auto", 8, 4096, 16, "2", "{1} us; predicted"),
+          ("member_us", "trtllm", 8, 4096, 16, "2", "512/1/16 ({1} us"),
+          ("speedup", "trtllm", 4, 2048, 32, "3", "256/1/32: {1}x"))],
+    *[dict(doc="docs/results.md", cmd=["{arlab}", "predict", "-n", "8", "-t", "16", "--hidden", "4096", "--emulated", "--gpu",
+                                       "h100_sxm", "--kernel", kernel, "--policy", "explicit", "--tpb", tpb, "--cluster", cl,
+                                       "--grid", grid, "--no-terms", "--calibration", "data/calibration/h100_emulated.csv"],
+           quotes=[(r"explicit +oneshot +\w+ +\S+ +\d+ +\d+ +([\d.]+)", tpl)])
+      for kernel, tpb, cl, grid, tpl in (("lean", "256", "2", "32", "predicted {1} us)"),
+                                         ("reference", "512", "1", "16", "predicted {1} us)"))],
+    # docs/results.md, "The same kernels on an H100": the reference within +-3 % of the library on the H100 peers grids
+    *[dict(doc="docs/results.md", cmd=rng(f, "speedup", "member=trtllm", f"nranks={n}", "--digits", "3", "--band", "0.97", "1.03"),
+           quotes=[(r"band \[0.97, 1.03\]: (\d+) of (\d+) within, (\d+) below, (\d+) above", tpl)])
+      for f, n, tpl in (("data/h100/exp/peers_emulated_tp2_summary.csv", 2, "{1} of {2} problems at TP2 ({3} below, {4} above)"),
+                        ("data/h100/exp/peers_emulated_tp48_summary.csv", 4, "{1} of {2} at TP4 ({3} below, {4} above)"),
+                        ("data/h100/exp/peers_emulated_tp48_summary.csv", 8, "{1} of {2} at TP8 ({3} below, {4} above)"))],
     # docs/results.md, "The same kernels on an H100"
     *[dict(doc="docs/results.md", cmd=["{py}", "scripts/gpu_compare.py", f"data/h200/{probe}", f"data/h100/{probe}"] + extra,
            quotes=[(r"^(B / A over .*)$", "`{1}`")])

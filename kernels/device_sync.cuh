@@ -44,9 +44,6 @@ __device__ __forceinline__ uint4 ld_input_v4(const void* p) { return __ldg(reint
 
 __device__ __forceinline__ void st_v4(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
 
-// A hint, no register and no wait: bring the 128-byte line at p into this SM's L1 (PTX prefetch.global.L1).
-__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
-
 __device__ __forceinline__ unsigned long long ld_volatile_u64(const unsigned long long* p) {
   return *reinterpret_cast<const volatile unsigned long long*>(p);
 }

@@ -485,14 +485,6 @@ __device__ __forceinline__ void fused_token_epilogue(const FusedParams& p, const
       const uint4 hk = vec_pack<T>(bits);
       if (k == 0) h0 = hk;
       st_v4(static_cast<char*>(Out::kResidual ? p.residual_out : p.allreduce_out) + off, hk);
-      if constexpr (Out::kResidual) {
-        // norm_of reads this vector and its gamma back after the reduction's barriers: start both
-        // lines on their way to L1 now, while the barriers wait (a hint: no register is held).
-        if (k > 0) {
-          prefetch_l1(static_cast<const char*>(p.residual_out) + off);
-          prefetch_l1(static_cast<const char*>(p.gamma) + static_cast<long long>(v) * kVectorBytes);
-        }
-      }
     }
   }
   if constexpr (Out::kResidual) {

@@ -485,6 +485,32 @@ def nvfp4_rerun_quotes(out):
             f"the other odd rows {min(odd_other, key=float)}-{max(odd_other, key=float)}"]
 
 
+def prefetch_quotes(out):
+    """docs/kernels.md's summary of the L1-prefetch A/B: per group of rows, the range of after / before."""
+    rows = [m.groups() for m in re.finditer(r"^\| (\d+) \| (\w+) \| \d+ \| (\d+) \| (\w+) \| (\S+) \(\w+\) \| (\w+) \| [\d.]+ "
+                                            r"\| [\d.]+ \| ([\d.]+) \(", out, re.M)]
+    def pct(sel):
+        r = [float(x[6]) for x in rows if sel(*x)]
+        if not r:
+            raise AssertionError("no row for a group of the prefetch summary")
+        return r
+    ref2 = pct(lambda n, pat, t, algo, cfg, body, r: n == "2" and pat == "ar_res_rms" and body == "reference")
+    lean2 = pct(lambda n, pat, t, algo, cfg, body, r: n == "2" and pat == "ar_res_rms" and body == "lean")
+    fp4 = pct(lambda n, pat, t, algo, cfg, body, r: pat == "ar_res_rms_fp4" and body == "lean")
+    two = pct(lambda n, pat, t, algo, cfg, body, r: algo == "twoshot")
+    worst = max(float(x[6]) for x in rows)
+    fmt = lambda x: f"{abs(x - 1) * 100:.1f}"
+    vpt1 = [x for x in rows if x[0] == "8" and x[4] == "1024/1/16/1" and x[5] == "lean"]
+    if len(vpt1) != 1:
+        raise AssertionError("expected one lean TP8 1024/1/16/1 row")
+    return [f"with one vector per thread, {vpt1[0][6]}, never issues",
+            f"the reference took {fmt(min(ref2))}-{fmt(max(ref2))} % longer",
+            f"lean within +-{max(fmt(min(lean2)), fmt(max(lean2)), key=float)} %",
+            f"NVFP4's lean {fmt(min(fp4))}-{fmt(max(fp4))} % longer",
+            f"({worst:.3f})",
+            f"within {max(fmt(min(two)), fmt(max(two)), key=float)} % either way"]
+
+
 def shell_and(*cmds):
     """Several argument-list commands as one shell command, each after the one before succeeded."""
     return " && ".join(" ".join(cmd) for cmd in cmds)
@@ -742,6 +768,9 @@ CHECKS = [
          quotes=[(r"nvfp4_round_ns_per_extra_vector = ([\d.]+)", "({1} on the second H100")]),
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/nvfp4_codes_ab_emulated_rerun.csv", "--per-body"],
          derive=nvfp4_rerun_quotes),
+    # docs/kernels.md, "The read-back prefetched into L1": ranges over the A/B's rows
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/prefetch_l1_ab_emulated.csv", "--per-body"],
+         derive=prefetch_quotes),
     # docs/kernels.md, "The lean bodies' mean square, measured": the A/B on the H100 and the speedup pairs
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/lean_divide_probe_emulated.csv"],
          derive=table_rows),

@@ -500,7 +500,7 @@ def prefetch_quotes(out):
     two = pct(lambda n, pat, t, algo, cfg, body, r: algo == "twoshot")
     worst = max(float(x[6]) for x in rows)
     fmt = lambda x: f"{abs(x - 1) * 100:.1f}"
-    vpt1 = [x for x in rows if x[0] == "8" and x[4] == "1024/1/16/1" and x[5] == "lean"]
+    vpt1 = [x for x in rows if x[0] == "8" and x[3] == "oneshot" and x[4] == "1024/1/16/1" and x[5] == "lean"]
     if len(vpt1) != 1:
         raise AssertionError("expected one lean TP8 1024/1/16/1 row")
     return [f"with one vector per thread, {vpt1[0][6]}, never issues",

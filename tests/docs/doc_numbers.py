@@ -768,6 +768,19 @@ CHECKS = [
          quotes=[(r"nvfp4_round_ns_per_extra_vector = ([\d.]+)", "({1} on the second H100")]),
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/nvfp4_codes_ab_emulated_rerun.csv", "--per-body"],
          derive=nvfp4_rerun_quotes),
+    # docs/kernels.md, "NVFP4's further vectors": grid27 at TP2 on an H100 before and after, the NVFP4 bias
+    dict(doc="docs/kernels.md",
+         cmd=" && ".join(bias(f, "data/calibration/h100_emulated.csv",
+                              "--by pattern,vecs_per_thread --where algo=oneshot --where pattern=ar_res_rms_fp4")
+                         for f in ("data/h100/exp/model-accuracy_emulated_grid27.csv",
+                                   "data/h100/exp/model-accuracy_emulated_grid27_rerun.csv")),
+         derive=lambda out: (lambda g: [f"one vector per thread go from {g[0][3]} % to {g[3][3]} % bias",
+                                        f"at two from {g[1][3]} % to {g[4][3]} %",
+                                        f"(at four, {g[2][1]} and {g[5][1]} rows)"])(bias_groups_all(out))),
+    *[dict(doc="docs/kernels.md", cmd=["{arlab}", "validate", f, "--calibration", "data/calibration/h100_emulated.csv"],
+           quotes=[(r"headline[^\n]*?MAPE ([\d.]+) %", tpl)])
+      for f, tpl in (("data/h100/exp/model-accuracy_emulated_grid27.csv", "MAPE is {1} %"),
+                     ("data/h100/exp/model-accuracy_emulated_grid27_rerun.csv", "and {1} %;"))],
     # docs/kernels.md, "The read-back prefetched into L1": ranges over the A/B's rows
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/prefetch_l1_ab_emulated.csv", "--per-body"],
          derive=prefetch_quotes),

@@ -765,7 +765,7 @@ CHECKS = [
     dict(doc="docs/kernels.md",
          cmd="{arlab} save-calibration {tmp}/h100_s40_rerun.csv --gpu h100_sxm --from-microbench "
              "data/calibration/h100_emulated_s40_n2_microbench_rerun.csv",
-         quotes=[(r"nvfp4_round_ns_per_extra_vector = ([\d.]+)", "({1} on the second H100")]),
+         quotes=[(r"nvfp4_round_ns_per_extra_vector = ([\d.]+)", "({1} and")]),
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/nvfp4_codes_ab_emulated_rerun.csv", "--per-body"],
          derive=nvfp4_rerun_quotes),
     # docs/kernels.md, "NVFP4's further vectors": grid27 at TP2 on an H100 before and after, the NVFP4 bias
@@ -781,6 +781,29 @@ CHECKS = [
            quotes=[(r"headline[^\n]*?MAPE ([\d.]+) %", tpl)])
       for f, tpl in (("data/h100/exp/model-accuracy_emulated_grid27.csv", "MAPE is {1} %"),
                      ("data/h100/exp/model-accuracy_emulated_grid27_rerun.csv", "and {1} %;"))],
+    dict(doc="docs/kernels.md",
+         cmd="{arlab} save-calibration {tmp}/h100_s40_rerun2.csv --gpu h100_sxm --from-microbench "
+             "data/calibration/h100_emulated_s40_n2_microbench_rerun2.csv",
+         quotes=[(r"nvfp4_round_ns_per_extra_vector = ([\d.]+)", "and {1} on two more H100s")]),
+    dict(doc="docs/kernels.md",
+         cmd=" && ".join(bias(f, "data/calibration/h100_emulated.csv",
+                              "--by pattern,vecs_per_thread --where algo=oneshot --where pattern=" + pat)
+                         for pat in ("ar_res_rms", "ar_res_rms_fp4")
+                         for f in ("data/h100/exp/model-accuracy_emulated_grid27_tp4.csv",
+                                   "data/h100/exp/model-accuracy_emulated_grid27_tp4_rerun.csv")),
+         derive=lambda out: (lambda g: [f"+{g[0][3].lstrip('+')} / {g[1][3]} / {g[2][3]} % bias at 1 / 2 / 4 vectors per thread, "
+                                        f"then +{g[3][3].lstrip('+')} / {g[4][3]} / {g[5][3]} %",
+                                        f"`ar_res_rms_fp4` {g[6][3]} % to {g[9][3]} % at one vector, {g[7][3]} % to {g[10][3]} % at two"])
+                            (bias_groups_all(out))),
+    dict(doc="docs/kernels.md",
+         cmd=" && ".join(bias(f, "data/calibration/h100_emulated.csv", "--by algo,pattern --where algo=twoshot --where pattern=ar_res_rms_fp4")
+                         for f in ("data/h100/exp/model-accuracy_emulated_grid27_tp4.csv",
+                                   "data/h100/exp/model-accuracy_emulated_grid27_tp4_rerun.csv")),
+         derive=lambda out: (lambda g: [f"from {g[0][3]} % to {g[1][3]} %"])(bias_groups_all(out))),
+    *[dict(doc="docs/kernels.md", cmd=["{arlab}", "validate", f, "--calibration", "data/calibration/h100_emulated.csv"],
+           quotes=[(r"headline[^\n]*?MAPE ([\d.]+) %", tpl)])
+      for f, tpl in (("data/h100/exp/model-accuracy_emulated_grid27_tp4.csv", "1120 rows {1} %"),
+                     ("data/h100/exp/model-accuracy_emulated_grid27_tp4_rerun.csv", "and {1} %."))],
     # docs/kernels.md, "The read-back prefetched into L1": ranges over the A/B's rows
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/prefetch_l1_ab_emulated.csv", "--per-body"],
          derive=prefetch_quotes),

@@ -637,6 +637,7 @@ POOL_22_26 = ["grid22", "grid22_tp4", "grid22_tp8", "grid23", "grid24", "grid24_
               "grid25_tp4", "grid25_tp8", "grid26", "grid26_tp4"]
 OWN_ROWS_GRIDS = [g + sfx for sfx in ("", "_tp4") for g in ("grid22", "grid24", "grid25", "grid26")] + \
     [g + "_tp8" for g in ("grid22", "grid24", "grid25")]
+H100_TP2_LONG = ["model-accuracy_emulated_grid27", "peers_emulated_tp2", "speedup_emulated_wide30"]
 H100_RERUN_CAL = ("{arlab} save-calibration {tmp}/h100_rerun.csv --gpu h100_sxm "
                   "--from-microbench data/calibration/h100_emulated_microbench_rerun.csv "
                   "--exchange-microbench data/calibration/h100_emulated_n8_microbench.csv "
@@ -804,6 +805,36 @@ CHECKS = [
            quotes=[(r"headline[^\n]*?MAPE ([\d.]+) %", tpl)])
       for f, tpl in (("data/h100/exp/model-accuracy_emulated_grid27_tp4.csv", "1120 rows {1} %"),
                      ("data/h100/exp/model-accuracy_emulated_grid27_tp4_rerun.csv", "and {1} %."))],
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_s40_{g}.csv > /dev/null"
+                         for g in POOL_22_26) +
+             " && {py} scripts/model_bias.py " +
+             " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_s40_{g}.csv" for g in POOL_22_26) +
+             " --by kernel_variant,@threads --where nranks=2 --where algo=oneshot",
+         derive=lambda out: (lambda g: [f"at 16k-64k threads lean {g['lean 16k_64k'][2]} % and\nreference {g['reference 16k_64k'][2]} %"])
+                            ({" ".join(k): (rows, mape, b) for k, rows, mape, b in bias_groups(out)})),
+    # docs/model.md, "Where the H100's calibration prices long": the H100's TP2 rows by threads in flight
+    dict(doc="docs/model.md",
+         cmd=" && ".join([f"{{arlab}} validate data/h100/exp/{f}.csv --calibration data/calibration/h100_emulated.csv "
+                          f"--out {{tmp}}/h100long_{f}.csv > /dev/null" for f in H100_TP2_LONG] +
+                         ["{py} scripts/model_bias.py " + " ".join(f"data/h100/exp/{f}.csv {{tmp}}/h100long_{f}.csv"
+                                                                   for f in H100_TP2_LONG) +
+                          " --by kernel_variant,@threads --where nranks=2 --where algo=oneshot"]),
+         derive=lambda out: (lambda g: [f"lean {g['lean 16k_64k'][2]} % ({g['lean 16k_64k'][0]} rows), reference "
+                                        f"{g['reference 16k_64k'][2]} % ({g['reference 16k_64k'][0]})",
+                                        f"{g['lean ge64k'][2]} % and {g['reference ge64k'][2]} %",
+                                        f"at 4k-16k threads {g['lean 4k_16k'][2]} % and {g['reference 4k_16k'][2]} %"])
+                            ({" ".join(k): (rows, mape, b) for k, rows, mape, b in bias_groups(out)})),
+    *[dict(doc="docs/model.md", cmd=rng(f, col, "nranks=2", "tokens=128", "hidden=8192", "tpb=1024", "grid=64",
+                                         "kernel_variant=lean", "--digits", d),
+           quotes=[(r"^([\d.]+) \(1 row\)", tpl)])
+      for f, col, d, tpl in (("data/h200/exp/speedup_emulated_wide26.csv", "skewfree_us_median", "2", "measured {1} us on the H200"),
+                             ("data/h100/exp/speedup_emulated_wide30.csv", "skewfree_us_median", "2", "and {1} us on the H100"),
+                             ("data/h100/exp/speedup_emulated_wide30.csv", "predicted_us", "3", "and {1} us with the H100's"))],
+    dict(doc="docs/model.md", cmd=["{arlab}", "predict", "-n", "2", "-t", "128", "--hidden", "8192", "--emulated", "--gpu", "h200_sxm",
+                                   "--kernel", "lean", "--policy", "explicit", "--tpb", "1024", "--cluster", "1", "--grid", "64",
+                                   "--no-terms", "--calibration", "data/calibration/h200_emulated.csv"],
+         quotes=[(r"explicit +oneshot +lean +1024/1/64 +\d+ +\d+ +([\d.]+)", "prices it {1} us with the H200's")]),
     # docs/kernels.md, "The read-back prefetched into L1": ranges over the A/B's rows
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/prefetch_l1_ab_emulated.csv", "--per-body"],
          derive=prefetch_quotes),

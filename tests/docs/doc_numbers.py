@@ -1310,6 +1310,10 @@ CHECKS = [
          quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (NVLink, {1} of {2} problems)")]),
     dict(doc="data/h200/README.md", cmd=PICK_EM,
          quotes=[(r"picks measured (\d+) of (\d+) problems: mean regret ([\d.]+ %)", "{3} (emulated, {1} of {2})")]),
+    *[dict(doc="docs/results.md", cmd=rng("data/h100/exp/peers_emulated_tp48_summary.csv", "speedup", "member=model/auto",
+                                          f"nranks={n}", "--digits", "3", "--band", "0", "1.05"),
+           quotes=[(r"band \[0, 1.05\]: (\d+) of (\d+) within", tpl)])
+      for n, tpl in ((4, "at {1} of\nthe {2} TP4 problems"), (8, "and {1} of the {2} TP8 ones"))],
     # docs/results.md, "The same kernels on an H100": the two H100 peers problems it names
     *[dict(doc="docs/results.md", cmd=rng("data/h100/exp/peers_emulated_tp48_summary.csv", col, f"member={member}", f"nranks={n}",
                                           f"hidden={h}", f"tokens={t}", "--digits", digits),
@@ -1317,7 +1321,7 @@ CHECKS = [
       for col, member, n, h, t, digits, tpl in (
           ("member_us", "model/auto", 4, 8192, 4096, "1", "{1} us, against"),
           ("flashinfer_us", "model/auto", 4, 8192, 4096, "1", "library's {1} us"),
-          ("speedup", "model/auto", 4, 8192, 4096, "3", "{1}x (two-shot"),
+          ("speedup", "model/auto", 4, 8192, 4096, "3", "4096 tokens,\n{1}x: the model"),
           ("member_us", "model/auto", 8, 4096, 16, "2", "{1} us; predicted"),
           ("member_us", "trtllm", 8, 4096, 16, "2", "512/1/16 ({1} us"),
           ("speedup", "trtllm", 4, 2048, 32, "3", "256/1/32: {1}x"))],

@@ -511,6 +511,20 @@ def prefetch_quotes(out):
             f"within {max(fmt(min(two)), fmt(max(two)), key=float)} % either way"]
 
 
+def shape_medians(out):
+    """scripts/peers_by_shape.py's rows -> docs/kernels.md's summary: the median range per N (at N = 2 without
+    clusters of 8), and N = 4's clusters of 1 over several rounds."""
+    med = {}
+    for m in re.finditer(r"^\| (\d+) \| (\d+) \| (\w+) \| \d+ \| ([\d.]+)x \|", out, re.M):
+        med[(int(m.group(1)), int(m.group(2)), m.group(3))] = m.group(4)
+    def span(n, skip_cluster=None):
+        v = [x for (nn, cl, _), x in med.items() if nn == n and cl != skip_cluster]
+        return f"{min(v, key=float)}-{max(v, key=float)}x"
+    return [f"the medians lie at {span(2, 8)} outside clusters of 8",
+            f"= 4 at {span(4)} and at N = 8 at {span(8)}",
+            f"several rounds: {med[(4, 1, 'several')]}x"]
+
+
 def shell_and(*cmds):
     """Several argument-list commands as one shell command, each after the one before succeeded."""
     return " && ".join(" ".join(cmd) for cmd in cmds)
@@ -835,6 +849,17 @@ CHECKS = [
                                    "--kernel", "lean", "--policy", "explicit", "--tpb", "1024", "--cluster", "1", "--grid", "64",
                                    "--no-terms", "--calibration", "data/calibration/h200_emulated.csv"],
          quotes=[(r"explicit +oneshot +lean +1024/1/64 +\d+ +\d+ +([\d.]+)", "prices it {1} us with the H200's")]),
+    # docs/kernels.md, "By ranks and shape": the H100's table, and the H200's medians per N
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peers_by_shape.py", "data/h100/exp/peers_emulated_tp2_summary.csv",
+                                     "data/h100/exp/peers_emulated_tp48_summary.csv"],
+         derive=lambda out: table_rows(out) + [
+             (lambda v: f"median is {min(v, key=float)}-{max(v, key=float)}x")(
+                 re.findall(r"^\| [48] \| \d+ \| \w+ \| \d+ \| ([\d.]+)x", out, re.M)),
+             "included ({}x and {}x)".format(*re.findall(r"^\| [48] \| 1 \| several \| \d+ \| ([\d.]+)x", out, re.M))]),
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peers_by_shape.py", "data/h200/exp/peers_emulated_tp2_rerun12_summary.csv",
+                                     "data/h200/exp/peers_emulated_tp4_rerun6_summary.csv",
+                                     "data/h200/exp/peers_emulated_tp8_rerun10_summary.csv"],
+         derive=shape_medians),
     # docs/kernels.md, "The read-back prefetched into L1": ranges over the A/B's rows
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/ab_table.py", "data/h100/prefetch_l1_ab_emulated.csv", "--per-body"],
          derive=prefetch_quotes),

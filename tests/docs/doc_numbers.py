@@ -525,6 +525,14 @@ def shape_medians(out):
             f"several rounds: {med[(4, 1, 'several')]}x"]
 
 
+def pooled_bias(grids, tag, args):
+    """`arlab validate` of each H200 model-accuracy grid into the scratch folder, then one scripts/model_bias.py over
+    all the pairs with ARGS (a shell command)."""
+    pairs = [(f"data/h200/exp/model-accuracy_emulated_{g}.csv", f"{{tmp}}/v_{tag}_{g}.csv") for g in grids]
+    return (" && ".join(f"{{arlab}} validate {m} --out {v} > /dev/null" for m, v in pairs) +
+            " && {py} scripts/model_bias.py " + " ".join(f"{m} {v}" for m, v in pairs) + " " + args)
+
+
 def shell_and(*cmds):
     """Several argument-list commands as one shell command, each after the one before succeeded."""
     return " && ".join(" ".join(cmd) for cmd in cmds)
@@ -820,11 +828,7 @@ CHECKS = [
       for f, tpl in (("data/h100/exp/model-accuracy_emulated_grid27_tp4.csv", "1120 rows {1} %"),
                      ("data/h100/exp/model-accuracy_emulated_grid27_tp4_rerun.csv", "and {1} %."))],
     dict(doc="docs/model.md",
-         cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_s40_{g}.csv > /dev/null"
-                         for g in POOL_22_26) +
-             " && {py} scripts/model_bias.py " +
-             " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_s40_{g}.csv" for g in POOL_22_26) +
-             " --by kernel_variant,@threads --where nranks=2 --where algo=oneshot",
+         cmd=pooled_bias(POOL_22_26, "s40", "--by kernel_variant,@threads --where nranks=2 --where algo=oneshot"),
          derive=lambda out: (lambda g: [f"at 16k-64k threads lean {g['lean 16k_64k'][2]} % and\nreference {g['reference 16k_64k'][2]} %"])
                             ({" ".join(k): (rows, mape, b) for k, rows, mape, b in bias_groups(out)})),
     # docs/model.md, "Where the H100's calibration prices long": the H100's TP2 rows by threads in flight
@@ -1436,11 +1440,7 @@ CHECKS = [
                  *re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)[2:5])]),
     # session 36: the lean two-shot's rows by whether every rank owns a token of every cluster, pooled
     dict(doc="docs/model.md",
-         cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_own_{g}.csv > /dev/null"
-                         for g in OWN_ROWS_GRIDS) +
-             " && {py} scripts/model_bias.py " +
-             " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_own_{g}.csv" for g in OWN_ROWS_GRIDS) +
-             " --by nranks,@own_rows,@round_count --where kernel_variant=lean --where algo=twoshot",
+         cmd=pooled_bias(OWN_ROWS_GRIDS, "own", "--by nranks,@own_rows,@round_count --where kernel_variant=lean --where algo=twoshot"),
          derive=lambda out: [
              "TP4 at 2-4 rounds reads %s %% bias where some rank owns none of a cluster's tokens (%s rows) and %s %% "
              "where every rank owns one (%s rows)" % (
@@ -1453,11 +1453,7 @@ CHECKS = [
          derive=candidate_lift_ranges),
     # session 39: the one-shot bias by pattern and vectors per thread, and by body at N = 8, grids 22-26 pooled
     dict(doc="docs/model.md",
-         cmd=" && ".join(f"{{arlab}} validate data/h200/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/v_s39_{g}.csv > /dev/null"
-                         for g in POOL_22_26) +
-             " && {py} scripts/model_bias.py " +
-             " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_s39_{g}.csv" for g in POOL_22_26) +
-             " --by pattern,vecs_per_thread --where algo=oneshot && {py} scripts/model_bias.py " +
+         cmd=pooled_bias(POOL_22_26, "s39", "--by pattern,vecs_per_thread --where algo=oneshot") + " && {py} scripts/model_bias.py " +
              " ".join(f"data/h200/exp/model-accuracy_emulated_{g}.csv {{tmp}}/v_s39_{g}.csv" for g in POOL_22_26) +
              " --by kernel_variant --where algo=oneshot --where nranks=8",
          derive=lambda out: (lambda g: [

@@ -831,6 +831,17 @@ CHECKS = [
          cmd=pooled_bias(POOL_22_26, "s40", "--by kernel_variant,@threads --where nranks=2 --where algo=oneshot"),
          derive=lambda out: (lambda g: [f"at 16k-64k threads lean {g['lean 16k_64k'][2]} % and\nreference {g['reference 16k_64k'][2]} %"])
                             ({" ".join(k): (rows, mape, b) for k, rows, mape, b in bias_groups(out)})),
+    *[dict(doc="docs/model.md", cmd=rng(f"data/calibration/{f}.csv", "value", "bench=bandwidth", f"variant={v}", "sms=64",
+                                         "tpb=1024", "--digits", "0"),
+           quotes=[(r"^(\d+) \(1 row\)", tpl)])
+      for f, v, tpl in (("h100_emulated_microbench", "copy_l2_busy", "at {1} and"),
+                        ("h100_emulated_microbench_rerun", "copy_l2_busy", "and {1} GB/s on the H100"),
+                        ("h200_emulated_l2_microbench", "copy_l2_busy", "at {1} and\n"),
+                        ("h200_emulated_l2_microbench_rerun", "copy_l2_busy", "{1} GB/s on the H200"),
+                        ("h100_emulated_microbench", "copy_busy", "at {1} and"),
+                        ("h100_emulated_microbench_rerun", "copy_busy", "{1} against"),
+                        ("h200_emulated_l2_microbench", "copy_busy", "against {1} and"),
+                        ("h200_emulated_l2_microbench_rerun", "copy_busy", "and {1} GB/s. A rate"))],
     # docs/model.md, "Where the H100's calibration prices long": the H100's TP2 rows by threads in flight
     dict(doc="docs/model.md",
          cmd=" && ".join([f"{{arlab}} validate data/h100/exp/{f}.csv --calibration data/calibration/h100_emulated.csv "

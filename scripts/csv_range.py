@@ -24,7 +24,9 @@ def main(argv):
             digits = int(argv[i + 1])
             i += 2
             continue
-        if argv[i] == "--band" and i + 2 < len(argv):
+        if argv[i] == "--band":
+            if i + 2 >= len(argv):
+                sys.exit("csv_range: --band takes two numbers, LO HI")
             try:
                 band = (float(argv[i + 1]), float(argv[i + 2]))
             except ValueError:

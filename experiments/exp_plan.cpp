@@ -333,12 +333,15 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since session 37, 2026-12-05, after
-// session 36's three changes: the per-round further rounds of the reference two-shot and the lean two-shot's
-// second hop): H {4992, 9024, 13056} x tokens {4, 58, 164, 328}, rows aligned to 256, 128 and 512 bytes, H
-// values no committed measurement holds, then every other pattern (ar and the four quantizing ones) at H
-// {3776, 12928} x tokens {9, 184}, 128- and 256-byte rows, H values no committed measurement holds either --
-// data/h200/exp/model-accuracy_emulated_grid27*.csv; the grids before: H {4736, 7488, 12544} x tokens {6, 50,
+// model-accuracy: held-out problems, chosen anew when the model changes (since session 41, 2026-12-06, after
+// the HBM bounds' L2-resident share, model_terms.h l2_resident_share): H {3520, 8000, 13568} x tokens {5, 72,
+// 180, 360}, rows aligned to 128, 128 and 512 bytes, H values no committed measurement holds, then every
+// other pattern (ar and the four quantizing ones) at H {8128, 13184} x tokens {10, 200}, 128- and 256-byte
+// rows, H values no committed measurement holds either -- data/h100/exp/model-accuracy_emulated_grid28*.csv;
+// the grids before: H {4992, 9024, 13056} x tokens {4, 58, 164, 328} with H {3776, 12928} x tokens {9, 184}
+// (session 37, after session 36's three changes: the per-round further rounds of the reference two-shot and
+// the lean two-shot's second hop), data/h200/exp/model-accuracy_emulated_grid27*.csv (and data/h100/exp/);
+// H {4736, 7488, 12544} x tokens {6, 50,
 // 140, 296} with H {6592, 12672} x tokens {11, 152} (the HBM rate's fraction by the rows' alignment),
 // data/h200/exp/model-accuracy_emulated_grid26*.csv (and data/h100/exp/); H {3392,
 // 6848, 11200} x tokens {5, 46, 124, 312} with H {5952, 9280} x tokens {13, 168} (a quantizing pattern's part
@@ -406,11 +409,12 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4992, 9024, 13056};
-  // Held out: from a few decode tokens (4) to a prefill chunk (328), a factor of 2.0-14.5 apart; 164 and 328
-  // put the model's lean picks at 2-4 blocks per SM; 4 is a latency-bound decode step, one token round per
-  // cluster at most grids (at N = 8 one-shot only: fewer tokens than ranks).
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{4, 58, 164, 328};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3520, 8000, 13568};
+  // Held out: from a few decode tokens (5) to a prefill chunk (360), a factor of 2.0-14.4 apart; 180 and 360
+  // put the model's lean picks at 2-4 blocks per SM and a rank's data from inside L2 to beyond it; 5 is a
+  // latency-bound decode step, one token round per cluster at most grids (at N = 8 one-shot only: fewer
+  // tokens than ranks).
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{5, 72, 180, 360};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -418,8 +422,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {3776, 12928})
-        for (int t : {9, 184}) {
+      for (int h : {8128, 13184})
+        for (int t : {10, 200}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

@@ -79,6 +79,10 @@ namespace arlab::model {
   X(hbm_efficiency, 0.85, 0.01, 1.0, "fraction",                                                                     \
     "achieved fraction of the datasheet HBM bandwidth for one rank: copy at all of its SMs (on the emulated node "   \
     "while the other partition streams) / datasheet (calibrate: bandwidth, copy / copy_busy)")                      \
+  /* prior 0: no such rate (a real node, or a calibration that predates the bench); range: up to 100 TB/s */       \
+  X(l2_store_busy_gbps, 0.0, 0.0, 1e5, "GB/s",                                                                       \
+    "emulated node: one partition's rate of stores into lines that stay in L2 while the other partition does the "   \
+    "same (calibrate: bandwidth write_l2_busy at all of its SMs, tpb 1024); 0: not measured")                         \
   /* range: a rate's ratio, at least half; up to 1.1 since packed rows measured a little faster than padded          \
      ones (noise) are kept as measured; 1 (the prior, a real node): no alignment term */                             \
   X(hbm_rows_fraction_128b_n2, 1.0, 0.5, 1.1, "fraction",                                                            \

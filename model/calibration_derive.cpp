@@ -421,10 +421,23 @@ class Deriver {
           fmt("min(copy while the other partition streams %.4g GB/s, ", busy) +
               fmt("copy of one partition alone %.4g GB/s", copy_all) + fmt(" / %d ranks", nranks) +
               fmt(") / datasheet share %.0f GB/s", spec_.hbm_gbps));
+      // Stores into lines that stay in L2, beside the partner partition doing the same: the rate the
+      // HBM bounds' bytes reach while a call's data stays in L2 (model_terms.h l2_resident_share).
+      const auto stores = pick_rows("bandwidth", "write_l2_busy", "gbps", all_sms);
+      if (stores.empty()) {
+        keep_prior("l2_store_busy_gbps", "no bandwidth write_l2_busy rows at all SMs, tpb 1024 (benches before "
+                                         "2026-12-03 lack them): the HBM bounds keep the HBM rate throughout");
+      } else {
+        std::vector<double> v;
+        for (const auto* r : stores) v.push_back(r->value);
+        set("l2_store_busy_gbps", median_of(v),
+            fmt("median of bandwidth write_l2_busy at %d SMs, tpb 1024", sms) + fmt(" (%zu rows)", v.size()));
+      }
     } else {
       set("hbm_efficiency", std::clamp(copy_all / spec_.hbm_gbps, 0.01, 1.0),
           fmt("copy (read + write bytes) at all %d SMs", sms) + fmt(" %.4g GB/s", copy_all) +
               fmt(" / datasheet %.0f GB/s", spec_.hbm_gbps));
+      keep_prior("l2_store_busy_gbps", "a real node: the L2-resident share is an emulated-node term");
     }
     const double peer1 = value_of("peer_store", "one_way", "gbps", [](const MicrobenchRow& r) { return r.sms == 1; });
     set("peer_store_gbps_per_sm", peer1, "16-byte peer stores of one SM (peer_store, one_way, 1 SM)");

@@ -44,6 +44,27 @@ double hbm_rows_fraction(const Calibration& cal, long long row_alignment_bytes, 
   return n2 ? cal.hbm_rows_fraction_512b_n2 : n4 ? cal.hbm_rows_fraction_512b_n4 : cal.hbm_rows_fraction_512b_n8;
 }
 
+double l2_miss_share(const Calibration& cal, double fraction) {
+  const double lo = cal.l2_reuse_miss_start_fraction, hi = cal.l2_reuse_miss_full_fraction;
+  if (fraction <= lo) return 0.0;
+  if (fraction >= hi) return 1.0;
+  return (fraction - lo) / (hi - lo);
+}
+
+double l2_store_bytes_per_ns(const ModelInputs& in) {
+  // The bench's partition and its busy partner are two of the emulated node's ranks: the GPU's L2 takes
+  // twice that rate, shared by the N ranks that stream at once.
+  return in.cal.l2_store_busy_gbps * 2.0 / std::max(1, in.p.nranks);
+}
+
+double l2_resident_share(const ModelInputs& in) {
+  if (!(in.cal.l2_store_busy_gbps > 0) || in.s.link != LinkKind::local || !(in.s.l2_bytes > 0)) return 0.0;
+  const double s = in.input_bytes;
+  const double footprint = in.p.nranks * s + s + (has_residual(in.p.pattern) ? s : 0.0) +
+                           in.out_bytes_per_token * in.p.tokens;
+  return 1.0 - l2_miss_share(in.cal, footprint / static_cast<double>(in.s.l2_bytes));
+}
+
 bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   const Problem& p = in.p;
   const LaunchConfig& c = in.c;
@@ -74,6 +95,13 @@ bool derive_inputs(ModelInputs& in, const KernelResources& res) {
   in.row_alignment_bytes = row_bytes & -row_bytes;
   in.hbm_rows_fraction = hbm_rows_fraction(cal, in.row_alignment_bytes, p.nranks, in.s.link);
   in.hbm_bytes_per_ns = in.s.hbm_gbps * cal.hbm_efficiency * in.hbm_rows_fraction;
+  in.l2_resident_share = l2_resident_share(in);
+  if (in.l2_resident_share > 0) {
+    // The share that stays in L2 moves at the faster of the two measured rates; the rest at HBM's.
+    const double resident_rate = std::max(in.hbm_bytes_per_ns, l2_store_bytes_per_ns(in));
+    in.hbm_bytes_per_ns =
+        1.0 / ((1.0 - in.l2_resident_share) / in.hbm_bytes_per_ns + in.l2_resident_share / resident_rate);
+  }
   in.link_bytes_per_ns = in.nvlink ? in.s.link_gbps * cal.link_efficiency : 0.0;
   in.peer_sm_bytes_per_ns = cal.peer_store_gbps_per_sm;
   return true;
@@ -117,9 +145,12 @@ std::vector<Bound> with_hbm_bound(std::vector<Bound> bounds, double bytes, doubl
 }
 
 std::string staggered_hbm_text(const ModelInputs& in, const HbmRate& rate) {
-  const std::string rows =
+  std::string rows =
       in.hbm_rows_fraction != 1.0 ? fmt(" (x %.3f for ", in.hbm_rows_fraction) + fmt("%lld-B rows)", in.row_alignment_bytes)
                                   : std::string();
+  if (in.l2_resident_share > 0)
+    rows += fmt(" (%.0f %% of the bytes stay in L2, at the faster of HBM's rate and ", 100.0 * in.l2_resident_share) +
+            fmt("the L2 store rate %.3g B/ns)", l2_store_bytes_per_ns(in));
   if (!(rate.spacing_ns > 0)) return rows;
   return rows +
          fmt(" (the GPU's rate over %.2f of %d ranks streaming at once: the ranks start %.0f ns apart, ",

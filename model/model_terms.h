@@ -94,6 +94,7 @@ struct ModelInputs {
   double hbm_bytes_per_ns = 0;  // one rank's achievable HBM bandwidth (read + write bytes), rows_fraction included
   long long row_alignment_bytes = 0;  // the largest power of two dividing a token's row (H x sizeof(T))
   double hbm_rows_fraction = 1;       // hbm_rows_fraction(...): the rate's fraction for rows of that alignment
+  double l2_resident_share = 0;      // l2_resident_share(in): the share of the HBM bounds' bytes that stays in L2
   double link_bytes_per_ns = 0; // one rank's achievable peer-store bandwidth per direction (0: local)
   double peer_sm_bytes_per_ns = 0;
 };
@@ -153,6 +154,17 @@ std::string staggered_hbm_text(const ModelInputs& in, const HbmRate& rate);
 
 // One DRAM load of a token round as a block of the configuration's size sees it (round_load), over the
 // warps that hold a vector.
+// The chance that a line is gone from L2 once `fraction` x L2 bytes were written or read elsewhere since
+// it was written: 0 below l2_reuse_miss_start_fraction, 1 above l2_reuse_miss_full_fraction, linear between
+// (calibrate: body_round *_n4_reuse).
+double l2_miss_share(const Calibration& cal, double fraction);
+// One rank's rate of stores into L2-resident lines while every rank streams (l2_store_busy_gbps).
+double l2_store_bytes_per_ns(const ModelInputs& in);
+// The share of a call's HBM-bound bytes that stays in L2 on the emulated node: 1 - l2_miss_share of the
+// bytes the call itself touches (its Lamport buffer's N slots, its inputs and outputs) over the rank's
+// share of L2; 0 on a real node or without l2_store_busy_gbps (docs/model.md, "The HBM bounds' bytes that
+// stay in L2").
+double l2_resident_share(const ModelInputs& in);
 double round_dram_ns(const ModelInputs& in);
 // A thread's `vecs` dependent DRAM loads of one token: the first as a round sees it (the block waits
 // for its slowest warp at the round's barrier), the others at the idle chase latency (one warp's own

@@ -212,16 +212,6 @@ constexpr LinesAtRanks kLeanQuantRound{
     {&Calibration::lean_quant_further_round_ns_per_warp_n2, &Calibration::lean_quant_further_round_ns_per_warp_n4,
      &Calibration::lean_quant_further_round_ns_per_warp_n8}};
 
-// The chance that a line is gone from L2 once `fraction` x L2 bytes were written or read elsewhere
-// since it was written: 0 below l2_reuse_miss_start_fraction, 1 above l2_reuse_miss_full_fraction, linear between
-// (calibrate: body_round *_n4_reuse).
-double l2_miss_share(const Calibration& cal, double fraction) {
-  const double lo = cal.l2_reuse_miss_start_fraction, hi = cal.l2_reuse_miss_full_fraction;
-  if (fraction <= lo) return 0.0;
-  if (fraction >= hi) return 1.0;
-  return (fraction - lo) / (hi - lo);
-}
-
 // The mean share of a call's polls that miss L2. Between the write of token t's slots and its poll (u =
 // t / tokens), the rank streams through L2 the rest of its push phase, (1 - u) x (x read + the slots it
 // stores), the reference's clear of the previous buffer (N slots), and the reduce traffic of the tokens

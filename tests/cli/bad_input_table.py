@@ -588,7 +588,7 @@ def cases(have_cuda, arlab):
     for name, pattern in [("cal_nan", r":5: column 'value': 'nan' is not a finite number"),
                           ("cal_inf", r":5: column 'value': 'inf' is not a finite number"),
                           ("cal_neg", r":4: column 'value': dram_latency_ns = -1 ns is outside"),
-                          ("cal_eff2", r":29: column 'value': link_efficiency = 2 fraction is outside .*\[0\.01, 1\]"),
+                          ("cal_eff2", r":30: column 'value': link_efficiency = 2 fraction is outside .*\[0\.01, 1\]"),
                           ("cal_text", r":5: column 'value': 'fast' is not a number"),
                           ("cal_unit", r":5: column 'unit': unit 'us' of 'l2_latency_ns' differs"),
                           ("cal_unknown", r":%d: column 'name': unknown calibration constant 'warp_speed'"

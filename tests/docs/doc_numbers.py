@@ -659,6 +659,32 @@ POOL_22_26 = ["grid22", "grid22_tp4", "grid22_tp8", "grid23", "grid24", "grid24_
               "grid25_tp4", "grid25_tp8", "grid26", "grid26_tp4"]
 OWN_ROWS_GRIDS = [g + sfx for sfx in ("", "_tp4") for g in ("grid22", "grid24", "grid25", "grid26")] + \
     [g + "_tp8" for g in ("grid22", "grid24", "grid25")]
+# session 41: the H100 files of the L2-resident share's before / after table, in its row order
+L2_TERM_H100 = ["model-accuracy_emulated_grid27", "model-accuracy_emulated_grid27_tp4", "model-accuracy_emulated_grid27_tp8",
+                "model-accuracy_emulated_grid26", "model-accuracy_emulated_grid26_tp4", "model-accuracy_emulated_grid26_tp8",
+                "peers_emulated_tp2", "peers_emulated_tp48", "speedup_emulated_wide30", "speedup_emulated_wide31"]
+
+
+def swap_mapes(out):
+    """calibration_swap.py --set's two lines: the MAPEs with the calibration, then with the change."""
+    lines = [l for l in out.splitlines() if l.startswith("MAPE with ")]
+    on = re.findall(r"([\d.]+) %", lines[0])
+    off = re.findall(r"([\d.]+) %", lines[1])
+    return on + off
+
+
+def l2_term_table(out):
+    v = swap_mapes(out)
+    n = len(L2_TERM_H100)
+    on, off = v[:n], v[n:]
+    return ["| %s / %s / %s %% | %s / %s / %s %% |" % (off[0], off[1], off[2], on[0], on[1], on[2]),
+            "| %s / %s / %s %% | %s / %s / %s %% |" % (off[3], off[4], off[5], on[3], on[4], on[5]),
+            "(`peers_emulated_tp2.csv`) | %s %% | %s %% |" % (off[6], on[6]),
+            "(`peers_emulated_tp48.csv`) | %s %% | %s %% |" % (off[7], on[7]),
+            "(`speedup_emulated_wide30.csv`) | %s %% | %s %% |" % (off[8], on[8]),
+            "(`speedup_emulated_wide31.csv`) | %s %% | %s %% |" % (off[9], on[9])]
+
+
 H100_TP2_LONG = ["model-accuracy_emulated_grid27", "peers_emulated_tp2", "speedup_emulated_wide30"]
 H100_RERUN_CAL = ("{arlab} save-calibration {tmp}/h100_rerun.csv --gpu h100_sxm "
                   "--from-microbench data/calibration/h100_emulated_microbench_rerun.csv "
@@ -1362,15 +1388,15 @@ CHECKS = [
           ("member_us", "model/auto", 4, 8192, 4096, "1", "{1} us, against"),
           ("flashinfer_us", "model/auto", 4, 8192, 4096, "1", "library's {1} us"),
           ("speedup", "model/auto", 4, 8192, 4096, "3", "4096 tokens,\n{1}x: the model"),
-          ("member_us", "model/auto", 8, 4096, 16, "2", "{1} us; predicted"),
+          ("member_us", "model/auto", 8, 4096, 16, "2", "{1} us; then predicted"),
           ("member_us", "trtllm", 8, 4096, 16, "2", "512/1/16 ({1} us"),
           ("speedup", "trtllm", 4, 2048, 32, "3", "256/1/32: {1}x"))],
     *[dict(doc="docs/results.md", cmd=["{arlab}", "predict", "-n", "8", "-t", "16", "--hidden", "4096", "--emulated", "--gpu",
                                        "h100_sxm", "--kernel", kernel, "--policy", "explicit", "--tpb", tpb, "--cluster", cl,
                                        "--grid", grid, "--no-terms", "--calibration", "data/calibration/h100_emulated.csv"],
            quotes=[(r"explicit +oneshot +\w+ +\S+ +\d+ +\d+ +([\d.]+)", tpl)])
-      for kernel, tpb, cl, grid, tpl in (("lean", "256", "2", "32", "predicted {1} us)"),
-                                         ("reference", "512", "1", "16", "predicted {1} us)"))],
+      for kernel, tpb, cl, grid, tpl in (("lean", "256", "2", "32", "prices the two at {1} and"),
+                                         ("reference", "512", "1", "16", "and {1} us (`arlab predict`)"))],
     # docs/results.md, "The same kernels on an H100": the reference within +-3 % of the library on the H100 peers grids
     *[dict(doc="docs/results.md", cmd=rng(f, "speedup", "member=trtllm", f"nranks={n}", "--digits", "3", "--band", "0.97", "1.03"),
            quotes=[(r"band \[0.97, 1.03\]: (\d+) of (\d+) within, (\d+) below, (\d+) above", tpl)])
@@ -1548,6 +1574,30 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h200_emulated.csv",
                                    "--set", "twoshot_ar_further_round_ns_n2=0"] + H100_G26,
          quotes=[(r"=0: ([\d.]+) % / ([\d.]+) % / ([\d.]+) %", "`--set twoshot_ar_further_round_ns_n2=0`) {1} % / {2} % / {3} %")]),
+    # session 41: the README's second-GPU row, grid28 at TP2 / TP4 with the H100's own calibration
+    dict(doc="README.md", cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid28{s}.csv "
+                                          "--calibration data/calibration/h100_emulated.csv" for s in ("", "_tp4")),
+         derive=lambda out: ["grid28 at TP2 / TP4: MAPE " + " % / ".join(
+             re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % with its own calibration"]),
+    dict(doc="README.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid28{s}.csv | tail -1"
+                         for s in ("", "_tp4")),
+         derive=lambda out: ["the own pick " + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) +
+                             " slower than the fastest row on average, " +
+                             " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " at worst"]),
+    # session 41: docs/model.md, "The HBM bounds' bytes that stay in L2": the term off against on, H100 files
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
+                                   "--set", "l2_store_busy_gbps=0"] + [f"data/h100/exp/{f}.csv" for f in L2_TERM_H100],
+         derive=l2_term_table),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
+                                   "--set", "l2_store_busy_gbps=0", "data/h100/exp/model-accuracy_emulated_grid28.csv",
+                                   "data/h100/exp/model-accuracy_emulated_grid28_tp4.csv"],
+         derive=lambda out: ["MAPE {2} -> {0} % at TP2 and {3} -> {1} % at TP4".format(*swap_mapes(out))]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid28{s}.csv | tail -1"
+                         for s in ("", "_tp4")),
+         derive=lambda out: [" / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) + "\nslower",
+                             "at worst " + " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out))]),
 ]
 
 

@@ -1036,6 +1036,58 @@ TEST_CASE("row alignment: the HBM rate's fraction by the rows' alignment and N, 
     }
 }
 
+TEST_CASE("L2-resident share: the HBM bounds' bytes that stay in L2 move at least at the L2 store rate, emulated only",
+          "[timing]") {
+  Calibration cal = default_calibration();
+  cal.l2_reuse_miss_start_fraction = 0.4;
+  cal.l2_reuse_miss_full_fraction = 0.8;
+  const GpuSpec emu2 = sm_partition(gpu_preset("h100_sxm"), 2);
+  LaunchConfig c;
+  c.tpb = 1024;
+  c.cluster = 1;
+  c.grid = 64;
+  const auto inputs = [&](const Calibration& k, int tokens) {
+    detail::ModelInputs in{problem(tokens, 8192, 2), c, emu2, k};
+    REQUIRE(detail::derive_inputs(in, kRes));
+    return in;
+  };
+  // Without the bench's rate (the prior 0) nothing stays: the HBM rate as before.
+  CHECK(inputs(cal, 64).l2_resident_share == 0.0);
+  cal.l2_store_busy_gbps = 1870;
+  // 64 tokens x H 8192 bf16 = 1 MiB: its slots (2 MiB), x, residual and two outputs (4 MiB) are 0.24 of
+  // the rank's 25 MiB -- all stays; 512 tokens (1.92 of L2) -- none; 128 tokens (0.48) -- 80 % of it.
+  CHECK(inputs(cal, 64).l2_resident_share == 1.0);
+  CHECK(inputs(cal, 512).l2_resident_share == 0.0);
+  CHECK(inputs(cal, 128).l2_resident_share == Approx(0.8));
+  // The rate: the faster of the two where all stays (the L2 store rate, 2 x 1870 / 2 B/ns, beats the
+  // H100's HBM share here), and the HBM rate unchanged where none does.
+  const detail::ModelInputs off64 = inputs(default_calibration(), 64), on64 = inputs(cal, 64);
+  CHECK(on64.hbm_bytes_per_ns == Approx(std::max(off64.hbm_bytes_per_ns, 1870.0)));
+  CHECK(on64.hbm_bytes_per_ns > off64.hbm_bytes_per_ns);
+  CHECK(inputs(cal, 512).hbm_bytes_per_ns == inputs(default_calibration(), 512).hbm_bytes_per_ns);
+  // A rate below HBM's changes nothing.
+  Calibration slow = cal;
+  slow.l2_store_busy_gbps = 1.0;
+  CHECK(inputs(slow, 64).hbm_bytes_per_ns == off64.hbm_bytes_per_ns);
+  // In the predictions: never longer, shorter where an HBM bound sets a phase and says why; a real node untouched.
+  for (Impl body : {Impl::reference, Impl::lean})
+    for (Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot}) {
+      INFO(to_string(body) << " " << (algo == Algorithm::oneshot ? "oneshot" : "twoshot"));
+      c.impl = body;
+      const Problem q = problem(128, 8192, 2, algo);
+      const Prediction with = predict(q, c, emu2, cal, kRes), without = predict(q, c, emu2, default_calibration(), kRes);
+      CHECK(with.total_us <= without.total_us);
+      bool explained = false;
+      for (const auto& t : with.terms) explained = explained || t.explanation.find("of the bytes stay in L2") != std::string::npos;
+      CHECK(explained);
+      CHECK(predict(q, c, gpu_preset("h100_sxm"), cal, kRes).total_us ==
+            predict(q, c, gpu_preset("h100_sxm"), default_calibration(), kRes).total_us);
+    }
+  const Problem streamed = problem(128, 8192, 2);
+  c.impl = Impl::reference;
+  CHECK(predict(streamed, c, emu2, cal, kRes).total_us < predict(streamed, c, emu2, default_calibration(), kRes).total_us);
+}
+
 TEST_CASE("reference two-shot epilogue: rounds after a call's first at the measured difference, N = 2 only",
           "[timing]") {
   Calibration cal = default_calibration();

@@ -1576,12 +1576,12 @@ CHECKS = [
          quotes=[(r"=0: ([\d.]+) % / ([\d.]+) % / ([\d.]+) %", "`--set twoshot_ar_further_round_ns_n2=0`) {1} % / {2} % / {3} %")]),
     # session 41: the README's second-GPU row, grid28 at TP2 / TP4 with the H100's own calibration
     dict(doc="README.md", cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid28{s}.csv "
-                                          "--calibration data/calibration/h100_emulated.csv" for s in ("", "_tp4")),
-         derive=lambda out: ["grid28 at TP2 / TP4: MAPE " + " % / ".join(
+                                          "--calibration data/calibration/h100_emulated.csv" for s in ("", "_tp4", "_tp8")),
+         derive=lambda out: ["grid28 at TP2 / TP4 / TP8: MAPE " + " % / ".join(
              re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % with its own calibration"]),
     dict(doc="README.md",
          cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid28{s}.csv | tail -1"
-                         for s in ("", "_tp4")),
+                         for s in ("", "_tp4", "_tp8")),
          derive=lambda out: ["the own pick " + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) +
                              " slower than the fastest row on average, " +
                              " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " at worst"]),
@@ -1591,11 +1591,12 @@ CHECKS = [
          derive=l2_term_table),
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
                                    "--set", "l2_store_busy_gbps=0", "data/h100/exp/model-accuracy_emulated_grid28.csv",
-                                   "data/h100/exp/model-accuracy_emulated_grid28_tp4.csv"],
-         derive=lambda out: ["MAPE {2} -> {0} % at TP2 and {3} -> {1} % at TP4".format(*swap_mapes(out))]),
+                                   "data/h100/exp/model-accuracy_emulated_grid28_tp4.csv",
+                                   "data/h100/exp/model-accuracy_emulated_grid28_tp8.csv"],
+         derive=lambda out: ["MAPE {3} -> {0} % at TP2, {4} -> {1} % at TP4 and {5} -> {2} % at TP8".format(*swap_mapes(out))]),
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid28{s}.csv | tail -1"
-                         for s in ("", "_tp4")),
+                         for s in ("", "_tp4", "_tp8")),
          derive=lambda out: [" / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) + "\nslower",
                              "at worst " + " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out))]),
 ]

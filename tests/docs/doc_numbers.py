@@ -889,7 +889,7 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=["{arlab}", "predict", "-n", "2", "-t", "128", "--hidden", "8192", "--emulated", "--gpu", "h200_sxm",
                                    "--kernel", "lean", "--policy", "explicit", "--tpb", "1024", "--cluster", "1", "--grid", "64",
                                    "--no-terms", "--calibration", "data/calibration/h200_emulated.csv"],
-         quotes=[(r"explicit +oneshot +lean +1024/1/64 +\d+ +\d+ +([\d.]+)", "prices it {1} us with the H200's")]),
+         quotes=[(r"explicit +oneshot +lean +1024/1/64 +\d+ +\d+ +([\d.]+)", "priced it {1} us with the H200's")]),
     # docs/kernels.md, "By ranks and shape": the H100's table, and the H200's medians per N
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peers_by_shape.py", "data/h100/exp/peers_emulated_tp2_summary.csv",
                                      "data/h100/exp/peers_emulated_tp48_summary.csv"],
@@ -1574,6 +1574,11 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h200_emulated.csv",
                                    "--set", "twoshot_ar_further_round_ns_n2=0"] + H100_G26,
          quotes=[(r"=0: ([\d.]+) % / ([\d.]+) % / ([\d.]+) %", "`--set twoshot_ar_further_round_ns_n2=0`) {1} % / {2} % / {3} %")]),
+    # session 41: docs/model.md, "Where the H100's calibration prices long": the example with today's model
+    dict(doc="docs/model.md", cmd=["{arlab}", "predict", "-n", "2", "-t", "128", "--hidden", "8192", "--emulated", "--gpu",
+                                   "h100_sxm", "--kernel", "lean", "--policy", "explicit", "--tpb", "1024", "--cluster", "1",
+                                   "--grid", "64", "--no-terms", "--calibration", "data/calibration/h100_emulated.csv"],
+         quotes=[(r"explicit +oneshot +\w+ +\S+ +\d+ +\d+ +([\d.]+)", "1.33x ({1} us since session 41's term)")]),
     # session 41: the README's second-GPU row, grid28 at TP2 / TP4 with the H100's own calibration
     dict(doc="README.md", cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid28{s}.csv "
                                           "--calibration data/calibration/h100_emulated.csv" for s in ("", "_tp4", "_tp8")),

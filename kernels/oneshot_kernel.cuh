@@ -131,7 +131,18 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);
 
   // ---- 4. poll, reduce, epilogue (kernels/fused_epilogue.cuh) ----
+#if ARLAB_PROBE_LIBRARY_VIEW
+  // Probe build only (ARLAB_KERNEL_PROBE=library_view, docs/kernels.md "By ranks and shape"): every thread
+  // builds a view of buffer cur of every rank and reads its own through view[rank], an index known only at
+  // run time, as the library's threads do through theirs: nvcc keeps the view in a local-memory frame of
+  // 8 bytes per rank that every thread stores (the library's grows by 8 bytes per rank too).
+  const char* view[N];
+#pragma unroll
+  for (int r = 0; r < N; ++r) view[r] = static_cast<const char*>(p.regions[r]) + buf.cur * p.buffer_bytes;
+  const char* my_cur = view[p.rank];
+#else
   const char* my_cur = static_cast<const char*>(p.my_region) + buf.cur * p.buffer_bytes;
+#endif
   PollState st;
   const QuantScales q = quant_scales_from<P>(scale);
   int round = 0;

@@ -737,6 +737,13 @@ CHECKS = [
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_probe_emulated.csv",
                                      "2048x1,8192x4,8192x64"] + [a for lab in FAITHFUL_PROBE_LABELS for a in ("--label", lab)],
          derive=table_rows),
+    # docs/kernels.md, "By ranks and shape": the library's per-thread view at N = 4 and 8 (session 41)
+    *[dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h100/library_view_probe_emulated.csv",
+                                       probs, "--label", "switch_v0=nothing changed (two processes)",
+                                       "--label", "switch_view=the library's per-thread view (`library_view`)"],
+           derive=table_rows)
+      for probs in ("4x8192x32,4x7168x32,4x4096x32,4x4096x128,4x2048x32,4x16384x8,4x4096x8,4x8192x1",
+                    "8x16384x8,8x8192x8,8x7168x8,8x5120x32,8x4096x32,8x2048x128,8x4096x1,8x8192x1")],
     # docs/kernels.md, "The faithful reference": the kept differences' switch builds (2026-12-05)
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_switches_probe_emulated.csv",
                                      "2048x1,8192x4,8192x64"] + [a for lab in FAITHFUL_SWITCH_LABELS for a in ("--label", lab)],

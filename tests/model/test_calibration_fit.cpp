@@ -1846,3 +1846,34 @@ TEST_CASE("derive_calibration: the cluster_placement several rows are checked ag
     CHECK(count_notes(d, "(a grid of one block per SM; SMs used): agrees") == 1);
   }
 }
+
+TEST_CASE("derive_calibration: l2_store_busy_gbps is the median of write_l2_busy at all SMs, tpb 1024; prior without") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  // The committed main run predates the L2 bench: no rows, the prior 0 (no term), said in a note.
+  CHECK(tp2.alone.calibration.l2_store_busy_gbps == 0.0);
+  CHECK(count_notes(tp2.alone, "l2_store_busy_gbps = 0: prior kept") == 1);
+  int all_sms = 0;
+  for (const MicrobenchRow& r : tp2.rows)
+    if (r.bench == "bandwidth") all_sms = std::max(all_sms, r.sms);
+  REQUIRE(all_sms > 16);
+  std::vector<MicrobenchRow> more = tp2.rows;
+  for (const double gbps : {1850.0, 1900.0, 2000.0}) {
+    MicrobenchRow r = bandwidth_row("write_l2_busy", 1024, gbps, 2);
+    r.sms = all_sms;
+    more.push_back(r);
+  }
+  // Rows the constant must not read: another tpb, fewer SMs, another variant.
+  more.push_back(bandwidth_row("write_l2_busy", 256, 9999.0, 2));
+  more.push_back(bandwidth_row("write_l2_busy", 1024, 9999.0, 2));  // 16 SMs
+  MicrobenchRow copy = bandwidth_row("copy_l2_busy", 1024, 9999.0, 2);
+  copy.sms = all_sms;
+  more.push_back(copy);
+  const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  CHECK(d.calibration.l2_store_busy_gbps == Approx(1900.0));
+  // Nothing else moves.
+  for (const CalibrationConstantInfo& info : calibration_constants()) {
+    if (info.name == "l2_store_busy_gbps") continue;
+    INFO(info.name);
+    CHECK(get_constant(d.calibration, info.name) == get_constant(tp2.alone.calibration, info.name));
+  }
+}

@@ -662,6 +662,14 @@ OWN_ROWS_GRIDS = [g + sfx for sfx in ("", "_tp4") for g in ("grid22", "grid24", 
 # session 41: grid28 on the H100 at TP2 / TP4 / TP8
 G28 = ["grid28", "grid28_tp4", "grid28_tp8"]
 
+
+def g28_bias_cmd(tag, options):
+    """grid28's three files validated with the H100's calibration, then scripts/model_bias.py OPTIONS over them."""
+    return " && ".join([f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{f}.csv --calibration "
+                        f"data/calibration/h100_emulated.csv --out {{tmp}}/{tag}_{f}.csv > /dev/null" for f in G28] +
+                       ["{py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{f}.csv "
+                                                                 f"{{tmp}}/{tag}_{f}.csv" for f in G28) + " " + options])
+
 # session 41: the H100 files of the L2-resident share's before / after table, in its row order
 L2_TERM_H100 = ["model-accuracy_emulated_grid27", "model-accuracy_emulated_grid27_tp4", "model-accuracy_emulated_grid27_tp8",
                 "model-accuracy_emulated_grid26", "model-accuracy_emulated_grid26_tp4", "model-accuracy_emulated_grid26_tp8",
@@ -1585,21 +1593,11 @@ CHECKS = [
                                    "--set", "twoshot_ar_further_round_ns_n2=0"] + H100_G26,
          quotes=[(r"=0: ([\d.]+) % / ([\d.]+) % / ([\d.]+) %", "`--set twoshot_ar_further_round_ns_n2=0`) {1} % / {2} % / {3} %")]),
     # session 41: docs/model.md, "The H100's two-shot rows": grid28's two-shot bias by vectors per thread
-    dict(doc="docs/model.md",
-         cmd=" && ".join([f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{f}.csv --calibration "
-                          f"data/calibration/h100_emulated.csv --out {{tmp}}/g28_{f}.csv > /dev/null" for f in G28] +
-                         ["{py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{f}.csv "
-                                                                   f"{{tmp}}/g28_{f}.csv" for f in G28) +
-                          " --by nranks,kernel_variant,vecs_per_thread --where algo=twoshot"]),
+    dict(doc="docs/model.md", cmd=g28_bias_cmd("g28", "--by nranks,kernel_variant,vecs_per_thread --where algo=twoshot"),
          derive=lambda out: (lambda g: [" / ".join(g[f"{n} reference 1"] for n in (2, 4, 8)) + " % at one vector per",
                                         " / ".join(g[f"{n} reference 4"] for n in (2, 4, 8)) + " % at four"])
                             ({" ".join(k): b for k, _, _, b in bias_groups(out)})),
-    dict(doc="docs/model.md",
-         cmd=" && ".join([f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{f}.csv --calibration "
-                          f"data/calibration/h100_emulated.csv --out {{tmp}}/g28b_{f}.csv > /dev/null" for f in G28] +
-                         ["{py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{f}.csv "
-                                                                   f"{{tmp}}/g28b_{f}.csv" for f in G28) +
-                          " --by nranks,algo,kernel_variant"]),
+    dict(doc="docs/model.md", cmd=g28_bias_cmd("g28b", "--by nranks,algo,kernel_variant"),
          derive=lambda out: (lambda g: ["are long by " + " / ".join(g[f"{n} twoshot reference"] for n in (2, 4, 8)) +
                                         " % at TP2 / TP4 / TP8 (lean two-shot " +
                                         " / ".join(g[f"{n} twoshot lean"] for n in (2, 4, 8)) + " %;"])

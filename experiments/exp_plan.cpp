@@ -333,8 +333,9 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since session 41, 2026-12-06, after
-// the HBM bounds' L2-resident share, model_terms.h l2_resident_share): H {3520, 8000, 13568} x tokens {5, 72,
+// model-accuracy: held-out problems, chosen anew when the model changes (since session 41, 2026-12-06, with
+// a first version of the HBM bounds' L2-resident share, model_terms.h l2_resident_share, whose footprint was
+// chosen after grid28's TP2 / TP4 parts were measured): H {3520, 8000, 13568} x tokens {5, 72,
 // 180, 360}, rows aligned to 128, 128 and 512 bytes, H values no committed measurement holds, then every
 // other pattern (ar and the four quantizing ones) at H {8128, 13184} x tokens {10, 200}, 128- and 256-byte
 // rows, H values no committed measurement holds either -- data/h100/exp/model-accuracy_emulated_grid28*.csv;

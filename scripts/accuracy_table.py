@@ -105,7 +105,7 @@ FILES = [
     ("../h100/exp/model-accuracy_emulated_grid27.csv", "emulated, H100", "model-accuracy experiment, fresh grid27 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid27_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid27 on an H100 at TP4, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid27_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid27 on an H100 at TP8, by algorithm"),
-    # Session 41: the fresh grid28 (defined with the L2-resident share, before any of it was measured) on an H100.
+    # Session 41: the fresh grid28 (defined with a first version of the L2-resident share, before any of it was measured) on an H100.
     ("../h100/exp/model-accuracy_emulated_grid28.csv", "emulated, H100", "model-accuracy experiment, fresh grid28 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid28_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid28 on an H100 at TP4, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid28_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid28 on an H100 at TP8, by algorithm"),

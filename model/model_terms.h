@@ -149,11 +149,10 @@ HbmRate staggered_hbm_rate(const ModelInputs& in, const std::function<double(dou
 // staggered rate).
 std::vector<Bound> with_hbm_bound(std::vector<Bound> bounds, double bytes, double rate);
 // " (the GPU's rate over 3.40 of 8 ranks streaming at once: ...)" where the stagger applies, and
-// " (x 0.930 for 128-B rows)" where the rows' fraction is not 1; else "".
+// " (x 0.930 for 128-B rows)" where the rows' fraction is not 1, then " (NN % of the bytes stay in L2, ...)" where
+// a share stays (l2_resident_share); else "".
 std::string staggered_hbm_text(const ModelInputs& in, const HbmRate& rate);
 
-// One DRAM load of a token round as a block of the configuration's size sees it (round_load), over the
-// warps that hold a vector.
 // The chance that a line is gone from L2 once `fraction` x L2 bytes were written or read elsewhere since
 // it was written: 0 below l2_reuse_miss_start_fraction, 1 above l2_reuse_miss_full_fraction, linear between
 // (calibrate: body_round *_n4_reuse).
@@ -165,6 +164,8 @@ double l2_store_bytes_per_ns(const ModelInputs& in);
 // share of L2; 0 on a real node or without l2_store_busy_gbps (docs/model.md, "The HBM bounds' bytes that
 // stay in L2").
 double l2_resident_share(const ModelInputs& in);
+// One DRAM load of a token round as a block of the configuration's size sees it (round_load), over the
+// warps that hold a vector.
 double round_dram_ns(const ModelInputs& in);
 // A thread's `vecs` dependent DRAM loads of one token: the first as a round sees it (the block waits
 // for its slowest warp at the round's barrier), the others at the idle chase latency (one warp's own

@@ -673,7 +673,8 @@ def g28_bias_cmd(tag, options):
 # session 41: the H100 files of the L2-resident share's before / after table, in its row order
 L2_TERM_H100 = ["model-accuracy_emulated_grid27", "model-accuracy_emulated_grid27_tp4", "model-accuracy_emulated_grid27_tp8",
                 "model-accuracy_emulated_grid26", "model-accuracy_emulated_grid26_tp4", "model-accuracy_emulated_grid26_tp8",
-                "peers_emulated_tp2", "peers_emulated_tp48", "speedup_emulated_wide30", "speedup_emulated_wide31"]
+                "peers_emulated_tp2", "peers_emulated_tp48", "speedup_emulated_wide30", "speedup_emulated_wide31",
+                "seed_emulated"]
 
 
 def swap_mapes(out):
@@ -693,7 +694,8 @@ def l2_term_table(out):
             "(`peers_emulated_tp2.csv`) | %s %% | %s %% |" % (off[6], on[6]),
             "(`peers_emulated_tp48.csv`) | %s %% | %s %% |" % (off[7], on[7]),
             "(`speedup_emulated_wide30.csv`) | %s %% | %s %% |" % (off[8], on[8]),
-            "(`speedup_emulated_wide31.csv`) | %s %% | %s %% |" % (off[9], on[9])]
+            "(`speedup_emulated_wide31.csv`) | %s %% | %s %% |" % (off[9], on[9]),
+            "(`seed_emulated.csv`, session 38) | %s %% | %s %% |" % (off[10], on[10])]
 
 
 H100_TP2_LONG = ["model-accuracy_emulated_grid27", "peers_emulated_tp2", "speedup_emulated_wide30"]

@@ -659,6 +659,16 @@ POOL_22_26 = ["grid22", "grid22_tp4", "grid22_tp8", "grid23", "grid24", "grid24_
               "grid25_tp4", "grid25_tp8", "grid26", "grid26_tp4"]
 OWN_ROWS_GRIDS = [g + sfx for sfx in ("", "_tp4") for g in ("grid22", "grid24", "grid25", "grid26")] + \
     [g + "_tp8" for g in ("grid22", "grid24", "grid25")]
+def probe_skew_quotes(out):
+    """The library_view probe's skew and noise lines ("EXPERIMENT MEMBER SKEW", then "met K N") -> its quotes."""
+    skew = {tuple(l.split()[:2]): l.split()[2] for l in out.splitlines() if not l.startswith("met")}
+    met, rows = out.splitlines()[-1].split()[1:]
+    return [f"median start skew {skew['switch_v0', 'library']} us for the library's rows and "
+            f"{skew['switch_v0', 'reference']} us for the reference's",
+            f"{skew['switch_view', 'library']} and {skew['switch_view', 'reference']} us in the switch build's; "
+            f"{met} of the {rows} rows"]
+
+
 # session 41: grid28 on the H100 at TP2 / TP4 / TP8
 G28 = ["grid28", "grid28_tp4", "grid28_tp8"]
 
@@ -754,6 +764,14 @@ CHECKS = [
            derive=table_rows)
       for probs in ("4x8192x32,4x7168x32,4x4096x32,4x4096x128,4x2048x32,4x16384x8,4x4096x8,4x8192x1",
                     "8x16384x8,8x8192x8,8x7168x8,8x5120x32,8x4096x32,8x2048x128,8x4096x1,8x8192x1")],
+    dict(doc="docs/kernels.md",
+         cmd=["{py}", "-c", "import csv, statistics as st; rows = list(csv.DictReader(open("
+              "'data/h100/library_view_probe_emulated.csv'))); "
+              "[print(e, m, '%.2f' % st.median(float(r['start_skew_us_median']) for r in rows if r['experiment'] == e "
+              "and ('flashinfer' in r['implementation']) == (m == 'library'))) "
+              "for e in ('switch_v0', 'switch_view') for m in ('library', 'reference')]; "
+              "print('met', sum(r['noise_target_met'] == '1' for r in rows), len(rows))"],
+         derive=probe_skew_quotes),
     # docs/kernels.md, "The faithful reference": the kept differences' switch builds (2026-12-05)
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_switches_probe_emulated.csv",
                                      "2048x1,8192x4,8192x64"] + [a for lab in FAITHFUL_SWITCH_LABELS for a in ("--label", lab)],

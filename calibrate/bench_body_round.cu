@@ -76,6 +76,11 @@
 // two-shot round as the one-shot round at N; a reader polls one slot and adds nothing, the owner also
 // pushes its sum to N - 1 peers (docs/model.md, "Where the lean two-shot body is off at a few tokens per
 // rank").
+// Since session 42 (2026-12-06), the reference two-shot's ar_res_rms epilogue round also in the allbusy
+// pass (allbusy_rows below) at every node's N: `reference2_epilogue_solo_slowest` (rank 0's partition alone)
+// and `reference2_epilogue_allbusy_slowest` (every other partition running the same rounds), + `_cold`. The
+// rows above run it alone, while the one-shot round's overhead, which the model gives the two-shot round, is
+// fitted on rows with the partner busy (docs/model.md, "The two-shot epilogue's own round").
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -278,6 +283,9 @@ struct BodyRun {
   int nranks;
   void (*kernel)(kernels::FusedParams, unsigned long long*, unsigned*, StartGate);
   bool warm_only = false;  // warm rounds only, no allbusy, cold or reuse rows (the FP8 and two-shot runs)
+  // Where set (since session 42): allbusy rows of this N-independent run at every node's N, named
+  // `{allbusy_variant}_solo_slowest` / `_allbusy_slowest` (+ `_cold`), although it is warm_only otherwise.
+  const char* allbusy_variant = nullptr;
 };
 // Since 2026-12-04 also the FP8 pattern at N = 8, whose polls go out 2 slots at a time where ar_res_rms
 // sends 4 (the quantizing patterns' register cap): variants reference_fp8_n8, lean_fp8_n8.
@@ -302,7 +310,11 @@ const BodyRun kBodyRuns[] = {
     {"reference_ar_n8", 8, body_round_kernel<8, false, Pattern::ar>, true},
     {"lean_ar_n8", 8, body_round_kernel<8, true, Pattern::ar>, true},
     // Since session 28: the reference two-shot body's epilogue round, ar_res_rms and ar.
-    {"reference2_epilogue_n2", 2, twoshot_epilogue_kernel<Pattern::ar_res_rms>, true},
+    // Since session 42 its ar_res_rms round also alone and beside every other partition running it, at the
+    // node's N (`reference2_epilogue_solo_slowest`, `reference2_epilogue_allbusy_slowest`): the fused two-shot
+    // runs its epilogue rounds on every partition at once, and the one-shot round's overhead is fitted on rows
+    // with the partner busy (docs/model.md, "The two-shot epilogue's own round").
+    {"reference2_epilogue_n2", 2, twoshot_epilogue_kernel<Pattern::ar_res_rms>, true, "reference2_epilogue"},
     {"reference2_epilogue_ar_n2", 2, twoshot_epilogue_kernel<Pattern::ar>, true},
     // Since session 27: the lean two-shot body's owner and reader rounds.
     {"lean2_owner_n2", 2, twoshot_round_kernel<2, true>, true}, {"lean2_reader_n2", 2, twoshot_round_kernel<2, false>, true},
@@ -420,7 +432,8 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
   }
   harness::DeviceBuffer gate(sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
   for (const BodyRun& run : kBodyRuns) {
-    if (run.nranks != node_ranks || run.warm_only) continue;
+    if (run.allbusy_variant == nullptr && (run.nranks != node_ranks || run.warm_only)) continue;
+    const std::string variant = run.allbusy_variant != nullptr ? run.allbusy_variant : run.variant;
     for (const auto& point : points) {
       // Named variables, not structured bindings: the `row` lambda below captures them (C++17).
       const Config& c = point.first;
@@ -497,7 +510,7 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
                             " waited and timed out (fault word " + std::to_string(fault_word) + ")");
         }
         const auto row = [&](const char* kind, const std::vector<double>& values) {
-          out.push_back(make_point(PointKey{"body_round", std::string(run.variant) + kind, grid, c.tpb, c.cluster,
+          out.push_back(make_point(PointKey{"body_round", variant + kind, grid, c.tpb, c.cluster,
                                             double(c.hidden), "hidden", "ns_per_round"},
                                    values));
         };

@@ -257,6 +257,15 @@ namespace arlab::model {
     "N = 2: what the reference two-shot's ar epilogue round after a call's first takes beyond the model's round "     \
     "of that shape, per round (calibrate: body_round reference2_epilogue_ar_n2_slowest, measured minus the model's " \
     "round; median)")                                                                                                \
+  /* prior: 0, the two-shot epilogue round's overhead is the one-shot round's; range: +-10 us, as a round */         \
+  X(twoshot_round_delta_ns, 0.0, -10000.0, 10000.0, "ns",                                                            \
+    "what the reference two-shot's epilogue round of a norm pattern takes beyond the model's round that carries the " \
+    "one-shot round's overhead (calibrate: body_round reference2_epilogue_allbusy_slowest, every partition running " \
+    "the round, minus the model's round: intercept of the line over the warps that hold a vector)")                  \
+  /* prior: 0, as twoshot_round_delta_ns; range: +-1 us per warp, as round_overhead_ns_per_warp */                    \
+  X(twoshot_round_delta_ns_per_warp, 0.0, -1000.0, 1000.0, "ns",                                                     \
+    "per warp that holds a vector on the busiest SM, what the reference two-shot's epilogue round adds beyond the "  \
+    "one-shot round's overhead (calibrate: the same line's slope)")                                                  \
   /* prior: 0, a thread's further vectors cost only the round's modelled parts; range: 10 us, as a round */         \
   X(ar_round_ns_per_extra_vector, 0.0, 0.0, 10000.0, "ns",                                                           \
     "what an ar token round takes per vector a thread holds beyond its first, beyond the round's modelled parts "    \

@@ -150,6 +150,7 @@ class Deriver {
     hbm_rows_fractions();
     record_hbm_rows();
     record_lean2_rounds();
+    twoshot_round_delta();
     record_twoshot_epilogue_rounds();
     check_ranges(out_.calibration);
     return out_;
@@ -1010,6 +1011,52 @@ class Deriver {
     for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round"))
       if (const MicrobenchRow* b = same_run_and_shape(bases, *r)) out.push_back((r->value - b->value) / body_round_vpt(*r));
     return out;
+  }
+
+  // The reference two-shot body's own epilogue round with every partition running it (body_round
+  // reference2_epilogue_allbusy_slowest, ar_res_rms, the node's N; since session 42) against the model's round
+  // of that shape with the one-shot round's overhead: the line over the warps that hold a vector of the
+  // difference sets twoshot_round_delta_ns (intercept) and _per_warp (slope). The one-shot round's overhead is
+  // fitted on rows with the partner busy, so the two-shot's is too (the rows of rank 0's partition alone,
+  // reference2_epilogue_n2_slowest, give the H200's fused two-shot rows a bias of -4 to -13 %: docs/model.md,
+  // "The two-shot epilogue's own round"). Before the further-round median, which is then taken against the
+  // round with the line in.
+  void twoshot_round_delta() {
+    const auto rows = pick_rows("body_round", "reference2_epilogue_allbusy_slowest", "ns_per_round");
+    Calibration cal = out_.calibration;
+    cal.twoshot_round_delta_ns = cal.twoshot_round_delta_ns_per_warp = 0;
+    std::vector<std::pair<double, double>> diff;  // (vector warps, measured - the model's round)
+    std::string per;
+    for (const MicrobenchRow* r : rows) {
+      const auto got = with_bench_inputs(
+          *r, Pattern::ar_res_rms, r->nranks, body_round_vpt(*r), cal,
+          [](const detail::ModelInputs& in) {
+            return std::pair<double, double>{in.active_warps, detail::twoshot_epilogue_round_ns(in, 1.0)};
+          },
+          Algorithm::twoshot);
+      if (!got) continue;
+      diff.emplace_back(got->first, r->value - got->second);
+      per += fmt(" N %d", r->nranks) + fmt(" %dx", r->sms) + fmt("%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+             fmt(" H %.0f:", r->size) + fmt(" %.0f", r->value) + fmt(" (model %.0f);", got->second);
+    }
+    std::set<double> warps;
+    for (const auto& d : diff) warps.insert(d.first);
+    if (warps.size() < 2) {
+      const std::string why = rows.empty() ? "no body_round reference2_epilogue_allbusy_slowest rows (microbenchmarks "
+                                             "of an arlab before session 42)"
+                                           : "reference2_epilogue_allbusy_slowest rows at fewer than two warp counts";
+      keep_prior("twoshot_round_delta_ns", why);
+      keep_prior("twoshot_round_delta_ns_per_warp", why);
+      return;
+    }
+    const Line l = line_of(diff, "body_round reference2_epilogue_allbusy_slowest over warps");
+    set("twoshot_round_delta_ns", l.intercept,
+        fmt("intercept over vector warps of body_round reference2_epilogue_allbusy_slowest (%zu rows, every partition "
+            "running the round) minus the model's round with the one-shot round's overhead (N, blocks x tpb/cluster, "
+            "H: measured (the model's round) ns):",
+            diff.size()) +
+            per);
+    set("twoshot_round_delta_ns_per_warp", l.slope, "slope per vector warp of the same line");
   }
 
   // The reference two-shot body's epilogue round (variants reference2_epilogue_n2_slowest, ar_res_rms, and

@@ -303,6 +303,13 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
   return r;
 }
 
+double twoshot_round_delta_ns(const ModelInputs& in, double blocks_per_sm) {
+  const Calibration& cal = in.cal;
+  if (!has_residual(in.p.pattern)) return 0.0;
+  const double vector_warps = in.active_warps * std::max(1.0, blocks_per_sm);  // as round_overhead_ns
+  return cal.twoshot_round_delta_ns + cal.twoshot_round_delta_ns_per_warp * vector_warps;
+}
+
 double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   const Calibration& cal = in.cal;
   const Pattern pattern = in.p.pattern;

@@ -192,8 +192,9 @@ EpilogueRound epilogue_round(const ModelInputs& in, double k) {
   r.ops = std::max(1, in.ops - in.p.nranks);  // the rank sum was done in the reduce-scatter
   r.compute_ns = std::max(vecs * r.ops * cal.vector_op_latency_ns,
                           k * in.active_threads * vecs * r.ops * cal.sm_ns_per_vector_op);
-  // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead too.
-  r.overhead_ns = round_overhead_ns(in, k);
+  // The same epilogue code as one-shot's rounds (kernels/fused_epilogue.cuh): its round overhead, and what
+  // the two-shot's own round measures beyond it (model_terms.h twoshot_round_delta_ns).
+  r.overhead_ns = round_overhead_ns(in, k) + twoshot_round_delta_ns(in, k);
   r.total_ns = r.load_ns + r.compute_ns + norm_reduce_ns(in) + (norm ? vecs * cal.l2_latency_ns : 0.0) + r.overhead_ns;
   return r;
 }

@@ -75,7 +75,9 @@ fi
 "$arlab" save-calibration "$out/h100_emulated.csv" --gpu h100_sxm --from-microbench $d/h100_emulated_microbench.csv \
   --exchange-microbench $d/h100_emulated_n8_microbench.csv \
   --skew-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv \
-  --rows-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv > "$out/h100_emulated.log"
+  --rows-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv \
+  --added-microbench $d/h100_emulated_s42_n2_microbench.csv $d/h100_emulated_s42_n4_microbench.csv \
+                     $d/h100_emulated_s42_n8_microbench.csv > "$out/h100_emulated.log"
 
 if [ $notes -eq 1 ]; then
   cat "$out/h200_emulated.log"

@@ -740,7 +740,8 @@ TEST_CASE("the committed measured calibrations are what their microbenchmark fil
 TEST_CASE("the committed H100 calibration is what its own microbenchmark runs derive, N-dependent rows included") {
   // scripts/derive_calibrations.sh: h100_emulated.csv from one `arlab calibrate -n 2` run on an H100
   // (--from-microbench), the exchange rows of a `-n 8` run (--exchange-microbench), and the start_skew and
-  // rows bench rows at 4 and 8 ranks of a `-n 4` and a `-n 8` run (--skew-microbench, --rows-microbench).
+  // rows bench rows at 4 and 8 ranks of a `-n 4` and a `-n 8` run (--skew-microbench, --rows-microbench), and
+  // the variants session 42's runs added (--added-microbench).
   const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
   std::vector<MicrobenchRow> rows = load_microbench(dir + "h100_emulated_microbench.csv");
   REQUIRE(rows.front().gpu.find("H100") != std::string::npos);
@@ -771,6 +772,18 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
   CHECK(exchange > 0);
   CHECK(skew == 2);
   CHECK(rows_added > 0);
+  // Session 42's `-n 2`, `-n 4` and `-n 8` runs (--added-microbench): the rows of every (bench, variant) that
+  // the files above lack (the two-shot epilogue rounds with every partition busy, for twoshot_round_delta_ns).
+  std::set<std::pair<std::string, std::string>> own;
+  for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
+  size_t added = 0;
+  for (const char* n : {"2", "4", "8"})
+    for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_s42_n" + n + "_microbench.csv"))
+      if (own.count({r.bench, r.variant}) == 0) {
+        rows.push_back(r);
+        ++added;
+      }
+  CHECK(added > 0);
   const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
   const DerivedCalibration d = derive_calibration(rows, spec);
   const Calibration committed = load_calibration(dir + "h100_emulated.csv");
@@ -1876,4 +1889,51 @@ TEST_CASE("derive_calibration: l2_store_busy_gbps is the median of write_l2_busy
     INFO(info.name);
     CHECK(get_constant(d.calibration, info.name) == get_constant(tp2.alone.calibration, info.name));
   }
+}
+
+TEST_CASE("derive_calibration: twoshot_round_delta_ns / _per_warp are the line over warps of the two-shot epilogue "
+          "rounds with every partition busy minus the model's round; prior without") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
+  const std::vector<MicrobenchRow> main_rows = load_microbench(dir + "h100_emulated_microbench.csv");
+  const DerivedCalibration alone = derive_calibration(main_rows, spec);
+  // The main run predates the allbusy rows: the prior (no delta), said in a note.
+  CHECK(alone.calibration.twoshot_round_delta_ns == 0.0);
+  CHECK(alone.calibration.twoshot_round_delta_ns_per_warp == 0.0);
+  CHECK(count_notes(alone, "twoshot_round_delta_ns = 0: prior kept") == 1);
+  // Session 42's rows at N = 2, 4 and 8 (every partition running the round).
+  std::vector<MicrobenchRow> busy;
+  for (const char* n : {"2", "4", "8"})
+    for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_s42_n" + n + "_microbench.csv"))
+      if (r.bench == "body_round" && r.variant == "reference2_epilogue_allbusy_slowest") busy.push_back(r);
+  REQUIRE(busy.size() >= 20);
+  std::vector<MicrobenchRow> rows = main_rows;
+  rows.insert(rows.end(), busy.begin(), busy.end());
+  const DerivedCalibration with = derive_calibration(rows, spec);
+  // The measured rounds grow less with the warps than the one-shot round's overhead says.
+  CHECK(with.calibration.twoshot_round_delta_ns_per_warp < 0.0);
+  CHECK(with.calibration.twoshot_round_delta_ns_per_warp > -with.calibration.round_overhead_ns_per_warp);
+  // A least-squares line: 10 ns more per warp in every row moves the slope by 10 and nothing else.
+  std::vector<MicrobenchRow> steeper = rows;
+  for (MicrobenchRow& r : steeper)
+    if (r.variant == "reference2_epilogue_allbusy_slowest") r.value += 10.0 * std::ceil(r.tpb / 32.0);
+  const DerivedCalibration s = derive_calibration(steeper, spec);
+  CHECK(s.calibration.twoshot_round_delta_ns_per_warp ==
+        Approx(with.calibration.twoshot_round_delta_ns_per_warp + 10.0).epsilon(1e-9));
+  CHECK(s.calibration.twoshot_round_delta_ns == Approx(with.calibration.twoshot_round_delta_ns).margin(1e-6));
+  // Only the two constants and the further-round median taken against the round with them move.
+  for (const CalibrationConstantInfo& info : calibration_constants()) {
+    if (info.name == "twoshot_round_delta_ns" || info.name == "twoshot_round_delta_ns_per_warp" ||
+        info.name == "twoshot_further_round_ns_n2")
+      continue;
+    INFO(info.name);
+    CHECK(get_constant(with.calibration, info.name) == get_constant(alone.calibration, info.name));
+  }
+  // Rows at one warp count only: no line, the prior.
+  std::vector<MicrobenchRow> one_shape = main_rows;
+  for (const MicrobenchRow& r : busy)
+    if (r.tpb == 128) one_shape.push_back(r);
+  const DerivedCalibration o = derive_calibration(one_shape, spec);
+  CHECK(o.calibration.twoshot_round_delta_ns_per_warp == 0.0);
+  CHECK(count_notes(o, "fewer than two warp counts") == 2);
 }

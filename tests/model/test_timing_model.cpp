@@ -1184,3 +1184,40 @@ TEST_CASE("FP8 round: its own part (a line over warps) in every round of the FP8
       CHECK(gain(pattern, 256, 4, body) == Approx(0.0).margin(1e-12));
   }
 }
+
+TEST_CASE("the reference two-shot's epilogue round carries its own line over warps beyond the one-shot overhead",
+          "[timing]") {
+  const Calibration base = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  Calibration with = base;
+  with.twoshot_round_delta_ns = 100.0;
+  with.twoshot_round_delta_ns_per_warp = -20.0;
+  LaunchConfig c;
+  c.tpb = 512;  // H 8192: 1024 vectors, every one of the 16 warps holds one
+  c.cluster = 2;
+  c.grid = 32;
+  c.algo = Algorithm::twoshot;
+  c.impl = Impl::reference;
+  for (const Pattern pattern : {Pattern::ar_res_rms, Pattern::ar_res_rms_fp8, Pattern::ar}) {
+    INFO(to_string(pattern));
+    Problem p = problem(256, 8192);
+    p.pattern = pattern;
+    for (const double k : {1.0, 2.0}) {
+      detail::ModelInputs a{p, c, emu, base}, b{p, c, emu, with};
+      REQUIRE(detail::derive_inputs(a, kRes));
+      REQUIRE(detail::derive_inputs(b, kRes));
+      REQUIRE(a.active_warps == 16);
+      // Norm patterns: intercept + slope x the vector warps of every block on the busiest SM; ar: none.
+      const double expected = pattern == Pattern::ar ? 0.0 : 100.0 - 20.0 * 16 * k;
+      CHECK(detail::twoshot_epilogue_round_ns(b, k) - detail::twoshot_epilogue_round_ns(a, k) ==
+            Approx(expected).margin(1e-9));
+    }
+    // The one-shot round is not touched.
+    LaunchConfig one = c;
+    one.algo = Algorithm::oneshot;
+    CHECK(predict(p, one, emu, with, kRes).total_us == predict(p, one, emu, base, kRes).total_us);
+    // The prediction moves with the rounds where the line applies.
+    CHECK((predict(p, c, emu, with, kRes).total_us < predict(p, c, emu, base, kRes).total_us) ==
+          (pattern != Pattern::ar));
+  }
+}

@@ -333,13 +333,14 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since session 41, 2026-12-06, with
-// a first version of the HBM bounds' L2-resident share, model_terms.h l2_resident_share, whose footprint was
-// chosen after grid28's TP2 / TP4 parts were measured): H {3520, 8000, 13568} x tokens {5, 72,
-// 180, 360}, rows aligned to 128, 128 and 512 bytes, H values no committed measurement holds, then every
-// other pattern (ar and the four quantizing ones) at H {8128, 13184} x tokens {10, 200}, 128- and 256-byte
-// rows, H values no committed measurement holds either -- data/h100/exp/model-accuracy_emulated_grid28*.csv;
-// the grids before: H {4992, 9024, 13056} x tokens {4, 58, 164, 328} with H {3776, 12928} x tokens {9, 184}
+// model-accuracy: held-out problems, chosen anew when the model changes (since session 42, 2026-12-06, with
+// the reference two-shot epilogue's own round, model_terms.h twoshot_round_delta_ns): H {4000, 9792, 12352} x
+// tokens {3, 40, 150, 400}, rows aligned to 64, 128 and 128 bytes, H values no committed measurement holds,
+// then every other pattern (ar and the four quantizing ones) at H {6000, 11072} x tokens {7, 240}, 32- and
+// 128-byte rows, H values no committed measurement holds either -- data/h100/exp/model-accuracy_emulated_grid29*.csv;
+// the grids before: H {3520, 8000, 13568} x tokens {5, 72, 180, 360} with H {8128, 13184} x tokens {10, 200}
+// (session 41, a first version of the HBM bounds' L2-resident share), data/h100/exp/model-accuracy_emulated_grid28*.csv;
+// H {4992, 9024, 13056} x tokens {4, 58, 164, 328} with H {3776, 12928} x tokens {9, 184}
 // (session 37, after session 36's three changes: the per-round further rounds of the reference two-shot and
 // the lean two-shot's second hop), data/h200/exp/model-accuracy_emulated_grid27*.csv (and data/h100/exp/);
 // H {4736, 7488, 12544} x tokens {6, 50,
@@ -410,12 +411,12 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{3520, 8000, 13568};
-  // Held out: from a few decode tokens (5) to a prefill chunk (360), a factor of 2.0-14.4 apart; 180 and 360
-  // put the model's lean picks at 2-4 blocks per SM and a rank's data from inside L2 to beyond it; 5 is a
-  // latency-bound decode step, one token round per cluster at most grids (at N = 8 one-shot only: fewer
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4000, 9792, 12352};
+  // Held out: from a few decode tokens (3) to a prefill chunk (400), a factor of 2.7-13.3 apart; 150 and 400
+  // put the model's lean picks at 2-4 blocks per SM and a rank's data from inside L2 to beyond it; 3 is a
+  // latency-bound decode step, one token round per cluster at most grids (at N = 4 and 8 one-shot only: fewer
   // tokens than ranks).
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{5, 72, 180, 360};
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{3, 40, 150, 400};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -423,8 +424,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {8128, 13184})
-        for (int t : {10, 200}) {
+      for (int h : {6000, 11072})
+        for (int t : {7, 240}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

@@ -109,6 +109,10 @@ FILES = [
     ("../h100/exp/model-accuracy_emulated_grid28.csv", "emulated, H100", "model-accuracy experiment, fresh grid28 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid28_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid28 on an H100 at TP4, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid28_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid28 on an H100 at TP8, by algorithm"),
+    # Session 42: the fresh grid29 (defined after the two-shot epilogue's own round was committed, before any of it was measured) on an H100.
+    ("../h100/exp/model-accuracy_emulated_grid29.csv", "emulated, H100", "model-accuracy experiment, fresh grid29 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid29_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid29 on an H100 at TP4, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid29_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid29 on an H100 at TP8, by algorithm"),
 ]
 
 

@@ -695,6 +695,37 @@ def swap_mapes(out):
     return on + off
 
 
+# session 42: docs/model.md, "The two-shot epilogue's own round": the line off (session 41's constants) against on.
+TWOSHOT_LINE_OFF = ["--set", "twoshot_round_delta_ns=0", "--set", "twoshot_round_delta_ns_per_warp=0",
+                    "--set", "twoshot_further_round_ns_n2=-274.44755402247733"]
+TWOSHOT_LINE_ROWS = [("grid26 TP2 / TP4 / TP8", ["model-accuracy_emulated_grid26", "model-accuracy_emulated_grid26_tp4",
+                                                 "model-accuracy_emulated_grid26_tp8"]),
+                     ("grid27 TP2 / TP4 / TP8 (TP8 measured again)", ["model-accuracy_emulated_grid27",
+                                                                       "model-accuracy_emulated_grid27_tp4",
+                                                                       "model-accuracy_emulated_grid27_tp8_rerun"]),
+                     ("grid28 TP2 / TP4 / TP8", ["model-accuracy_emulated_grid28", "model-accuracy_emulated_grid28_tp4",
+                                                 "model-accuracy_emulated_grid28_tp8"]),
+                     ("TP2 peers", ["peers_emulated_tp2"]), ("TP4 / TP8 peers", ["peers_emulated_tp48"]),
+                     ("issue 24's TP2 / TP4 + TP8 grids (wide30, wide31)", ["speedup_emulated_wide30",
+                                                                            "speedup_emulated_wide31"]),
+                     ("the seed experiment (session 38)", ["seed_emulated"]),
+                     ("**grid29 TP2 / TP4 / TP8, held out**", ["model-accuracy_emulated_grid29",
+                                                               "model-accuracy_emulated_grid29_tp4",
+                                                               "model-accuracy_emulated_grid29_tp8"])]
+
+
+def twoshot_line_table(out):
+    v = swap_mapes(out)
+    n = sum(len(files) for _, files in TWOSHOT_LINE_ROWS)
+    on, off = v[:n], v[n:]
+    rows, i = [], 0
+    for label, files in TWOSHOT_LINE_ROWS:
+        k = len(files)
+        rows.append("| %s | %s %% | %s %% |" % (label, " / ".join(off[i:i + k]), " / ".join(on[i:i + k])))
+        i += k
+    return rows
+
+
 def l2_term_table(out):
     v = swap_mapes(out)
     n = len(L2_TERM_H100)
@@ -1603,8 +1634,8 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
                                    "--from", "data/calibration/h200_emulated.csv"] + H100_G26,
          quotes=[(r"\(mean ([\d.]+) %\)", "the three files ({1} % to start)"),
-                 (r"([+-][\d.]+) round_overhead_ns_per_warp ([\d.]+) -> ([\d.]+) ", "`round_overhead_ns_per_warp` {2} -> {3} ns helps most ({1} points)"),
-                 (r"([+-][\d.]+) cluster_sync_ns ", "`cluster_sync_ns` ({1})"),
+                 (r"([+-][\d.]+) round_overhead_ns_per_warp ([\d.]+) -> ([\d.]+) ", "`round_overhead_ns_per_warp` {2} -> {3} ns now hurts ({1} points)"),
+                 (r"([+-][\d.]+) cluster_sync_ns ", "`cluster_sync_ns` too ({1})"),
                  (r"([+-][\d.]+) round_overhead_ns ([\d.]+) -> ([\d.]+) ", "`round_overhead_ns` {2} -> {3} ns hurts ({1})")]),
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h200_emulated.csv",
                                    "--set", "hbm_rows_fraction_*=1"] + H100_G26,
@@ -1638,6 +1669,33 @@ CHECKS = [
          derive=lambda out: ["the own pick " + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) +
                              " slower than the fastest row on average, " +
                              " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " at worst"]),
+    # session 42: the README's second-GPU row, grid29 at TP2 / TP4 / TP8 with the H100's own calibration, the line off
+    # (session 41's constants) beside it, and the own pick's regret
+    dict(doc="README.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
+         + TWOSHOT_LINE_OFF + [f"data/h100/exp/model-accuracy_emulated_grid29{s}.csv" for s in ("", "_tp4", "_tp8")],
+         derive=lambda out: ["grid29 at TP2 / TP4 / TP8: MAPE {0} % / {1} % / {2} % with its own calibration ({3} % / {4} % / "
+                             "{5} % without the two-shot epilogue's line)".format(*swap_mapes(out))]),
+    dict(doc="README.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid29{s}.csv | tail -1"
+                         for s in ("", "_tp4", "_tp8")),
+         derive=lambda out: ["its own pick " + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) +
+                             " slower than the fastest row on average, " +
+                             " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " at worst"]),
+    # session 42: docs/model.md, "The two-shot epilogue's own round": the line off against on, H100 files
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
+         + TWOSHOT_LINE_OFF + [f"data/h100/exp/{f}.csv" for _, files in TWOSHOT_LINE_ROWS for f in files],
+         derive=twoshot_line_table),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid29{s}.csv | tail -1"
+                         for s in ("", "_tp4", "_tp8")),
+         derive=lambda out: [" / ".join(re.findall(r"mean regret ([\d.]+) %", out)) + " % slower than the fastest row "
+                             "on average, " + " / ".join(re.findall(r", max ([\d.]+) %", out)) + " % at worst"]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(bias(f"data/h100/exp/model-accuracy_emulated_grid29{sfx}.csv", "data/calibration/h100_emulated.csv",
+                              "--by nranks,algo,kernel_variant") for sfx in ("", "_tp4", "_tp8")),
+         derive=lambda out: [" / ".join(re.findall(r"(?m)^\d twoshot reference\s+\d+\s+([\d.]+) %", out)) + " % and " +
+                             " / ".join(re.findall(r"(?m)^\d twoshot reference\s+\d+\s+[\d.]+ %\s+([+-][\d.]+) %", out)) +
+                             " % with today's"]),
     # session 41: docs/model.md, "The HBM bounds' bytes that stay in L2": the term off against on, H100 files
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
                                    "--set", "l2_store_busy_gbps=0"] + [f"data/h100/exp/{f}.csv" for f in L2_TERM_H100],

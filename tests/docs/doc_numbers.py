@@ -726,6 +726,17 @@ def twoshot_line_table(out):
     return rows
 
 
+def own_pick_regret(doc, grid, lead):
+    """The own pick's regret over an H100 grid at TP2 / TP4 / TP8 (scripts/model_regret.py), as `doc` quotes it:
+    "LEAD a / b / c slower than the fastest row on average, d / e / f at worst"."""
+    return dict(doc=doc,
+                cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_{grid}{s}.csv | tail -1"
+                                for s in ("", "_tp4", "_tp8")),
+                derive=lambda out: [lead + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) +
+                                    " slower than the fastest row on average, " +
+                                    " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " at worst"])
+
+
 def l2_term_table(out):
     v = swap_mapes(out)
     n = len(L2_TERM_H100)
@@ -1663,24 +1674,14 @@ CHECKS = [
                                           "--calibration data/calibration/h100_emulated.csv" for s in ("", "_tp4", "_tp8")),
          derive=lambda out: ["grid28 at TP2 / TP4 / TP8: MAPE " + " % / ".join(
              re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % with its own calibration"]),
-    dict(doc="README.md",
-         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid28{s}.csv | tail -1"
-                         for s in ("", "_tp4", "_tp8")),
-         derive=lambda out: ["the own pick " + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) +
-                             " slower than the fastest row on average, " +
-                             " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " at worst"]),
+    own_pick_regret("README.md", "grid28", "the own pick "),
     # session 42: the README's second-GPU row, grid29 at TP2 / TP4 / TP8 with the H100's own calibration, the line off
     # (session 41's constants) beside it, and the own pick's regret
     dict(doc="README.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
          + TWOSHOT_LINE_OFF + [f"data/h100/exp/model-accuracy_emulated_grid29{s}.csv" for s in ("", "_tp4", "_tp8")],
          derive=lambda out: ["grid29 at TP2 / TP4 / TP8: MAPE {0} % / {1} % / {2} % with its own calibration ({3} % / {4} % / "
                              "{5} % without the two-shot epilogue's line)".format(*swap_mapes(out))]),
-    dict(doc="README.md",
-         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid29{s}.csv | tail -1"
-                         for s in ("", "_tp4", "_tp8")),
-         derive=lambda out: ["its own pick " + " / ".join(m + " %" for m in re.findall(r"mean regret ([\d.]+) %", out)) +
-                             " slower than the fastest row on average, " +
-                             " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " at worst"]),
+    own_pick_regret("README.md", "grid29", "its own pick "),
     # session 42: docs/model.md, "The two-shot epilogue's own round": the line off against on, H100 files
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
          + TWOSHOT_LINE_OFF + [f"data/h100/exp/{f}.csv" for _, files in TWOSHOT_LINE_ROWS for f in files],

@@ -80,7 +80,9 @@
 // pass (allbusy_rows below) at every node's N: `reference2_epilogue_solo_slowest` (rank 0's partition alone)
 // and `reference2_epilogue_allbusy_slowest` (every other partition running the same rounds), + `_cold`. The
 // rows above run it alone, while the one-shot round's overhead, which the model gives the two-shot round, is
-// fitted on rows with the partner busy (docs/model.md, "The two-shot epilogue's own round").
+// fitted on rows with the partner busy (docs/model.md, "The two-shot epilogue's own round"). Likewise the lean
+// two-shot's owner and reader rounds at the node's own N (`lean2_owner_n{N}_solo_slowest`, `_allbusy_slowest`,
+// `lean2_reader_n{N}_...`; each partition's owner pushes its sums into scratch regions of its own).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -286,6 +288,8 @@ struct BodyRun {
   // Where set (since session 42): allbusy rows of this N-independent run at every node's N, named
   // `{allbusy_variant}_solo_slowest` / `_allbusy_slowest` (+ `_cold`), although it is warm_only otherwise.
   const char* allbusy_variant = nullptr;
+  // Where set (since session 42): allbusy rows of this run at its own N, although it is warm_only otherwise.
+  bool allbusy_at_own_n = false;
 };
 // Since 2026-12-04 also the FP8 pattern at N = 8, whose polls go out 2 slots at a time where ar_res_rms
 // sends 4 (the quantizing patterns' register cap): variants reference_fp8_n8, lean_fp8_n8.
@@ -317,9 +321,14 @@ const BodyRun kBodyRuns[] = {
     {"reference2_epilogue_n2", 2, twoshot_epilogue_kernel<Pattern::ar_res_rms>, true, "reference2_epilogue"},
     {"reference2_epilogue_ar_n2", 2, twoshot_epilogue_kernel<Pattern::ar>, true},
     // Since session 27: the lean two-shot body's owner and reader rounds.
-    {"lean2_owner_n2", 2, twoshot_round_kernel<2, true>, true}, {"lean2_reader_n2", 2, twoshot_round_kernel<2, false>, true},
-    {"lean2_owner_n4", 4, twoshot_round_kernel<4, true>, true}, {"lean2_reader_n4", 4, twoshot_round_kernel<4, false>, true},
-    {"lean2_owner_n8", 8, twoshot_round_kernel<8, true>, true}, {"lean2_reader_n8", 8, twoshot_round_kernel<8, false>, true},
+    // Since session 42 also in the allbusy pass at their own N (`lean2_owner_n4_solo_slowest`,
+    // `lean2_owner_n4_allbusy_slowest`, ...): the fused lean two-shot runs its rounds on every partition at once.
+    {"lean2_owner_n2", 2, twoshot_round_kernel<2, true>, true, nullptr, true},
+    {"lean2_reader_n2", 2, twoshot_round_kernel<2, false>, true, nullptr, true},
+    {"lean2_owner_n4", 4, twoshot_round_kernel<4, true>, true, nullptr, true},
+    {"lean2_reader_n4", 4, twoshot_round_kernel<4, false>, true, nullptr, true},
+    {"lean2_owner_n8", 8, twoshot_round_kernel<8, true>, true, nullptr, true},
+    {"lean2_reader_n8", 8, twoshot_round_kernel<8, false>, true, nullptr, true},
 };
 constexpr int kMaxRanksHere = 8;
 
@@ -415,6 +424,7 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
   // One set of buffers per partition (index 0: rank 0, the measured one).
   struct Buffers {
     harness::DeviceBuffer x, residual_in, residual_out, norm_out, slots, fault, times, smids;
+    harness::DeviceBuffer peers;  // where a lean two-shot owner pushes its sums: N - 1 scratch regions of its own
   };
   std::vector<Buffers> bufs;
   for (int i = 0; i < node_ranks; ++i) {
@@ -424,7 +434,8 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
                            harness::DeviceBuffer(static_cast<size_t>(node_ranks) * tensor, rank),
                            harness::DeviceBuffer(sizeof(unsigned long long), rank),
                            harness::DeviceBuffer(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), rank),
-                           harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), rank)});
+                           harness::DeviceBuffer(static_cast<size_t>(env.sms) * sizeof(unsigned), rank),
+                           harness::DeviceBuffer(static_cast<size_t>(node_ranks - 1) * tensor, rank)});
     ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(bufs.back().x.data(), 0x3c, tensor, env.stream));
     ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(bufs.back().residual_in.data(), 0x3c, tensor, env.stream));
     ARLAB_CUDA_CHECK_RANK(env.rank,
@@ -432,7 +443,8 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
   }
   harness::DeviceBuffer gate(sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
   for (const BodyRun& run : kBodyRuns) {
-    if (run.allbusy_variant == nullptr && (run.nranks != node_ranks || run.warm_only)) continue;
+    const bool at_any_n = run.allbusy_variant != nullptr;
+    if (!at_any_n && (run.nranks != node_ranks || (run.warm_only && !run.allbusy_at_own_n))) continue;
     const std::string variant = run.allbusy_variant != nullptr ? run.allbusy_variant : run.variant;
     for (const auto& point : points) {
       // Named variables, not structured bindings: the `row` lambda below captures them (C++17).
@@ -453,6 +465,8 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
         p.residual_in = b.residual_in.data();
         p.residual_out = b.residual_out.data();
         p.norm_out = b.norm_out.data();
+        for (int r = 1; r < run.nranks; ++r)  // the two-shot owner's pushes: scratch of this partition, one region each
+          p.regions[r] = static_cast<char*>(b.peers.data()) + static_cast<size_t>(r - 1) * tensor;
         params.push_back(p);
       }
       for (const bool cold : {false, true}) {

@@ -266,6 +266,30 @@ namespace arlab::model {
   X(twoshot_round_delta_ns_per_warp, 0.0, -1000.0, 1000.0, "ns",                                                     \
     "per warp that holds a vector on the busiest SM, what the reference two-shot's epilogue round adds beyond the "  \
     "one-shot round's overhead (calibrate: the same line's slope)")                                                  \
+  /* prior: 0, reader rounds at the model's lean two-shot round; range: +-10 us, as a round */                        \
+  X(lean2_reader_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                          \
+    "N = 2: what a lean two-shot reader's round (stage 3: the owner's slot polled, -0.0 written back, the epilogue) takes beyond the model's, with every partition running it (calibrate: body_round lean2_reader_n2_allbusy_slowest minus the model's round: intercept of the line over vector warps)") \
+  /* prior: 0; range: +-1 us per warp, as round_overhead_ns_per_warp */                                             \
+  X(lean2_reader_round_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                   \
+    "N = 2: per vector warp on the busiest SM, the slope of the same line (calibrate: body_round lean2_reader_n2_allbusy_slowest)") \
+  X(lean2_reader_round_ns_n4, 0.0, -10000.0, 10000.0, "ns", "as lean2_reader_round_ns_n2, N = 4 (body_round lean2_reader_n4_allbusy_slowest)") \
+  X(lean2_reader_round_ns_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                                 \
+    "as lean2_reader_round_ns_per_warp_n2, N = 4 (body_round lean2_reader_n4_allbusy_slowest)")                     \
+  X(lean2_reader_round_ns_n8, 0.0, -10000.0, 10000.0, "ns", "as lean2_reader_round_ns_n2, N = 8 (body_round lean2_reader_n8_allbusy_slowest)") \
+  X(lean2_reader_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                 \
+    "as lean2_reader_round_ns_per_warp_n2, N = 8 (body_round lean2_reader_n8_allbusy_slowest)")                     \
+  /* prior: 0, owner rounds at the model's lean two-shot round; range: +-10 us, as a round */                        \
+  X(lean2_owner_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                          \
+    "N = 2: what a lean two-shot owner's round (stage 2: the N - 1 peer slots polled with its own vector of x, the sum pushed to the N - 1 peers, the epilogue) takes beyond the model's, with every partition running it (calibrate: body_round lean2_owner_n2_allbusy_slowest minus the model's round: intercept of the line over vector warps)") \
+  /* prior: 0; range: +-1 us per warp, as round_overhead_ns_per_warp */                                             \
+  X(lean2_owner_round_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                   \
+    "N = 2: per vector warp on the busiest SM, the slope of the same line (calibrate: body_round lean2_owner_n2_allbusy_slowest)") \
+  X(lean2_owner_round_ns_n4, 0.0, -10000.0, 10000.0, "ns", "as lean2_owner_round_ns_n2, N = 4 (body_round lean2_owner_n4_allbusy_slowest)") \
+  X(lean2_owner_round_ns_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                                 \
+    "as lean2_owner_round_ns_per_warp_n2, N = 4 (body_round lean2_owner_n4_allbusy_slowest)")                     \
+  X(lean2_owner_round_ns_n8, 0.0, -10000.0, 10000.0, "ns", "as lean2_owner_round_ns_n2, N = 8 (body_round lean2_owner_n8_allbusy_slowest)") \
+  X(lean2_owner_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                 \
+    "as lean2_owner_round_ns_per_warp_n2, N = 8 (body_round lean2_owner_n8_allbusy_slowest)")                     \
   /* prior: 0, a thread's further vectors cost only the round's modelled parts; range: 10 us, as a round */         \
   X(ar_round_ns_per_extra_vector, 0.0, 0.0, 10000.0, "ns",                                                           \
     "what an ar token round takes per vector a thread holds beyond its first, beyond the round's modelled parts "    \

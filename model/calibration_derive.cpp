@@ -151,6 +151,7 @@ class Deriver {
     record_hbm_rows();
     record_lean2_rounds();
     twoshot_round_delta();
+    lean2_round_lines();
     record_twoshot_epilogue_rounds();
     check_ranges(out_.calibration);
     return out_;
@@ -1011,6 +1012,61 @@ class Deriver {
     for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round"))
       if (const MicrobenchRow* b = same_run_and_shape(bases, *r)) out.push_back((r->value - b->value) / body_round_vpt(*r));
     return out;
+  }
+
+  // The lean two-shot body's reader and owner rounds with every partition running them (body_round
+  // lean2_reader_n{N} / lean2_owner_n{N}_allbusy_slowest at the node's N; since session 42) against the model's
+  // round of that kind and shape (model_terms.h twoshot_lean_round_ns, without these lines): per kind and N, the
+  // line over the warps that hold a vector of the difference sets lean2_{kind}_round_ns_n{N} and _per_warp_n{N}
+  // (docs/model.md, "The lean two-shot's reader and owner rounds"). A reader's round does not grow with N, an
+  // owner's does (it polls N - 1 slots and pushes its sum to N - 1 peers), while the model prices both as the
+  // lean one-shot round at N.
+  void lean2_round_lines() {
+    Calibration cal = out_.calibration;
+    for (const char* kind : {"reader", "owner"})
+      for (const int n : {2, 4, 8}) {
+        set_constant(cal, fmt("lean2_%s_round_ns_n", kind) + std::to_string(n), 0.0);
+        set_constant(cal, fmt("lean2_%s_round_ns_per_warp_n", kind) + std::to_string(n), 0.0);
+      }
+    for (const char* kind : {"reader", "owner"})
+      for (const int n : {2, 4, 8}) {
+        const bool owner = kind[0] == 'o';
+        const std::string nn = "_n" + std::to_string(n);
+        const std::string variant = std::string("lean2_") + kind + nn + "_allbusy_slowest";
+        const std::string intercept = fmt("lean2_%s_round_ns", kind) + nn;
+        const std::string slope = fmt("lean2_%s_round_ns_per_warp", kind) + nn;
+        std::vector<std::pair<double, double>> diff;  // (vector warps, measured - the model's round)
+        std::string per;
+        for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+          const auto got = with_bench_inputs(
+              *r, Pattern::ar_res_rms, n, body_round_vpt(*r), cal,
+              [owner](const detail::ModelInputs& in) {
+                return std::pair<double, double>{in.active_warps, detail::twoshot_lean_round_ns(in, 1.0, owner)};
+              },
+              Algorithm::twoshot);
+          if (!got) continue;
+          diff.emplace_back(got->first, r->value - got->second);
+          per += fmt(" %dx", r->sms) + fmt("%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+                 fmt(" H %.0f:", r->size) + fmt(" %.0f", r->value) + fmt(" (model %.0f);", got->second);
+        }
+        std::set<double> warps;
+        for (const auto& d : diff) warps.insert(d.first);
+        if (warps.size() < 2) {
+          const std::string why = diff.empty() ? "no body_round " + variant + " rows (microbenchmarks of an arlab "
+                                                 "before session 42, or of a node of another N)"
+                                               : variant + " rows at fewer than two warp counts";
+          keep_prior(intercept, why);
+          keep_prior(slope, why);
+          continue;
+        }
+        const Line l = line_of(diff, "body_round " + variant + " over warps");
+        set(intercept, l.intercept,
+            fmt("intercept over vector warps of body_round %s (%zu rows, every partition running the round) minus "
+                "the model's %s round (blocks x tpb/cluster, H: measured (the model's round) ns):",
+                variant.c_str(), diff.size(), kind) +
+                per);
+        set(slope, l.slope, "slope per vector warp of the same line");
+      }
   }
 
   // The reference two-shot body's own epilogue round with every partition running it (body_round

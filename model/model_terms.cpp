@@ -303,6 +303,17 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm) {
   return r;
 }
 
+double linear_in_ranks(double at2, double at4, double at8, int n) {
+  if (n <= 4) return at2 + (at4 - at2) * (n - 2) / 2.0;
+  return at4 + (at8 - at4) * (n - 4) / 4.0;
+}
+
+double line_at_ranks(const Calibration& cal, const LinesAtRanks& lines, int n, double warps) {
+  double at[3];
+  for (int i = 0; i < 3; ++i) at[i] = cal.*lines.intercept[i] + cal.*lines.per_warp[i] * warps;
+  return linear_in_ranks(at[0], at[1], at[2], n);
+}
+
 double twoshot_round_delta_ns(const ModelInputs& in, double blocks_per_sm) {
   const Calibration& cal = in.cal;
   if (!has_residual(in.p.pattern)) return 0.0;

@@ -208,6 +208,24 @@ double oneshot_body_round_ns(const ModelInputs& in, ModelDesign design, double b
 // it, ns: what calibrate's body_round reference2_epilogue rows measure.
 double twoshot_epilogue_round_ns(const ModelInputs& in, double blocks_per_sm);
 
+// One token round of the lean two-shot body as model/twoshot_model.cpp prices it, ns: a reader's (stage 3)
+// or, with `owner`, an owner's (stage 2: N - 1 more adds and the wait for its own vector of x), each with its
+// measured line: what calibrate's body_round lean2_reader / lean2_owner rows measure.
+double twoshot_lean_round_ns(const ModelInputs& in, double blocks_per_sm, bool owner);
+
+// A constant measured at N = 2, 4 and 8 ranks, at n: linear in N between them and beyond 8 (the slope from
+// 4 to 8; N = 16 is not measured).
+double linear_in_ranks(double at2, double at4, double at8, int n);
+
+// Lines over the warps that hold a vector on the SM, measured at N = 2, 4 and 8 ranks: the calibration's
+// intercepts and slopes, in N order.
+struct LinesAtRanks {
+  double Calibration::* intercept[3];
+  double Calibration::* per_warp[3];
+};
+// The line of `lines` at `warps`, at n ranks (linear_in_ranks).
+double line_at_ranks(const Calibration& cal, const LinesAtRanks& lines, int n, double warps);
+
 // What a token round's modelled parts leave out of the kernels' own round code (calibrate's
 // epilogue_round bench): the RMSNorm overhead (intercept + per warp that holds a vector + a fraction
 // of that per warp that holds none: they still compute the norm's scale and loop; + round_ns_per_extra_vector

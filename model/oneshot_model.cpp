@@ -146,13 +146,6 @@ struct BodyRound {
                                     // parts alone)
 };
 
-// A constant measured at N = 2, 4 and 8 ranks, at n: linear in N between them and beyond 8 (the slope from
-// 4 to 8; N = 16 is not measured).
-double linear_in_ranks(double at2, double at4, double at8, int n) {
-  if (n <= 4) return at2 + (at4 - at2) * (n - 2) / 2.0;
-  return at4 + (at8 - at4) * (n - 4) / 4.0;
-}
-
 // What a round's polls (and lean's re-read of its own vector from x) take beyond a warm round when
 // they come from DRAM, per vector a thread holds (calibrate: body_round *_cold), at N ranks: the
 // constants of N = 2, 4, 8 in N (never below 0 beyond 4).
@@ -161,19 +154,6 @@ double poll_miss_ns_per_vector(const Calibration& cal, bool lean, int n) {
       lean ? linear_in_ranks(cal.lean_poll_miss_ns_n2, cal.lean_poll_miss_ns_n4, cal.lean_poll_miss_ns_n8, n)
            : linear_in_ranks(cal.poll_miss_ns_n2, cal.poll_miss_ns_n4, cal.poll_miss_ns_n8, n);
   return n <= 4 ? miss : std::max(0.0, miss);
-}
-
-// Lines over the warps that hold a vector on the SM, measured at N = 2, 4 and 8 ranks: the calibration's
-// intercepts and slopes, in N order.
-struct LinesAtRanks {
-  double Calibration::* intercept[3];
-  double Calibration::* per_warp[3];
-};
-// The line of `lines` at `warps`, at n ranks (linear_in_ranks).
-double line_at_ranks(const Calibration& cal, const LinesAtRanks& lines, int n, double warps) {
-  double at[3];
-  for (int i = 0; i < 3; ++i) at[i] = cal.*lines.intercept[i] + cal.*lines.per_warp[i] * warps;
-  return linear_in_ranks(at[0], at[1], at[2], n);
 }
 
 // What a token round after a call's first takes per vector a thread holds beyond the model's round of the

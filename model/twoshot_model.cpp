@@ -55,6 +55,47 @@ namespace arlab::model::detail {
 
 namespace {
 
+// The measured lines of the lean two-shot's rounds beyond the model's (calibrate: body_round
+// lean2_reader_n{N} / lean2_owner_n{N}_allbusy_slowest, every partition running the round; docs/model.md,
+// "The lean two-shot's reader and owner rounds").
+constexpr LinesAtRanks kLean2ReaderLine{
+    {&Calibration::lean2_reader_round_ns_n2, &Calibration::lean2_reader_round_ns_n4, &Calibration::lean2_reader_round_ns_n8},
+    {&Calibration::lean2_reader_round_ns_per_warp_n2, &Calibration::lean2_reader_round_ns_per_warp_n4,
+     &Calibration::lean2_reader_round_ns_per_warp_n8}};
+constexpr LinesAtRanks kLean2OwnerLine{
+    {&Calibration::lean2_owner_round_ns_n2, &Calibration::lean2_owner_round_ns_n4, &Calibration::lean2_owner_round_ns_n8},
+    {&Calibration::lean2_owner_round_ns_per_warp_n2, &Calibration::lean2_owner_round_ns_per_warp_n4,
+     &Calibration::lean2_owner_round_ns_per_warp_n8}};
+
+// One token round of the lean two-shot body (kernels/twoshot_lean_kernel.cuh stages 2 and 3): the lean
+// one-shot round (its polls, residual, epilogue ops, reduction, gamma, round overhead; the pushed exchange in
+// place of the cluster barrier); what an owner's round adds: N - 1 more adds and, at N >= 4, the polls' wait
+// for its own vector of x, a DRAM miss (its own rows were not read in stage 1; model_terms.h
+// lean_own_vector_wait_ns); and for the norm patterns the measured lines of each kind beyond these (a line
+// over the vector warps on the busiest SM at N = 2, 4 and 8, linear in N between them).
+struct LeanTwoshotRound {
+  RoundParts round;
+  double owner_adds_ns = 0, owner_own_wait_ns = 0;
+  double reader_line_ns = 0, owner_line_ns = 0;
+};
+LeanTwoshotRound lean_twoshot_round(const ModelInputs& in, double k) {
+  const Calibration& cal = in.cal;
+  const bool norm = has_residual(in.p.pattern);
+  const bool pushed = norm && lean_pushes_cluster_totals(in.c.cluster, in.c.tpb);
+  LeanTwoshotRound r;
+  r.round = oneshot_round(in, k);
+  if (norm && pushed)
+    r.round.reduce += cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (in.c.cluster - 1) - cluster_barrier_ns(in);
+  r.owner_adds_ns = in.vecs_used * (in.p.nranks - 1) * cal.vector_op_latency_ns;
+  r.owner_own_wait_ns = lean_own_vector_wait_ns(in, in.vecs_used, cal.dram_latency_ns);
+  if (norm) {
+    const double warps_on_sm = in.active_warps * std::max(1.0, k);  // as round_overhead_ns
+    r.reader_line_ns = line_at_ranks(cal, kLean2ReaderLine, in.p.nranks, warps_on_sm);
+    r.owner_line_ns = line_at_ranks(cal, kLean2OwnerLine, in.p.nranks, warps_on_sm);
+  }
+  return r;
+}
+
 double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   const Problem& p = in.p;
   const LaunchConfig& c = in.c;
@@ -96,20 +137,19 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
       {"sm_port", push_rounds * k * slice / port},
       {"sm_peer_stores", push_rounds * k * slice / in.peer_sm_bytes_per_ns},
       {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0}};
-  // Token rounds: the lean one-shot round (one poll in flight per slot), the owner's N - 1 extra adds.
-  RoundParts round = oneshot_round(in, k);
-  if (norm && pushed)
-    round.reduce += cal.pushed_exchange_ns + cal.pushed_exchange_ns_per_peer * (c.cluster - 1) - cluster_barrier_ns(in);
-  const double owner_adds_ns = vecs * (n - 1) * cal.vector_op_latency_ns;
+  // Token rounds (lean_twoshot_round above): the lean one-shot round, the owner's extras, and the measured
+  // lines of a reader's and an owner's round; a cluster runs rounds / N owned rounds and the rest as a reader.
+  const LeanTwoshotRound lr = lean_twoshot_round(in, k);
+  const RoundParts& round = lr.round;
+  const double owner_adds_ns = lr.owner_adds_ns;
   const double owned_rounds = static_cast<double>(rounds) / n;
-  // N >= 4: the owner's polls wait for its own vector of x, a DRAM miss (its own rows were not read
-  // in stage 1), before they issue (model_terms.h lean_own_vector_wait_ns).
-  const double owner_own_wait_ns = lean_own_vector_wait_ns(in, vecs, cal.dram_latency_ns);
+  const double owner_own_wait_ns = lr.owner_own_wait_ns;
+  const double lines_ns = (static_cast<double>(rounds) - owned_rounds) * lr.reader_line_ns + owned_rounds * lr.owner_line_ns;
   // Per cluster and token: my outputs, -0.0 over what I read ((N-1) slots of my rows, 1 of the
   // others'), the sums of my rows to N - 1 peers.
   const double stored_per_token = in.out_bytes_per_token / c.cluster + slice * (2.0 * (n - 1) / n + 1.0 * (n - 1) / n);
   const std::vector<Bound> reduce_base = {
-      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * (owner_adds_ns + owner_own_wait_ns)},
+      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * (owner_adds_ns + owner_own_wait_ns) + lines_ns},
       {"sm_port", static_cast<double>(rounds) * k * (stored_per_token + slice * (norm ? 2 : 1)) / port},
       {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0}};
   // The rank's HBM rate: the push and the rounds stream (model_terms.h staggered_hbm_rate).
@@ -148,7 +188,12 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
            (owner_own_wait_ns > 0 ? fmt(" + the polls' wait for the own vector of x, %d x %.0f ns (DRAM)",
                                         in.vecs_used, cal.dram_latency_ns)
                                   : std::string()) +
-           ")]";
+           ")" +
+           (lines_ns != 0.0 ? fmt(" + the measured lines: %.3g reader round(s) x %.0f ns", rounds - owned_rounds,
+                                  lr.reader_line_ns) +
+                                  fmt(" + %.3g owned x %.0f ns", owned_rounds, lr.owner_line_ns)
+                            : std::string()) +
+           "]";
   });
   // The second exchange (every owner to every other rank) pays what any exchange among N ranks pays
   // beyond one among 2 (the `ranks` term, once more). Its store-to-seen hop is on the path only where a
@@ -203,6 +248,11 @@ EpilogueRound epilogue_round(const ModelInputs& in, double k) {
 
 double twoshot_epilogue_round_ns(const ModelInputs& in, double blocks_per_sm) {
   return epilogue_round(in, blocks_per_sm).total_ns;
+}
+
+double twoshot_lean_round_ns(const ModelInputs& in, double blocks_per_sm, bool owner) {
+  const LeanTwoshotRound r = lean_twoshot_round(in, blocks_per_sm);
+  return r.round.total() + (owner ? r.owner_adds_ns + r.owner_own_wait_ns + r.owner_line_ns : r.reader_line_ns);
 }
 
 double twoshot_model(const ModelInputs& in, TermSheet& sheet) {

@@ -77,7 +77,8 @@ fi
   --skew-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv \
   --rows-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv \
   --added-microbench $d/h100_emulated_s42_n2_microbench.csv $d/h100_emulated_s42_n4_microbench.csv \
-                     $d/h100_emulated_s42_n8_microbench.csv > "$out/h100_emulated.log"
+                     $d/h100_emulated_s42_n8_microbench.csv $d/h100_emulated_s42b_n2_microbench.csv \
+                     $d/h100_emulated_s42b_n4_microbench.csv $d/h100_emulated_s42b_n8_microbench.csv > "$out/h100_emulated.log"
 
 if [ $notes -eq 1 ]; then
   cat "$out/h200_emulated.log"

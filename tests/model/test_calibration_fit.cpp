@@ -772,17 +772,19 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
   CHECK(exchange > 0);
   CHECK(skew == 2);
   CHECK(rows_added > 0);
-  // Session 42's `-n 2`, `-n 4` and `-n 8` runs (--added-microbench): the rows of every (bench, variant) that
-  // the files above lack (the two-shot epilogue rounds with every partition busy, for twoshot_round_delta_ns).
+  // Session 42's two sets of `-n 2`, `-n 4` and `-n 8` runs (--added-microbench): the rows of every (bench,
+  // variant) that the files above lack (the two-shot rounds with every partition busy: twoshot_round_delta_ns and
+  // the lean2_*_round lines).
   std::set<std::pair<std::string, std::string>> own;
   for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
   size_t added = 0;
-  for (const char* n : {"2", "4", "8"})
-    for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_s42_n" + n + "_microbench.csv"))
-      if (own.count({r.bench, r.variant}) == 0) {
-        rows.push_back(r);
-        ++added;
-      }
+  for (const char* run : {"s42", "s42b"})
+    for (const char* n : {"2", "4", "8"})
+      for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_" + run + "_n" + n + "_microbench.csv"))
+        if (own.count({r.bench, r.variant}) == 0) {
+          rows.push_back(r);
+          ++added;
+        }
   CHECK(added > 0);
   const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
   const DerivedCalibration d = derive_calibration(rows, spec);
@@ -1468,7 +1470,8 @@ TEST_CASE("derive_calibration: the lean two-shot rounds are also recorded agains
                        "pairs)") == 1);
   CHECK(count_notes(d, "; -40 ns beyond the measured lean_n2_slowest round of the same run and shape (median over 3 "
                        "pairs)") == 1);
-  CHECK(count_notes(d, "lean2_owner_n2") + count_notes(d, "lean2_reader_n8") == 0);  // no such rows, no such notes
+  // no such rows, no such records
+  CHECK(count_notes(d, "record, body_round lean2_owner_n2") + count_notes(d, "record, body_round lean2_reader_n8") == 0);
 }
 
 TEST_CASE("derive_calibration: body_round cold rows give the poll-miss constants, reuse rows the L2 ramp") {
@@ -1936,4 +1939,50 @@ TEST_CASE("derive_calibration: twoshot_round_delta_ns / _per_warp are the line o
   const DerivedCalibration o = derive_calibration(one_shape, spec);
   CHECK(o.calibration.twoshot_round_delta_ns_per_warp == 0.0);
   CHECK(count_notes(o, "fewer than two warp counts") == 2);
+}
+
+TEST_CASE("derive_calibration: the lean two-shot's reader and owner lines per N from the rounds with every partition "
+          "busy; prior without") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
+  const std::vector<MicrobenchRow> main_rows = load_microbench(dir + "h100_emulated_microbench.csv");
+  const DerivedCalibration alone = derive_calibration(main_rows, spec);
+  const char* const names[] = {"lean2_reader_round_ns_n2", "lean2_reader_round_ns_per_warp_n4",
+                               "lean2_owner_round_ns_n8", "lean2_owner_round_ns_per_warp_n8"};
+  for (const char* name : names) {
+    INFO(name);
+    CHECK(get_constant(alone.calibration, name) == 0.0);
+    CHECK(count_notes(alone, std::string(name) + " = 0: prior kept") == 1);
+  }
+  // Session 42's second runs hold the allbusy rows of both kinds at N = 2, 4 and 8.
+  std::vector<MicrobenchRow> rows = main_rows;
+  for (const char* n : {"2", "4", "8"})
+    for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_s42b_n" + n + "_microbench.csv"))
+      if (r.bench == "body_round" && r.variant.rfind("lean2_", 0) == 0 &&
+          r.variant.find("_allbusy_slowest") != std::string::npos && r.variant.find("_cold") == std::string::npos)
+        rows.push_back(r);
+  REQUIRE(rows.size() > main_rows.size() + 60);
+  const DerivedCalibration with = derive_calibration(rows, spec);
+  // An owner's round grows with N and the warps (it polls N - 1 slots and pushes its sum to N - 1 peers) beyond
+  // what the model prices; a reader's grows less with the warps than the model's round does.
+  CHECK(with.calibration.lean2_owner_round_ns_per_warp_n8 > with.calibration.lean2_owner_round_ns_per_warp_n4);
+  CHECK(with.calibration.lean2_owner_round_ns_per_warp_n8 > 0.0);
+  CHECK(with.calibration.lean2_reader_round_ns_per_warp_n8 < 0.0);
+  // Least squares: 10 ns more per warp in the N = 4 reader rows moves that slope by 10 and nothing else.
+  std::vector<MicrobenchRow> steeper = rows;
+  for (MicrobenchRow& r : steeper)
+    if (r.variant == "lean2_reader_n4_allbusy_slowest") r.value += 10.0 * std::ceil(r.tpb / 32.0);
+  const DerivedCalibration s = derive_calibration(steeper, spec);
+  for (const CalibrationConstantInfo& info : calibration_constants()) {
+    INFO(info.name);
+    const double expected = get_constant(with.calibration, info.name) +
+                            (info.name == "lean2_reader_round_ns_per_warp_n4" ? 10.0 : 0.0);
+    CHECK(get_constant(s.calibration, info.name) == Approx(expected).margin(1e-6));
+  }
+  // Nothing outside the twelve lines moves.
+  for (const CalibrationConstantInfo& info : calibration_constants()) {
+    if (info.name.rfind("lean2_", 0) == 0) continue;
+    INFO(info.name);
+    CHECK(get_constant(with.calibration, info.name) == get_constant(alone.calibration, info.name));
+  }
 }

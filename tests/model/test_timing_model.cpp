@@ -1221,3 +1221,56 @@ TEST_CASE("the reference two-shot's epilogue round carries its own line over war
           (pattern != Pattern::ar));
   }
 }
+
+TEST_CASE("the lean two-shot's rounds carry the measured reader and owner lines, by the rounds of each kind",
+          "[timing]") {
+  const Calibration base = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 4);
+  LaunchConfig c;
+  c.tpb = 512;  // H 8192: 1024 vectors, 16 warps holding one per block, clusters of 2
+  c.cluster = 2;
+  c.grid = 16;  // 8 clusters
+  c.algo = Algorithm::twoshot;
+  c.impl = Impl::lean;
+  Problem p = problem(64, 8192);
+  p.nranks = 4;
+  // 64 tokens over 8 clusters: 8 token rounds per cluster, 2 of them owned at N = 4.
+  Calibration with = base;
+  with.lean2_reader_round_ns_n4 = 100.0;
+  with.lean2_reader_round_ns_per_warp_n4 = -2.0;
+  with.lean2_owner_round_ns_n4 = 300.0;
+  with.lean2_owner_round_ns_per_warp_n4 = 10.0;
+  detail::ModelInputs a{p, c, emu, base}, b{p, c, emu, with};
+  REQUIRE(detail::derive_inputs(a, kRes));
+  REQUIRE(detail::derive_inputs(b, kRes));
+  REQUIRE(a.active_warps == 16);
+  CHECK(detail::twoshot_lean_round_ns(b, 1.0, false) - detail::twoshot_lean_round_ns(a, 1.0, false) ==
+        Approx(100.0 - 2.0 * 16));
+  CHECK(detail::twoshot_lean_round_ns(b, 1.0, true) - detail::twoshot_lean_round_ns(a, 1.0, true) ==
+        Approx(300.0 + 10.0 * 16));
+  // The rounds term grows by 6 reader rounds and 2 owned ones (where the rounds, not bandwidth, bound it).
+  const Prediction pa = predict(p, c, emu, base, kRes), pb = predict(p, c, emu, with, kRes);
+  const auto term = [](const Prediction& pr, const std::string& name) {
+    for (const auto& t : pr.terms)
+      if (t.name == name) return t.us;
+    return -1.0;
+  };
+  REQUIRE(term(pa, "rounds") > 0);
+  CHECK(term(pb, "rounds") > term(pa, "rounds"));
+  CHECK(term(pb, "push") == term(pa, "push"));
+  // N = 3 takes the line halfway between N = 2 (prior 0) and N = 4.
+  Problem p3 = p;
+  p3.nranks = 3;
+  detail::ModelInputs a3{p3, c, emu, base}, b3{p3, c, emu, with};
+  REQUIRE(detail::derive_inputs(a3, kRes));
+  REQUIRE(detail::derive_inputs(b3, kRes));
+  CHECK(detail::twoshot_lean_round_ns(b3, 1.0, false) - detail::twoshot_lean_round_ns(a3, 1.0, false) ==
+        Approx(0.5 * (100.0 - 2.0 * 16)));
+  // ar has no norm: no line.
+  Problem par = p;
+  par.pattern = Pattern::ar;
+  detail::ModelInputs aa{par, c, emu, base}, ba{par, c, emu, with};
+  REQUIRE(detail::derive_inputs(aa, kRes));
+  REQUIRE(detail::derive_inputs(ba, kRes));
+  CHECK(detail::twoshot_lean_round_ns(ba, 1.0, true) == detail::twoshot_lean_round_ns(aa, 1.0, true));
+}

@@ -696,8 +696,10 @@ def swap_mapes(out):
 
 
 # session 42: docs/model.md, "The two-shot epilogue's own round": the line off (session 41's constants) against on.
+LEAN2_LINES_OFF = ["--set", "lean2_*=0"]
+H100_GRIDS_26_29 = [f"grid{g}{s}" for g in (26, 27, 28, 29) for s in ("", "_tp4", "_tp8" if g != 27 else "_tp8_rerun")]
 TWOSHOT_LINE_OFF = ["--set", "twoshot_round_delta_ns=0", "--set", "twoshot_round_delta_ns_per_warp=0",
-                    "--set", "twoshot_further_round_ns_n2=-274.44755402247733"]
+                    "--set", "twoshot_further_round_ns_n2=-274.44755402247733"] + LEAN2_LINES_OFF
 TWOSHOT_LINE_ROWS = [("grid26 TP2 / TP4 / TP8", ["model-accuracy_emulated_grid26", "model-accuracy_emulated_grid26_tp4",
                                                  "model-accuracy_emulated_grid26_tp8"]),
                      ("grid27 TP2 / TP4 / TP8 (TP8 measured again)", ["model-accuracy_emulated_grid27",
@@ -715,13 +717,17 @@ TWOSHOT_LINE_ROWS = [("grid26 TP2 / TP4 / TP8", ["model-accuracy_emulated_grid26
 
 
 def twoshot_line_table(out):
-    v = swap_mapes(out)
-    n = sum(len(files) for _, files in TWOSHOT_LINE_ROWS)
-    on, off = v[:n], v[n:]
+    """Two calibration_swap.py runs over TWOSHOT_LINE_ROWS' files, both lines off then the lean lines off: per
+    row, session 41's constants, with the reference two-shot's line, with both (today's)."""
+    lines = [l for l in out.splitlines() if l.startswith("MAPE with ")]
+    today = re.findall(r"([\d.]+) %", lines[0])
+    off = re.findall(r"([\d.]+) %", lines[1])
+    ref_only = re.findall(r"([\d.]+) %", lines[3])
     rows, i = [], 0
     for label, files in TWOSHOT_LINE_ROWS:
         k = len(files)
-        rows.append("| %s | %s %% | %s %% |" % (label, " / ".join(off[i:i + k]), " / ".join(on[i:i + k])))
+        rows.append("| %s | %s %% | %s %% | %s %% |" % (label, " / ".join(off[i:i + k]), " / ".join(ref_only[i:i + k]),
+                                                     " / ".join(today[i:i + k])))
         i += k
     return rows
 
@@ -1680,11 +1686,24 @@ CHECKS = [
     dict(doc="README.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
          + TWOSHOT_LINE_OFF + [f"data/h100/exp/model-accuracy_emulated_grid29{s}.csv" for s in ("", "_tp4", "_tp8")],
          derive=lambda out: ["grid29 at TP2 / TP4 / TP8: MAPE {0} % / {1} % / {2} % with its own calibration ({3} % / {4} % / "
-                             "{5} % without the two-shot epilogue's line)".format(*swap_mapes(out))]),
+                             "{5} % without session 42's two-shot lines;".format(*swap_mapes(out))]),
     own_pick_regret("README.md", "grid29", "its own pick "),
+    # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": the lean two-shot rows of the twelve
+    # H100 grids with today's calibration, by N
+    dict(doc="docs/model.md",
+         cmd=" && ".join(
+             f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --calibration data/calibration/h100_emulated.csv "
+             f"--out {{tmp}}/l2_{g}.csv > /dev/null" for g in H100_GRIDS_26_29) +
+             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/l2_{g}.csv"
+                                                        for g in H100_GRIDS_26_29) +
+             " --by nranks --where algo=twoshot --where kernel_variant=lean",
+         derive=lambda out: ["to " + " / ".join(m[2] for m in bias_groups(out)) + " % MAPE at TP2 / TP4 / TP8"]),
     # session 42: docs/model.md, "The two-shot epilogue's own round": the line off against on, H100 files
-    dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
-         + TWOSHOT_LINE_OFF + [f"data/h100/exp/{f}.csv" for _, files in TWOSHOT_LINE_ROWS for f in files],
+    dict(doc="docs/model.md",
+         cmd=" && ".join(" ".join(["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
+                                  + [f"'{a}'" if "*" in a else a for a in off]
+                                  + [f"data/h100/exp/{f}.csv" for _, files in TWOSHOT_LINE_ROWS for f in files])
+                         for off in (TWOSHOT_LINE_OFF, LEAN2_LINES_OFF)),
          derive=twoshot_line_table),
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid29{s}.csv | tail -1"

@@ -1894,12 +1894,28 @@ TEST_CASE("derive_calibration: l2_store_busy_gbps is the median of write_l2_busy
   }
 }
 
+namespace {
+// The H100's main `arlab calibrate -n 2` run (data/calibration/h100_emulated_microbench.csv) and what it derives
+// alone: the base that session 42's allbusy rows are added to.
+struct H100Main {
+  std::string dir;
+  GpuSpec spec;
+  std::vector<MicrobenchRow> rows;
+  DerivedCalibration alone;
+};
+H100Main h100_main() {
+  H100Main h;
+  h.dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  h.spec = sm_partition(gpu_preset("h100_sxm"), 2);
+  h.rows = load_microbench(h.dir + "h100_emulated_microbench.csv");
+  h.alone = derive_calibration(h.rows, h.spec);
+  return h;
+}
+}  // namespace
+
 TEST_CASE("derive_calibration: twoshot_round_delta_ns / _per_warp are the line over warps of the two-shot epilogue "
           "rounds with every partition busy minus the model's round; prior without") {
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
-  const std::vector<MicrobenchRow> main_rows = load_microbench(dir + "h100_emulated_microbench.csv");
-  const DerivedCalibration alone = derive_calibration(main_rows, spec);
+  const auto [dir, spec, main_rows, alone] = h100_main();
   // The main run predates the allbusy rows: the prior (no delta), said in a note.
   CHECK(alone.calibration.twoshot_round_delta_ns == 0.0);
   CHECK(alone.calibration.twoshot_round_delta_ns_per_warp == 0.0);
@@ -1943,10 +1959,7 @@ TEST_CASE("derive_calibration: twoshot_round_delta_ns / _per_warp are the line o
 
 TEST_CASE("derive_calibration: the lean two-shot's reader and owner lines per N from the rounds with every partition "
           "busy; prior without") {
-  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
-  const std::vector<MicrobenchRow> main_rows = load_microbench(dir + "h100_emulated_microbench.csv");
-  const DerivedCalibration alone = derive_calibration(main_rows, spec);
+  const auto [dir, spec, main_rows, alone] = h100_main();
   const char* const names[] = {"lean2_reader_round_ns_n2", "lean2_reader_round_ns_per_warp_n4",
                                "lean2_owner_round_ns_n8", "lean2_owner_round_ns_per_warp_n8"};
   for (const char* name : names) {

@@ -373,8 +373,8 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
     std::vector<std::string> expected_keys;
     size_t problems = 0;
     for (int n : nranks)
-      for (int h : {4000, 9792, 12352})
-        for (int t : {3, 40, 150, 400}) {
+      for (int h : {5000, 8256, 12992})
+        for (int t : {6, 56, 200, 480}) {
           ++problems;
           Problem p = seed::seed_problem(t, h, n);
           expected_keys.push_back(exp::case_key(p));
@@ -386,8 +386,8 @@ TEST_CASE("exp model-accuracy: a fixed sample of distinct legal candidates per h
     for (int n : nranks)
       for (Pattern pattern : {Pattern::ar, Pattern::ar_res_rms_fp8, Pattern::ar_res_rms_fp4, Pattern::ar_res_rms_out_fp8,
                               Pattern::ar_res_rms_out_fp4})
-        for (int h : {6000, 11072})
-          for (int t : {7, 240}) {
+        for (int h : {5008, 10176})
+          for (int t : {9, 300}) {
             ++problems;
             Problem p = seed::seed_problem(t, h, n);
             p.pattern = pattern;

@@ -1688,6 +1688,10 @@ CHECKS = [
          derive=lambda out: ["grid29 at TP2 / TP4 / TP8: MAPE {0} % / {1} % / {2} % with its own calibration ({3} % / {4} % / "
                              "{5} % without session 42's two-shot lines;".format(*swap_mapes(out))]),
     own_pick_regret("README.md", "grid29", "its own pick "),
+    dict(doc="README.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
+         + TWOSHOT_LINE_OFF + ["data/h100/exp/model-accuracy_emulated_grid30_tp4.csv"],
+         derive=lambda out: ["grid30 at TP4 (defined after the lean two-shot's lines): MAPE {0} % ({1} % with session 41's "
+                             "constants)".format(*swap_mapes(out))]),
     # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": the lean two-shot rows of the twelve
     # H100 grids with today's calibration, by N
     dict(doc="docs/model.md",
@@ -1698,6 +1702,20 @@ CHECKS = [
                                                         for g in H100_GRIDS_26_29) +
              " --by nranks --where algo=twoshot --where kernel_variant=lean",
          derive=lambda out: ["to " + " / ".join(m[2] for m in bias_groups(out)) + " % MAPE at TP2 / TP4 / TP8"]),
+    # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": grid30 at TP4, held out, both lines off,
+    # the lean lines off, today's; the own pick's regret
+    dict(doc="docs/model.md",
+         cmd=" && ".join(" ".join(["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]
+                                  + [f"'{a}'" if "*" in a else a for a in off]
+                                  + ["data/h100/exp/model-accuracy_emulated_grid30_tp4.csv"])
+                         for off in (TWOSHOT_LINE_OFF, LEAN2_LINES_OFF)),
+         derive=lambda out: ["MAPE {1} % with session 41's constants, {3} % with the reference two-shot's line, {0} % with "
+                             "both".format(*[re.search(r"([\d.]+) %", l).group(1) for l in out.splitlines()
+                                             if l.startswith("MAPE with ")])]),
+    dict(doc="docs/model.md",
+         cmd="{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid30_tp4.csv | tail -1",
+         derive=lambda out: ["made with both lines: {0} % slower\nthan the fastest row on average, {1} % at worst".format(
+             *re.search(r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", out).groups())]),
     # session 42: docs/model.md, "The two-shot epilogue's own round": the line off against on, H100 files
     dict(doc="docs/model.md",
          cmd=" && ".join(" ".join(["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv"]

@@ -1258,6 +1258,17 @@ TEST_CASE("the lean two-shot's rounds carry the measured reader and owner lines,
   REQUIRE(term(pa, "rounds") > 0);
   CHECK(term(pb, "rounds") > term(pa, "rounds"));
   CHECK(term(pb, "push") == term(pa, "push"));
+  // The rounds' chain (before the bandwidth bounds join it) grows by exactly 6 reader lines and 2 owner lines.
+  const auto chain_us = [](const Prediction& pr) {
+    for (const auto& t : pr.terms)
+      if (t.name == "rounds") {
+        const auto at = t.explanation.find("max(rounds ");
+        if (at != std::string::npos) return std::stod(t.explanation.substr(at + 11));
+      }
+    return -1.0;
+  };
+  REQUIRE(chain_us(pa) > 0);
+  CHECK(chain_us(pb) - chain_us(pa) == Approx((6 * (100.0 - 2.0 * 16) + 2 * (300.0 + 10.0 * 16)) / 1000.0).margin(2e-3));
   // N = 3 takes the line halfway between N = 2 (prior 0) and N = 4.
   Problem p3 = p;
   p3.nranks = 3;

@@ -18,7 +18,9 @@
 //                   all: 2 S) and the per-SM peer-store rate
 //   barrier_2       as barrier_1
 //   epilogue        rounds of (per vector: the residual (DRAM) and the sum (L2) loads, the epilogue
-//                   ops, the norm reduction, gamma) vs HBM (S sums + S residual read, outputs written)
+//                   ops, the norm reduction, gamma; the one-shot round's overhead and, for the norm patterns,
+//                   the two-shot round's own line beyond it: twoshot_round_delta_ns, calibrate body_round
+//                   reference2_epilogue_allbusy) vs HBM (S sums + S residual read, outputs written)
 //   exit            the closing cluster barrier (cluster > 1)
 //   drain           the last stores leaving the SM before the kernel ends (exit_store_drain_ns; the
 //                   closing barrier is not priced with a release wait)
@@ -35,7 +37,9 @@
 //   grid            the exchange round's growth with the blocks that hold a vector (calibrate:
 //                   exchange all_to_all_grid), once
 //   rounds          per token round, the lean one-shot round (its polls, residual, epilogue ops,
-//                   reduction, gamma, round overhead) plus, for the owner's rows, N - 1 more adds;
+//                   reduction, gamma, round overhead) plus, for the owner's rows, N - 1 more adds; for the
+//                   norm patterns a reader's and an owner's measured line beyond that (lean2_*_round_ns_n*,
+//                   calibrate body_round lean2_reader / lean2_owner allbusy);
 //                   vs the per-SM port (outputs, the sums pushed to N-1 peers, the -0.0 written back)
 //                   and HBM (residual, outputs, the slots read and written back)
 //   second_wait     store-to-seen of the owner's sum where a cluster runs one token round (the other ranks'

@@ -31,6 +31,15 @@ Problem problem(int tokens, int hidden, int n = 2, Algorithm algo = Algorithm::o
   return p;
 }
 
+// A launch of `tpb` threads x clusters of `cluster` blocks, `grid` blocks (the other fields at their defaults).
+LaunchConfig launch_shape(int tpb, int cluster, int grid) {
+  LaunchConfig c;
+  c.tpb = tpb;
+  c.cluster = cluster;
+  c.grid = grid;
+  return c;
+}
+
 double term(const Prediction& pr, const std::string& name) {
   for (const auto& t : pr.terms)
     if (t.name == name) return t.us;
@@ -242,10 +251,7 @@ TEST_CASE("larger constants never make a prediction faster", "[timing][property]
 
 TEST_CASE("illegal configurations are refused, not predicted", "[timing]") {
   const GpuSpec s = gpu_preset("h200_sxm");
-  LaunchConfig c;
-  c.tpb = 128;
-  c.cluster = 4;
-  c.grid = 130;
+  LaunchConfig c = launch_shape(128, 4, 130);
   CHECK_THROWS_WITH(predict(problem(128, 4096), c, s, default_calibration(), kRes), Catch::Contains("rule 1 (grid)"));
   c.grid = 128;
   c.tpb = 1024;
@@ -268,10 +274,7 @@ TEST_CASE("lean at N >= 8 holds no gamma from its start: each vector's norm load
   // N >= 8 holds only its first residual vector, so its norm loop loads gamma (L2) for every vector, where
   // at N < 8 it holds the first vector's gamma, as the reference does at every N.
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
-  LaunchConfig c;
-  c.tpb = 512;
-  c.cluster = 2;
-  c.grid = 16;
+  LaunchConfig c = launch_shape(512, 2, 16);
   c.vecs_per_thread = 1;  // H 8192 bf16: 1024 vectors over a cluster of 1024 threads
   auto reduce_of = [&](int n, Impl body, const Calibration& k) {
     c.impl = body;
@@ -393,10 +396,7 @@ TEST_CASE("lean at N >= 4: each vector's polls wait for its own vector's re-read
   // predicated poll loads; at N = 2 the peer's slot is polled while it loads.
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
-  LaunchConfig c;
-  c.tpb = 256;
-  c.cluster = 1;
-  c.grid = 8;
+  LaunchConfig c = launch_shape(256, 1, 8);
   c.vecs_per_thread = 2;  // H 4096 bf16: 512 vectors, 256 threads
   c.impl = Impl::lean;
   // One-shot, 64 tokens: 8 rounds of 2 vectors; the first vector of the first round is held.
@@ -459,10 +459,7 @@ TEST_CASE("threads beyond a token's vectors: per-warp costs count the warps that
   }
   // A cluster's idle blocks add nothing to the cluster barrier's per-warp part: 128 x 8 threads hold
   // 512 vectors in 4 of its 8 blocks.
-  LaunchConfig c8;
-  c8.tpb = 128;
-  c8.cluster = 8;
-  c8.grid = 8;
+  LaunchConfig c8 = launch_shape(128, 8, 8);
   detail::ModelInputs derived{p, c8, emu, cal};
   REQUIRE(detail::derive_inputs(derived, kRes));
   CHECK(derived.cluster_active_warps == 16);
@@ -473,10 +470,7 @@ TEST_CASE("push step: its slope per warp grows with the stores per step", "[timi
   Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.push_step_ns_per_warp_store > 0);
   const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
-  LaunchConfig c;
-  c.tpb = 256;
-  c.cluster = 1;
-  c.grid = 64;
+  LaunchConfig c = launch_shape(256, 1, 64);
   for (int n : {2, 4, 8}) {
     INFO("N = " << n);
     const Problem p = problem(64, 2048, n);  // one token per block, one vector per thread, 8 warps
@@ -565,10 +559,7 @@ TEST_CASE("further vectors: a round adds its pattern's cost per vector beyond th
   cal.ar_round_ns_per_extra_vector = 400.0;
   cal.nvfp4_round_ns_per_extra_vector = 500.0;
   const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);  // 64 SMs
-  LaunchConfig c;
-  c.tpb = 256;
-  c.cluster = 1;
-  c.grid = 64;
+  LaunchConfig c = launch_shape(256, 1, 64);
   c.vecs_per_thread = 4;  // H 8192 = 256 threads x 4 vectors x 8 bf16
   // The RMSNorm rounds' constant (round_ns_per_extra_vector: every pattern with a norm), the ar round's
   // and the NVFP4 round's (both NVFP4 patterns, on top of the RMSNorm one): each adds to its own patterns only.
@@ -659,10 +650,7 @@ TEST_CASE("a last vector the token fills in part: its extra-vector cost and push
   const auto push_ns = [&](int hidden, int vpt) {
     Problem q = p;
     q.hidden = hidden;
-    LaunchConfig c;
-    c.tpb = 384;
-    c.cluster = 4;
-    c.grid = 64;
+    LaunchConfig c = launch_shape(384, 4, 64);
     c.vecs_per_thread = vpt;
     return term(predict(q, c, emu, cal, kRes), "push");
   };
@@ -810,10 +798,7 @@ TEST_CASE("the ar round at N = 2: its own measured line in every round, first in
   // The reduce term says what of its round overhead the line is.
   Problem p = problem(8, 8192, 2);
   p.pattern = Pattern::ar;
-  LaunchConfig c;
-  c.tpb = 128;
-  c.cluster = 8;
-  c.grid = 8;
+  LaunchConfig c = launch_shape(128, 8, 8);
   const std::string why = explanation_of(predict(p, c, sm_partition(gpu_preset("h200_sxm"), 2), lines, kRes), "reduce");
   CHECK(why.find("-180 ns of it: the ar round beyond the model's at N = 2, measured") != std::string::npos);
 }
@@ -883,10 +868,7 @@ TEST_CASE("grid term: an exchange round grows with the blocks that hold a vector
   // More blocks than the partition's 64 SMs, all resident (256 blocks of 256 threads, 4 per SM, one token
   // each at H 2048): the per-block part counts the 64 SMs they occupy, the warp part all 256 blocks.
   {
-    LaunchConfig co;
-    co.tpb = 256;
-    co.cluster = 1;
-    co.grid = 256;
+    LaunchConfig co = launch_shape(256, 1, 256);
     co.impl = Impl::lean;
     const Problem many = problem(256, 2048);
     detail::ModelInputs in_co{many, co, emu, cal};
@@ -912,10 +894,7 @@ TEST_CASE("staggered HBM rate: the ranks that stream beside the last one to star
   cal.start_spacing_ns_n4 = 900;
   cal.start_spacing_ns_n8 = 950;
   const GpuSpec emu8 = sm_partition(gpu_preset("h200_sxm"), 8);
-  LaunchConfig c;
-  c.tpb = 512;
-  c.cluster = 2;
-  c.grid = 16;
+  LaunchConfig c = launch_shape(512, 2, 16);
   const Problem p = problem(8, 8192, 8);
   detail::ModelInputs in{p, c, emu8, cal};
   REQUIRE(detail::derive_inputs(in, kRes));
@@ -1004,10 +983,7 @@ TEST_CASE("row alignment: the HBM rate's fraction by the rows' alignment and N, 
   CHECK(hbm_rows_fraction(cal, 128, 8, LinkKind::nvlink) == 1.0);
   // In the inputs: H 6848 bf16 rows are 128-byte aligned, H 8192's 16 KB.
   const GpuSpec emu8 = sm_partition(gpu_preset("h200_sxm"), 8);
-  LaunchConfig c;
-  c.tpb = 856;
-  c.cluster = 1;
-  c.grid = 16;
+  LaunchConfig c = launch_shape(856, 1, 16);
   const Problem odd = problem(128, 6848, 8);
   detail::ModelInputs in{odd, c, emu8, cal}, flat{odd, c, emu8, default_calibration()};
   REQUIRE(detail::derive_inputs(in, kRes));
@@ -1042,10 +1018,7 @@ TEST_CASE("L2-resident share: the HBM bounds' bytes that stay in L2 move at leas
   cal.l2_reuse_miss_start_fraction = 0.4;
   cal.l2_reuse_miss_full_fraction = 0.8;
   const GpuSpec emu2 = sm_partition(gpu_preset("h100_sxm"), 2);
-  LaunchConfig c;
-  c.tpb = 1024;
-  c.cluster = 1;
-  c.grid = 64;
+  LaunchConfig c = launch_shape(1024, 1, 64);
   const auto inputs = [&](const Calibration& k, int tokens) {
     detail::ModelInputs in{problem(tokens, 8192, 2), c, emu2, k};
     REQUIRE(detail::derive_inputs(in, kRes));
@@ -1092,10 +1065,7 @@ TEST_CASE("reference two-shot epilogue: rounds after a call's first at the measu
           "[timing]") {
   Calibration cal = default_calibration();
   cal.twoshot_ar_further_round_ns_n2 = -100;  // the priors' ar round is about 280 ns
-  LaunchConfig c;
-  c.tpb = 512;
-  c.cluster = 1;
-  c.grid = 16;
+  LaunchConfig c = launch_shape(512, 1, 16);
   c.impl = Impl::reference;
   c.algo = Algorithm::twoshot;
   const auto epilogue_us = [&](const Problem& p, const Calibration& k) {
@@ -1250,22 +1220,14 @@ TEST_CASE("the lean two-shot's rounds carry the measured reader and owner lines,
         Approx(300.0 + 10.0 * 16));
   // The rounds term grows by 6 reader rounds and 2 owned ones (where the rounds, not bandwidth, bound it).
   const Prediction pa = predict(p, c, emu, base, kRes), pb = predict(p, c, emu, with, kRes);
-  const auto term = [](const Prediction& pr, const std::string& name) {
-    for (const auto& t : pr.terms)
-      if (t.name == name) return t.us;
-    return -1.0;
-  };
   REQUIRE(term(pa, "rounds") > 0);
   CHECK(term(pb, "rounds") > term(pa, "rounds"));
   CHECK(term(pb, "push") == term(pa, "push"));
   // The rounds' chain (before the bandwidth bounds join it) grows by exactly 6 reader lines and 2 owner lines.
   const auto chain_us = [](const Prediction& pr) {
-    for (const auto& t : pr.terms)
-      if (t.name == "rounds") {
-        const auto at = t.explanation.find("max(rounds ");
-        if (at != std::string::npos) return std::stod(t.explanation.substr(at + 11));
-      }
-    return -1.0;
+    const std::string why = explanation_of(pr, "rounds");
+    const auto at = why.find("max(rounds ");
+    return at == std::string::npos ? -1.0 : std::stod(why.substr(at + 11));
   };
   REQUIRE(chain_us(pa) > 0);
   CHECK(chain_us(pb) - chain_us(pa) == Approx((6 * (100.0 - 2.0 * 16) + 2 * (300.0 + 10.0 * 16)) / 1000.0).margin(2e-3));

@@ -1014,6 +1014,43 @@ class Deriver {
     return out;
   }
 
+  // The line over the warps that hold a vector of body_round `variant` (rows with every partition running the
+  // round, since session 42) minus `model_ns`, the model's round for a row's inputs (N = the row's node N, or `n`
+  // where it is not 0), into the constants `intercept` and `slope`; the priors where the rows span fewer than two
+  // warp counts. `what` names the model's round in the note.
+  void allbusy_round_line(const std::string& variant, int n, const std::function<double(const detail::ModelInputs&)>& model_ns,
+                          const std::string& intercept, const std::string& slope, const std::string& what) {
+    std::vector<std::pair<double, double>> diff;  // (vector warps, measured - the model's round)
+    std::string per;
+    const auto rows = pick_rows("body_round", variant, "ns_per_round");
+    for (const MicrobenchRow* r : rows) {
+      const auto got = with_bench_inputs(
+          *r, Pattern::ar_res_rms, n > 0 ? n : r->nranks, body_round_vpt(*r), out_.calibration,
+          [&model_ns](const detail::ModelInputs& in) { return std::pair<double, double>{in.active_warps, model_ns(in)}; },
+          Algorithm::twoshot);
+      if (!got) continue;
+      diff.emplace_back(got->first, r->value - got->second);
+      per += fmt(" N %d", r->nranks) + fmt(" %dx", r->sms) + fmt("%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+             fmt(" H %.0f:", r->size) + fmt(" %.0f", r->value) + fmt(" (model %.0f);", got->second);
+    }
+    std::set<double> warps;
+    for (const auto& d : diff) warps.insert(d.first);
+    if (warps.size() < 2) {
+      const std::string why = rows.empty() ? "no body_round " + variant + " rows (microbenchmarks of an arlab before "
+                                             "session 42, or of a node of another N)"
+                                           : variant + " rows at fewer than two warp counts";
+      keep_prior(intercept, why);
+      keep_prior(slope, why);
+      return;
+    }
+    const Line l = line_of(diff, "body_round " + variant + " over warps");
+    set(intercept, l.intercept,
+        fmt("intercept over vector warps of body_round %s (%zu rows, every partition running the round) minus ",
+            variant.c_str(), diff.size()) +
+            what + " (N, blocks x tpb/cluster, H: measured (the model's round) ns):" + per);
+    set(slope, l.slope, "slope per vector warp of the same line");
+  }
+
   // The lean two-shot body's reader and owner rounds with every partition running them (body_round
   // lean2_reader_n{N} / lean2_owner_n{N}_allbusy_slowest at the node's N; since session 42) against the model's
   // round of that kind and shape (model_terms.h twoshot_lean_round_ns, without these lines): per kind and N, the
@@ -1022,50 +1059,22 @@ class Deriver {
   // owner's does (it polls N - 1 slots and pushes its sum to N - 1 peers), while the model prices both as the
   // lean one-shot round at N.
   void lean2_round_lines() {
-    Calibration cal = out_.calibration;
+    // Each line is fitted against the model's round without these lines. A reader's (owner's) round at N = 2, 4
+    // or 8 reads only its own kind's line of that N (model_terms.h line_at_ranks), so fitting them in turn, each
+    // set as soon as it is fitted, gives the same as fitting all against the priors set here.
     for (const char* kind : {"reader", "owner"})
       for (const int n : {2, 4, 8}) {
-        set_constant(cal, fmt("lean2_%s_round_ns_n", kind) + std::to_string(n), 0.0);
-        set_constant(cal, fmt("lean2_%s_round_ns_per_warp_n", kind) + std::to_string(n), 0.0);
+        set_constant(out_.calibration, fmt("lean2_%s_round_ns_n", kind) + std::to_string(n), 0.0);
+        set_constant(out_.calibration, fmt("lean2_%s_round_ns_per_warp_n", kind) + std::to_string(n), 0.0);
       }
     for (const char* kind : {"reader", "owner"})
       for (const int n : {2, 4, 8}) {
         const bool owner = kind[0] == 'o';
         const std::string nn = "_n" + std::to_string(n);
-        const std::string variant = std::string("lean2_") + kind + nn + "_allbusy_slowest";
-        const std::string intercept = fmt("lean2_%s_round_ns", kind) + nn;
-        const std::string slope = fmt("lean2_%s_round_ns_per_warp", kind) + nn;
-        std::vector<std::pair<double, double>> diff;  // (vector warps, measured - the model's round)
-        std::string per;
-        for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
-          const auto got = with_bench_inputs(
-              *r, Pattern::ar_res_rms, n, body_round_vpt(*r), cal,
-              [owner](const detail::ModelInputs& in) {
-                return std::pair<double, double>{in.active_warps, detail::twoshot_lean_round_ns(in, 1.0, owner)};
-              },
-              Algorithm::twoshot);
-          if (!got) continue;
-          diff.emplace_back(got->first, r->value - got->second);
-          per += fmt(" %dx", r->sms) + fmt("%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
-                 fmt(" H %.0f:", r->size) + fmt(" %.0f", r->value) + fmt(" (model %.0f);", got->second);
-        }
-        std::set<double> warps;
-        for (const auto& d : diff) warps.insert(d.first);
-        if (warps.size() < 2) {
-          const std::string why = diff.empty() ? "no body_round " + variant + " rows (microbenchmarks of an arlab "
-                                                 "before session 42, or of a node of another N)"
-                                               : variant + " rows at fewer than two warp counts";
-          keep_prior(intercept, why);
-          keep_prior(slope, why);
-          continue;
-        }
-        const Line l = line_of(diff, "body_round " + variant + " over warps");
-        set(intercept, l.intercept,
-            fmt("intercept over vector warps of body_round %s (%zu rows, every partition running the round) minus "
-                "the model's %s round (blocks x tpb/cluster, H: measured (the model's round) ns):",
-                variant.c_str(), diff.size(), kind) +
-                per);
-        set(slope, l.slope, "slope per vector warp of the same line");
+        allbusy_round_line(std::string("lean2_") + kind + nn + "_allbusy_slowest", n,
+                           [owner](const detail::ModelInputs& in) { return detail::twoshot_lean_round_ns(in, 1.0, owner); },
+                           fmt("lean2_%s_round_ns", kind) + nn, fmt("lean2_%s_round_ns_per_warp", kind) + nn,
+                           fmt("the model's %s round", kind));
       }
   }
 
@@ -1078,41 +1087,11 @@ class Deriver {
   // "The two-shot epilogue's own round"). Before the further-round median, which is then taken against the
   // round with the line in.
   void twoshot_round_delta() {
-    const auto rows = pick_rows("body_round", "reference2_epilogue_allbusy_slowest", "ns_per_round");
-    Calibration cal = out_.calibration;
-    cal.twoshot_round_delta_ns = cal.twoshot_round_delta_ns_per_warp = 0;
-    std::vector<std::pair<double, double>> diff;  // (vector warps, measured - the model's round)
-    std::string per;
-    for (const MicrobenchRow* r : rows) {
-      const auto got = with_bench_inputs(
-          *r, Pattern::ar_res_rms, r->nranks, body_round_vpt(*r), cal,
-          [](const detail::ModelInputs& in) {
-            return std::pair<double, double>{in.active_warps, detail::twoshot_epilogue_round_ns(in, 1.0)};
-          },
-          Algorithm::twoshot);
-      if (!got) continue;
-      diff.emplace_back(got->first, r->value - got->second);
-      per += fmt(" N %d", r->nranks) + fmt(" %dx", r->sms) + fmt("%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
-             fmt(" H %.0f:", r->size) + fmt(" %.0f", r->value) + fmt(" (model %.0f);", got->second);
-    }
-    std::set<double> warps;
-    for (const auto& d : diff) warps.insert(d.first);
-    if (warps.size() < 2) {
-      const std::string why = rows.empty() ? "no body_round reference2_epilogue_allbusy_slowest rows (microbenchmarks "
-                                             "of an arlab before session 42)"
-                                           : "reference2_epilogue_allbusy_slowest rows at fewer than two warp counts";
-      keep_prior("twoshot_round_delta_ns", why);
-      keep_prior("twoshot_round_delta_ns_per_warp", why);
-      return;
-    }
-    const Line l = line_of(diff, "body_round reference2_epilogue_allbusy_slowest over warps");
-    set("twoshot_round_delta_ns", l.intercept,
-        fmt("intercept over vector warps of body_round reference2_epilogue_allbusy_slowest (%zu rows, every partition "
-            "running the round) minus the model's round with the one-shot round's overhead (N, blocks x tpb/cluster, "
-            "H: measured (the model's round) ns):",
-            diff.size()) +
-            per);
-    set("twoshot_round_delta_ns_per_warp", l.slope, "slope per vector warp of the same line");
+    out_.calibration.twoshot_round_delta_ns = out_.calibration.twoshot_round_delta_ns_per_warp = 0;  // the priors
+    allbusy_round_line("reference2_epilogue_allbusy_slowest", 0,
+                       [](const detail::ModelInputs& in) { return detail::twoshot_epilogue_round_ns(in, 1.0); },
+                       "twoshot_round_delta_ns", "twoshot_round_delta_ns_per_warp",
+                       "the model's round with the one-shot round's overhead");
   }
 
   // The reference two-shot body's epilogue round (variants reference2_epilogue_n2_slowest, ar_res_rms, and

@@ -314,11 +314,8 @@ double line_at_ranks(const Calibration& cal, const LinesAtRanks& lines, int n, d
   return linear_in_ranks(at[0], at[1], at[2], n);
 }
 
-double twoshot_round_delta_ns(const ModelInputs& in, double blocks_per_sm) {
-  const Calibration& cal = in.cal;
-  if (!has_residual(in.p.pattern)) return 0.0;
-  const double vector_warps = in.active_warps * std::max(1.0, blocks_per_sm);  // as round_overhead_ns
-  return cal.twoshot_round_delta_ns + cal.twoshot_round_delta_ns_per_warp * vector_warps;
+double vector_warps_on_sm(const ModelInputs& in, double blocks_per_sm) {
+  return in.active_warps * std::max(1.0, blocks_per_sm);
 }
 
 double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {

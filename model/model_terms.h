@@ -239,10 +239,9 @@ double line_at_ranks(const Calibration& cal, const LinesAtRanks& lines, int n, d
 // clusters that the partition cannot place one block per SM, `place`) the per-warp part also counts
 // the other blocks' warps that hold a vector (docs/model.md, "Where clusters land").
 double round_overhead_ns(const ModelInputs& in, double blocks_per_sm);
-// What the reference two-shot's epilogue round (norm patterns) takes beyond a round with the one-shot
-// round's overhead: twoshot_round_delta_ns + _per_warp x the vector warps on the busiest SM (calibrate:
-// body_round reference2_epilogue_allbusy_slowest; docs/model.md, "The two-shot epilogue's own round"). 0 for ar.
-double twoshot_round_delta_ns(const ModelInputs& in, double blocks_per_sm);
+// The warps that hold a vector on the busiest SM: a block's, times the blocks that share that SM (at least
+// one); what the measured lines over warps of a round are taken at (round_overhead_ns counts the same).
+double vector_warps_on_sm(const ModelInputs& in, double blocks_per_sm);
 
 // Per round, the time of one block-wide (and cluster-wide) RMSNorm reduction: block reduce over
 // the block's warps, then (cluster > 1) one cluster barrier and one DSMEM read per block.

@@ -245,7 +245,7 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   b.parts.overhead += b.poll_miss_ns;
   // Each round after a call's first, over the warps of every block that shares the busiest SM, as the
   // round overhead's per-warp part counts them.
-  const double warps_on_sm = in.active_warps * std::max(1.0, blocks_per_sm);
+  const double warps_on_sm = vector_warps_on_sm(in, blocks_per_sm);
   // The `ar` round at N = 2: what the body's `ar` round measures beyond the model's, a line over the same
   // warps per vector (calibrate: body_round reference_ar_n2 / lean_ar_n2, a call's further rounds), in every
   // round, the first included, in place of the ar_res_rms further-round line (the fused `ar` rows of one token
@@ -445,7 +445,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (body.ar_ns != 0
                 ? fmt(" (%+.0f ns of it: the ar round beyond the model's at N = 2, measured: %d vector(s) x %+.0f ns at "
                       "%.0f warp(s) on the SM)",
-                      body.ar_ns, in.vecs_used, body.ar_ns / in.vecs_used, in.active_warps * std::max(1.0, k))
+                      body.ar_ns, in.vecs_used, body.ar_ns / in.vecs_used, vector_warps_on_sm(in, k))
                 : std::string()) +
            (body.poll_miss_ns > 0
                 ? fmt(" (%.0f ns of it: %.0f %% of the polls find their line gone from L2, %.0f ns per vector from "
@@ -461,7 +461,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (further_ns != 0 && rounds > 1
                 ? fmt(", each after the first %+.0f ns at N = %d (%d vector(s) x %+.0f ns at %.0f warp(s) on the SM: "
                       "a further round alone, measured)",
-                      further_ns, n, in.vecs_used, further_ns / in.vecs_used, in.active_warps * std::max(1.0, k))
+                      further_ns, n, in.vecs_used, further_ns / in.vecs_used, vector_warps_on_sm(in, k))
                 : std::string()) +
            "]";
   });

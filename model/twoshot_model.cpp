@@ -93,7 +93,7 @@ LeanTwoshotRound lean_twoshot_round(const ModelInputs& in, double k) {
   r.owner_adds_ns = in.vecs_used * (in.p.nranks - 1) * cal.vector_op_latency_ns;
   r.owner_own_wait_ns = lean_own_vector_wait_ns(in, in.vecs_used, cal.dram_latency_ns);
   if (norm) {
-    const double warps_on_sm = in.active_warps * std::max(1.0, k);  // as round_overhead_ns
+    const double warps_on_sm = vector_warps_on_sm(in, k);
     r.reader_line_ns = line_at_ranks(cal, kLean2ReaderLine, in.p.nranks, warps_on_sm);
     r.owner_line_ns = line_at_ranks(cal, kLean2OwnerLine, in.p.nranks, warps_on_sm);
   }
@@ -223,6 +223,14 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   });
   add_drain_term(in, sheet);  // its last round ends on its outputs and -0.0 written back
   return sheet.total_ns();
+}
+
+// What the reference two-shot's epilogue round (norm patterns) takes beyond a round with the one-shot
+// round's overhead: twoshot_round_delta_ns + _per_warp x the vector warps on the busiest SM (calibrate:
+// body_round reference2_epilogue_allbusy_slowest; docs/model.md, "The two-shot epilogue's own round"). 0 for ar.
+double twoshot_round_delta_ns(const ModelInputs& in, double k) {
+  if (!has_residual(in.p.pattern)) return 0.0;
+  return in.cal.twoshot_round_delta_ns + in.cal.twoshot_round_delta_ns_per_warp * vector_warps_on_sm(in, k);
 }
 
 // One round of the reference two-shot epilogue: the sum (an L2 hit in my comm buffer) and the residual

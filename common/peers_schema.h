@@ -12,16 +12,12 @@
 #include <vector>
 
 #include "common/csv.h"
+#include "common/node_problem_columns.h"
 
 // X(type, name, description[, default])
 #define ARLAB_PEERS_COLUMNS(X)                                                                               \
   X(std::string, git_sha, "arlab commit of the measurement rows")                                           \
-  X(std::string, gpu, "device name as the driver reports it")                                               \
-  X(std::string, topology, "emulated or mpi")                                                               \
-  X(std::string, link, "local (emulated node) or nvlink")                                                   \
-  X(int, nranks, "ranks N")                                                                                 \
-  X(int, hidden, "hidden size H")                                                                           \
-  X(int, tokens, "tokens per call")                                                                         \
+  ARLAB_NODE_PROBLEM_COLUMNS(X)                                                                             \
   X(std::string, acc, "accumulation of the problem (pairwise at N = 2, fp32_acc above: vLLM's sum)")      \
   X(std::string, member, "the member's policy label: trtllm (arlab reference), model/auto (arlab's best), vllm, nccl, nccl_symmetric") \
   X(std::string, implementation, "what ran (common/implementations.h csv label: fused, flashinfer-VERSION, vllm, ...)") \

@@ -12,16 +12,12 @@
 #include <vector>
 
 #include "common/csv.h"
+#include "common/node_problem_columns.h"
 
 // X(type, name, description[, default]) -- common/csv.h
 #define ARLAB_SPEEDUP_COLUMNS(X)                                                                             \
   X(std::string, git_sha, "arlab commit of the measurement rows (the reference row's)")                     \
-  X(std::string, gpu, "device name as the driver reports it")                                               \
-  X(std::string, topology, "emulated or mpi")                                                               \
-  X(std::string, link, "local (emulated node) or nvlink")                                                   \
-  X(int, nranks, "ranks N")                                                                                 \
-  X(int, hidden, "hidden size H")                                                                           \
-  X(int, tokens, "tokens per call")                                                                         \
+  ARLAB_NODE_PROBLEM_COLUMNS(X)                                                                             \
   X(std::string, variant, "kernel variant compared with the reference kernel")                              \
   X(DoubleOrNan, reference_us, "reference kernel at the trtllm configuration: headline median (us)")        \
   X(DoubleOrNan, reference_noise_pct, "its 95 % CI half-width, percent of the median")                      \

@@ -81,12 +81,7 @@ std::vector<PeersRow> peers_rows(const std::string& measurement_csv) {
       if (&m == fi) continue;
       PeersRow r;
       r.git_sha = m.git_sha;
-      r.gpu = m.gpu;
-      r.topology = m.topology;
-      r.link = m.link;
-      r.nranks = m.nranks;
-      r.hidden = m.hidden;
-      r.tokens = m.tokens;
+      copy_node_problem_columns(r, m);
       r.acc = m.acc;
       r.member = member_of(m);
       r.implementation = m.implementation;

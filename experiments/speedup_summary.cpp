@@ -74,9 +74,7 @@ std::vector<Cells> read_speedup_cells(const std::string& path) {
     Cells r;
     r.experiment = m.experiment;
     r.git_sha = m.git_sha;
-    r.gpu = m.gpu;
-    r.topology = m.topology;
-    r.link = m.link;
+    copy_node_problem_columns(r, m);
     // The model policy's rows: model/BODY (the search held to one body) or model/auto (arlab's best).
     r.policy = m.policy == model::to_string(model::Policy::model) && model::bodies_in_search_note(m.policy_note) > 1
                    ? std::string(kBestKey)
@@ -85,9 +83,6 @@ std::vector<Cells> read_speedup_cells(const std::string& path) {
     r.variant = to_string(kernel);
     r.check = m.check;
     r.dtype = m.dtype;
-    r.nranks = m.nranks;
-    r.hidden = m.hidden;
-    r.tokens = m.tokens;
     r.tpb = m.tpb;
     r.cluster = m.cluster;
     r.grid = m.grid;
@@ -129,12 +124,7 @@ std::vector<SpeedupRow> speedup_rows(const std::string& measurement_csv, const m
       const Cells& m = at_model->second;
       SpeedupRow r;
       r.git_sha = a.git_sha;
-      r.gpu = a.gpu;
-      r.topology = a.topology;
-      r.link = a.link;
-      r.nranks = a.nranks;
-      r.hidden = a.hidden;
-      r.tokens = a.tokens;
+      copy_node_problem_columns(r, a);
       r.variant = to_string(v);
       r.reference_us = a.headline_us;
       r.reference_noise_pct = a.noise_pct;

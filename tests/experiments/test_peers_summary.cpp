@@ -93,6 +93,13 @@ TEST_CASE("peers summary: every member against FlashInfer of its own group, CIs 
   const std::vector<PeersRow> got = exp::peers_rows(csv);
   REQUIRE(got.size() == 3);
   CHECK(got[0].member == "trtllm");
+  // The problem's columns come from the member's row (common/node_problem_columns.h).
+  CHECK(got[0].gpu == "NVIDIA H200");
+  CHECK(got[0].topology == "emulated");
+  CHECK(got[0].link == "local");
+  CHECK(got[0].nranks == 2);
+  CHECK(got[0].hidden == 4096);
+  CHECK(got[0].tokens == 1);
   CHECK(got[0].speedup == Approx(4.0 / 5.0));
   CHECK(got[0].speedup_ci_lo == Approx(1.0 / 1.3));
   CHECK(got[0].speedup_ci_hi == Approx(1.0 / 1.2));

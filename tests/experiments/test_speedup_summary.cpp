@@ -128,6 +128,12 @@ TEST_CASE("speedup summary: one row per problem and variant, ratios of the headl
   std::filesystem::remove(path);
   REQUIRE(out.size() == 2);
   CHECK(out[0].tokens == 1);
+  // The problem's columns come from the reference row (common/node_problem_columns.h).
+  CHECK(out[0].gpu == "NVIDIA H200");
+  CHECK(out[0].topology == "emulated");
+  CHECK(out[0].link == "local");
+  CHECK(out[0].nranks == 2);
+  CHECK(out[0].hidden == 8192);
   CHECK(out[0].variant == "lean");
   CHECK(out[0].speedup == Approx(5.0 / 4.0));
   CHECK(out[0].speedup_design == Approx(5.0 / 4.5));

@@ -35,8 +35,9 @@ D=$SCRATCH/exp_plots
 import csv, math, os, random, re, statistics, sys
 
 out, root = sys.argv[1], sys.argv[2]
-with open(os.path.join(root, "common", "measurement_schema.h")) as f:
-    COLS = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", f.read())
+sys.path.insert(0, os.path.join(root, "tests", "plots"))
+from schema_columns import schema_columns  # noqa: E402
+COLS = schema_columns(root, "measurement_schema.h")
 for c in ("implementation", "allreduce_us_median"):  # appended to the schema; older headers lack them
     if c not in COLS:
         COLS.append(c)
@@ -372,8 +373,7 @@ expected["model-accuracy"] += [
 # plot_seed.py: a validation CSV of `arlab seed` (common/validation_schema.h) whose `line` cells point into a
 # measurement CSV (--measured): legacy predicted 20 % high, trtllm 5 % low, explicit candidates at 128 tokens;
 # one explicit row's line points at another row (no CI, no commit for it) and one row failed its check.
-with open(os.path.join(root, "common", "validation_schema.h")) as f:
-    VCOLS = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", re.sub(r"//[^\n]*", "", f.read()))  # comments out
+VCOLS = schema_columns(root, "validation_schema.h")
 assert VCOLS[0] == "line" and "kernel_us_median" in VCOLS, VCOLS
 meas, val = [], []
 for h in (4096, 8192):
@@ -542,8 +542,9 @@ grep -q "1 of .* row(s) have the max over ranks as their headline" "$D/tokens.lo
 "$PY" - "$D" "$ROOT" <<'PYEOF' || fail "speedup: could not write the synthetic summary"
 import csv, math, os, re, sys
 out, root = sys.argv[1], sys.argv[2]
-with open(os.path.join(root, "common", "speedup_schema.h")) as f:
-    cols = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", f.read())
+sys.path.insert(0, os.path.join(root, "tests", "plots"))
+from schema_columns import schema_columns  # noqa: E402
+cols = schema_columns(root, "speedup_schema.h")
 rows = []
 for link, floor_kind in (("local", "none"), ("nvlink", "link")):
     for h in (4096, 8192):
@@ -596,8 +597,9 @@ grep -q "no speedup summary" "$D/wrong_speedup.log" || fail "plot_speedup.py: th
 "$PY" - "$D" "$ROOT" <<'PYEOF' || fail "peers: could not write the synthetic summary"
 import csv, os, random, re, sys
 out, root = sys.argv[1], sys.argv[2]
-with open(os.path.join(root, "common", "peers_schema.h")) as f:
-    cols = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", f.read())
+sys.path.insert(0, os.path.join(root, "tests", "plots"))
+from schema_columns import schema_columns  # noqa: E402
+cols = schema_columns(root, "peers_schema.h")
 assert "speedup_ci_lo" in cols and "flashinfer_us" in cols, cols
 rng = random.Random(23)
 rows = []
@@ -629,8 +631,7 @@ for name in ("peers_summary.csv", "peers_ci_summary.csv"):
 open(os.path.join(out, "peers.csv"), "w").write("experiment\n")  # the measurement CSV: only its name is used
 # peers_ci.csv: the measurement rows behind the summary (FlashInfer's once per problem), with 95 % CIs at N = 2
 # only, and the partition sizes (64 SMs at N = 2, 32 at N = 4) the summary lacks
-with open(os.path.join(root, "common", "measurement_schema.h")) as f:
-    mcols = re.findall(r"X\(\s*[^,()]+?\s*,\s*(\w+)\s*,", f.read())
+mcols = schema_columns(root, "measurement_schema.h")
 meas, fi_seen = [], set()
 for r in rows:
     cfg = r["config"].split("/")

@@ -83,6 +83,11 @@
 // fitted on rows with the partner busy (docs/model.md, "The two-shot epilogue's own round"). Likewise the lean
 // two-shot's owner and reader rounds at the node's own N (`lean2_owner_n{N}_solo_slowest`, `_allbusy_slowest`,
 // `lean2_reader_n{N}_...`; each partition's owner pushes its sums into scratch regions of its own).
+// Since session 43 (2026-12-06) the `ar` pattern's two-shot rounds too, which no constant reads yet: the
+// reference epilogue's ar round in the allbusy pass at every node's N (`reference2_epilogue_ar_solo_slowest`,
+// `_allbusy_slowest`) and the lean two-shot's owner and reader rounds with the `ar` epilogue, warm and allbusy at
+// their own N (`lean2_owner_ar_n{2,4,8}`, `lean2_reader_ar_n{2,4,8}`): the one-shot `ar` round's own line at
+// N = 4 and 8 waits for the two-shot `ar` rounds measured beside it (docs/model.md, "The `ar` round at N = 2").
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -206,7 +211,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
 
 // The lean two-shot body's round of one kind, on rank 0 with its data in place (the header above): the
 // same loop and timing as body_round_kernel, the round of kernels/twoshot_lean_kernel.cuh step 5.
-template <int N, bool kOwner>
+template <int N, bool kOwner, Pattern kPattern = Pattern::ar_res_rms>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     twoshot_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids,
                          StartGate gate) {
@@ -214,7 +219,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   using Tr = DTypeTraits<T>;
   pass_start_gate(p, gate);
   constexpr int kVec = Tr::kVec;
-  constexpr int kBatch = poll_batch<N, false>();
+  constexpr int kBatch = poll_batch<N, kPattern != Pattern::ar && kPattern != Pattern::ar_res_rms>();
   constexpr int kOwnerSlot = 1;  // a reader's rows come from rank 1's sums (any peer would do)
   __shared__ EpilogueShared epi;
   if (threadIdx.x == 0) smids[blockIdx.x] = smid();
@@ -223,11 +228,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   pushed_exchange_ready(m.cluster);
   char* my_cur = static_cast<char*>(p.my_region);  // buffer cur = 0, my slot (rank 0) at offset 0
   PollState st;
-  const QuantScales q = load_quant_scales<Pattern::ar_res_rms>(p);
+  const QuantScales q = load_quant_scales<kPattern>(p);
   const unsigned long long t0 = rounds_clock_start(m.cluster);
   int round = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
-    fused_token_epilogue<T, Pattern::ar_res_rms, TwoshotLeanEpilogue>(
+    fused_token_epilogue<T, kPattern, TwoshotLeanEpilogue>(
         p, m, epi, nullptr, q, tok, round, [&](long long off, float(&acc)[kVec]) {
           if constexpr (kOwner) {
             const uint4 own = ld_input_v4(static_cast<const char*>(p.x) + off);
@@ -319,7 +324,8 @@ const BodyRun kBodyRuns[] = {
     // runs its epilogue rounds on every partition at once, and the one-shot round's overhead is fitted on rows
     // with the partner busy (docs/model.md, "The two-shot epilogue's own round").
     {"reference2_epilogue_n2", 2, twoshot_epilogue_kernel<Pattern::ar_res_rms>, true, "reference2_epilogue"},
-    {"reference2_epilogue_ar_n2", 2, twoshot_epilogue_kernel<Pattern::ar>, true},
+    // Since session 43 its ar round too (`reference2_epilogue_ar_solo_slowest`, `_allbusy_slowest`, at every N).
+    {"reference2_epilogue_ar_n2", 2, twoshot_epilogue_kernel<Pattern::ar>, true, "reference2_epilogue_ar"},
     // Since session 27: the lean two-shot body's owner and reader rounds.
     // Since session 42 also in the allbusy pass at their own N (`lean2_owner_n4_solo_slowest`,
     // `lean2_owner_n4_allbusy_slowest`, ...): the fused lean two-shot runs its rounds on every partition at once.
@@ -329,6 +335,14 @@ const BodyRun kBodyRuns[] = {
     {"lean2_reader_n4", 4, twoshot_round_kernel<4, false>, true, nullptr, true},
     {"lean2_owner_n8", 8, twoshot_round_kernel<8, true>, true, nullptr, true},
     {"lean2_reader_n8", 8, twoshot_round_kernel<8, false>, true, nullptr, true},
+    // Since session 43 the same rounds with the `ar` pattern (no norm: the sum stored to allreduce_out), warm and
+    // allbusy at their own N (`lean2_owner_ar_n4`, `lean2_owner_ar_n4_allbusy_slowest`, ...).
+    {"lean2_owner_ar_n2", 2, twoshot_round_kernel<2, true, Pattern::ar>, true, nullptr, true},
+    {"lean2_reader_ar_n2", 2, twoshot_round_kernel<2, false, Pattern::ar>, true, nullptr, true},
+    {"lean2_owner_ar_n4", 4, twoshot_round_kernel<4, true, Pattern::ar>, true, nullptr, true},
+    {"lean2_reader_ar_n4", 4, twoshot_round_kernel<4, false, Pattern::ar>, true, nullptr, true},
+    {"lean2_owner_ar_n8", 8, twoshot_round_kernel<8, true, Pattern::ar>, true, nullptr, true},
+    {"lean2_reader_ar_n8", 8, twoshot_round_kernel<8, false, Pattern::ar>, true, nullptr, true},
 };
 constexpr int kMaxRanksHere = 8;
 
@@ -465,6 +479,7 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
         p.residual_in = b.residual_in.data();
         p.residual_out = b.residual_out.data();
         p.norm_out = b.norm_out.data();
+        p.allreduce_out = b.residual_out.data();  // the `ar` runs' sums (since session 43)
         for (int r = 1; r < run.nranks; ++r)  // the two-shot owner's pushes: scratch of this partition, one region each
           p.regions[r] = static_cast<char*>(b.peers.data()) + static_cast<size_t>(r - 1) * tensor;
         params.push_back(p);

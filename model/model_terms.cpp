@@ -324,8 +324,7 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   double ns = 0.0;
   // The per-warp part counts the warps of every block that shares the busiest SM: the other blocks'
   // vector warps issue on the same SM during the round (their idle warps are not counted again).
-  const double other_blocks = std::max(0.0, blocks_per_sm - 1.0);
-  const double vector_warps = in.active_warps * (1.0 + other_blocks);  // on the busiest SM
+  const double vector_warps = vector_warps_on_sm(in, blocks_per_sm);
   if (has_residual(pattern))
     ns += cal.round_overhead_ns +
           cal.round_overhead_ns_per_warp *

@@ -42,9 +42,9 @@
 //                   calibrate body_round lean2_reader / lean2_owner allbusy);
 //                   vs the per-SM port (outputs, the sums pushed to N-1 peers, the -0.0 written back)
 //                   and HBM (residual, outputs, the slots read and written back)
-//   second_wait     store-to-seen of the owner's sum where a cluster runs one token round (the other ranks'
-//                   rounds run one hop behind it; with more, the hop overlaps the rank's own rounds), and at
-//                   N > 2 the second exchange's part beyond one among 2 ranks
+//   second_wait     store-to-seen of the owner's sum and, at N > 2, the second exchange's part beyond one
+//                   among 2 ranks, where a cluster runs one token round (the other ranks' rounds run one hop
+//                   behind it; with more, both overlap the rank's own rounds)
 //   exit            the closing lifetime barrier where no pushed exchange applies (clusters of 8)
 //   drain           as above: its last round ends on stores
 #include <algorithm>
@@ -200,20 +200,22 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
            "]";
   });
   // The second exchange (every owner to every other rank) pays what any exchange among N ranks pays
-  // beyond one among 2 (the `ranks` term, once more). Its store-to-seen hop is on the path only where a
-  // cluster runs one token round: with two or more, a rank runs its own rows first (stage 2) and reads the
-  // others' after, in token order, so a later row's sum travels while it runs its earlier rounds
-  // (docs/model.md, "The lean two-shot's second hop", session 36).
-  const double second_ranks_ns = n > 2 ? rank_exchange_extra_ns(cal, n) : 0.0;
+  // beyond one among 2 (the `ranks` term, once more). It and its store-to-seen hop are on the path only
+  // where a cluster runs one token round: with two or more, a rank runs its own rows first (stage 2) and
+  // reads the others' after, in token order, so a later row's sum travels while it runs its earlier rounds
+  // (docs/model.md, "The lean two-shot's second hop", session 36; the exchange's part since session 44,
+  // "The lean two-shot's second exchange where its hop is").
   const bool hop_on_path = rounds < 2;
-  sheet.add("second_wait", (hop_on_path ? cal.peer_visibility_ns : 0.0) + second_ranks_ns, [&] {
-    return (hop_on_path ? fmt("store-to-seen %.0f ns of the owner's sum: the other ranks' rounds run one hop behind",
-                              cal.peer_visibility_ns)
-                        : fmt("the owner's sum's store-to-seen hop (%.0f ns) overlaps the %lld rounds of a cluster",
-                              cal.peer_visibility_ns, rounds)) +
-           (n > 2 ? fmt(" + the second exchange among %d ranks beyond one among 2 %.0f ns (as `ranks`)", n,
-                        second_ranks_ns)
-                  : std::string());
+  const double second_ranks_ns = n > 2 ? rank_exchange_extra_ns(cal, n) : 0.0;
+  sheet.add("second_wait", hop_on_path ? cal.peer_visibility_ns + second_ranks_ns : 0.0, [&] {
+    const std::string exchange =
+        n > 2 ? fmt(" + the second exchange among %d ranks beyond one among 2 %.0f ns (as `ranks`)", n, second_ranks_ns)
+              : std::string();
+    return hop_on_path ? fmt("store-to-seen %.0f ns of the owner's sum: the other ranks' rounds run one hop behind",
+                             cal.peer_visibility_ns) +
+                             exchange
+                       : fmt("the owner's sum's store-to-seen hop (%.0f ns)", cal.peer_visibility_ns) + exchange +
+                             fmt(" overlap the %lld rounds of a cluster", rounds);
   });
   const bool exit_barrier = norm && c.cluster > 1 && !pushed;
   sheet.add("exit", exit_barrier ? cal.cluster_lifetime_barrier_ns : 0.0, [&] {

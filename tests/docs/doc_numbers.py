@@ -1692,6 +1692,14 @@ CHECKS = [
          + TWOSHOT_LINE_OFF + ["data/h100/exp/model-accuracy_emulated_grid30_tp4.csv"],
          derive=lambda out: ["grid30 at TP4 (defined after the lean two-shot's lines): MAPE {0} % ({1} % with session 41's "
                              "constants)".format(*swap_mapes(out))]),
+    # session 44: the README's second-GPU row and docs/model.md, "The lean two-shot's second exchange where its hop
+    # is": grid30 at TP2 and TP8 (measured in session 44) with today's model and the H100's calibration
+    *[dict(doc=doc,
+           cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid30{s}.csv "
+                           "--calibration data/calibration/h100_emulated.csv" for s in ("", "_tp8")),
+           derive=lambda out: ["MAPE {0} % / {1} % with today's model".format(
+               *re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out))])
+      for doc in ("README.md", "docs/model.md")],
     # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": the lean two-shot rows of the twelve
     # H100 grids with today's calibration, by N
     dict(doc="docs/model.md",

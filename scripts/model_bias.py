@@ -23,13 +23,17 @@ Several MEASUREMENTS.csv VALIDATION.csv pairs may follow one another: their rows
 
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --by COL[,COL...]
                         [--where COL=VALUE ...]
-  scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv --round-cost [--where COL=VALUE ...]
+  scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --round-cost
+                        [--where COL=VALUE ...]
 
 --round-cost prints, instead, the cost of one more token round per cluster, measured and predicted:
 for rows that differ only in the grid (the same problem, tpb, cluster and vectors per thread, so only
 R = ceil(tokens / (grid / cluster)) changes), (t(R2) - t(R1)) / (R2 - R1) between the smallest and the
 largest R, one markdown table row per such configuration with the reference and lean side by side
-(rows of one R averaged; "-" where a body has no such pair).
+(rows of one R averaged; "-" where a body has no such pair). Each file pair's configurations stay its own
+(a configuration measured in two files is two rows); a last line gives, per body, the median of the
+measured and of the predicted cost over the rows whose largest R is at least twice the smallest (a step of
+one round in ten is mostly noise).
 
 e.g. build/cli/arlab validate data/h200/model_grid_nvlink.csv --calibration data/calibration/h200_nvlink.csv \\
          --out /tmp/v.csv && scripts/model_bias.py data/h200/model_grid_nvlink.csv /tmp/v.csv --by pattern
@@ -108,8 +112,9 @@ def print_round_cost(points):
         lo, hi = min(by_r), max(by_r)
         mean = lambda rows, i: sum(r[i] for r in rows) / len(rows)
         return lo, hi, [(mean(by_r[hi], i) - mean(by_r[lo], i)) / (hi - lo) for i in (0, 1)]
-    keys = sorted({k for k, _ in points}, key=lambda k: (k[0], k[1], k[2], k[3], k[4]))
+    keys = sorted({k for k, _ in points}, key=lambda k: (k[0], k[1], k[2], k[3], k[4], k[-1]))
     printed = 0
+    costs = {"reference": [], "lean": []}
     for key in keys:
         cost = {body: per_round(points.get((key, body), {})) for body in ("reference", "lean")}
         got = [c for c in cost.values() if c]
@@ -119,9 +124,18 @@ def print_round_cost(points):
         cells = [f"{c[2][0]:.2f} / {c[2][1]:.2f} us" if c else "-" for c in (cost["reference"], cost["lean"])]
         tokens, hidden, tpb, cluster, vpt = key[:5]
         print(f"| {tokens} x {hidden}, {tpb}/{cluster}, {vpt} | {lo} -> {hi} | {cells[0]} | {cells[1]} |")
+        for body, c in cost.items():
+            if c and c[1] >= 2 * c[0]:
+                costs[body].append(c[2])
         printed += 1
     if not printed:
         sys.exit("model_bias: no configuration was measured at two grids")
+    def median(values):
+        v = sorted(values)
+        return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+    print("median per round where R at least doubles, measured / predicted: " + ", ".join(
+        f"{body} {median([c[0] for c in got]):.2f} / {median([c[1] for c in got]):.2f} us ({len(got)} rows)"
+        if got else f"{body} - (0 rows)" for body, got in costs.items()))
 
 
 def main(argv):
@@ -142,7 +156,7 @@ def main(argv):
             continue
         files.append(argv[i])
         i += 1
-    if (len(files) != 2 if round_cost else len(files) < 2 or len(files) % 2) or bool(by) == round_cost or any(
+    if len(files) < 2 or len(files) % 2 or bool(by) == round_cost or any(
             len(w) != 2 for w in where):
         sys.exit(__doc__)
     unknown = [c for c in by + [w[0] for w in where] if c.startswith("@") and c not in DERIVED]
@@ -152,8 +166,8 @@ def main(argv):
         if not os.path.isfile(path):
             sys.exit(f"model_bias: cannot read {path!r} (not a file)")
     groups, points = {}, {}
-    for measurements, validation in zip(files[::2], files[1::2]):
-        read_pair(measurements, validation, by, where, round_cost, groups, points)
+    for pair, (measurements, validation) in enumerate(zip(files[::2], files[1::2])):
+        read_pair(measurements, validation, by, where, round_cost, groups, points, pair)
     if round_cost:
         if not points:
             sys.exit("model_bias: no predicted row matches")
@@ -172,8 +186,9 @@ def main(argv):
         print(f"{' '.join(key):<{width}}  {len(e):4d}  {mape:5.1f} %  {bias:+5.1f} %")
 
 
-def read_pair(measurements, validation, by, where, round_cost, groups, points):
-    """The predicted rows of one measurement CSV and its validation CSV, into `groups` (or `points`)."""
+def read_pair(measurements, validation, by, where, round_cost, groups, points, pair=0):
+    """The predicted rows of one measurement CSV and its validation CSV, into `groups` (or `points`, whose
+    configuration keys end with `pair`, the pair's index, so that two files' configurations stay apart)."""
     with open(measurements, newline="") as f:
         meas = {line: r for line, r in enumerate(csv.DictReader(f), start=2)}  # header = line 1
     with open(validation, newline="") as f:
@@ -192,7 +207,7 @@ def read_pair(measurements, validation, by, where, round_cost, groups, points):
             measured, predicted = float(v["kernel_us_median"]), float(v["predicted_us"])
             if round_cost:
                 key = (int(m["tokens"]), int(m["hidden"]), int(m["tpb"]), int(m["cluster"]),
-                       int(m["vecs_per_thread"] or 1), m["nranks"], m["algo"], m["pattern"], m["dtype"])
+                       int(m["vecs_per_thread"] or 1), m["nranks"], m["algo"], m["pattern"], m["dtype"], pair)
                 by_r = points.setdefault((key, cell("kernel_variant")), {})
                 by_r.setdefault(rounds_of(m), []).append((measured, predicted))
                 continue

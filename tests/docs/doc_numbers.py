@@ -698,6 +698,7 @@ def swap_mapes(out):
 # session 42: docs/model.md, "The two-shot epilogue's own round": the line off (session 41's constants) against on.
 LEAN2_LINES_OFF = ["--set", "lean2_*=0"]
 H100_GRIDS_26_29 = [f"grid{g}{s}" for g in (26, 27, 28, 29) for s in ("", "_tp4", "_tp8" if g != 27 else "_tp8_rerun")]
+H100_TP8_26_30 = ["grid26_tp8", "grid27_tp8_rerun", "grid28_tp8", "grid29_tp8", "grid30_tp8"]
 TWOSHOT_LINE_OFF = ["--set", "twoshot_round_delta_ns=0", "--set", "twoshot_round_delta_ns_per_warp=0",
                     "--set", "twoshot_further_round_ns_n2=-274.44755402247733"] + LEAN2_LINES_OFF
 TWOSHOT_LINE_ROWS = [("grid26 TP2 / TP4 / TP8", ["model-accuracy_emulated_grid26", "model-accuracy_emulated_grid26_tp4",
@@ -1700,6 +1701,24 @@ CHECKS = [
            derive=lambda out: ["MAPE {0} % / {1} % with today's model".format(
                *re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out))])
       for doc in ("README.md", "docs/model.md")],
+    # session 44: docs/model.md, "The lean two-shot's second exchange where its hop is", its leads: the cost of one
+    # more one-shot round over the H100's TP8 grids 26-30, pooled
+    *[dict(doc="docs/model.md",
+           cmd=" && ".join(
+               f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --calibration "
+               f"data/calibration/h100_emulated.csv --out {{tmp}}/rc_{g}.csv > /dev/null" for g in H100_TP8_26_30) +
+               " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv"
+                                                          for g in H100_TP8_26_30) +
+               f" --round-cost --where algo=oneshot --where pattern={pattern} | tail -1",
+           derive=derive)
+      for pattern, derive in (
+          ("ar_res_rms", lambda out: ["reference {0} / {1} us, lean {3} / {4} us (measured / predicted, {2} configurations)"
+                                      .format(*re.search(r"reference ([\d.]+) / ([\d.]+) us \((\d+) rows\), lean ([\d.]+) / "
+                                                         r"([\d.]+) us", out).groups())]),
+          ("ar", lambda out: ["reference {0} / {1} us and lean {2} / {3} us".format(
+              *re.search(r"reference ([\d.]+) / ([\d.]+) us \(\d+ rows\), lean ([\d.]+) / ([\d.]+) us", out).groups())]),
+          ("ar_res_rms_fp4", lambda out: ["(reference\n{0} / {1} us, {2})".format(
+              *re.search(r"reference ([\d.]+) / ([\d.]+) us \((\d+) rows\)", out).groups())]))],
     # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": the lean two-shot rows of the twelve
     # H100 grids with today's calibration, by N
     dict(doc="docs/model.md",

@@ -51,5 +51,21 @@ out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/none.c
   fail "a missing file accepted"
 echo "$out" | grep -q "model_bias: cannot read '$tmp/none.csv'" || fail "the missing file is not named ($out)"
 echo "$out" | grep -q Traceback && fail "a traceback for a missing file ($out)"
-[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, refusals: ok"
+# --round-cost over two pairs: one configuration (16 tokens, one-shot, lean) at grids 2 and 8 (R = 8 and 2)
+# in each file; each file's pair stays its own row (2 and 3 us per round measured, 2 predicted), and the
+# last line takes the medians over both.
+{
+  echo "$header"
+  echo "2,bf16,ar_res_rms,oneshot,16,4096,512,1,2,1,64,lean"
+  echo "2,bf16,ar_res_rms,oneshot,16,4096,512,1,8,1,64,lean"
+} > "$tmp/r.csv"
+{ echo "$vheader"; echo "2,20,22,ok"; echo "3,8,10,ok"; } > "$tmp/vr1.csv"
+{ echo "$vheader"; echo "2,26,22,ok"; echo "3,8,10,ok"; } > "$tmp/vr2.csv"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/r.csv" "$tmp/vr1.csv" "$tmp/r.csv" "$tmp/vr2.csv" --round-cost 2>&1) ||
+  fail "--round-cost over two pairs: exit $? ($out)"
+[ "$(echo "$out" | grep -c '^| 16 x 4096, 512/1, 1 | 2 -> 8 | - |')" -eq 2 ] || fail "--round-cost: one row per file ($out)"
+echo "$out" | grep -q '| 2.00 / 2.00 us |$' || fail "--round-cost: the first file's row ($out)"
+echo "$out" | grep -q '| 3.00 / 2.00 us |$' || fail "--round-cost: the second file's row ($out)"
+echo "$out" | grep -q 'reference - (0 rows), lean 2.50 / 2.00 us (2 rows)$' || fail "--round-cost: the medians ($out)"
+[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, refusals, --round-cost over pairs: ok"
 exit $status

@@ -699,6 +699,7 @@ def swap_mapes(out):
 LEAN2_LINES_OFF = ["--set", "lean2_*=0"]
 H100_GRIDS_26_29 = [f"grid{g}{s}" for g in (26, 27, 28, 29) for s in ("", "_tp4", "_tp8" if g != 27 else "_tp8_rerun")]
 H100_TP8_26_30 = ["grid26_tp8", "grid27_tp8_rerun", "grid28_tp8", "grid29_tp8", "grid30_tp8"]
+H100_TP4_26_30 = ["grid26_tp4", "grid27_tp4", "grid28_tp4", "grid29_tp4", "grid30_tp4"]
 TWOSHOT_LINE_OFF = ["--set", "twoshot_round_delta_ns=0", "--set", "twoshot_round_delta_ns_per_warp=0",
                     "--set", "twoshot_further_round_ns_n2=-274.44755402247733"] + LEAN2_LINES_OFF
 TWOSHOT_LINE_ROWS = [("grid26 TP2 / TP4 / TP8", ["model-accuracy_emulated_grid26", "model-accuracy_emulated_grid26_tp4",
@@ -1719,6 +1720,16 @@ CHECKS = [
               *re.search(r"reference ([\d.]+) / ([\d.]+) us \(\d+ rows\), lean ([\d.]+) / ([\d.]+) us", out).groups())]),
           ("ar_res_rms_fp4", lambda out: ["(reference\n{0} / {1} us, {2})".format(
               *re.search(r"reference ([\d.]+) / ([\d.]+) us \((\d+) rows\)", out).groups())]))],
+    dict(doc="docs/model.md",
+         cmd=" && ".join(
+             f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --calibration "
+             f"data/calibration/h100_emulated.csv --out {{tmp}}/rc_{g}.csv > /dev/null" for g in H100_TP8_26_30 + H100_TP4_26_30) +
+             "".join(" && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv"
+                                                                for g in grids) +
+                     " --round-cost --where algo=twoshot --where pattern=ar_res_rms | tail -1"
+                     for grids in (H100_TP8_26_30, H100_TP4_26_30)),
+         derive=lambda out: ["lean two-shot's `ar_res_rms` rows: {0} / {1} us at TP8, {2} / {3} us at TP4".format(
+             *[x for m in re.findall(r"lean ([\d.]+) / ([\d.]+) us", out) for x in m])]),
     # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": the lean two-shot rows of the twelve
     # H100 grids with today's calibration, by N
     dict(doc="docs/model.md",

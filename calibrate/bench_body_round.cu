@@ -88,6 +88,11 @@
 // `_allbusy_slowest`) and the lean two-shot's owner and reader rounds with the `ar` epilogue, warm and allbusy at
 // their own N (`lean2_owner_ar_n{2,4,8}`, `lean2_reader_ar_n{2,4,8}`): the one-shot `ar` round's own line at
 // N = 4 and 8 waits for the two-shot `ar` rounds measured beside it (docs/model.md, "The `ar` round at N = 2").
+// Since session 44 (2026-12-06) both lean two-shot kinds in one run, in the fused kernel's order, warm and
+// allbusy at their own N (`lean2_mixed_n{2,4,8}`): a cluster's first ceil(R / N) rounds an owner's, the rest a
+// reader's (R = 8 warm: 4 + 4 at N = 2, 2 + 6 at N = 4, 1 + 7 at N = 8; R = 4 allbusy). The model prices each
+// kind by its own line, and its lean two-shot rounds at TP8 are long against the fused rows: these rows say
+// whether an owner's pushes drain under the reader rounds after it. Recorded; no constant reads them yet.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -209,9 +214,14 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   rounds_clock_stop(m.cluster, t0, times);
 }
 
-// The lean two-shot body's round of one kind, on rank 0 with its data in place (the header above): the
-// same loop and timing as body_round_kernel, the round of kernels/twoshot_lean_kernel.cuh step 5.
-template <int N, bool kOwner, Pattern kPattern = Pattern::ar_res_rms>
+// Which rounds a lean two-shot run times: every round an owner's or a reader's, or (owner_first, since
+// session 44) a cluster's first ceil(R / N) of its R rounds an owner's and the rest a reader's, in the order
+// of the fused kernel's stage 2 and stage 3 (kernels/twoshot_lean_kernel.cuh step 5).
+enum class Lean2Rounds { reader, owner, owner_first };
+
+// The lean two-shot body's rounds, on rank 0 with its data in place (the header above): the same loop and
+// timing as body_round_kernel, the round of kernels/twoshot_lean_kernel.cuh step 5.
+template <int N, Lean2Rounds kRounds, Pattern kPattern = Pattern::ar_res_rms>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     twoshot_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids,
                          StartGate gate) {
@@ -229,12 +239,18 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   char* my_cur = static_cast<char*>(p.my_region);  // buffer cur = 0, my slot (rank 0) at offset 0
   PollState st;
   const QuantScales q = load_quant_scales<kPattern>(p);
+  // This cluster's rounds and, for owner_first, how many of them are an owner's.
+  const int my_rounds = (p.tokens - m.cluster_id + m.num_clusters - 1) / m.num_clusters;
+  const int owned_rounds = kRounds == Lean2Rounds::owner ? my_rounds
+                           : kRounds == Lean2Rounds::owner_first ? (my_rounds + N - 1) / N
+                                                                 : 0;
   const unsigned long long t0 = rounds_clock_start(m.cluster);
   int round = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
+    const bool owner = round < owned_rounds;
     fused_token_epilogue<T, kPattern, TwoshotLeanEpilogue>(
         p, m, epi, nullptr, q, tok, round, [&](long long off, float(&acc)[kVec]) {
-          if constexpr (kOwner) {
+          if (owner) {
             const uint4 own = ld_input_v4(static_cast<const char*>(p.x) + off);
             poll_sum_clear<T, N, Accumulation::pairwise, kBatch>(my_cur + off, p.slot_bytes, own, tok, p, st, acc);
             unsigned bits[kVec];
@@ -329,20 +345,27 @@ const BodyRun kBodyRuns[] = {
     // Since session 27: the lean two-shot body's owner and reader rounds.
     // Since session 42 also in the allbusy pass at their own N (`lean2_owner_n4_solo_slowest`,
     // `lean2_owner_n4_allbusy_slowest`, ...): the fused lean two-shot runs its rounds on every partition at once.
-    {"lean2_owner_n2", 2, twoshot_round_kernel<2, true>, true, nullptr, true},
-    {"lean2_reader_n2", 2, twoshot_round_kernel<2, false>, true, nullptr, true},
-    {"lean2_owner_n4", 4, twoshot_round_kernel<4, true>, true, nullptr, true},
-    {"lean2_reader_n4", 4, twoshot_round_kernel<4, false>, true, nullptr, true},
-    {"lean2_owner_n8", 8, twoshot_round_kernel<8, true>, true, nullptr, true},
-    {"lean2_reader_n8", 8, twoshot_round_kernel<8, false>, true, nullptr, true},
+    {"lean2_owner_n2", 2, twoshot_round_kernel<2, Lean2Rounds::owner>, true, nullptr, true},
+    {"lean2_reader_n2", 2, twoshot_round_kernel<2, Lean2Rounds::reader>, true, nullptr, true},
+    {"lean2_owner_n4", 4, twoshot_round_kernel<4, Lean2Rounds::owner>, true, nullptr, true},
+    {"lean2_reader_n4", 4, twoshot_round_kernel<4, Lean2Rounds::reader>, true, nullptr, true},
+    {"lean2_owner_n8", 8, twoshot_round_kernel<8, Lean2Rounds::owner>, true, nullptr, true},
+    {"lean2_reader_n8", 8, twoshot_round_kernel<8, Lean2Rounds::reader>, true, nullptr, true},
     // Since session 43 the same rounds with the `ar` pattern (no norm: the sum stored to allreduce_out), warm and
     // allbusy at their own N (`lean2_owner_ar_n4`, `lean2_owner_ar_n4_allbusy_slowest`, ...).
-    {"lean2_owner_ar_n2", 2, twoshot_round_kernel<2, true, Pattern::ar>, true, nullptr, true},
-    {"lean2_reader_ar_n2", 2, twoshot_round_kernel<2, false, Pattern::ar>, true, nullptr, true},
-    {"lean2_owner_ar_n4", 4, twoshot_round_kernel<4, true, Pattern::ar>, true, nullptr, true},
-    {"lean2_reader_ar_n4", 4, twoshot_round_kernel<4, false, Pattern::ar>, true, nullptr, true},
-    {"lean2_owner_ar_n8", 8, twoshot_round_kernel<8, true, Pattern::ar>, true, nullptr, true},
-    {"lean2_reader_ar_n8", 8, twoshot_round_kernel<8, false, Pattern::ar>, true, nullptr, true},
+    {"lean2_owner_ar_n2", 2, twoshot_round_kernel<2, Lean2Rounds::owner, Pattern::ar>, true, nullptr, true},
+    {"lean2_reader_ar_n2", 2, twoshot_round_kernel<2, Lean2Rounds::reader, Pattern::ar>, true, nullptr, true},
+    {"lean2_owner_ar_n4", 4, twoshot_round_kernel<4, Lean2Rounds::owner, Pattern::ar>, true, nullptr, true},
+    {"lean2_reader_ar_n4", 4, twoshot_round_kernel<4, Lean2Rounds::reader, Pattern::ar>, true, nullptr, true},
+    {"lean2_owner_ar_n8", 8, twoshot_round_kernel<8, Lean2Rounds::owner, Pattern::ar>, true, nullptr, true},
+    {"lean2_reader_ar_n8", 8, twoshot_round_kernel<8, Lean2Rounds::reader, Pattern::ar>, true, nullptr, true},
+    // Since session 44: both kinds in one run, in the fused kernel's order (`lean2_mixed_n{2,4,8}`, warm, and
+    // allbusy at their own N): a cluster's first ceil(R / N) rounds an owner's, the rest a reader's, so that
+    // an owner's pushes may drain under the reader rounds after it as in a fused call (the model prices each
+    // kind by its own line; docs/model.md, "The lean two-shot's second exchange where its hop is").
+    {"lean2_mixed_n2", 2, twoshot_round_kernel<2, Lean2Rounds::owner_first>, true, nullptr, true},
+    {"lean2_mixed_n4", 4, twoshot_round_kernel<4, Lean2Rounds::owner_first>, true, nullptr, true},
+    {"lean2_mixed_n8", 8, twoshot_round_kernel<8, Lean2Rounds::owner_first>, true, nullptr, true},
 };
 constexpr int kMaxRanksHere = 8;
 

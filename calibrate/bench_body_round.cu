@@ -239,15 +239,14 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   char* my_cur = static_cast<char*>(p.my_region);  // buffer cur = 0, my slot (rank 0) at offset 0
   PollState st;
   const QuantScales q = load_quant_scales<kPattern>(p);
-  // This cluster's rounds and, for owner_first, how many of them are an owner's.
+  // For owner_first: this cluster's rounds, and how many of them are an owner's. The other kinds decide at
+  // compile time, so their code is the same as before the mixed kind existed.
   const int my_rounds = (p.tokens - m.cluster_id + m.num_clusters - 1) / m.num_clusters;
-  const int owned_rounds = kRounds == Lean2Rounds::owner ? my_rounds
-                           : kRounds == Lean2Rounds::owner_first ? (my_rounds + N - 1) / N
-                                                                 : 0;
+  const int owned_rounds = (my_rounds + N - 1) / N;
   const unsigned long long t0 = rounds_clock_start(m.cluster);
   int round = 0;
   for (int tok = m.cluster_id; tok < p.tokens; tok += m.num_clusters, ++round) {
-    const bool owner = round < owned_rounds;
+    const bool owner = kRounds == Lean2Rounds::owner || (kRounds == Lean2Rounds::owner_first && round < owned_rounds);
     fused_token_epilogue<T, kPattern, TwoshotLeanEpilogue>(
         p, m, epi, nullptr, q, tok, round, [&](long long off, float(&acc)[kVec]) {
           if (owner) {

@@ -37,6 +37,10 @@
 # --calibrate      also run `arlab calibrate` on the emulated node into OUTDIR/calibrate_emulated/ and, when
 #                  2+ GPUs are visible, under `mpirun -np 2` into OUTDIR/calibrate_mpi/ (microbench.csv,
 #                  calibration.csv; logs calibrate_*.log).
+# --calibrate-ranks "N.."  the emulated node's rank counts of --calibrate (default "2"): `arlab calibrate -n N`
+#                  for each, N = 2 into OUTDIR/calibrate_emulated/, any other into OUTDIR/calibrate_emulated_nN/
+#                  (the committed calibrations read -n 4 and -n 8 runs beside the -n 2 one:
+#                  data/calibration/README.md).
 # --exp "NAME.."   also run `arlab exp NAME` for each name (emulated TP2) into OUTDIR/exp/NAME/ (CSV,
 #                  ratios CSV, summary files; no figures).
 # --exp-nranks "N.." the emulated rank counts of those experiments (default "2").
@@ -74,7 +78,7 @@ fi
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
 run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0; run_calibrate=0; exp_names=""; mixed=0
-exp_nranks="2"; exp_timeout=500; run_peers=0; exp_mpi=0
+exp_nranks="2"; exp_timeout=500; run_peers=0; exp_mpi=0; calibrate_ranks="2"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -92,6 +96,7 @@ while [ $# -gt 0 ]; do
     --fp32-norm) fp32_norm=1; shift ;;
     --soak) soak_calls=$2; shift 2 ;;
     --calibrate) run_calibrate=1; shift ;;
+    --calibrate-ranks) calibrate_ranks=$2; shift 2 ;;
     --exp) exp_names=$2; shift 2 ;;
     --exp-nranks) exp_nranks=$2; shift 2 ;;
     --exp-timeout) exp_timeout=$2; shift 2 ;;
@@ -102,6 +107,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$exp_mpi" in ''|*[!0-9]*) echo "gpu-run: --exp-mpi needs a GPU count, got '$exp_mpi'" >&2; exit 2 ;; esac
+[ -n "$calibrate_ranks" ] || { echo "gpu-run: --calibrate-ranks needs rank counts, got none" >&2; exit 2; }
+for n in $calibrate_ranks; do
+  case "$n" in ''|*[!0-9]*) echo "gpu-run: --calibrate-ranks needs rank counts, got '$n'" >&2; exit 2 ;; esac
+done
 if [ "$exp_mpi" -gt 0 ] && [ -z "$exp_names" ]; then
   echo "gpu-run: --exp-mpi $exp_mpi runs the experiments --exp names; none named" >&2; exit 2
 fi
@@ -250,10 +259,13 @@ if [ "$soak_calls" -gt 0 ]; then
 fi
 if [ $run_calibrate -eq 1 ]; then
   # `arlab calibrate` (under 3 minutes on an H200): the emulated node, then one process per GPU.
-  start=$(date +%s)
-  timeout 300 "$arlab" calibrate --out-dir "$out/calibrate_emulated" > "$out/calibrate_emulated.log" 2>&1
-  rc=$?; [ $rc -ne 0 ] && status=1
-  echo "gpu-run: calibrate (emulated node) exit $rc in $(( $(date +%s) - start )) s (log: calibrate_emulated.log)"
+  for n in $calibrate_ranks; do
+    name=calibrate_emulated; [ "$n" != 2 ] && name=calibrate_emulated_n$n
+    start=$(date +%s)
+    timeout 300 "$arlab" calibrate -n "$n" --out-dir "$out/$name" > "$out/$name.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && status=1
+    echo "gpu-run: calibrate (emulated node, $n ranks) exit $rc in $(( $(date +%s) - start )) s (log: $name.log)"
+  done
   ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
   if [ "$ngpu" -ge 2 ]; then
     start=$(date +%s)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # ctest driver (label cpu): the GPU machine's scripts refuse bad arguments before they touch anything,
 # and scripts/switch_probe.sh runs its plan, both on a machine without a GPU.
-#  * scripts/gpu-run.sh: --exp-mpi that is not a count, --exp-mpi without --exp, an unknown option: exit
+#  * scripts/gpu-run.sh: --exp-mpi that is not a count, --exp-mpi without --exp, an unknown option,
+#    --calibrate-ranks that are not counts or none: exit
 #    2 with a message naming the problem, and the output folder not created;
 #  * scripts/switch_probe.sh: NAME=ARLAB malformed, a NAME with other characters, a binary that is not
 #    executable, a problems file that cannot be read: exit 2 with its message, no output folder; then,
@@ -30,6 +31,8 @@ refuses() {
 refuses "needs a GPU count, got 'two'" "$tmp/g1" "$src/scripts/gpu-run.sh" "$tmp/g1" --exp-mpi two --exp seed
 refuses "runs the experiments --exp names; none named" "$tmp/g2" "$src/scripts/gpu-run.sh" "$tmp/g2" --exp-mpi 2
 refuses "unknown option --nope" "$tmp/g3" "$src/scripts/gpu-run.sh" "$tmp/g3" --nope
+refuses "--calibrate-ranks needs rank counts, got 'four'" "$tmp/g4" "$src/scripts/gpu-run.sh" "$tmp/g4" --calibrate --calibrate-ranks "2 four"
+refuses "--calibrate-ranks needs rank counts, got none" "$tmp/g5" "$src/scripts/gpu-run.sh" "$tmp/g5" --calibrate-ranks ""
 
 # stand-in arlab binaries: append "NAME ARGS" to $tmp/calls and succeed (the broken one fails)
 for name in base probe broken; do

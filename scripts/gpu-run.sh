@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
 #                    [--seed] [--twoshot "N ..."] [--mpi NGPUS] [--probe] [--repeat K] [--hold-ab]
-#                    [--sanitize] [--soak CALLS] [--calibrate] [--exp "NAME ..."] [--exp-nranks "N ..."]
+#                    [--sanitize] [--soak CALLS] [--calibrate] [--calibrate-ranks "N ..."] [--exp "NAME ..."] [--exp-nranks "N ..."]
 #                    [--exp-timeout S] [--exp-mpi NGPUS] [--mixed] [--peers]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #

@@ -151,6 +151,8 @@ def main():
     ap.add_argument("arlab", help="the arlab executable")
     ap.add_argument("--root", default=".", help="source tree holding data/h200 (default: .)")
     a = ap.parse_args()
+    if not (os.path.isfile(a.arlab) and os.access(a.arlab, os.X_OK)):
+        sys.exit(f"accuracy_table: {a.arlab!r} is not an executable arlab")
     print("| node | kernel body (pattern) | rows | MAPE | max APE | Spearman within problems (mean, problems) | file |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:

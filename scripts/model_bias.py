@@ -41,6 +41,7 @@ e.g. build/cli/arlab validate data/h200/model_grid_nvlink.csv --calibration data
 import csv
 import math
 import os
+import statistics
 import sys
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
@@ -130,11 +131,8 @@ def print_round_cost(points):
         printed += 1
     if not printed:
         sys.exit("model_bias: no configuration was measured at two grids")
-    def median(values):
-        v = sorted(values)
-        return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
     print("median per round where R at least doubles, measured / predicted: " + ", ".join(
-        f"{body} {median([c[0] for c in got]):.2f} / {median([c[1] for c in got]):.2f} us ({len(got)} rows)"
+        f"{body} {statistics.median(c[0] for c in got):.2f} / {statistics.median(c[1] for c in got):.2f} us ({len(got)} rows)"
         if got else f"{body} - (0 rows)" for body, got in costs.items()))
 
 

@@ -700,6 +700,21 @@ LEAN2_LINES_OFF = ["--set", "lean2_*=0"]
 H100_GRIDS_26_29 = [f"grid{g}{s}" for g in (26, 27, 28, 29) for s in ("", "_tp4", "_tp8" if g != 27 else "_tp8_rerun")]
 H100_TP8_26_30 = ["grid26_tp8", "grid27_tp8_rerun", "grid28_tp8", "grid29_tp8", "grid30_tp8"]
 H100_TP4_26_30 = ["grid26_tp4", "grid27_tp4", "grid28_tp4", "grid29_tp4", "grid30_tp4"]
+
+
+def round_cost_leads(out):
+    """Five `scripts/model_bias.py --round-cost` last lines (reference and lean medians with their row counts)
+    -> the quotes of docs/model.md's session-44 leads."""
+    lines = [re.search(r"reference ([\d.]+) / ([\d.]+) us \((\d+) rows\), lean ([\d.]+) / ([\d.]+) us", line).groups()
+             for line in out.splitlines() if line.startswith("median per round")]
+    one_ar_res_rms, one_ar, one_fp4, two_tp8, two_tp4 = lines
+    return ["reference {0} / {1} us, lean {3} / {4} us (measured / predicted, {2} configurations)".format(*one_ar_res_rms),
+            "reference {0} / {1} us and lean {3} / {4} us".format(*one_ar),
+            "(reference\n{0} / {1} us, {2})".format(*one_fp4),
+            "lean two-shot's `ar_res_rms` rows: {0} / {1} us at TP8, {2} / {3} us at TP4".format(
+                two_tp8[3], two_tp8[4], two_tp4[3], two_tp4[4])]
+
+
 TWOSHOT_LINE_OFF = ["--set", "twoshot_round_delta_ns=0", "--set", "twoshot_round_delta_ns_per_warp=0",
                     "--set", "twoshot_further_round_ns_n2=-274.44755402247733"] + LEAN2_LINES_OFF
 TWOSHOT_LINE_ROWS = [("grid26 TP2 / TP4 / TP8", ["model-accuracy_emulated_grid26", "model-accuracy_emulated_grid26_tp4",
@@ -1703,33 +1718,20 @@ CHECKS = [
                *re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out))])
       for doc in ("README.md", "docs/model.md")],
     # session 44: docs/model.md, "The lean two-shot's second exchange where its hop is", its leads: the cost of one
-    # more one-shot round over the H100's TP8 grids 26-30, pooled
-    *[dict(doc="docs/model.md",
-           cmd=" && ".join(
-               f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --calibration "
-               f"data/calibration/h100_emulated.csv --out {{tmp}}/rc_{g}.csv > /dev/null" for g in H100_TP8_26_30) +
-               " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv"
-                                                          for g in H100_TP8_26_30) +
-               f" --round-cost --where algo=oneshot --where pattern={pattern} | tail -1",
-           derive=derive)
-      for pattern, derive in (
-          ("ar_res_rms", lambda out: ["reference {0} / {1} us, lean {3} / {4} us (measured / predicted, {2} configurations)"
-                                      .format(*re.search(r"reference ([\d.]+) / ([\d.]+) us \((\d+) rows\), lean ([\d.]+) / "
-                                                         r"([\d.]+) us", out).groups())]),
-          ("ar", lambda out: ["reference {0} / {1} us and lean {2} / {3} us".format(
-              *re.search(r"reference ([\d.]+) / ([\d.]+) us \(\d+ rows\), lean ([\d.]+) / ([\d.]+) us", out).groups())]),
-          ("ar_res_rms_fp4", lambda out: ["(reference\n{0} / {1} us, {2})".format(
-              *re.search(r"reference ([\d.]+) / ([\d.]+) us \((\d+) rows\)", out).groups())]))],
+    # more token round over the H100's grids 26-30, pooled (each file validated once): the one-shot patterns at
+    # TP8, then the lean two-shot at TP8 and TP4
     dict(doc="docs/model.md",
          cmd=" && ".join(
              f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --calibration "
              f"data/calibration/h100_emulated.csv --out {{tmp}}/rc_{g}.csv > /dev/null" for g in H100_TP8_26_30 + H100_TP4_26_30) +
              "".join(" && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv"
                                                                 for g in grids) +
-                     " --round-cost --where algo=twoshot --where pattern=ar_res_rms | tail -1"
-                     for grids in (H100_TP8_26_30, H100_TP4_26_30)),
-         derive=lambda out: ["lean two-shot's `ar_res_rms` rows: {0} / {1} us at TP8, {2} / {3} us at TP4".format(
-             *[x for m in re.findall(r"lean ([\d.]+) / ([\d.]+) us", out) for x in m])]),
+                     f" --round-cost --where algo={algo} --where pattern={pattern} | tail -1"
+                     for grids, algo, pattern in ((H100_TP8_26_30, "oneshot", "ar_res_rms"), (H100_TP8_26_30, "oneshot", "ar"),
+                                                  (H100_TP8_26_30, "oneshot", "ar_res_rms_fp4"),
+                                                  (H100_TP8_26_30, "twoshot", "ar_res_rms"),
+                                                  (H100_TP4_26_30, "twoshot", "ar_res_rms"))),
+         derive=round_cost_leads),
     # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": the lean two-shot rows of the twelve
     # H100 grids with today's calibration, by N
     dict(doc="docs/model.md",

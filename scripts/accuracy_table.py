@@ -115,9 +115,14 @@ FILES = [
     ("../h100/exp/model-accuracy_emulated_grid29_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid29 on an H100 at TP8, by algorithm"),
     # Session 42: the fresh grid30 at TP4 (defined after the lean two-shot's lines were committed, before any of it was measured) on an H100.
     ("../h100/exp/model-accuracy_emulated_grid30_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, fresh grid30 on an H100 at TP4, by algorithm"),
-    # Session 44: grid30 at TP2 and TP8 (measured after session 42's lines, with that model's picks; TP8 59 of its 61 cases).
+    # Sessions 44-45: grid30 at TP2 and TP8 (measured after session 42's lines, with that model's picks; TP8's last 2 cases in session 45).
     ("../h100/exp/model-accuracy_emulated_grid30.csv", "emulated, H100", "model-accuracy experiment, grid30 on an H100 at TP2, by algorithm"),
-    ("../h100/exp/model-accuracy_emulated_grid30_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid30 on an H100 at TP8 (59 of its 61 cases), by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid30_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid30 on an H100 at TP8, by algorithm"),
+    # Session 45: the fresh grid31 (defined in session 44 after the lean two-shot's second exchange followed its hop, before any
+    # of it was measured) on an H100.
+    ("../h100/exp/model-accuracy_emulated_grid31.csv", "emulated, H100", "model-accuracy experiment, fresh grid31 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid31_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid31 on an H100 at TP4, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid31_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid31 on an H100 at TP8, by algorithm"),
 ]
 
 

@@ -760,6 +760,25 @@ def own_pick_regret(doc, grid, lead):
                                     " / ".join(m + " %" for m in re.findall(r", max ([\d.]+) %", out)) + " at worst"])
 
 
+def grid31_bias_quotes(out):
+    """docs/model.md, "grid31, held out": the lean two-shot at TP4 / TP8 (today's model), the `ar` pattern and the
+    others, the biases by token count, the reference two-shot's `ar` rows at TP4, the lean two-shot at TP8 by round
+    count; from the five scripts/model_bias.py outputs of its check, in order."""
+    parts = [p for p in re.split(r"^(?=\S.*\brows\s+MAPE\s+bias\s*$)", out, flags=re.M) if p.strip()]
+    body, pattern, tokens, ar, rounds = ({" ".join(k): (mape, bias) for k, _, mape, bias in bias_groups(p)} for p in parts)
+    others = sorted(float(m) for k, (m, _) in pattern.items() if k != "ar")
+    lean4, lean8 = body["4 lean twoshot"], body["8 lean twoshot"]
+    small = [float(tokens[t][1]) for t in ("5", "11", "44")]
+    large = [float(tokens[t][1]) for t in ("264", "440")]
+    return [f"-> {lean4[0]} % ({lean4[1]} %) at TP4",
+            f"-> {lean8[0]} % ({lean8[1]} %) at TP8",
+            f"the `ar` pattern {pattern['ar'][0]} % (every other pattern {others[0]:.1f}-{others[-1]:.1f} %; the reference "
+            f"two-shot's `ar` rows at TP4 {ar['4 reference twoshot'][0]} %, bias {ar['4 reference twoshot'][1]} %)",
+            f"(bias {min(small):+.1f} % to {max(small):+.1f} %)",
+            f"short ({max(large):+.1f} % to {min(large):+.1f} %)",
+            f"long at 5-16 rounds per cluster ({rounds['5-16'][1]} %) and short at 17 and more ({rounds['17+'][1]} %)"]
+
+
 def l2_term_table(out):
     v = swap_mapes(out)
     n = len(L2_TERM_H100)
@@ -1709,6 +1728,13 @@ CHECKS = [
          + TWOSHOT_LINE_OFF + ["data/h100/exp/model-accuracy_emulated_grid30_tp4.csv"],
          derive=lambda out: ["grid30 at TP4 (defined after the lean two-shot's lines): MAPE {0} % ({1} % with session 41's "
                              "constants)".format(*swap_mapes(out))]),
+    # session 45: the README's second-GPU row, grid31 at TP2 / TP4 / TP8 with the H100's own calibration, and the own
+    # pick's regret
+    dict(doc="README.md", cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid31{s}.csv "
+                                          "--calibration data/calibration/h100_emulated.csv" for s in ("", "_tp4", "_tp8")),
+         derive=lambda out: ["grid31 at TP2 / TP4 / TP8: MAPE " + " % / ".join(
+             re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out)) + " % with its own calibration"]),
+    own_pick_regret("README.md", "grid31", "the own pick "),
     # session 44: the README's second-GPU row and docs/model.md, "The lean two-shot's second exchange where its hop
     # is": grid30 at TP2 and TP8 (measured in session 44) with today's model and the H100's calibration
     *[dict(doc=doc,
@@ -1732,6 +1758,37 @@ CHECKS = [
                                                   (H100_TP8_26_30, "twoshot", "ar_res_rms"),
                                                   (H100_TP4_26_30, "twoshot", "ar_res_rms"))),
          derive=round_cost_leads),
+    # session 45: docs/model.md, "grid31, held out": grid31 at TP2 / TP4 / TP8 with today's model, the own pick's
+    # regret, the lean two-shot by body and N (TP4 and TP8 pooled), where the three files are off, and the mixed
+    # rounds of body_round lean2_mixed_n{2,4,8}
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid31{s}.csv --calibration "
+                         "data/calibration/h100_emulated.csv" for s in ("", "_tp4", "_tp8")),
+         derive=lambda out: ["MAPE {0} % / {1} % / {2} % over {3} / {4} / {5} rows (max APE {6} % / {7} % / {8} %; "
+                             "Spearman within a problem {9} / {10} / {11} mean)".format(
+                                 *re.findall(r"against the headline[^\n]*?MAPE ([\d.]+) %", out),
+                                 *re.findall(r"rows (\d+): used", out),
+                                 *re.findall(r"against the headline[^\n]*?max APE ([\d.]+) %", out),
+                                 *["%.3f" % float(m) for m in re.findall(r"per problem [^\n]*? mean ([\d.]+)", out)])]),
+    own_pick_regret("docs/model.md", "grid31", "(`scripts/model_regret.py FILE`) is "),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid31{s}.csv --calibration "
+                         f"data/calibration/h100_emulated.csv --out {{tmp}}/g31{s}.csv > /dev/null" for s in ("", "_tp4", "_tp8")) +
+             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_grid31{s}.csv {{tmp}}/g31{s}.csv"
+                                                        for s in ("_tp4", "_tp8")) + " --by nranks,kernel_variant,algo"
+             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_grid31{s}.csv {{tmp}}/g31{s}.csv"
+                                                        for s in ("", "_tp4", "_tp8")) + " --by pattern"
+             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_grid31{s}.csv {{tmp}}/g31{s}.csv"
+                                                        for s in ("", "_tp4", "_tp8")) + " --by tokens"
+             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_grid31{s}.csv {{tmp}}/g31{s}.csv"
+                                                        for s in ("", "_tp4", "_tp8")) + " --by nranks,kernel_variant,algo --where pattern=ar"
+             " && {py} scripts/model_bias.py data/h100/exp/model-accuracy_emulated_grid31_tp8.csv {tmp}/g31_tp8.csv "
+             "--by @round_count --where kernel_variant=lean --where algo=twoshot",
+         derive=grid31_bias_quotes),
+    *[dict(doc="docs/model.md", cmd=["{py}", "scripts/lean2_mixed.py", f"data/calibration/h100_emulated_s45_n{n}_microbench.csv", str(n)],
+           derive=(lambda out: [out.splitlines()[-1]] + [l for l in out.splitlines() if l.startswith("16 128 8 8192 ")]) if n == 8
+           else (lambda out: [out.splitlines()[-1]]))
+      for n in (2, 4, 8)],
     # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": the lean two-shot rows of the twelve
     # H100 grids with today's calibration, by N
     dict(doc="docs/model.md",

@@ -388,6 +388,10 @@ constexpr bool every_tpb_even() {
 static_assert(every_tpb_even(), "body_round: the NVFP4 rounds need an even tpb (no amax exchange buffer)");
 // The emulated TP8 node's partition: 16 of the H200's 132 SMs (harness/node.h).
 constexpr int kSmallGrid = 16;
+// The few-block rows (since session 45): one and four vectors per thread at H 4096, clusters of 1, on
+// grids up to kSmallGrid.
+constexpr Config kFewBlockConfigs[] = {{4096, 512, 1}, {4096, 128, 1, 4}};
+constexpr int kFewBlocks[] = {2, 4, 8, kSmallGrid};
 
 // How the data a round reads stand when it starts:
 //   warm   the slots and x read once through L2 just before (as right after a short push)
@@ -693,6 +697,29 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
     }
   }
   allbusy_rows(env, gamma.data(), scale.as<float>(), flush, flips, out);
+  // Since session 45: reference_n2's and lean_n2's rounds on few blocks (`{variant}_fewblocks` + `_slowest`,
+  // warm): H 4096 at 512 x 1 (one vector per thread) and 128 x 1 (four) on 2, 4, 8 and 16 blocks. A fused
+  // call's further round at four vectors per thread takes 3.9 us on 2 blocks and 6.4 us on 16, at one
+  // vector 2.1 and 2.5 us (scripts/vpt_rounds.sh --few-blocks, an H100), while the rows above take as long
+  // on 16 blocks as on the whole partition; the model shares each vector beyond a thread's first out over
+  // the partition's SMs (model/model_terms.cpp round_overhead_ns). Do the body's own rounds grow from 2
+  // blocks to 16, or is it the rest of the call? Recorded; no constant reads them.
+  for (const BodyRun& run : kBodyRuns) {
+    const std::string name = run.variant;
+    if (name != "reference_n2" && name != "lean_n2") continue;
+    for (const Config& c : kFewBlockConfigs)
+      for (const int blocks : kFewBlocks) {
+        if (blocks > env.sms || !fits(c, blocks, run.nranks)) continue;
+        const RoundTimes rt = measure(run, c, blocks, Mode::warm, 0);
+        const auto row = [&](const std::string& variant, const std::vector<double>& values) {
+          out.push_back(make_point(
+              PointKey{"body_round", variant, blocks, c.tpb, c.cluster, double(c.hidden), "hidden", "ns_per_round"},
+              values));
+        };
+        row(name + "_fewblocks", rt.block0);
+        row(name + "_fewblocks_slowest", rt.slowest);
+      }
+  }
   // The reuse curve: one configuration of each body at N = 4 on the small grid, after `between` =
   // fraction x L2 bytes written elsewhere (size = between, bytes).
   if (env.sms < kSmallGrid) return;

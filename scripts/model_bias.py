@@ -25,6 +25,8 @@ Several MEASUREMENTS.csv VALIDATION.csv pairs may follow one another: their rows
                         [--where COL=VALUE ...]
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --round-cost
                         [--where COL=VALUE ...]
+  scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --round-cost-tokens
+                        [--where COL=VALUE ...]
 
 --round-cost prints, instead, the cost of one more token round per cluster, measured and predicted:
 for rows that differ only in the grid (the same problem, tpb, cluster and vectors per thread, so only
@@ -33,7 +35,9 @@ largest R, one markdown table row per such configuration with the reference and 
 (rows of one R averaged; "-" where a body has no such pair). Each file pair's configurations stay its own
 (a configuration measured in two files is two rows); a last line gives, per body, the median of the
 measured and of the predicted cost over the rows whose largest R is at least twice the smallest (a step of
-one round in ten is mostly noise).
+one round in ten is mostly noise). --round-cost-tokens does the same for rows that differ only in the
+token count (the same grid, H, N, pattern, tpb, cluster and vectors per thread: R changes with the tokens
+while the blocks stay; scripts/vpt_rounds.sh --few-blocks), a table row per grid ("G blocks, H ...").
 
 e.g. build/cli/arlab validate data/h200/model_grid_nvlink.csv --calibration data/calibration/h200_nvlink.csv \\
          --out /tmp/v.csv && scripts/model_bias.py data/h200/model_grid_nvlink.csv /tmp/v.csv --by pattern
@@ -105,8 +109,9 @@ def rounds_of(m):
     return math.ceil(int(m["tokens"]) / (int(m["grid"]) // int(m["cluster"])))
 
 
-def print_round_cost(points):
-    """points: {(configuration key, body): {R: [(measured, predicted)]}} -> markdown rows."""
+def print_round_cost(points, by_tokens=False):
+    """points: {(configuration key, body): {R: [(measured, predicted)]}} -> markdown rows (the key's first
+    element the tokens, or with by_tokens the grid)."""
     def per_round(by_r):
         if len(by_r) < 2:
             return None
@@ -123,14 +128,15 @@ def print_round_cost(points):
             continue
         lo, hi = got[0][0], got[0][1]
         cells = [f"{c[2][0]:.2f} / {c[2][1]:.2f} us" if c else "-" for c in (cost["reference"], cost["lean"])]
-        tokens, hidden, tpb, cluster, vpt = key[:5]
-        print(f"| {tokens} x {hidden}, {tpb}/{cluster}, {vpt} | {lo} -> {hi} | {cells[0]} | {cells[1]} |")
+        first, hidden, tpb, cluster, vpt = key[:5]
+        shape = f"{first} blocks, H {hidden}" if by_tokens else f"{first} x {hidden}"
+        print(f"| {shape}, {tpb}/{cluster}, {vpt} | {lo} -> {hi} | {cells[0]} | {cells[1]} |")
         for body, c in cost.items():
             if c and c[1] >= 2 * c[0]:
                 costs[body].append(c[2])
         printed += 1
     if not printed:
-        sys.exit("model_bias: no configuration was measured at two grids")
+        sys.exit("model_bias: no configuration was measured at two " + ("token counts" if by_tokens else "grids"))
     print("median per round where R at least doubles, measured / predicted: " + ", ".join(
         f"{body} {statistics.median(c[0] for c in got):.2f} / {statistics.median(c[1] for c in got):.2f} us ({len(got)} rows)"
         if got else f"{body} - (0 rows)" for body, got in costs.items()))
@@ -138,11 +144,13 @@ def print_round_cost(points):
 
 def main(argv):
     by, where, files = [], [], []
-    round_cost = False
+    round_cost = False  # False, "grid" or "tokens": what the rows of one configuration differ in
     i = 0
     while i < len(argv):
-        if argv[i] == "--round-cost":
-            round_cost = True
+        if argv[i] in ("--round-cost", "--round-cost-tokens"):
+            if round_cost:
+                sys.exit(__doc__)
+            round_cost = "tokens" if argv[i] == "--round-cost-tokens" else "grid"
             i += 1
             continue
         if argv[i] in ("--by", "--where") and i + 1 < len(argv):
@@ -154,7 +162,7 @@ def main(argv):
             continue
         files.append(argv[i])
         i += 1
-    if len(files) < 2 or len(files) % 2 or bool(by) == round_cost or any(
+    if len(files) < 2 or len(files) % 2 or bool(by) == bool(round_cost) or any(
             len(w) != 2 for w in where):
         sys.exit(__doc__)
     unknown = [c for c in by + [w[0] for w in where] if c.startswith("@") and c not in DERIVED]
@@ -169,7 +177,7 @@ def main(argv):
     if round_cost:
         if not points:
             sys.exit("model_bias: no predicted row matches")
-        return print_round_cost(points)
+        return print_round_cost(points, by_tokens=round_cost == "tokens")
     if not groups:
         sys.exit("model_bias: no predicted row matches")
     width = max(len(" ".join(k)) for k in groups)
@@ -204,7 +212,8 @@ def read_pair(measurements, validation, by, where, round_cost, groups, points, p
                 continue
             measured, predicted = float(v["kernel_us_median"]), float(v["predicted_us"])
             if round_cost:
-                key = (int(m["tokens"]), int(m["hidden"]), int(m["tpb"]), int(m["cluster"]),
+                key = (int(m["grid"] if round_cost == "tokens" else m["tokens"]), int(m["hidden"]), int(m["tpb"]),
+                       int(m["cluster"]),
                        int(m["vecs_per_thread"] or 1), m["nranks"], m["algo"], m["pattern"], m["dtype"], pair)
                 by_r = points.setdefault((key, cell("kernel_variant")), {})
                 by_r.setdefault(rounds_of(m), []).append((measured, predicted))

@@ -700,6 +700,8 @@ LEAN2_LINES_OFF = ["--set", "lean2_*=0"]
 H100_GRIDS_26_29 = [f"grid{g}{s}" for g in (26, 27, 28, 29) for s in ("", "_tp4", "_tp8" if g != 27 else "_tp8_rerun")]
 H100_TP8_26_30 = ["grid26_tp8", "grid27_tp8_rerun", "grid28_tp8", "grid29_tp8", "grid30_tp8"]
 H100_TP4_26_30 = ["grid26_tp4", "grid27_tp4", "grid28_tp4", "grid29_tp4", "grid30_tp4"]
+H100_GRIDS_26_31 = [f"grid{g}{s}" for s in ("", "_tp4", "_tp8") for g in range(26, 32)
+                    if not (g == 27 and s == "_tp8")] + ["grid27_tp8_rerun"]
 
 
 def round_cost_leads(out):
@@ -777,6 +779,32 @@ def grid31_bias_quotes(out):
             f"(bias {min(small):+.1f} % to {max(small):+.1f} %)",
             f"short ({max(large):+.1f} % to {min(large):+.1f} %)",
             f"long at 5-16 rounds per cluster ({rounds['5-16'][1]} %) and short at 17 and more ({rounds['17+'][1]} %)"]
+
+
+def vpt_sweep_quotes(out):
+    """docs/model.md, the first vectors-per-thread sweep: the reference's cost of one more round at TP2 H 8192,
+    1024 / 512 / 256 threads x 1, measured and predicted; the MAPE; the TP2 bias by vectors per thread."""
+    cost = {m.group(1): (m.group(2), m.group(3)) for m in
+            re.finditer(r"^\| 128 x 8192, (\d+)/1, \d \| 2 -> 8 \| ([\d.]+) / ([\d.]+) us \|", out, re.M)}
+    part = out[out.index("nranks vecs_per_thread"):]  # the last command's table, its header first
+    tp2 = [b for k, _, _, b in bias_groups(part) if k[0] == "2"]
+    mape = re.search(r"against the headline[^\n]*?MAPE ([\d.]+) %", out).group(1)
+    return [" / ".join(cost[t][0] for t in ("1024", "512", "256")) + " us at 1024, 512 and 256 threads x 1",
+            "the model gives\n" + " / ".join(cost[t][1] for t in ("1024", "512", "256")) + " us",
+            f"MAPE {mape} %, by vectors per thread at TP2 bias {tp2[0]} % / {tp2[1]} % / {tp2[2]} %"]
+
+
+def few_blocks_quotes(out):
+    """docs/model.md, the few-block sweep: the reference's cost of one more round at 4 and at 1 vector per thread
+    on 2 / 4 / 8 / 16 / 64 blocks, measured and predicted, and the MAPE."""
+    got = {(m.group(1), m.group(2)): (m.group(3), m.group(4)) for m in
+           re.finditer(r"^\| (\d+) blocks, H 4096, (\d+)/1, \d \| 2 -> 8 \| ([\d.]+) / ([\d.]+) us \|", out, re.M)}
+    blocks = ("2", "4", "8", "16", "64")
+    mape = re.search(r"against the headline[^\n]*?MAPE ([\d.]+) %", out).group(1)
+    row = lambda tpb, i: " / ".join(got[(g, tpb)][i] for g in blocks)
+    return [f"--where policy=explicit`; MAPE {mape} %)",
+            f"takes {row('128', 0)} us on 2 / 4 / 8 /\n16 / 64 blocks, the model's {row('128', 1)} us",
+            f"at one vector (512 x 1) {row('512', 0)} us against {row('512', 1)} us"]
 
 
 def l2_term_table(out):
@@ -1789,6 +1817,31 @@ CHECKS = [
            derive=(lambda out: [out.splitlines()[-1]] + [l for l in out.splitlines() if l.startswith("16 128 8 8192 ")]) if n == 8
            else (lambda out: [out.splitlines()[-1]]))
       for n in (2, 4, 8)],
+    # session 45: docs/model.md, "grid31, held out", the rounds by vectors per thread and by blocks: the one-shot
+    # bias by N and vectors per thread over the eighteen H100 grids 26-31, the two sweeps, and the body_round rows
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --calibration "
+                         f"data/calibration/h100_emulated.csv --out {{tmp}}/vb_{g}.csv > /dev/null" for g in H100_GRIDS_26_31) +
+             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/vb_{g}.csv"
+                                                        for g in H100_GRIDS_26_31) +
+             " --by nranks,vecs_per_thread --where algo=oneshot",
+         derive=lambda out: ["TP{0} {1} % / {2} % / {3} %".format(n, *[b for k, _, _, b in bias_groups(out) if k[0] == n])
+                             for n in ("2", "4", "8")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/vpt_rounds_emulated.csv --out {tmp}/vpt.csv && {py} scripts/model_bias.py "
+             "data/h100/vpt_rounds_emulated.csv {tmp}/vpt.csv --round-cost && {py} scripts/model_bias.py "
+             "data/h100/vpt_rounds_emulated.csv {tmp}/vpt.csv --by nranks,vecs_per_thread",
+         derive=vpt_sweep_quotes),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/vpt_rounds_few_blocks_emulated.csv --out {tmp}/few.csv && {py} "
+             "scripts/model_bias.py data/h100/vpt_rounds_few_blocks_emulated.csv {tmp}/few.csv --round-cost-tokens "
+             "--where policy=explicit",
+         derive=few_blocks_quotes),
+    *[dict(doc="docs/model.md", cmd=rng("data/calibration/h100_emulated_microbench.csv", "value", "bench=body_round",
+                                        "variant=reference_n2_slowest", f"sms={sms}", "tpb=128", "cluster=2", "size=8192",
+                                        "--digits", "0"),
+           quotes=[(r"^(\d+ \(1 row\))", tpl)])
+      for sms, tpl in ((16, "`{1}` against"), (64, "against `{1}` ns"))],
     # session 42: docs/model.md, "The lean two-shot's reader and owner rounds": the lean two-shot rows of the twelve
     # H100 grids with today's calibration, by N
     dict(doc="docs/model.md",

@@ -67,5 +67,23 @@ out=$("$py" "$src/scripts/model_bias.py" "$tmp/r.csv" "$tmp/vr1.csv" "$tmp/r.csv
 echo "$out" | grep -q '| 2.00 / 2.00 us |$' || fail "--round-cost: the first file's row ($out)"
 echo "$out" | grep -q '| 3.00 / 2.00 us |$' || fail "--round-cost: the second file's row ($out)"
 echo "$out" | grep -q 'reference - (0 rows), lean 2.50 / 2.00 us (2 rows)$' || fail "--round-cost: the medians ($out)"
-[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, refusals, --round-cost over pairs: ok"
+# --round-cost-tokens: one configuration (grid 4, reference) at 8 and 32 tokens (R = 2 and 8): 3 us per round
+# measured, 2 predicted; the grid pairs of r.csv (one token count) give none; both modes at once are refused.
+{
+  echo "$header"
+  echo "2,bf16,ar_res_rms,oneshot,8,4096,128,1,4,4,64,reference"
+  echo "2,bf16,ar_res_rms,oneshot,32,4096,128,1,4,4,64,reference"
+} > "$tmp/t.csv"
+{ echo "$vheader"; echo "2,10,12,ok"; echo "3,28,24,ok"; } > "$tmp/vt.csv"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/t.csv" "$tmp/vt.csv" --round-cost-tokens 2>&1) ||
+  fail "--round-cost-tokens: exit $? ($out)"
+echo "$out" | grep -q '^| 4 blocks, H 4096, 128/1, 4 | 2 -> 8 | 3.00 / 2.00 us | - |$' ||
+  fail "--round-cost-tokens: the row ($out)"
+"$py" "$src/scripts/model_bias.py" "$tmp/t.csv" "$tmp/vt.csv" --round-cost > /dev/null 2>&1 &&
+  fail "--round-cost: rows at one grid each (no pair) accepted"
+"$py" "$src/scripts/model_bias.py" "$tmp/r.csv" "$tmp/vr1.csv" --round-cost-tokens > /dev/null 2>&1 &&
+  fail "--round-cost-tokens: rows at one token count (no pair) accepted"
+"$py" "$src/scripts/model_bias.py" "$tmp/t.csv" "$tmp/vt.csv" --round-cost --round-cost-tokens > /dev/null 2>&1 &&
+  fail "both round-cost modes accepted"
+[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, refusals, --round-cost over pairs, --round-cost-tokens: ok"
 exit $status

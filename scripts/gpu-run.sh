@@ -2,7 +2,7 @@
 # scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench] [--test-timeout S] [--tests REGEX]
 #                    [--seed] [--twoshot "N ..."] [--mpi NGPUS] [--probe] [--repeat K] [--hold-ab]
 #                    [--sanitize] [--soak CALLS] [--calibrate] [--calibrate-ranks "N ..."] [--exp "NAME ..."] [--exp-nranks "N ..."]
-#                    [--exp-timeout S] [--exp-mpi NGPUS] [--mixed] [--peers]
+#                    [--exp-timeout S] [--exp-mpi NGPUS] [--mixed] [--peers] [--vpt-rounds]
 # scripts/gpu-run.sh --pack BUILD_DIR DEST
 #
 # On a GPU machine: builds arlab (or reuses a build tree made elsewhere), runs the gpu-labelled
@@ -54,6 +54,8 @@
 #                  configuration and at trtllm's (one- and two-shot), vLLM, beside arlab's reference and
 #                  best, patterns ar / ar_res_rms / ar_res_rms_fp8 / ar_res_rms_out_fp8, TP 2/4/8, a few
 #                  sizes; every run bounded by 90 s, into OUTDIR/peers.csv and peers.log.
+# --vpt-rounds     also run scripts/vpt_rounds.sh, both sweeps (the one-shot rounds by vectors per thread, then
+#                  by blocks: emulated TP2 and TP8) into OUTDIR/vpt_rounds.csv and OUTDIR/vpt_rounds_few_blocks.csv.
 # --mixed          also run groups that mix algorithms: H {5120, 8192, 16384} x tokens {100, 256, 384},
 #                  --policy legacy,trtllm,occupancy,model (the model may pick two-shot beside the others'
 #                  one-shot) into OUTDIR/mixed.csv, and count the groups whose model pick was two-shot.
@@ -78,7 +80,7 @@ fi
 out=${1:?usage: scripts/gpu-run.sh OUTDIR [--build-dir DIR] [--skip-tests] [--skip-bench]}; shift
 build=""; run_tests=1; run_bench=1; test_timeout=600; tests_regex=""; run_seed=0; twoshot_ranks=""; mpi_gpus=0
 run_probe=0; repeat_k=0; hold_ab=0; sanitize=0; soak_calls=0; fp32_norm=0; run_calibrate=0; exp_names=""; mixed=0
-exp_nranks="2"; exp_timeout=500; run_peers=0; exp_mpi=0; calibrate_ranks="2"
+exp_nranks="2"; exp_timeout=500; run_peers=0; exp_mpi=0; calibrate_ranks="2"; vpt_rounds=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -103,6 +105,7 @@ while [ $# -gt 0 ]; do
     --exp-mpi) exp_mpi=$2; shift 2 ;;
     --mixed) mixed=1; shift ;;
     --peers) run_peers=1; shift ;;
+    --vpt-rounds) vpt_rounds=1; shift ;;
     *) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -387,6 +390,13 @@ if [ -n "$twoshot_ranks" ]; then
   timeout 300 scripts/twoshot_sweep.sh "$arlab" "$out/twoshot_crossover.csv" $twoshot_ranks > "$out/twoshot.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && status=1
   echo "gpu-run: two-shot sweep (N = $twoshot_ranks) exit $rc in $(( $(date +%s) - start )) s (log: twoshot.log)"
+fi
+if [ "$vpt_rounds" -eq 1 ]; then
+  start=$(date +%s)
+  { timeout 200 scripts/vpt_rounds.sh "$arlab" "$out/vpt_rounds.csv" &&
+      timeout 200 scripts/vpt_rounds.sh "$arlab" "$out/vpt_rounds_few_blocks.csv" --few-blocks; } > "$out/vpt_rounds.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "gpu-run: vectors-per-thread and few-block sweeps exit $rc in $(( $(date +%s) - start )) s (log: vpt_rounds.log)"
 fi
 if [ "$mpi_gpus" -ge 2 ]; then
   start=$(date +%s)

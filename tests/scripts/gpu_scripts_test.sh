@@ -1,6 +1,6 @@
 #!/bin/sh
 # ctest driver (label cpu): the GPU machine's scripts refuse bad arguments before they touch anything,
-# and scripts/switch_probe.sh runs its plan, both on a machine without a GPU.
+# and scripts/switch_probe.sh and scripts/vpt_rounds.sh run their plans, on a machine without a GPU.
 #  * scripts/gpu-run.sh: --exp-mpi that is not a count, --exp-mpi without --exp, an unknown option,
 #    --calibrate-ranks that are not counts or none: exit
 #    2 with a message naming the problem, and the output folder not created;
@@ -69,5 +69,25 @@ rc=$?
 [ "$rc" -eq 1 ] || fail "switch_probe.sh with a failing build exited $rc, expected 1"
 grep -q "2 problem(s) x 3 process(es), 2 failed run(s)" "$tmp/run2.log" || fail "failures not counted ($(cat "$tmp/run2.log"))"
 
-[ $status -eq 0 ] && echo "PASS: gpu-run.sh and switch_probe.sh refuse bad arguments; switch_probe.sh runs its plan"
+# scripts/vpt_rounds.sh: a binary that is not executable and an unknown third argument refused (exit 2, no CSV);
+# with the stand-in, its groups in order: 3 for the sweep by vectors per thread, 15 for the few-block one.
+vpt=$src/scripts/vpt_rounds.sh
+refuses "usage: scripts/vpt_rounds.sh" "$tmp/v1.csv" "$vpt" "$tmp/not_executable" "$tmp/v1.csv"
+refuses "usage: scripts/vpt_rounds.sh" "$tmp/v2.csv" "$vpt" "$tmp/base" "$tmp/v2.csv" --few
+: > "$tmp/calls"
+"$vpt" "$tmp/base" "$tmp/v.csv" > "$tmp/vpt.log" 2>&1 || fail "vpt_rounds.sh exited $? ($(cat "$tmp/vpt.log"))"
+[ "$(wc -l < "$tmp/calls")" -eq 3 ] || fail "vpt_rounds.sh: $(wc -l < "$tmp/calls") groups, expected 3"
+head -1 "$tmp/calls" | grep -q -- "^base run -n 2 --hidden 8192 -t 128 --kernel reference,lean --policy trtllm --config 1024/1/16 " ||
+  fail "vpt_rounds.sh: first group $(head -1 "$tmp/calls")"
+tail -1 "$tmp/calls" | grep -q -- "-n 8 --hidden 8192 -t 128 .*--config 256/1/16 .*--csv $tmp/v.csv --experiment vpt_rounds$" ||
+  fail "vpt_rounds.sh: last group $(tail -1 "$tmp/calls")"
+: > "$tmp/calls"
+"$vpt" "$tmp/base" "$tmp/f.csv" --few-blocks > "$tmp/vpt.log" 2>&1 || fail "vpt_rounds.sh --few-blocks exited $?"
+[ "$(wc -l < "$tmp/calls")" -eq 15 ] || fail "vpt_rounds.sh --few-blocks: $(wc -l < "$tmp/calls") groups, expected 15"
+head -1 "$tmp/calls" | grep -q -- "-n 2 --hidden 4096 -t 4 .*--config 512/1/2 --config 128/1/2 .*--experiment vpt_rounds_few_blocks$" ||
+  fail "vpt_rounds.sh --few-blocks: first group $(head -1 "$tmp/calls")"
+tail -1 "$tmp/calls" | grep -q -- "-n 2 --hidden 4096 -t 512 .*--config 512/1/64 --config 128/1/64 " ||
+  fail "vpt_rounds.sh --few-blocks: last group $(tail -1 "$tmp/calls")"
+
+[ $status -eq 0 ] && echo "PASS: gpu-run.sh, switch_probe.sh and vpt_rounds.sh refuse bad arguments; switch_probe.sh and vpt_rounds.sh run their plans"
 exit $status

@@ -24,7 +24,8 @@
 // L2 bytes), the slots filled again (lean wrote -0.0 over them), then the slots and x read once
 // through L2 (ld.cg): the polls and the own vector's re-read hit L2 as after a push, residual_in
 // comes from DRAM, as in the kernels.
-// Grids: 16 blocks (the emulated TP8 node's partition) and the whole partition, clusters =
+// Grids: 16 blocks (the emulated TP8 node's partition) and the whole partition (since session 45 also
+// 2, 4, 8 and 16 blocks for reference_n2 / lean_n2 at two shapes: `_fewblocks`, below), clusters =
 // grid / cluster, R = 8 rounds per cluster (tokens = clusters x R); a configuration whose N slots
 // would exceed a third of L2 is skipped. Timing as in `epilogue_round`: every block's thread 0 reads
 // %globaltimer after a barrier over its cluster before the loop and after another after it;

@@ -700,8 +700,7 @@ LEAN2_LINES_OFF = ["--set", "lean2_*=0"]
 H100_GRIDS_26_29 = [f"grid{g}{s}" for g in (26, 27, 28, 29) for s in ("", "_tp4", "_tp8" if g != 27 else "_tp8_rerun")]
 H100_TP8_26_30 = ["grid26_tp8", "grid27_tp8_rerun", "grid28_tp8", "grid29_tp8", "grid30_tp8"]
 H100_TP4_26_30 = ["grid26_tp4", "grid27_tp4", "grid28_tp4", "grid29_tp4", "grid30_tp4"]
-H100_GRIDS_26_31 = [f"grid{g}{s}" for s in ("", "_tp4", "_tp8") for g in range(26, 32)
-                    if not (g == 27 and s == "_tp8")] + ["grid27_tp8_rerun"]
+H100_GRIDS_26_31 = [f"grid{g}{s}" for g in range(26, 32) for s in ("", "_tp4", "_tp8" if g != 27 else "_tp8_rerun")]
 
 
 def round_cost_leads(out):

@@ -20,31 +20,52 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from measurement_headline import headline_us  # noqa: E402  (the headline rule, shared with plots/)
 
 
-def headline(row):
+def headline(row, path):
     """The row's headline time (plots/measurement_headline.py), or None when it has none."""
-    v = headline_us(row)
+    try:
+        v = headline_us(row)
+    except ValueError as e:
+        sys.exit(f"model_regret: {path}: {e}")
     return v if math.isfinite(v) and v > 0 else None
 
 
+NEEDED = ("check", "policy", "topology", "nranks", "dtype", "pattern", "tokens", "hidden", "tpb", "cluster", "grid",
+          "vecs_per_thread", "algo")
+
+
+def read_rows(path):
+    """The rows of one measurement CSV; a one-line exit for a file that cannot be read as one."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in NEEDED if c not in (reader.fieldnames or [])]
+            if missing:
+                sys.exit(f"model_regret: {path} is not a measurement CSV (no column {missing[0]!r})")
+            return list(reader)
+    except OSError as e:
+        sys.exit(f"model_regret: cannot read {path}: {e.strerror}")
+    except (UnicodeDecodeError, csv.Error) as e:
+        sys.exit(f"model_regret: cannot read {path} as CSV: {e}")
+
+
 def main(paths):
-    if not paths:
+    if not paths or any(p in ("-h", "--help") for p in paths):
         sys.exit(__doc__)
     best, picks = {}, {}
     for path in paths:
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                if row.get("check") != "pass":
-                    continue
-                t = headline(row)
-                if t is None:
-                    continue
-                key = (row["topology"], row["nranks"], row["dtype"], row["pattern"], int(row["tokens"]),
-                       int(row["hidden"]))
-                cfg = "%s/%s/%s/%s %s" % (row["tpb"], row["cluster"], row["grid"], row["vecs_per_thread"], row["algo"])
-                if key not in best or t < best[key][0]:
-                    best[key] = (t, cfg, path)
-                if row["policy"] == "model":
-                    picks.setdefault(key, []).append((t, cfg, path))
+        for row in read_rows(path):
+            if row.get("check") != "pass":
+                continue
+            t = headline(row, path)
+            if t is None:
+                continue
+            key = (row["topology"], row["nranks"], row["dtype"], row["pattern"], int(row["tokens"]),
+                   int(row["hidden"]))
+            cfg = "%s/%s/%s/%s %s" % (row["tpb"], row["cluster"], row["grid"], row["vecs_per_thread"], row["algo"])
+            if key not in best or t < best[key][0]:
+                best[key] = (t, cfg, path)
+            if row["policy"] == "model":
+                picks.setdefault(key, []).append((t, cfg, path))
     regrets = []
     for key in sorted(picks):
         t = statistics.median(p[0] for p in picks[key])
@@ -54,7 +75,7 @@ def main(paths):
         print("%-8s N%s %s %s T %4d H %5d: model %-22s %8.2f us  best %-22s %8.2f us  regret %5.1f %%" %
               (key[0], key[1], key[2], key[3], key[4], key[5], picks[key][0][1], t, b[1], b[0], 100 * r))
     if not regrets:
-        sys.exit("no rows of policy model in " + ", ".join(paths))
+        sys.exit("model_regret: no rows of policy model in " + ", ".join(paths))
     print("problems %d: mean regret %.2f %%, median %.2f %%, max %.2f %%" %
           (len(regrets), 100 * statistics.mean(regrets), 100 * statistics.median(regrets), 100 * max(regrets)))
 

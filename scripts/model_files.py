@@ -118,6 +118,10 @@ def main():
     ap.add_argument("--calibration", help="calibration CSV for every file (default: each file's node's, auto)")
     ap.add_argument("--root", default=".", help="source tree holding data/h200 (default: .)")
     args = ap.parse_args()
+    if not (os.path.isfile(args.arlab) and os.access(args.arlab, os.X_OK)):
+        sys.exit(f"model_files: {args.arlab}: not an executable arlab")
+    if not os.path.isdir(os.path.join(args.root, "data", "h200")):
+        sys.exit(f"model_files: --root {args.root}: no data/h200 folder")
     if args.calibration and not os.path.isfile(args.calibration):
         sys.exit(f"model_files: --calibration {args.calibration}: no such file")
     print("| file | MAPE | max APE | lowest prediction's regret, mean / max |")

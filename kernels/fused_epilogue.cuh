@@ -57,7 +57,16 @@ __device__ __forceinline__ unsigned lane_mask(unsigned lanes) {
 
 // Sum over the first `lanes` lanes of the warp, valid in lane 0. Lanes beyond `lanes` do not exist
 // (the last warp of a block whose size is not a multiple of 32); their shuffle results are ignored.
+// A whole warp (the common case, warp-uniform) takes the full mask and adds every step: the same adds in
+// the same order, so the same bits, without the partial warp's member checks and predicated adds (a
+// run-time mask made nvcc check the warp's convergence before the shuffles: docs/kernels.md, "The
+// reference at one token: issue time").
 __device__ __forceinline__ float warp_sum_to_lane0(float v, unsigned lanes) {
+  if (lanes >= static_cast<unsigned>(kWarpSize)) {
+#pragma unroll
+    for (int m = 16; m >= 1; m >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, m);
+    return v;
+  }
   const unsigned mask = lane_mask(lanes);
   const unsigned lane = threadIdx.x & 31u;
 #pragma unroll
@@ -82,6 +91,19 @@ __device__ __forceinline__ float block_sum_every_warp(float v, EpilogueShared& s
   float b = lane < nwarps ? sh.warp_partial[parity][lane] : 0.0f;
   b = warp_sum_to_lane0(b, min(32u, blockDim.x));
   return __shfl_sync(0xFFFFFFFFu, b, 0);
+}
+
+// The blocks' totals of a cluster of C blocks (`total` in each block's shared memory), loaded together and
+// summed in block order from 0.0f.
+template <int C>
+__device__ __forceinline__ float sum_cluster_totals(cooperative_groups::cluster_group& cl, float& total) {
+  float totals[C];
+#pragma unroll
+  for (int r = 0; r < C; ++r) totals[r] = *cl.map_shared_rank(&total, r);
+  float sum = 0.0f;
+#pragma unroll
+  for (int r = 0; r < C; ++r) sum += totals[r];
+  return sum;
 }
 
 // Sum of v over every thread of the cluster, the same value in every thread (fixed order: warps of
@@ -111,16 +133,13 @@ __device__ __forceinline__ float cluster_sum(float v, EpilogueShared& sh, int pa
   cg::cluster_group cl = cg::this_cluster();
   cl.sync();
   // Every block's total loaded first (the distributed-shared-memory loads in flight together), then
-  // summed in block order from 0.0f: the same bits as one load and add at a time.
-  float totals[kMaxClusterSize];
-#pragma unroll
-  for (int r = 0; r < kMaxClusterSize; ++r)
-    totals[r] = r < cluster ? *cl.map_shared_rank(&sh.block_total[parity], r) : 0.0f;
-  float total = 0.0f;
-#pragma unroll
-  for (int r = 0; r < kMaxClusterSize; ++r)
-    if (r < cluster) total += totals[r];
-  return total;
+  // summed in block order from 0.0f: the same bits as one load and add at a time. One unrolled copy per
+  // cluster size (model/legality.h: 2, 4 or 8), so a cluster of 2 issues two loads, not eight predicated ones.
+  switch (cluster) {
+    case 2: return sum_cluster_totals<2>(cl, sh.block_total[parity]);
+    case 4: return sum_cluster_totals<4>(cl, sh.block_total[parity]);
+    default: return sum_cluster_totals<kMaxClusterSize>(cl, sh.block_total[parity]);
+  }
 }
 
 #if ARLAB_PROBE_LIBRARY_NORM
@@ -312,14 +331,31 @@ struct TokenMapping {
   long long row_bytes = 0;
 };
 
+// The block's place among the clusters of a one-dimensional grid, from the special registers (a block
+// launched without a cluster is a cluster of one: %clusterid = %ctaid, %nclusterid = %nctaid,
+// %cluster_ctarank = 0). They equal blockIdx.x / cluster, gridDim.x / cluster and blockIdx.x % cluster, but
+// cost one register read each where the divisions by the run-time cluster size took about 40 instructions
+// ahead of thread 0's control-block read (docs/kernels.md, "The reference at one token: issue time").
+struct ClusterPlace {
+  int cluster_id, num_clusters, block_in_cluster;
+};
+__device__ __forceinline__ ClusterPlace cluster_place() {
+  unsigned id, count, rank;
+  asm("mov.u32 %0, %%clusterid.x;" : "=r"(id));
+  asm("mov.u32 %0, %%nclusterid.x;" : "=r"(count));
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return {static_cast<int>(id), static_cast<int>(count), static_cast<int>(rank)};
+}
+
 template <typename T>
 __device__ __forceinline__ TokenMapping token_mapping(const FusedParams& p) {
   TokenMapping m;
   m.tpb = static_cast<int>(blockDim.x);
   m.cluster = p.cluster;
-  m.cluster_id = static_cast<int>(blockIdx.x) / m.cluster;
-  m.num_clusters = static_cast<int>(gridDim.x) / m.cluster;
-  m.block_in_cluster = static_cast<int>(blockIdx.x) % m.cluster;
+  const ClusterPlace place = cluster_place();
+  m.cluster_id = place.cluster_id;
+  m.num_clusters = place.num_clusters;
+  m.block_in_cluster = place.block_in_cluster;
   m.t_in_cluster = m.block_in_cluster * m.tpb + static_cast<int>(threadIdx.x);
   m.stride = m.tpb * m.cluster;
   m.vecs_per_thread = p.vecs_per_thread;

@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   __syncthreads();
   pdl_launch_dependents();
 
-  const LamportBuffers buf = lamport_buffers(sh.flag);
+  const LamportBuffers buf = shared_buffers(sh);
 
   // ---- 2. push my input into slot `rank` of buffer cur of every rank (mine included) ----
   const long long my_slot = buf.cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
     }
   }
   if (threadIdx.x == 0)
-    publish_if_last_arriver(p, arrived_before, sh.flag, static_cast<unsigned long long>(p.tokens) * m.row_bytes);
+    publish_if_last_arriver(p, arrived_before, flag, static_cast<unsigned long long>(p.tokens) * m.row_bytes);
 
   // ---- 3. clear my buffer of the previous call back to -0.0 ----
   clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);
@@ -156,8 +156,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
         held);
   }
 
-  // Keep this block's shared memory alive until no other block of the cluster can still read it.
-  if (m.cluster > 1) cooperative_groups::this_cluster().sync();
+  // Keep this block's shared memory alive until no other block of the cluster can still read it:
+  // lifetime only, so a relaxed arrival (the lean body's, kernels/oneshot_lean_kernel.cuh, says why
+  // cluster.sync()'s release waited for this thread's output stores). Every remote total this thread
+  // loaded has been consumed (summed into the norm it stored) before this instruction issues.
+  if (m.cluster > 1) cluster_lifetime_barrier();
 }
 
 // The reference one-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

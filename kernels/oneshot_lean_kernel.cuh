@@ -154,8 +154,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   __syncthreads();
   pdl_launch_dependents();
 
-  const unsigned long long flag = sh.flag;
-  const LamportBuffers buf = lamport_buffers(flag);
+  const LamportBuffers buf = shared_buffers(sh);
 
   // ---- 3. push my input into slot `rank` of buffer cur of every peer ----
   // One vector at a time: load (the first one is x0, loaded above), then store it to every peer.
@@ -174,7 +173,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
 
   // ---- 4. the last arriver publishes the next call's state (its atomic has returned by now) ----
   // Buffer cur is clean by the end of this call (protocol step 4): 0 bytes to clear.
-  if (threadIdx.x == 0) publish_if_last_arriver(p, arrived_before, flag, 0ull);
+  if (threadIdx.x == 0) publish_if_last_arriver(p, arrived_before, flag0, 0ull);
 
   // ---- 5. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
   if (sh.clear_bytes != 0ull) clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);

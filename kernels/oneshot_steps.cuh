@@ -26,26 +26,35 @@ constexpr int kTimerCheckPeriod = 16;
 
 struct OneshotShared {
   EpilogueShared epi;
-  unsigned long long flag;         // this call's flag, read by thread 0
   unsigned long long clear_bytes;  // bytes per slot the call before the previous one left in buffer prev
+  int cur;                         // this call's buffer, flag % 3 (thread 0 reads the flag)
+  int prev;                        // the previous call's buffer, (flag + 2) % 3
 };
 
 struct PollState {
   bool aborted = false;  // a wait of this rank timed out: stop waiting, finish quickly
 };
 
+// flag % 3 in 32-bit arithmetic: 2^32 = 1 (mod 3), so flag = hi * 2^32 + lo = hi + lo (mod 3). (nvcc's
+// 64-bit remainder by a constant is a chain of wide multiplications; this is two 32-bit ones.)
+static_assert(kLamportBuffers == 3, "mod_buffers is the remainder by 3");
+__device__ __forceinline__ int mod_buffers(unsigned long long flag) {
+  const unsigned lo = static_cast<unsigned>(flag), hi = static_cast<unsigned>(flag >> 32);
+  return static_cast<int>((lo % 3u + hi % 3u) % 3u);
+}
+
 // The buffers of the call whose flag is `flag`: cur = flag % 3 (this call's), prev = (flag + 2) % 3
-// (the previous call's, nobody's until call flag + 2).
+// (the previous call's, nobody's until call flag + 2). Thread 0 works them out from the flag it read
+// (read_control_block) and the block reads them from shared memory after the barrier.
 struct LamportBuffers {
   long long cur = 0;
   long long prev = 0;
 };
-__device__ __forceinline__ LamportBuffers lamport_buffers(unsigned long long flag) {
-  return {static_cast<long long>(flag % kLamportBuffers), static_cast<long long>((flag + 2) % kLamportBuffers)};
-}
+__device__ __forceinline__ LamportBuffers shared_buffers(const OneshotShared& sh) { return {sh.cur, sh.prev}; }
 
 // Thread 0: reads my control block's flag and the bytes per slot a previous call left to clear in
-// buffer prev, into shared memory (the block reads them after a barrier); returns the flag. The flag
+// buffer prev; puts the buffers cur and prev and those bytes into shared memory (the block reads them
+// after a barrier); returns the flag. The flag
 // and all three buffers' byte counts are loaded together (independent loads: one L2 round trip, not
 // two; the counts are stable during the call: only the last arriver writes one, after every block's
 // read).
@@ -54,11 +63,13 @@ __device__ __forceinline__ unsigned long long read_control_block(const FusedPara
   unsigned long long bytes[kLamportBuffers];
 #pragma unroll
   for (int b = 0; b < kLamportBuffers; ++b) bytes[b] = ld_volatile_u64(&p.control->bytes_in_buffer[b]);
-  sh.flag = flag;
+  const int cur = mod_buffers(flag);
+  const int prev = cur == 0 ? 2 : cur - 1;  // (flag + 2) % 3
+  sh.cur = cur;
+  sh.prev = prev;
   // Selected without indexing the array by a run-time value: an indexed array lives in local memory, and
   // its store and load (L1 round trips) would sit between the flag's return and the block's barrier.
   static_assert(kLamportBuffers == 3, "the select below names the three buffers");
-  const unsigned prev = static_cast<unsigned>((flag + 2) % kLamportBuffers);
   sh.clear_bytes = prev == 0 ? bytes[0] : (prev == 1 ? bytes[1] : bytes[2]);
   return flag;
 }
@@ -81,7 +92,7 @@ __device__ __forceinline__ void publish_next_call(LamportControl* c, unsigned lo
                                                   unsigned long long bytes_left_in_cur) {
   volatile LamportControl* vc = c;
   vc->arrivals = 0u;
-  vc->bytes_in_buffer[flag % kLamportBuffers] = bytes_left_in_cur;
+  vc->bytes_in_buffer[mod_buffers(flag)] = bytes_left_in_cur;
   vc->flag = flag + 1;
 }
 

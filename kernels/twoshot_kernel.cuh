@@ -252,8 +252,9 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
 #endif
 
   if (threadIdx.x == 0) p.twoshot.block_epoch[blockIdx.x] = epoch + 2u;
-  // Keep this block's shared memory alive until no other block of the cluster can still read it.
-  if (m.cluster > 1) cooperative_groups::this_cluster().sync();
+  // Keep this block's shared memory alive until no other block of the cluster can still read it
+  // (lifetime only, a relaxed arrival: kernels/oneshot_kernel.cuh).
+  if (m.cluster > 1) cluster_lifetime_barrier();
 }
 
 // The two-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

@@ -115,8 +115,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   __syncthreads();
   pdl_launch_dependents();
 
-  const unsigned long long flag = sh.flag;
-  const LamportBuffers buf = lamport_buffers(flag);
+  const LamportBuffers buf = shared_buffers(sh);
   const int chunk = (p.tokens + N - 1) / N;
   const char* x = static_cast<const char*>(p.x);
   const long long my_slot = buf.cur * p.buffer_bytes + static_cast<long long>(p.rank) * p.slot_bytes;
@@ -131,7 +130,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   }
 
   // ---- 3. publication (buffer cur is clean by the end of this call) ----
-  if (threadIdx.x == 0) publish_if_last_arriver(p, arrived_before, flag, 0ull);
+  if (threadIdx.x == 0) publish_if_last_arriver(p, arrived_before, flag0, 0ull);
 
   // ---- 4. clear buffer prev, only after a reference one-shot call ----
   if (sh.clear_bytes != 0ull) clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);

@@ -32,6 +32,7 @@ import sys
 import exp_common as ec  # first: selects the Agg backend
 
 import matplotlib.pyplot as plt  # noqa: E402
+from csv_rows import read_rows  # noqa: E402  (one-line errors for unreadable files)
 
 TOOL = "plot_seed"
 REQUIRED = ["tokens", "hidden", "nranks", "algo", "policy", "kernel_us_median", "predicted_us", "status", "gpu",
@@ -49,18 +50,6 @@ def parse_args():
                          "95 %% CI and commit (default: none: no error bars, no commit in the caption)")
     ec.add_calibration_label(ap)
     return ec.finish_args(ap)
-
-
-def read_rows(path):
-    try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
-            if missing:
-                sys.exit(f"{TOOL}: {path} lacks column(s) {', '.join(missing)}")
-            return list(reader)
-    except OSError as e:
-        sys.exit(f"{TOOL}: cannot read {path}: {e}")
 
 
 def measurement_lines(path):
@@ -242,7 +231,7 @@ def ci_caption(rows, joined):
 
 def main():
     args = parse_args()
-    rows = read_rows(args.csv)
+    rows = read_rows(args.csv, TOOL, REQUIRED, "a validation CSV of `arlab seed` (common/validation_schema.h)")
     if not rows:
         sys.exit(f"{TOOL}: {args.csv} has no rows")
     joined = attach_measurements(rows, args.measured)

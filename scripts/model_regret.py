@@ -10,7 +10,6 @@ algorithms count: the model may pick two-shot for a one-shot sweep.
 Prints one line per problem and the mean, median and max regret; rows that failed the correctness gate
 are left out.
 """
-import csv
 import math
 import os
 import statistics
@@ -18,6 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
 from measurement_headline import headline_us  # noqa: E402  (the headline rule, shared with plots/)
+from csv_rows import read_rows  # noqa: E402  (one-line errors for unreadable files)
 
 
 def headline(row, path):
@@ -33,27 +33,12 @@ NEEDED = ("check", "policy", "topology", "nranks", "dtype", "pattern", "tokens",
           "vecs_per_thread", "algo")
 
 
-def read_rows(path):
-    """The rows of one measurement CSV; a one-line exit for a file that cannot be read as one."""
-    try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in NEEDED if c not in (reader.fieldnames or [])]
-            if missing:
-                sys.exit(f"model_regret: {path} is not a measurement CSV (no column {missing[0]!r})")
-            return list(reader)
-    except OSError as e:
-        sys.exit(f"model_regret: cannot read {path}: {e.strerror}")
-    except (UnicodeDecodeError, csv.Error) as e:
-        sys.exit(f"model_regret: cannot read {path} as CSV: {e}")
-
-
 def main(paths):
     if not paths or any(p in ("-h", "--help") for p in paths):
         sys.exit(__doc__)
     best, picks = {}, {}
     for path in paths:
-        for row in read_rows(path):
+        for row in read_rows(path, "model_regret", NEEDED):
             if row.get("check") != "pass":
                 continue
             t = headline(row, path)

@@ -10,9 +10,12 @@ left out).
 SUMMARY.csv are `arlab exp peers` summaries (the `_summary.csv` files; columns read by name: nranks, tokens,
 member, config, speedup). Several files are pooled (e.g. the TP2 and the TP4 / TP8 summaries of one GPU).
 """
-import csv
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+from csv_rows import read_rows  # noqa: E402  (one-line errors for unreadable files)
 
 NEEDED = ("nranks", "tokens", "member", "config", "speedup")
 
@@ -20,15 +23,8 @@ NEEDED = ("nranks", "tokens", "member", "config", "speedup")
 def load(paths):
     rows = []
     for path in paths:
-        try:
-            with open(path, newline="") as f:
-                reader = csv.DictReader(f)
-                missing = [c for c in NEEDED if c not in (reader.fieldnames or [])]
-                if missing:
-                    sys.exit(f"peers_by_shape: {path} is not an `arlab exp peers` summary (no column {', '.join(missing)})")
-                rows += [r for r in reader if r["member"] == "trtllm"]
-        except OSError as e:
-            sys.exit(f"peers_by_shape: cannot read {path}: {e.strerror}")
+        rows += [r for r in read_rows(path, "peers_by_shape", NEEDED, "an `arlab exp peers` summary")
+                 if r["member"] == "trtllm"]
     return rows
 
 

@@ -887,6 +887,12 @@ CHECKS = [
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_switches_probe_emulated.csv",
                                      "2048x1,8192x4,8192x64"] + [a for lab in FAITHFUL_SWITCH_LABELS for a in ("--label", lab)],
          derive=table_rows),
+    # docs/kernels.md, "The reference at one token: issue time" (session 46): the trimmed build against the one before
+    dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h100/issue_time_probe_emulated.csv",
+                                     "2048x1,2048x128,2048x1024,4096x16,5120x8,8192x1,8192x64,16384x1,16384x32",
+                                     "--label", "switch_v0=before (d6ecefd, two processes)",
+                                     "--label", "switch_trim=trimmed (a160fc2)"],
+         derive=table_rows),
     # docs/model.md, "Open leads": the body_round records of the calibration (derive_calibrations.sh --notes)
     dict(doc="docs/model.md", cmd=["scripts/derive_calibrations.sh", "{arlab}", "--notes"], derive=body_round_records),
     # docs/kernels.md, "The epilogue alone, profiled" (session 35)

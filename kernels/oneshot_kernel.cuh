@@ -13,8 +13,9 @@
 //     and puts cur, prev and those bytes into shared memory; once the flag is back it arrives on the
 //     control block's counter (looking at the result only after its push); barrier. The block that
 //     arrived last (every block of the grid has read the flag) resets the counter, records this
-//     call's bytes for buffer cur and publishes flag + 1 for the next call. (This is the library's order: its arrival is a fire-and-forget atomic after the
-//     flag read, and nothing waits for it before the push.)
+//     call's bytes for buffer cur and publishes flag + 1 for the next call. (This is the library's
+//     order: its arrival is a fire-and-forget atomic after the flag read, and nothing waits for it
+//     before the push.)
 //  2. Push: every 16-byte vector of my input x, with -0.0 elements turned into +0.0, is stored into
 //     slot `rank` of buffer cur of EVERY rank's Lamport region (peer stores; mine included).
 //  3. Clear: my own buffer prev (the previous call's) is refilled with -0.0 over the bytes that call

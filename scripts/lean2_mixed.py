@@ -9,9 +9,12 @@ drain under the reader rounds after it; the last line gives the geometric mean, 
 
   scripts/lean2_mixed.py MICROBENCH.csv N
 """
-import csv
-import math
+import os
+import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+from csv_rows import read_rows  # noqa: E402  (one-line errors for unreadable files)
 
 WARM_ROUNDS = 8  # calibrate/bench_body_round.cu kRounds: token rounds per cluster of the warm rows
 
@@ -21,16 +24,12 @@ def main(argv):
         sys.exit(__doc__)
     path, n = argv[0], int(argv[1])
     times = {}
-    try:
-        f = open(path, newline="")
-    except OSError as e:
-        sys.exit(f"lean2_mixed: cannot read {path}: {e.strerror}")
-    with f:
-        for row in csv.DictReader(f):
-            if row.get("bench") != "body_round" or row.get("metric") != "ns_per_round":
-                continue
-            key = (row["variant"], int(row["sms"]), int(row["tpb"]), int(row["cluster"]), int(row["size"]))
-            times[key] = float(row["value"])
+    needed = ("bench", "variant", "sms", "tpb", "cluster", "size", "metric", "value")
+    for row in read_rows(path, "lean2_mixed", needed, "a microbenchmark CSV (common/microbench_schema.h)"):
+        if row["bench"] != "body_round" or row["metric"] != "ns_per_round":
+            continue
+        key = (row["variant"], int(row["sms"]), int(row["tpb"]), int(row["cluster"]), int(row["size"]))
+        times[key] = float(row["value"])
     owned = (WARM_ROUNDS + n - 1) // n
     ratios = []
     print("sms tpb cluster size  owner  reader  weighted  mixed  mixed/weighted")
@@ -46,7 +45,7 @@ def main(argv):
         print(f"{cfg[0]} {cfg[1]} {cfg[2]} {cfg[3]}  {owner:.0f}  {reader:.0f}  {weighted:.0f}  {times[key]:.0f}  {ratio:.3f}")
     if not ratios:
         sys.exit(f"lean2_mixed: {path} has no lean2_mixed_n{n} row with its owner and reader rows")
-    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    geomean = statistics.geometric_mean(ratios)
     print(f"N {n}: mixed / weighted over {len(ratios)} configurations: geomean {geomean:.3f}, "
           f"min {min(ratios):.3f}, max {max(ratios):.3f}")
 

@@ -333,12 +333,14 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model changes (since session 44, 2026-12-06, with
-// the lean two-shot's second exchange priced only where its hop is, model/twoshot_model.cpp second_wait):
-// H {4424, 8384, 12304} x tokens {5, 44, 176, 440}, rows aligned to 16, 128 and 32 bytes, H values no committed
-// measurement holds, then every other pattern (ar and the four quantizing ones) at H {5232, 8512} x tokens
-// {11, 264}, 32- and 128-byte rows, H values no committed measurement holds either --
-// data/h100/exp/model-accuracy_emulated_grid31*.csv; the grids before: H {5000, 8256, 12992} x tokens {6, 56,
+// model-accuracy: held-out problems, chosen anew when the model or its calibration changes (since session 47,
+// 2026-12-06, the H100's calibration derived again from microbenchmarks of the trimmed kernels, a160fc2):
+// H {4264, 8640, 12256} x tokens {4, 40, 192, 416}, rows aligned to 16, 128 and 64 bytes, H values no committed
+// measurement holds, then every other pattern (ar and the four quantizing ones) at H {5360, 8800} x tokens
+// {13, 224}, 32- and 64-byte rows, H values no committed measurement holds either --
+// data/h100/exp/model-accuracy_emulated_grid32*.csv; the grids before: H {4424, 8384, 12304} x tokens {5, 44,
+// 176, 440} with H {5232, 8512} x tokens {11, 264} (session 44, the lean two-shot's second exchange priced only
+// where its hop is), data/h100/exp/model-accuracy_emulated_grid31*.csv; H {5000, 8256, 12992} x tokens {6, 56,
 // 200, 480} with H {5008, 10176} x tokens {9, 300} (session 42, the lean two-shot's reader and owner lines),
 // data/h100/exp/model-accuracy_emulated_grid30*.csv; H {4000, 9792, 12352} x tokens {3, 40, 150, 400} with H {6000, 11072} x tokens {7, 240}
 // (session 42, the reference two-shot epilogue's own round), data/h100/exp/model-accuracy_emulated_grid29*.csv;
@@ -415,12 +417,12 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4424, 8384, 12304};
-  // Held out: from a few decode tokens (5) to a prefill chunk (440), a factor of 2.5-8.8 apart; 176 and 440
-  // put the model's lean picks at 2-4 blocks per SM and a rank's data from inside L2 to beyond it; 5 is a
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4264, 8640, 12256};
+  // Held out: from a few decode tokens (4) to a prefill chunk (416), a factor of 2.2-10 apart; 192 and 416
+  // put the model's lean picks at 2-4 blocks per SM and a rank's data from inside L2 to beyond it; 4 is a
   // latency-bound decode step, one token round per cluster at most grids (at N = 8 one-shot only: fewer
   // tokens than ranks).
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{5, 44, 176, 440};
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{4, 40, 192, 416};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -428,8 +430,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {5232, 8512})
-        for (int t : {11, 264}) {
+      for (int h : {5360, 8800})
+        for (int t : {13, 224}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

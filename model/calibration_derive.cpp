@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -574,22 +575,27 @@ class Deriver {
   // a (S_B - 1) + b (B - 1) W by least squares, S_B = min(B, the row's SMs per rank) the SMs the
   // blocks occupy (rows of 2 and 4 blocks per SM since 2026-12-04: blocks that share an SM add their
   // warps, not the per-block part), a and b at least 0 (a negative one is dropped and the other
-  // refitted alone). Each point is the median over the files given (several processes). Without such
-  // rows (a calibrate of before 2026-12-03) the priors stay, and say so.
+  // refitted alone). Rows are grouped by the partition they ran on (an `-n 8` run's 16-SM partitions
+  // hold 4 blocks per SM where an `-n 2` run's hold one): each group's points are taken against its own
+  // one-block row, with its own S_B (since session 47; pooling them took the smallest partition's S_B
+  // for the median of both, which on the H100 roughly doubled both constants). Each point is the median
+  // over the files given (several processes) of one partition. Without such rows (a calibrate of before
+  // 2026-12-03) the priors stay, and say so.
   void grid_exchange() {
     const auto got = pick_rows("exchange", "all_to_all_grid", "skewfree_us",
                                [](const MicrobenchRow& r) { return std::lround(r.size) == 2 && r.sms >= 1; });
-    std::map<int, std::map<int, std::vector<double>>> by_tpb;  // tpb -> blocks -> values (us)
-    std::map<int, int> sms_per_rank;  // blocks -> the smallest partition its rows ran on
-    for (const MicrobenchRow* r : got) {
-      by_tpb[r->tpb][r->sms].push_back(r->value);
-      const int part = r->sm_per_rank > 0 ? r->sm_per_rank : r->sms;
-      auto [it, fresh] = sms_per_rank.emplace(r->sms, part);
-      if (!fresh) it->second = std::min(it->second, part);
-    }
+    // Rows without a partition size (microbenchmarks of before that column) are taken to hold one block
+    // per SM: S_B = B.
+    constexpr int kOneBlockPerSm = std::numeric_limits<int>::max();
+    // (partition SMs, tpb) -> blocks -> values (us)
+    std::map<std::pair<int, int>, std::map<int, std::vector<double>>> groups;
+    for (const MicrobenchRow* r : got)
+      groups[{r->sm_per_rank > 0 ? r->sm_per_rank : kOneBlockPerSm, r->tpb}][r->sms].push_back(r->value);
+    const bool several_partitions = groups.size() > 1 && groups.begin()->first.first != groups.rbegin()->first.first;
     std::vector<std::array<double, 3>> pts;  // (S_B - 1, (B - 1) W, extra ns)
     std::string points;
-    for (const auto& [tpb, by_blocks] : by_tpb) {
+    for (const auto& [key, by_blocks] : groups) {
+      const auto [part, tpb] = key;
       const auto one = by_blocks.find(1);
       if (one == by_blocks.end()) continue;
       const double base_us = median_of(one->second);
@@ -598,10 +604,11 @@ class Deriver {
         if (blocks <= 1) continue;
         const double extra =
             (median_of(v) - base_us) * 1e3 - out_.calibration.launch_per_block_ns * (blocks - 1);
-        const int sms = std::min(blocks, sms_per_rank.at(blocks));
+        const int sms = std::min(blocks, part);
         pts.push_back({sms - 1.0, (blocks - 1.0) * warps, extra});
+        const std::string where = several_partitions && part != kOneBlockPerSm ? fmt(" [%d-SM partition]", part) : "";
         points += blocks > sms ? fmt(" %dx%d (on %d SMs) %+.0f ns;", blocks, tpb, sms, extra)
-                               : fmt(" %dx%d %+.0f ns;", blocks, tpb, extra);
+                               : fmt(" %dx%d", blocks, tpb) + where + fmt(" %+.0f ns;", extra);
       }
     }
     if (pts.empty()) {

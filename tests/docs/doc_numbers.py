@@ -893,6 +893,23 @@ CHECKS = [
                                      "--label", "switch_v0=before (d6ecefd, two processes)",
                                      "--label", "switch_trim=trimmed (a160fc2)"],
          derive=table_rows),
+    # docs/model.md, "The grid term's rows by partition" (session 47): the files after the fix, today's H100 calibration
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/{f}.csv --calibration data/calibration/h100_emulated.csv | "
+                         "grep 'against the headline' | head -1"
+                         for f in ("peers_emulated_tp2_s46", "peers_emulated_tp2", "peers_emulated_tp48",
+                                   "speedup_emulated_wide32")),
+         derive=lambda out: [f"| `exp/{f}.csv`{note} | {b} | {m} %, {x} % |" for f, note, b, (m, x) in zip(
+             ("peers_emulated_tp2_s46", "peers_emulated_tp2", "peers_emulated_tp48", "speedup_emulated_wide32"),
+             (" (the trimmed kernels)", "", "", ""),
+             ("9.80 %, 23.02 %", "6.77 %, 22.33 %", "5.12 %, 16.18 %", "8.83 %, 25.14 %"),
+             re.findall(r"MAPE ([\d.]+) %.*?max APE ([\d.]+) %", out))]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/peers_emulated_tp2_s46.csv --calibration data/calibration/h100_emulated.csv "
+             "--out {tmp}/p46.csv > /dev/null && {py} scripts/model_bias.py data/h100/exp/peers_emulated_tp2_s46.csv "
+             "{tmp}/p46.csv --by kernel_variant,@grid --where algo=oneshot",
+         quotes=[(r"^lean le16\s+(\d+)\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?reference le16\s+(\d+)\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "lean {2} % over {1} rows, reference {4} % over {3})")]),
     # docs/model.md, "Open leads": the body_round records of the calibration (derive_calibrations.sh --notes)
     dict(doc="docs/model.md", cmd=["scripts/derive_calibrations.sh", "{arlab}", "--notes"], derive=body_round_records),
     # docs/kernels.md, "The epilogue alone, profiled" (session 35)

@@ -1739,6 +1739,29 @@ TEST_CASE("derive_calibration: exchange all_to_all_grid rows give the grid term,
   CHECK(co.calibration.exchange_grid_ns_per_block == Approx(4.0).epsilon(1e-9));
   CHECK(co.calibration.exchange_grid_ns_per_block_warp == Approx(0.25).epsilon(1e-9));
   CHECK(count_notes(co, "256x512 (on 64 SMs)") == 1);
+  // Two partitions in one derivation (an `-n 2` run's 64-SM rows and an `-n 8` run's 16-SM rows, as
+  // --exchange-microbench brings them): each partition's rows against its own one-block round and its
+  // own S_B give the same constants back, whatever the other partition's one-block round is. Pooled
+  // under the smallest partition (the derivation before session 47) they would not.
+  const auto partition_row = [&](int blocks, int tpb, int part, double one_block_us) {
+    MicrobenchRow r = grid_row(blocks, tpb);
+    r.sm_per_rank = part;
+    const double extra_ns =
+        (std::min(blocks, part) - 1) * 4.0 + (blocks - 1) * (0.25 * (tpb / 32) + per_block_launch_ns);
+    r.value = r.p10 = r.p90 = one_block_us + extra_ns / 1e3;
+    return r;
+  };
+  std::vector<MicrobenchRow> two_parts = rows;
+  for (int blocks : {1, 4, 16, 64, 128})
+    for (int tpb : {128, 512}) {
+      two_parts.push_back(partition_row(blocks, tpb, 64, 1.5));
+      two_parts.push_back(partition_row(blocks, tpb, 16, 1.9));
+    }
+  const DerivedCalibration tp = derive_calibration(two_parts, spec);
+  CHECK(tp.calibration.exchange_grid_ns_per_block == Approx(4.0).epsilon(1e-9));
+  CHECK(tp.calibration.exchange_grid_ns_per_block_warp == Approx(0.25).epsilon(1e-9));
+  CHECK(count_notes(tp, "16x128 [64-SM partition]") == 1);
+  CHECK(count_notes(tp, "64x512 (on 16 SMs)") == 1);
   // Rows without a one-block round of their size give nothing to measure against: priors.
   std::vector<MicrobenchRow> no_base = rows;
   for (int blocks : {4, 64}) no_base.push_back(grid_row(blocks, 512));

@@ -578,7 +578,7 @@ class Deriver {
   // refitted alone). Rows are grouped by the partition they ran on (an `-n 8` run's 16-SM partitions
   // hold 4 blocks per SM where an `-n 2` run's hold one): each group's points are taken against its own
   // one-block row, with its own S_B (since session 47; pooling them took the smallest partition's S_B
-  // for the median of both, which on the H100 gave 6.6 ns per occupied SM where the `-n 2` run.s rows
+  // for the median of both, which on the H100 gave 6.6 ns per occupied SM where the `-n 2` run's rows
   // alone give none: docs/model.md, "The grid term's rows by partition"). Each point is the median
   // over the files given (several processes) of one partition. Without such rows (a calibrate of before
   // 2026-12-03) the priors stay, and say so.

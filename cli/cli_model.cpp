@@ -155,7 +155,7 @@ struct SaveCalibrationCliOptions {
   std::string round_microbench;
   std::string pushed_microbench;
   std::vector<std::string> added_microbench;
-  std::string gpu = "h200_sxm";
+  std::string gpu;  // empty: the preset of the rows' GPU (derivation_preset)
 };
 
 // The rows --pushed-microbench replaces: bench cluster_sync, variant pushed (the lean kernels' exchange
@@ -192,6 +192,31 @@ size_t add_microbench_rows(const std::string& path, const char* option, const Mi
       ++taken;
     }
   return taken;
+}
+
+// The GPU preset a derivation uses: --gpu's, else the preset of the GPU the rows name (their gpu cell's
+// model, as --calibration auto reads it: "NVIDIA H100 80GB HBM3" -> h100_sxm). Refused: rows of a GPU with
+// no preset and no --gpu, and a --gpu of another model than the rows' where theirs has a preset (an H100's
+// rows judged against the H200's datasheet would give wrong efficiencies without a word; until session 48
+// --gpu defaulted to h200_sxm whatever the rows said).
+std::string derivation_preset(const SaveCalibrationCliOptions& o, const MicrobenchRow& first, int line) {
+  const std::string family = gpu_family(first.gpu);
+  std::string own, names;
+  for (const std::string& name : model::gpu_preset_names()) {
+    names += (names.empty() ? "" : ", ") + name;
+    if (!family.empty() && gpu_family(name) == family) own = name;
+  }
+  if (o.gpu.empty()) {
+    if (own.empty())
+      throw CsvError(o.from_microbench, line, "gpu",
+                     "no GPU preset for the rows' GPU '" + cut_for_message(first.gpu) +
+                         "'; name the preset whose datasheet fits it with --gpu (" + names + ")");
+    return own;
+  }
+  if (!own.empty() && gpu_family(o.gpu) != family)
+    throw InvalidArgument("--gpu " + o.gpu + " is not the GPU the rows were measured on ('" +
+                          cut_for_message(first.gpu) + "', preset " + own + "): leave --gpu out, or pass " + own);
+  return o.gpu;
 }
 
 // The calibration `arlab calibrate` derives, from its microbench.csv on the CPU: the GPU preset
@@ -280,7 +305,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   for (const std::string& path : o.skew_microbench) skew_files += (skew_files.empty() ? "" : ", ") + path;
   for (const std::string& path : o.rows_microbench) rows_files += (rows_files.empty() ? "" : ", ") + path;
   for (const std::string& path : o.added_microbench) added_files += (added_files.empty() ? "" : ", ") + path;
-  const model::GpuSpec whole = model::gpu_preset(o.gpu);
+  const std::string preset = derivation_preset(o, first, lines.front());
+  const model::GpuSpec whole = model::gpu_preset(preset);
   const bool local = first.link == "local";
   model::GpuSpec spec = whole;
   if (local) {
@@ -292,7 +318,7 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   }
   if (first.sm_per_rank != spec.sm_count)
     throw CsvError(o.from_microbench, lines.front(), "sm_per_rank",
-                   "sm_per_rank = " + std::to_string(first.sm_per_rank) + " does not fit --gpu " + o.gpu + " (" +
+                   "sm_per_rank = " + std::to_string(first.sm_per_rank) + " does not fit --gpu " + preset + " (" +
                        std::to_string(whole.sm_count) + " SMs) with link " + first.link +
                        (local ? ": on the emulated node each of the " + std::to_string(first.nranks) +
                                     " ranks owns a partition of " + std::to_string(spec.sm_count) + " SMs"
@@ -304,7 +330,7 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
               arlab::git_sha(), o.from_microbench.c_str(), exchange_files.empty() ? "" : " and the exchange rows of ",
               exchange_files.c_str(), o.round_microbench.empty() ? "" : " and the NVFP4 / ar round rows of ",
               o.round_microbench.c_str(), rows.size(), first.gpu.c_str(), first.topology.c_str(), first.link.c_str(),
-              o.gpu.c_str());
+              preset.c_str());
   if (!o.pushed_microbench.empty())
     std::printf("  the cluster_sync pushed rows are those of %s\n", o.pushed_microbench.c_str());
   if (!added_files.empty())
@@ -751,7 +777,9 @@ void add_save_calibration_command(CLI::App& app) {
                   "whose rows of a bench and variant that no other input file holds are added (benches added since "
                   "--from-microbench's run, e.g. launch store_1 / store_8 for exit_store_drain_ns)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--gpu", o->gpu, "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs)");
+  sub->add_option("--gpu", o->gpu,
+                  "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs); default: the preset of the GPU "
+                  "its rows name (their gpu cell: NVIDIA H100 ... -> h100_sxm); another GPU's preset is refused");
   sub->callback([o, sub] { run_save_calibration(*o, *sub); });
 }
 

@@ -270,6 +270,8 @@ def make_issue22_files(work, source, arlab, header, data):
     write_csv(path("mb_derived.csv"), mh, mb_set(md, "value", "9e5", chase_hbm))
     write_csv(path("mb_no_chase.csv"), mh, [r for r in md if r[mh.index("bench")] != "chase"])
     write_csv(path("mb_header_only.csv"), mh, [])
+    write_csv(path("mb_unknown_gpu.csv"), mh, mb_set(md, "gpu", "ACME Z9000"))
+    write_csv(path("mb_h100.csv"), mh, mb_set(md, "gpu", "NVIDIA H100 80GB HBM3"))
     h, rows = swap_columns(mh, md, "sms", "tpb")
     write_csv(path("mb_swapped.csv"), h, rows)
 
@@ -913,6 +915,20 @@ def issue22_cases(add, have_cuda, arlab, no_gpu):
     add("[reinterpret] seed --mode predict on a kernel time of 1e-300 us",
         ["seed", "--mode", "predict", "--data", "k_tiny.csv", "--out-dir", "seed_out"], 2,
         r"k_tiny\.csv:4: column 'kernel_us_median'", absent=["seed_out"])
+    add("save-calibration --from-microbench of one GPU with --gpu of another",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb.csv", "--gpu", "h100_sxm"], 2,
+        r"--gpu h100_sxm is not the GPU the rows were measured on \('NVIDIA H200', preset h200_sxm\): leave --gpu "
+        r"out, or pass h200_sxm", absent=["new_cal.csv"])
+    add("save-calibration --from-microbench of a GPU with no preset, no --gpu",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb_unknown_gpu.csv"], 2,
+        r"mb_unknown_gpu\.csv:2: column 'gpu': no GPU preset for the rows' GPU 'ACME Z9000'; name the preset whose "
+        r"datasheet fits it with --gpu \(h100_sxm, h200_sxm", absent=["new_cal.csv"])
+    add("save-calibration --from-microbench of a GPU with no preset, --gpu named: derived against it",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb_unknown_gpu.csv", "--gpu", "h200_sxm"], 0,
+        r"ACME Z9000, emulated, local; --gpu h200_sxm\)", made={"new_cal.csv": starts_with(CALIBRATION)})
+    add("save-calibration --from-microbench of an H100, no --gpu: derived against the H100's preset",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb_h100.csv"], 0,
+        r"NVIDIA H100 80GB HBM3, emulated, local; --gpu h100_sxm\)", made={"new_cal.csv": starts_with(CALIBRATION)})
     add("[reinterpret] a microbenchmark row with an unknown bench", ["save-calibration", "new_cal.csv",
                                                                       "--from-microbench", "mb_garbage_bench.csv"], 2,
         r"mb_garbage_bench\.csv:6: column 'bench': unknown bench 'garbage'", absent=["new_cal.csv"])
@@ -1024,10 +1040,9 @@ def issue22_cases(add, have_cuda, arlab, no_gpu):
                                                               "mb_no_chase.csv"], 2,
         r"mb_no_chase\.csv: no calibration can be derived from these rows: .*bench chase, variant hbm",
         absent=["new_cal.csv"])
-    add("[message] microbenchmarks of another GPU: sm_per_rank named with the link", ["save-calibration",
-                                                                                      "new_cal.csv", "--gpu", "b200",
-                                                                                      "--from-microbench", "mb.csv"],
-        2, r"mb\.csv:2: column 'sm_per_rank': sm_per_rank = 64 does not fit --gpu b200 .* with link local",
+    add("[message] microbenchmarks of a GPU with no preset, --gpu of another SM count: sm_per_rank named with the "
+        "link", ["save-calibration", "new_cal.csv", "--gpu", "b200", "--from-microbench", "mb_unknown_gpu.csv"],
+        2, r"mb_unknown_gpu\.csv:2: column 'sm_per_rank': sm_per_rank = 64 does not fit --gpu b200 .* with link local",
         absent=["new_cal.csv"])
 
 

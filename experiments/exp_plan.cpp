@@ -335,10 +335,11 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
 
 // model-accuracy: held-out problems, chosen anew when the model or its calibration changes (since session 47,
 // 2026-12-06, defined before any of it was measured, for the H100's grid term taken by partition and for its
-// calibration to be derived again from microbenchmarks of the trimmed kernels, a160fc2; not yet measured):
+// calibration to be derived again from microbenchmarks of the trimmed kernels, a160fc2; measured at TP2 and TP4 on
+// an H100 in session 48, with that calibration):
 // H {4264, 8640, 12256} x tokens {4, 40, 192, 416}, rows aligned to 16, 128 and 64 bytes, H values no committed
 // measurement holds, then every other pattern (ar and the four quantizing ones) at H {5360, 8800} x tokens
-// {13, 224}, 32- and 64-byte rows, H values no committed measurement holds either -- to be committed as
+// {13, 224}, 32- and 64-byte rows, H values no committed measurement holds either --
 // data/h100/exp/model-accuracy_emulated_grid32*.csv; the grids before: H {4424, 8384, 12304} x tokens {5, 44,
 // 176, 440} with H {5232, 8512} x tokens {11, 264} (session 44, the lean two-shot's second exchange priced only
 // where its hop is), data/h100/exp/model-accuracy_emulated_grid31*.csv; H {5000, 8256, 12992} x tokens {6, 56,

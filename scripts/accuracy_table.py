@@ -123,6 +123,10 @@ FILES = [
     ("../h100/exp/model-accuracy_emulated_grid31.csv", "emulated, H100", "model-accuracy experiment, fresh grid31 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid31_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid31 on an H100 at TP4, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid31_tp8.csv", "emulated TP8, H100", "model-accuracy experiment, grid31 on an H100 at TP8, by algorithm"),
+    # Session 48: the fresh grid32 (defined in session 47, before any of it was measured, and before the H100's calibration was
+    # derived again from the trimmed kernels' microbenchmarks) on an H100, with that calibration's picks.
+    ("../h100/exp/model-accuracy_emulated_grid32.csv", "emulated, H100", "model-accuracy experiment, fresh grid32 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid32_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid32 on an H100 at TP4, by algorithm"),
 ]
 
 

@@ -72,13 +72,11 @@ fi
                     $d/h200_emulated_n8_drain_microbench.csv \
                     $d/h200_emulated_n4_skew_microbench_rerun.csv \
                     $d/h200_emulated_n8_skew_microbench_rerun.csv > "$out/h200_emulated.log"
-"$arlab" save-calibration "$out/h100_emulated.csv" --gpu h100_sxm --from-microbench $d/h100_emulated_microbench.csv \
-  --exchange-microbench $d/h100_emulated_n8_microbench.csv \
-  --skew-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv \
-  --rows-microbench $d/h100_emulated_n4_microbench.csv $d/h100_emulated_n8_microbench.csv \
-  --added-microbench $d/h100_emulated_s42_n2_microbench.csv $d/h100_emulated_s42_n4_microbench.csv \
-                     $d/h100_emulated_s42_n8_microbench.csv $d/h100_emulated_s42b_n2_microbench.csv \
-                     $d/h100_emulated_s42b_n4_microbench.csv $d/h100_emulated_s42b_n8_microbench.csv > "$out/h100_emulated.log"
+"$arlab" save-calibration "$out/h100_emulated.csv" --gpu h100_sxm --from-microbench $d/h100_emulated_s48_n2_microbench.csv \
+  --exchange-microbench $d/h100_emulated_s48_n8_microbench.csv \
+  --skew-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv \
+  --rows-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv \
+  --added-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv > "$out/h100_emulated.log"
 
 if [ $notes -eq 1 ]; then
   cat "$out/h200_emulated.log"

@@ -741,13 +741,13 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
   // scripts/derive_calibrations.sh: h100_emulated.csv from one `arlab calibrate -n 2` run on an H100
   // (--from-microbench), the exchange rows of a `-n 8` run (--exchange-microbench), and the start_skew and
   // rows bench rows at 4 and 8 ranks of a `-n 4` and a `-n 8` run (--skew-microbench, --rows-microbench), and
-  // the variants session 42's runs added (--added-microbench).
+  // the variants only those two runs hold (--added-microbench): session 48's runs of one build, c36b148.
   const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
-  std::vector<MicrobenchRow> rows = load_microbench(dir + "h100_emulated_microbench.csv");
+  std::vector<MicrobenchRow> rows = load_microbench(dir + "h100_emulated_s48_n2_microbench.csv");
   REQUIRE(rows.front().gpu.find("H100") != std::string::npos);
   REQUIRE(rows.front().nranks == 2);
-  const std::vector<MicrobenchRow> n4 = load_microbench(dir + "h100_emulated_n4_microbench.csv");
-  const std::vector<MicrobenchRow> n8 = load_microbench(dir + "h100_emulated_n8_microbench.csv");
+  const std::vector<MicrobenchRow> n4 = load_microbench(dir + "h100_emulated_s48_n4_microbench.csv");
+  const std::vector<MicrobenchRow> n8 = load_microbench(dir + "h100_emulated_s48_n8_microbench.csv");
   const auto rows_bench = [](const MicrobenchRow& r) { return r.bench == "bandwidth" && r.variant.rfind("rows_", 0) == 0; };
   std::vector<MicrobenchRow> without_rows = rows;
   size_t exchange = 0, skew = 0, rows_added = 0;
@@ -772,19 +772,18 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
   CHECK(exchange > 0);
   CHECK(skew == 2);
   CHECK(rows_added > 0);
-  // Session 42's two sets of `-n 2`, `-n 4` and `-n 8` runs (--added-microbench): the rows of every (bench,
-  // variant) that the files above lack (the two-shot rounds with every partition busy: twoshot_round_delta_ns and
-  // the lean2_*_round lines).
+  // The `-n 4` and `-n 8` runs again (--added-microbench): the rows of every (bench, variant) that the files
+  // above lack (the body_round rounds named by their N: the lean two-shot's owner and reader rounds, the
+  // reference two-shot's epilogue at 4 and 8 ranks).
   std::set<std::pair<std::string, std::string>> own;
   for (const MicrobenchRow& r : rows) own.insert({r.bench, r.variant});
   size_t added = 0;
-  for (const char* run : {"s42", "s42b"})
-    for (const char* n : {"2", "4", "8"})
-      for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_" + run + "_n" + n + "_microbench.csv"))
-        if (own.count({r.bench, r.variant}) == 0) {
-          rows.push_back(r);
-          ++added;
-        }
+  for (const auto* run : {&n4, &n8})
+    for (const MicrobenchRow& r : *run)
+      if (own.count({r.bench, r.variant}) == 0) {
+        rows.push_back(r);
+        ++added;
+      }
   CHECK(added > 0);
   const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
   const DerivedCalibration d = derive_calibration(rows, spec);

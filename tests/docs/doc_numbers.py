@@ -861,6 +861,29 @@ def h100_regret(out):
             "at worst " + " / ".join(x + " %" for _, x in found)]
 
 
+def h100_validate_table(doc, rows):
+    """A check of a table of H100 files judged with today's H100 calibration: rows is a list of (file stem under
+    data/h100/exp, note after its name, the pinned cells before today's MAPE / max APE cell); each table row reads
+    "| `exp/FILE.csv`NOTE | PINNED | ... | MAPE %, max APE % |"."""
+    return dict(doc=doc,
+                cmd=" && ".join(f"{{arlab}} validate data/h100/exp/{f}.csv --calibration data/calibration/h100_emulated.csv | "
+                                "grep 'against the headline' | head -1" for f, _, _ in rows),
+                derive=lambda out: [f"| `exp/{f}.csv`{note} | {' | '.join(pinned)} | {m} %, {x} % |"
+                                    for (f, note, pinned), (m, x) in zip(rows, re.findall(r"MAPE ([\d.]+) %.*?max APE ([\d.]+) %", out))])
+
+
+def h100_le16_bias(doc, stem, template):
+    """A check of the one-shot bias at most 16 blocks, lean then reference, of an H100 file with today's calibration
+    (`scripts/model_bias.py --by kernel_variant,@grid --where algo=oneshot`), quoted by template ({1} lean rows, {2}
+    its bias, {3} reference rows, {4} its bias)."""
+    return dict(doc=doc,
+                cmd=f"{{arlab}} validate data/h100/exp/{stem}.csv --calibration data/calibration/h100_emulated.csv "
+                    f"--out {{tmp}}/{stem}.v.csv > /dev/null && {{py}} scripts/model_bias.py data/h100/exp/{stem}.csv "
+                    f"{{tmp}}/{stem}.v.csv --by kernel_variant,@grid --where algo=oneshot",
+                quotes=[(r"^lean le16\s+(\d+)\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?reference le16\s+(\d+)\s+[\d.]+ %\s+([-+][\d.]+) %",
+                         template)])
+
+
 CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"], derive=table_rows),
     dict(doc="docs/results.md", cmd=["{py}", "scripts/ab_table.py", "data/h200/lean_poll_probe_emulated.csv"],
@@ -893,50 +916,28 @@ CHECKS = [
                                      "--label", "switch_v0=before (d6ecefd, two processes)",
                                      "--label", "switch_trim=trimmed (a160fc2)"],
          derive=table_rows),
-    # docs/model.md, "The grid term's rows by partition" (session 47): the files after the fix, today's H100 calibration
-    dict(doc="docs/model.md",
-         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/{f}.csv --calibration data/calibration/h100_emulated.csv | "
-                         "grep 'against the headline' | head -1"
-                         for f in ("peers_emulated_tp2_s46", "peers_emulated_tp2", "peers_emulated_tp48",
-                                   "speedup_emulated_wide32")),
-         derive=lambda out: [f"| `exp/{f}.csv`{note} | {b} | {a} | {m} %, {x} % |" for f, note, b, a, (m, x) in zip(
-             ("peers_emulated_tp2_s46", "peers_emulated_tp2", "peers_emulated_tp48", "speedup_emulated_wide32"),
-             (" (the trimmed kernels)", "", "", ""),
-             ("9.80 %, 23.02 %", "6.77 %, 22.33 %", "5.12 %, 16.18 %", "8.83 %, 25.14 %"),
-             # after the fix, with the calibration of c36b148 (session 47's closing note), before session 48's
-             ("8.80 %, 18.81 %", "6.46 %, 20.37 %", "4.98 %, 15.82 %", "8.83 %, 23.30 %"),
-             re.findall(r"MAPE ([\d.]+) %.*?max APE ([\d.]+) %", out))]),
-    dict(doc="docs/model.md",
-         cmd="{arlab} validate data/h100/exp/peers_emulated_tp2_s46.csv --calibration data/calibration/h100_emulated.csv "
-             "--out {tmp}/p46.csv > /dev/null && {py} scripts/model_bias.py data/h100/exp/peers_emulated_tp2_s46.csv "
-             "{tmp}/p46.csv --by kernel_variant,@grid --where algo=oneshot",
-         quotes=[(r"^lean le16\s+(\d+)\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?reference le16\s+(\d+)\s+[\d.]+ %\s+([-+][\d.]+) %",
-                  "lean {2} % over {1} rows, reference {4} % over {3})")]),
-    # docs/model.md, "Session 48: the H100's calibration from the trimmed kernels": the files with today's H100 calibration
-    dict(doc="docs/model.md",
-         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/{f}.csv --calibration data/calibration/h100_emulated.csv | "
-                         "grep 'against the headline' | head -1"
-                         for f in ("model-accuracy_emulated_grid32", "model-accuracy_emulated_grid32_tp4",
-                                   "peers_emulated_tp2_s48", "peers_emulated_tp2_s46")),
-         derive=lambda out: [f"| `exp/{f}.csv`{note} | {b} | {m} %, {x} % |" for f, note, b, (m, x) in zip(
-             ("model-accuracy_emulated_grid32", "model-accuracy_emulated_grid32_tp4", "peers_emulated_tp2_s48",
-              "peers_emulated_tp2_s46"),
-             (" (held out, TP2, 1120 rows)", " (held out, TP4, 1120 rows)", " (the trimmed kernels)",
-              " (the trimmed kernels, another H100)"),
-             # before: the calibration of 367c1b6 (session 34's runs with session 42's added), session 48's own run
-             ("8.36 %, 42.99 %", "8.20 %, 58.61 %", "8.60 %, 21.99 %", "8.80 %, 18.81 %"),
-             re.findall(r"MAPE ([\d.]+) %.*?max APE ([\d.]+) %", out))]),
+    # docs/model.md, "The grid term's rows by partition" (session 47): the files before the fix (d588222), after it with
+    # the calibration of c36b148 (session 47's closing note), and with today's H100 calibration
+    h100_validate_table("docs/model.md", [
+        ("peers_emulated_tp2_s46", " (the trimmed kernels)", ("9.80 %, 23.02 %", "8.80 %, 18.81 %")),
+        ("peers_emulated_tp2", "", ("6.77 %, 22.33 %", "6.46 %, 20.37 %")),
+        ("peers_emulated_tp48", "", ("5.12 %, 16.18 %", "4.98 %, 15.82 %")),
+        ("speedup_emulated_wide32", "", ("8.83 %, 25.14 %", "8.83 %, 23.30 %"))]),
+    h100_le16_bias("docs/model.md", "peers_emulated_tp2_s46", "lean {2} % over {1} rows, reference {4} % over {3})"),
+    # docs/model.md, "Session 48: the H100's calibration from the trimmed kernels": the files with the calibration before
+    # (367c1b6: session 34's runs with session 42's added) and today's
+    h100_validate_table("docs/model.md", [
+        ("model-accuracy_emulated_grid32", " (held out, TP2, 1120 rows)", ("8.36 %, 42.99 %",)),
+        ("model-accuracy_emulated_grid32_tp4", " (held out, TP4, 1120 rows)", ("8.20 %, 58.61 %",)),
+        ("peers_emulated_tp2_s48", " (the trimmed kernels)", ("8.60 %, 21.99 %",)),
+        ("peers_emulated_tp2_s46", " (the trimmed kernels, another H100)", ("8.80 %, 18.81 %",))]),
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid32{sfx}.csv | tail -1"
                          for sfx in ("", "_tp4")),
          derive=lambda out: (lambda g: [f"mean\nregret {g[0][0]} % at TP2 (max {g[0][1]} %) and {g[1][0]} % at TP4 (max {g[1][1]} %)"])(
              re.findall(r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", out))),
-    dict(doc="docs/model.md",
-         cmd="{arlab} validate data/h100/exp/peers_emulated_tp2_s48.csv --calibration data/calibration/h100_emulated.csv "
-             "--out {tmp}/p48.csv > /dev/null && {py} scripts/model_bias.py data/h100/exp/peers_emulated_tp2_s48.csv "
-             "{tmp}/p48.csv --by kernel_variant,@grid --where algo=oneshot",
-         quotes=[(r"^lean le16\s+(\d+)\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?reference le16\s+(\d+)\s+[\d.]+ %\s+([-+][\d.]+) %",
-                  "the lean body {2} % ({1} rows; session 46's file with the old calibration: -14.0 %), the reference {4} % ({3} rows)")]),
+    h100_le16_bias("docs/model.md", "peers_emulated_tp2_s48",
+                   "the lean body {2} % ({1} rows; session 46's file with the old calibration: -14.0 %), the reference {4} % ({3} rows)"),
     # README.md: session 48's rows (grid32 held out; the peers and issue 24's grids with the trimmed kernels)
     dict(doc="README.md",
          cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid32{sfx}.csv | grep 'against the headline'"

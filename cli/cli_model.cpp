@@ -213,6 +213,7 @@ std::string derivation_preset(const SaveCalibrationCliOptions& o, const Microben
                          "'; name the preset whose datasheet fits it with --gpu (" + names + ")");
     return own;
   }
+  model::gpu_preset(o.gpu);  // an unknown preset fails here, naming the known ones
   if (!own.empty() && gpu_family(o.gpu) != family)
     throw InvalidArgument("--gpu " + o.gpu + " is not the GPU the rows were measured on ('" +
                           cut_for_message(first.gpu) + "', preset " + own + "): leave --gpu out, or pass " + own);

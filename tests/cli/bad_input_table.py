@@ -919,6 +919,9 @@ def issue22_cases(add, have_cuda, arlab, no_gpu):
         ["save-calibration", "new_cal.csv", "--from-microbench", "mb.csv", "--gpu", "h100_sxm"], 2,
         r"--gpu h100_sxm is not the GPU the rows were measured on \('NVIDIA H200', preset h200_sxm\): leave --gpu "
         r"out, or pass h200_sxm", absent=["new_cal.csv"])
+    add("save-calibration --from-microbench with an unknown --gpu: the known presets named",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb.csv", "--gpu", "nonsense"], 2,
+        r"unknown GPU preset 'nonsense' \(known: h100_sxm, h200_sxm", absent=["new_cal.csv"])
     add("save-calibration --from-microbench of a GPU with no preset, no --gpu",
         ["save-calibration", "new_cal.csv", "--from-microbench", "mb_unknown_gpu.csv"], 2,
         r"mb_unknown_gpu\.csv:2: column 'gpu': no GPU preset for the rows' GPU 'ACME Z9000'; name the preset whose "

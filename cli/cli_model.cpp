@@ -194,27 +194,25 @@ size_t add_microbench_rows(const std::string& path, const char* option, const Mi
   return taken;
 }
 
-// The GPU preset a derivation uses: --gpu's, else the preset of the GPU the rows name (their gpu cell's
-// model, as --calibration auto reads it: "NVIDIA H100 80GB HBM3" -> h100_sxm). Refused: rows of a GPU with
-// no preset and no --gpu, and a --gpu of another model than the rows' where theirs has a preset (an H100's
-// rows judged against the H200's datasheet would give wrong efficiencies without a word; until session 48
-// --gpu defaulted to h200_sxm whatever the rows said).
+// The GPU preset a derivation uses: --gpu's, else the preset of the GPU the rows name (their gpu cell, read as
+// for a device: preset_for_device_name, "NVIDIA H100 80GB HBM3" -> h100_sxm). Refused: rows of a GPU with no
+// preset and no --gpu, and a --gpu other than the rows' own preset where they have one (an H100's rows judged
+// against the H200's datasheet would give wrong efficiencies without a word; until session 48 --gpu defaulted
+// to h200_sxm whatever the rows said).
 std::string derivation_preset(const SaveCalibrationCliOptions& o, const MicrobenchRow& first, int line) {
-  const std::string family = gpu_family(first.gpu);
-  std::string own, names;
-  for (const std::string& name : model::gpu_preset_names()) {
-    names += (names.empty() ? "" : ", ") + name;
-    if (!family.empty() && gpu_family(name) == family) own = name;
-  }
+  const std::string own = model::preset_for_device_name(first.gpu);
   if (o.gpu.empty()) {
-    if (own.empty())
+    if (own.empty()) {
+      std::string names;
+      for (const std::string& name : model::gpu_preset_names()) names += (names.empty() ? "" : ", ") + name;
       throw CsvError(o.from_microbench, line, "gpu",
                      "no GPU preset for the rows' GPU '" + cut_for_message(first.gpu) +
                          "'; name the preset whose datasheet fits it with --gpu (" + names + ")");
+    }
     return own;
   }
   model::gpu_preset(o.gpu);  // an unknown preset fails here, naming the known ones
-  if (!own.empty() && gpu_family(o.gpu) != family)
+  if (!own.empty() && o.gpu != own)
     throw InvalidArgument("--gpu " + o.gpu + " is not the GPU the rows were measured on ('" +
                           cut_for_message(first.gpu) + "', preset " + own + "): leave --gpu out, or pass " + own);
   return o.gpu;

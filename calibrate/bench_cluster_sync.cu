@@ -8,6 +8,16 @@
 // (cluster_sum_pushed, clusters 2..kMaxPushedClusterSize, whole warps), the same tpb and grid.
 // Variants `barrier` and `barrier_relaxed`: bare cluster barriers (cluster.sync(), and the lean
 // kernel's relaxed lifetime barrier) at clusters 2, 4, 8, no sum and no shared-memory read.
+// Variants `first_none`, `first_sum`, `first_pushed_start`, `first_pushed` (since session 49): ONE exchange per
+// launch on a grid of one cluster, as a call of one token round runs it, where the loops above time a warm
+// chain and leave the first exchange out; the figure is the launch's duration (CUPTI, as bench launch), so
+// first_sum - first_none is what the reference's exchange and its closing barrier add to such a call,
+// first_pushed - first_pushed_start what the lean kernel's pushed exchange adds, and first_pushed_start -
+// first_none its start (calibrate/reduce_loop.cuh first_exchange_kernel). Shapes: tpb x cluster = 256 and 1024
+// threads (a token of H 2048 and 8192 at one vector per thread) split over clusters of 1, 2, 4, 8 blocks of at
+// least one warp. Why: the fused one-shot rows of one token round with clusters of 2-8 blocks are predicted
+// long for the reference and short for the lean body against these loops (docs/model.md, session 49).
+// Rows: sms = blocks launched (one cluster), size = 1 exchange, metric duration_us.
 #include "calibrate/bench_common.cuh"
 #include "calibrate/calibrate_core.h"
 #include "calibrate/reduce_loop.cuh"
@@ -82,6 +92,40 @@ void bench_cluster_sync(const BenchEnv& env, int /*nranks*/, std::vector<Microbe
                                ns));
     }
   }
+  // One exchange per launch (first_exchange_kernel): the four modes of each shape back to back.
+  harness::DeviceBuffer sums(kMaxClusterSize * sizeof(float), env.rank);
+  constexpr int kWarmup = 3;  // as bench launch
+  const std::pair<int, const char*> modes[] = {{kFirstNone, "first_none"},
+                                               {kFirstSum, "first_sum"},
+                                               {kFirstPushedStart, "first_pushed_start"},
+                                               {kFirstPushed, "first_pushed"}};
+  for (int threads : {256, 1024})
+    for (int cluster : clusters) {
+      const int tpb = threads / cluster;
+      if (cluster > env.sms) continue;
+      kernels::FusedParams p;
+      p.cluster = cluster;
+      p.rank = env.rank;
+      p.fault = fault.as<unsigned long long>();
+      p.timeout_ns = env.timeout_ns;
+      for (const auto& [mode_value, variant] : modes) {
+        const int mode = mode_value;  // a lambda captures a variable, not a structured binding (C++17)
+        const bool pushed = mode == kFirstPushedStart || mode == kFirstPushed;
+        if (pushed && !lean_pushes_cluster_totals(cluster, tpb)) continue;
+        const std::vector<double> us = time_calls(env, kWarmup, env.reps, {}, [&] {
+          launch(Shape{cluster, tpb, cluster}, env.stream, env.rank, first_exchange_kernel, mode, p,
+                 sums.as<float>());
+        });
+        unsigned long long word = 0;
+        ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpy(&word, fault.data(), sizeof(word), cudaMemcpyDeviceToHost));
+        if (word != 0ull)
+          throw CudaError(std::string("calibrate cluster_sync/") + variant + ": an exchange spin timed out (cluster " +
+                          std::to_string(cluster) + ", tpb " + std::to_string(tpb) + ")");
+        out.push_back(make_point(PointKey{"cluster_sync", variant, cluster, tpb, cluster, 1.0, "exchanges",
+                                          "duration_us"},
+                                 us));
+      }
+    }
 }
 
 }  // namespace arlab::calibrate

@@ -84,5 +84,44 @@ __global__ void __launch_bounds__(1024) barrier_loop_kernel(int k_ops, bool rela
   }
 }
 
+// ONE cluster exchange per launch, as a call of one token round runs it (bench cluster_sync, `first_*`
+// variants; the loops above time an exchange among many in a warm chain, with the first one untimed). The
+// launch's duration is the figure, so each mode is a kernel of the same shape and the differences between
+// modes are what the exchange adds to a call:
+//   kFirstNone          the block sum alone (cluster_sum at cluster 1: warp shuffles, __syncthreads), whatever
+//                       the launch's cluster size: the baseline
+//   kFirstSum           the reference's exchange: cluster_sum (the block sum, cluster.sync, every block's total
+//                       read through distributed shared memory), then the relaxed lifetime barrier that the
+//                       reference kernel closes with (kernels/oneshot_kernel.cuh)
+//   kFirstPushedStart   the lean kernel's pushed-exchange start (pushed_exchange_init: mbarrier init, a relaxed
+//                       cluster arrive; pushed_exchange_ready: its wait), then the block sum alone
+//   kFirstPushed        the same start, then the pushed exchange itself (cluster_sum_pushed); no closing barrier
+// Block b's total goes to sink[b], so no sum can be dropped; `p` carries the cluster size and what the pushed
+// exchange's bounded wait reads (the fault word, the timeout).
+enum FirstExchangeMode : int { kFirstNone = 0, kFirstSum = 1, kFirstPushedStart = 2, kFirstPushed = 3 };
+
+__global__ void __launch_bounds__(1024)
+    first_exchange_kernel(int mode, const __grid_constant__ kernels::FusedParams p, float* sink) {
+  __shared__ kernels::EpilogueShared sh;
+  const int cluster = p.cluster;
+  const bool pushed = mode == kFirstPushedStart || mode == kFirstPushed;
+  if (pushed) kernels::pushed_exchange_init(sh, cluster);
+  const float v = 1.0f + static_cast<float>(threadIdx.x) * 1e-3f + static_cast<float>(blockIdx.x);
+  float total;
+  if (mode == kFirstSum) {
+    total = kernels::cluster_sum(v, sh, 0, cluster);
+  } else if (mode == kFirstPushed) {
+    kernels::pushed_exchange_ready(cluster);
+    total = kernels::cluster_sum_pushed(v, sh, 0, cluster, static_cast<int>(blockIdx.x) % cluster, 0, p);
+  } else {
+    if (pushed) kernels::pushed_exchange_ready(cluster);
+    total = kernels::cluster_sum(v, sh, 0, 1);
+  }
+  if (threadIdx.x == 0) sink[blockIdx.x] = total;
+  // The reference's close: its blocks' totals were read through distributed shared memory, so no block may
+  // leave before every block of its cluster is done reading (kernels/oneshot_kernel.cuh).
+  if (mode == kFirstSum && cluster > 1) kernels::cluster_lifetime_barrier();
+}
+
 }  // namespace
 }  // namespace arlab::calibrate

@@ -171,6 +171,7 @@ class CrossRankBenches {
     step("start_skew", "gated", [&] { start_skew(); });
     step("exchange", "all_to_all", [&] { exchange(); });
     step("exchange", "all_to_all_grid", [&] { exchange_grid(); });
+    step("exchange", "all_to_all_cluster", [&] { exchange_cluster(); });
     node_.reinitialize();
   }
 
@@ -275,7 +276,8 @@ class CrossRankBenches {
   }
 
   void add_row(const std::string& bench, const std::string& variant, int rank, int sms, int tpb, double size,
-               const std::string& unit, const std::string& metric, const std::vector<double>& samples) {
+               const std::string& unit, const std::string& metric, const std::vector<double>& samples,
+               int cluster = 0) {
     if (!process0()) return;
     MicrobenchRow row;  // provenance columns (git_sha, date_utc, gpu, topology, link) left to the caller
     row.nranks = node_.nranks();
@@ -285,7 +287,7 @@ class CrossRankBenches {
     row.variant = variant;
     row.sms = sms;
     row.tpb = tpb;
-    row.cluster = 0;
+    row.cluster = cluster;
     row.size = size;
     row.size_unit = unit;
     row.metric = metric;
@@ -658,6 +660,39 @@ class CrossRankBenches {
               exchange_round_us(*cupti, kGroup, b, threads));
   }
 
+  // exchange all_to_all_cluster (since session 49): one round between 2 ranks on ONE cluster of c blocks of
+  // T / c threads (T = 256 and 1024: a token of H 2048 and 8192 at one vector per thread; c = 1, 2, 4, 8), as a
+  // call of one token spreads its token over a cluster, with no cluster exchange after the poll (variant
+  // all_to_all_cluster), the reference's (all_to_all_cluster_sum: cluster_sum and its relaxed closing barrier)
+  // and the lean kernel's (all_to_all_cluster_pushed: the pushed exchange, started before the stores). Why:
+  // the fused one-shot rows of one token are a few hundred ns longer at clusters of 2-8 blocks than at one
+  // block of the same threads, in both bodies, beyond what the exchange's own benches give (docs/model.md,
+  // session 49). Rows: sms = blocks, tpb, cluster, size = 2 ranks, metric skewfree_us.
+  void exchange_cluster() {
+    std::unique_ptr<harness::CuptiKernelTimer> own_cupti;
+    harness::CuptiKernelTimer* cupti = cupti_in_every_process(own_cupti, "exchange all_to_all_cluster");
+    if (!cupti) {
+      note("exchange all_to_all_cluster skipped: CUPTI is unavailable in some process");
+      return;
+    }
+    constexpr int kGroup = 2;
+    const size_t scratch = static_cast<size_t>(kGroup) * 1024 * kVectorBytes;
+    if (scratch > region_bytes_) return;  // as all_to_all_grid's check; 32 KB never exceeds a region
+    zero_scratch(scratch);
+    const std::pair<int, const char*> modes[] = {{kExchangeNone, "all_to_all_cluster"},
+                                                 {kExchangeSum, "all_to_all_cluster_sum"},
+                                                 {kExchangePushed, "all_to_all_cluster_pushed"}};
+    for (int threads : {256, 1024})
+      for (int c : {1, 2, 4, 8}) {
+        if (c > node_.sms_per_rank()) continue;
+        for (const auto& [mode, variant] : modes) {
+          if (c == 1 && mode != kExchangeNone) continue;  // no cluster: nothing to exchange
+          add_row("exchange", variant, -1, c, threads / c, kGroup, "ranks", "skewfree_us",
+                  exchange_round_us(*cupti, kGroup, c, threads / c, c, mode), c);
+        }
+      }
+  }
+
   // Tags start at 1: zeroed slots hold no launch's tag (exchange_tag_ continues across the sweeps,
   // so no slot ever holds an earlier launch's tag either).
   void zero_scratch(size_t bytes) {
@@ -670,7 +705,8 @@ class CrossRankBenches {
   // 0 .. k-1 with `blocks` blocks of `threads` threads each: a host hold at the head of every rank's
   // stream, a batch of kSkewBatch (gate, kernel) per rank queued behind it, then the release; CUPTI
   // start and end records of the members' kernels give per iteration max end - max start.
-  std::vector<double> exchange_round_us(harness::CuptiKernelTimer& cupti, int k, int blocks, int threads) {
+  std::vector<double> exchange_round_us(harness::CuptiKernelTimer& cupti, int k, int blocks, int threads,
+                                        int cluster = 1, int cluster_mode = kExchangeNone) {
     const int iters = quick_ ? kSkewQuickIters : kSkewIters;
     harness::HostHold hold;
     std::unordered_map<int, std::vector<uint64_t>> starts, ends;
@@ -689,6 +725,8 @@ class CrossRankBenches {
           p.blocks = blocks;
           p.tag = exchange_tag_;
           p.status = l->cross_status(node_.timeout_ns());
+          p.cluster = cluster;
+          p.cluster_mode = cluster_mode;
           if (timed) cupti.set_tag((static_cast<uint64_t>(first + i) << kTagRankBits) | static_cast<uint64_t>(l->rank()));
           const cudaError_t e = launch_exchange(p, l->stream());
           if (timed) cupti.clear_tag();

@@ -102,7 +102,14 @@ struct ExchangeParams {
   int blocks = 1;                         // blocks per member (1: the one block of `all_to_all`)
   uint32_t tag = 0;                       // unique per launch; never the word the scratch was filled with
   CrossStatus status;
+  // all_to_all_cluster (since session 49): the grid launched as clusters of `cluster` blocks, and after the
+  // poll each block's sum over its vector's words goes through the cluster as a fused kernel's RMSNorm total
+  // does: kExchangeNone (no cluster exchange), kExchangeSum (the reference's cluster_sum, then its relaxed
+  // closing barrier) or kExchangePushed (the lean kernel's pushed exchange, started before the stores).
+  int cluster = 1;
+  int cluster_mode = 0;
 };
+constexpr int kExchangeNone = 0, kExchangeSum = 1, kExchangePushed = 2;
 cudaError_t launch_exchange(const ExchangeParams& p, cudaStream_t stream);
 // How many exchange_kernel blocks of `threads` threads one SM holds at once (the occupancy API).
 cudaError_t exchange_blocks_per_sm(int threads, int* blocks);

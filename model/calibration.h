@@ -204,12 +204,21 @@ namespace arlab::model {
   /* prior: the emulated H200's cluster barrier of 2026-11-30 (304 ns); range: as cluster_sync_ns */                 \
   X(bare_cluster_barrier_ns, 300.0, 0.0, 10000.0, "ns",                                                                   \
     "one bare cluster barrier, cluster.sync(): a release arrive (on sm_90 a GPU-scope MEMBAR) and an acquire "      \
-    "wait; the reference kernel's closing barrier and the lean kernel's pushed-exchange start (calibrate: "        \
-    "cluster_sync barrier, median over cluster sizes and tpb)")                                                    \
+    "wait; the reference kernel's closing barrier, at no warps (calibrate: cluster_sync barrier, intercept of a "  \
+    "line over the block's warps, one block per SM, every cluster size)")                                         \
+  /* prior: 0, no growth with the warps (the median of before); range: 1 us per warp, as round_overhead_ns_per_warp */\
+  X(bare_cluster_barrier_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                        \
+    "per warp on the SM, what a bare cluster barrier adds (each warp's release arrive is its own MEMBAR) "          \
+    "(calibrate: cluster_sync barrier, slope of the same line)")                                                   \
   /* prior: as bare_cluster_barrier_ns (no measurement of the relaxed arrive); range: as cluster_sync_ns */              \
   X(cluster_lifetime_barrier_ns, 300.0, 0.0, 10000.0, "ns",                                                          \
-    "one cluster barrier with a relaxed arrive (no MEMBAR): the lean kernel's closing barrier (calibrate: "         \
-    "cluster_sync barrier_relaxed, median over cluster sizes and tpb)")                                            \
+    "one cluster barrier with a relaxed arrive (no MEMBAR): the lean kernel's closing barrier and its pushed-"    \
+    "exchange start, at no warps (calibrate: cluster_sync barrier_relaxed, intercept of a line over the block's "  \
+    "warps)")                                                                                                      \
+  /* prior: 0, no growth with the warps (the median of before); range: as bare_cluster_barrier_ns_per_warp */         \
+  X(cluster_lifetime_barrier_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                    \
+    "per warp on the SM, what a relaxed cluster barrier adds (calibrate: cluster_sync barrier_relaxed, slope of "  \
+    "the same line)")                                                                                              \
   /* prior: 0.5 x the emulated H200's 304 ns cluster barrier, the factor first chosen by hand for the lean */       \
   /* kernel's exchange (data/h200/exp/lean_configs_pushed8_emulated.csv); range: as cluster_sync_ns */               \
   X(pushed_exchange_ns, 150.0, 0.0, 10000.0, "ns",                                                                   \

@@ -380,19 +380,44 @@ class Deriver {
     set("pushed_exchange_ns_per_peer", std::max(0.0, l.slope), "slope per other block of the same line");
   }
 
-  // cluster_sync's `barrier` and `barrier_relaxed` variants (new in the bench set): bare barriers.
+  // cluster_sync's `barrier` and `barrier_relaxed` variants: bare barriers, one block per SM, at clusters 2, 4, 8
+  // and tpb 128 and 1024. Each warp's arrive is its own (with cluster.sync()'s release, its own MEMBAR), so the
+  // barrier grows with the block's warps (H100 emulated, session 48: 391-425 ns at 4 warps, 693-752 ns at 32;
+  // the cluster size moves it by a few per cent): a least-squares line over the warps, every cluster size.
+  // Rows of one block size give their median and no slope. Before session 49 the constant was the median of
+  // every row, whatever its block size.
   void bare_barriers() {
-    const std::pair<const char*, const char*> kinds[] = {{"barrier", "bare_cluster_barrier_ns"},
-                                                         {"barrier_relaxed", "cluster_lifetime_barrier_ns"}};
-    for (const auto& [variant, name] : kinds) {
-      std::vector<double> v;
-      for (const auto* r : pick_rows("cluster_sync", variant, "ns_per_op")) v.push_back(r->value);
-      if (v.empty()) {
-        keep_prior(name, std::string("no cluster_sync ") + variant + " rows: microbenchmarks of an arlab before the "
-                                                                     "variant");
+    const std::array<std::array<const char*, 3>, 2> kinds = {
+        {{"barrier", "bare_cluster_barrier_ns", "bare_cluster_barrier_ns_per_warp"},
+         {"barrier_relaxed", "cluster_lifetime_barrier_ns", "cluster_lifetime_barrier_ns_per_warp"}}};
+    for (const auto& [variant, name, per_warp] : kinds) {
+      std::vector<std::pair<double, double>> xy;
+      std::set<double> widths;
+      std::string per;
+      for (const auto* r : pick_rows("cluster_sync", variant, "ns_per_op")) {
+        xy.emplace_back(std::ceil(r->tpb / 32.0), r->value);
+        widths.insert(xy.back().first);
+        per += fmt(" %d/", r->tpb) + fmt("%d:", r->cluster) + fmt(" %.0f;", r->value);
+      }
+      if (xy.empty()) {
+        for (const char* constant : {name, per_warp})
+          keep_prior(constant, std::string("no cluster_sync ") + variant + " rows: microbenchmarks of an arlab before the "
+                                                                          "variant");
         continue;
       }
-      set(name, median_of(v), fmt("median of %zu cluster_sync ", v.size()) + variant + " points (cluster x tpb)");
+      if (widths.size() < 2) {
+        std::vector<double> v;
+        for (const auto& [x, y] : xy) v.push_back(y);
+        set(name, median_of(v), fmt("median of %zu cluster_sync ", v.size()) + variant +
+                                    " points of one block size (tpb/cluster: ns):" + per);
+        set(per_warp, 0.0, "no slope: the rows have one block size");
+        continue;
+      }
+      const Line l = line_of(xy, std::string("cluster_sync ") + variant + " over warps");
+      set(name, std::max(0.0, l.intercept),
+          fmt("intercept of a line over the block's warps (%zu cluster_sync ", xy.size()) + variant +
+              " points, tpb/cluster: ns):" + per);
+      set(per_warp, std::max(0.0, l.slope), "slope per warp of the same line");
     }
   }
 

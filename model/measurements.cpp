@@ -84,6 +84,11 @@ const char* column_of(const std::string& problem_field) {
 // was measured before it, every row of the fence-free kernel after it. ISO 8601 strings compare
 // in time order.
 constexpr const char* kFenceFreeReferenceSince = "2026-12-01T18:00:00Z";
+// Rows of the one-shot reference body measured before this UTC time (the commit time of a160fc2, which
+// trimmed the fused kernels' issue time at one token; docs/kernels.md, "The reference at one token: issue
+// time") closed with cluster.sync() at cluster > 1; every row after it with the relaxed lifetime barrier
+// (kernels/oneshot_kernel.cuh). No committed row of an older binary was measured after it.
+constexpr const char* kRelaxedExitReferenceSince = "2026-12-06T17:58:01Z";
 
 // The measured row of one measurement row as validate / fit need it; nothing for a baseline row or a
 // peer's kernel (the model predicts arlab's fused bodies only: rows whose table row has a model
@@ -115,6 +120,8 @@ std::optional<MeasuredRow> measured_row(const MeasurementRow& m) {
   r.config.impl = ran;
   r.config.fenced_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot &&
                               m.date_utc < kFenceFreeReferenceSince;
+  r.config.release_exit_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot &&
+                                    m.date_utc < kRelaxedExitReferenceSince;
   if (policy.names_variant && policy.variant != r.config.impl)
     throw CsvCellError("policy", "policy label '" + r.policy + "' names the " + to_string(policy.variant) +
                                      " kernel, the row's kernel_variant is " + to_string(r.config.impl));

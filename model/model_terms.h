@@ -243,6 +243,14 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm);
 // one); what the measured lines over warps of a round are taken at (round_overhead_ns counts the same).
 double vector_warps_on_sm(const ModelInputs& in, double blocks_per_sm);
 
+// A cluster barrier as the kernels' last or first one: every warp of the blocks on the busiest SM
+// arrives (ceil(tpb / 32) x blocks on that SM, at least one block), and each arrive is its own, so the
+// barrier is the bench's line over the warps (calibrate: cluster_sync barrier, one block per SM).
+// Bare: cluster.sync() (a release arrive: on sm_90 a GPU-scope MEMBAR per warp); lifetime: the lean
+// kernels' relaxed arrive (kernels/device_sync.cuh cluster_lifetime_barrier).
+double bare_cluster_barrier_at_ns(const ModelInputs& in, double blocks_per_sm);
+double lifetime_cluster_barrier_at_ns(const ModelInputs& in, double blocks_per_sm);
+
 // Per round, the time of one block-wide (and cluster-wide) RMSNorm reduction: block reduce over
 // the block's warps, then (cluster > 1) one cluster barrier and one DSMEM read per block.
 double norm_reduce_ns(const ModelInputs& in);

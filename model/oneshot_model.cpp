@@ -73,15 +73,15 @@
 //                 lean, clusters of blocks of whole warps: the block totals are sent into the other
 //                 blocks' shared memory (st.async into an mbarrier) instead of a cluster barrier
 //                 (pushed_exchange_ns + _per_peer x (cluster - 1), bench cluster_sync/pushed)
-//   exit          the closing cluster barrier (cluster > 1), a bare one (bench cluster_sync barrier:
-//                 cluster.sync(), whose release arrive is a GPU-scope MEMBAR on sm_90, which waits for the
-//                 outputs just stored: + one L2 round trip); lean: a relaxed
-//                 arrive (barrier_relaxed), none where it pushes its totals or has no norm. Lean's
-//                 pushed exchange starts with a relaxed cluster arrive before the flag read: one
-//                 relaxed barrier in the prologue
+//   exit          the closing cluster barrier (cluster > 1): the relaxed lifetime barrier in both bodies (bench
+//                 cluster_sync barrier_relaxed, a line over the warps on the SM; lean: none where it pushes
+//                 its totals or has no norm); the reference as measured before a160fc2 (LaunchConfig
+//                 release_exit_reference) closed with cluster.sync(), whose release arrive is a GPU-scope
+//                 MEMBAR on sm_90 that waits for the outputs just stored (bench cluster_sync barrier + one L2
+//                 round trip). Lean's pushed exchange starts with a relaxed cluster arrive before the flag
+//                 read: one relaxed barrier in the prologue
 //   drain         where no cluster.sync at exit released them, the last stores leaving the SM before
-//                 the kernel ends (the reference at cluster 1, lean always; calibrate: launch store_1 /
-//                 store_8, exit_store_drain_ns)
+//                 the kernel ends (calibrate: launch store_1 / store_8, exit_store_drain_ns)
 // with R = ceil(tokens / clusters) tokens per cluster and waves = ceil(min(tokens, clusters) /
 // co-resident clusters). Rates from Little's law are folded into the chains (one vector in flight
 // per thread); the calibration's constants are microbenchmark results (`arlab calibrate`) measured on
@@ -90,6 +90,7 @@
 // The headline is the skew-free time (docs/measurement.md): the start skew between ranks does not lengthen it
 // (the last rank to start finds every peer's data already pushed); the max over ranks adds it.
 #include <algorithm>
+#include <cmath>
 
 #include "common/fmt.h"
 #include "common/launch_limits.h"
@@ -113,20 +114,26 @@ struct OneshotDesign {
                              // other's shared memory (no cluster barrier per token, none at exit)
   bool own_from_registers;   // my own vector is added from a register re-read from x, not polled
                              // (at N >= 4 the polls wait for that re-read: lean_own_vector_wait_ns)
+  bool release_exit;         // closes (cluster > 1) with cluster.sync(), whose release arrive waits for the
+                             // outputs just stored: the reference as measured before a160fc2; since then
+                             // both bodies close with the relaxed lifetime barrier
 };
 
 
-OneshotDesign design_of(ModelDesign design, bool fenced, const Problem& p) {
+OneshotDesign design_of(ModelDesign design, bool fenced, bool release_exit, const Problem& p) {
   const int n = p.nranks;
   // kernels/oneshot_lean_kernel.cuh: the first vector's gamma held at N < 8 (until 2026-12-04 the second
   // one's too at N = 2); at N >= 8 none (kLeanHoldsPushOperands: the register budget), so every vector's
   // norm loads it (L2), as the model's reference round before it held one.
-  if (design == ModelDesign::lean) return {"lean", false, n - 1, n - 1, false, true, n >= 8 ? 0 : 1, true, true, true};
+  if (design == ModelDesign::lean)
+    return {"lean", false, n - 1, n - 1, false, true, n >= 8 ? 0 : 1, true, true, true, false};
   // The reference as rows measured before its fence-free control block ran it (LaunchConfig
   // fenced_reference): the arrival on the path, gamma loaded after the reduction.
-  if (fenced) return {"reference (fenced)", true, n, n, true, false, 0, false, false, false};
+  if (fenced) return {"reference (fenced)", true, n, n, true, false, 0, false, false, false, true};
   // kernels/oneshot_kernel.cuh: gamma (and residual) of the first vector loaded at the start.
-  return {"reference", false, n, n, true, false, 1, true, false, false};
+  // Rows measured before a160fc2 (LaunchConfig release_exit_reference) closed with cluster.sync().
+  return {release_exit ? "reference (closing cluster.sync)" : "reference", false, n, n, true, false, 1, true, false,
+          false, release_exit};
 }
 
 // One token round of a body (per wave): the shared round (model_terms.h oneshot_round) with the
@@ -274,7 +281,7 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
 }  // namespace
 
 double oneshot_body_round_ns(const ModelInputs& in, ModelDesign design, double blocks_per_sm) {
-  return body_round(in, design_of(design, false, in.p), blocks_per_sm).parts.total();
+  return body_round(in, design_of(design, false, false, in.p), blocks_per_sm).parts.total();
 }
 
 double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
@@ -293,7 +300,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   const double s_wave = in.input_bytes / static_cast<double>(waves);
   const double port = in.port_bytes_per_ns;
   const std::string link_name = in.nvlink ? "NVLink" : "local (peers on this GPU)";
-  const OneshotDesign d = design_of(implementation(c.impl).model, c.fenced_reference, p);
+  const OneshotDesign d = design_of(implementation(c.impl).model, c.fenced_reference, c.release_exit_reference, p);
   // HBM bytes per wave of the push (x read, every slot written) and the reduce (slots polled, residual
   // read, outputs and lean's -0.0 written), and the clear pass's: at the rank's staggered HBM rate.
   const bool norm = has_residual(p.pattern);
@@ -311,7 +318,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   // thread arrives, relaxed (no MEMBAR), and waits only before its poll. Priced as a relaxed cluster
   // barrier (bench cluster_sync barrier_relaxed), an upper bound of what the path waits for.
   const bool pushed_start = d.pushed_cluster_sum && norm_pattern && lean_pushes_cluster_totals(c.cluster, c.tpb);
-  const double start_ns = pushed_start ? cal.cluster_lifetime_barrier_ns : 0.0;
+  const double start_ns = pushed_start ? lifetime_cluster_barrier_at_ns(in, k) : 0.0;
   if (d.arrival_on_path) {
     sheet.add("prologue", cal.l2_latency_ns + cal.arrival_fixed_ns + c.grid * cal.arrival_atomic_ns, [&] {
       return fmt("%s: flag read %.0f ns (L2) + arrival (fences, atomic) %.0f ns + %d blocks x %.3g ns serialized "
@@ -466,26 +473,33 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            "]";
   });
 
-  // The closing barrier only keeps the cluster's blocks alive (no sum, no shared-memory read): the
-  // reference's is cluster.sync() (a release arrive), the lean kernel's a relaxed arrive.
+  // The closing barrier only keeps the cluster's blocks alive (no sum left, no shared-memory read): both bodies
+  // close with the relaxed lifetime barrier (the lean body none where it pushes its totals or has no norm); the
+  // reference as measured before a160fc2 with cluster.sync(), whose release arrive first waits for the thread's
+  // outstanding global stores (its norm outputs, just issued) to reach L2: one L2 round trip on top of the bare
+  // barrier. Both barriers are the bench's line over the warps on the SM (calibrate: cluster_sync barrier /
+  // barrier_relaxed).
   const bool exit_barrier = c.cluster > 1 && !(pushed || (d.pushed_cluster_sum && !norm));
-  // cluster.sync()'s release arrive first waits for the thread's outstanding global stores (its
-  // norm outputs, just issued) to reach L2: one L2 round trip on top of the bare barrier.
-  const double exit_ns = !exit_barrier ? 0.0
-                         : d.pushed_cluster_sum ? cal.cluster_lifetime_barrier_ns
-                                                : cal.bare_cluster_barrier_ns + cal.l2_latency_ns;
+  const double warps_on_sm = std::ceil(c.tpb / 32.0) * std::max(1.0, k);
+  const double exit_ns = !exit_barrier      ? 0.0
+                         : d.release_exit ? bare_cluster_barrier_at_ns(in, k) + cal.l2_latency_ns
+                                          : lifetime_cluster_barrier_at_ns(in, k);
   sheet.add("exit", exit_ns, [&] {
     if (c.cluster <= 1) return std::string("no cluster barrier (cluster = 1)");
     if (!exit_barrier)
       return std::string(d.name) + ": no closing cluster barrier (no block reads another's shared memory)";
-    return d.pushed_cluster_sum ? fmt("%s: closing lifetime barrier (relaxed arrive) %.0f ns", d.name, exit_ns)
-                                : fmt("closing cluster barrier (cluster.sync) %.0f ns + its release waiting for "
-                                      "the outputs' stores, one L2 round trip %.0f ns",
-                                      cal.bare_cluster_barrier_ns, cal.l2_latency_ns);
+    if (!d.release_exit)
+      return fmt("%s: closing lifetime barrier (relaxed arrive) %.0f ns", d.name, exit_ns) +
+             fmt(" (%.0f ns + %.3g ns x %.0f warps on the SM)", cal.cluster_lifetime_barrier_ns,
+                 cal.cluster_lifetime_barrier_ns_per_warp, warps_on_sm);
+    return fmt("%s: closing cluster barrier (cluster.sync) %.0f ns", d.name, exit_ns - cal.l2_latency_ns) +
+           fmt(" (%.0f ns + %.3g ns x %.0f warps on the SM)", cal.bare_cluster_barrier_ns,
+               cal.bare_cluster_barrier_ns_per_warp, warps_on_sm) +
+           fmt(" + its release waiting for the outputs' stores, one L2 round trip %.0f ns", cal.l2_latency_ns);
   });
   // Where no cluster.sync released the last round's stores (its outputs; lean: and -0.0 over the
   // N - 1 peer slots it consumed), the kernel's end waits for them.
-  if (!(exit_barrier && !d.pushed_cluster_sum)) add_drain_term(in, sheet);
+  if (!(exit_barrier && d.release_exit)) add_drain_term(in, sheet);
   return sheet.total_ns();
 }
 

@@ -123,7 +123,7 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
 
   add_launch_term(in, sheet);
   add_ranks_term(in, sheet);
-  const double start_ns = pushed ? cal.cluster_lifetime_barrier_ns : 0.0;  // as lean one-shot's
+  const double start_ns = pushed ? lifetime_cluster_barrier_at_ns(in, k) : 0.0;  // as lean one-shot's
   sheet.add("prologue", start_ns + cal.l2_latency_ns, [&] {
     return (pushed ? fmt("lean: pushed-exchange start (mbarrier init, a relaxed cluster arrive) %.0f ns + ", start_ns)
                    : std::string()) +
@@ -218,9 +218,10 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
                              fmt(" overlap the %lld rounds of a cluster", rounds);
   });
   const bool exit_barrier = norm && c.cluster > 1 && !pushed;
-  sheet.add("exit", exit_barrier ? cal.cluster_lifetime_barrier_ns : 0.0, [&] {
+  const double exit_ns = exit_barrier ? lifetime_cluster_barrier_at_ns(in, k) : 0.0;
+  sheet.add("exit", exit_ns, [&] {
     return exit_barrier
-               ? fmt("lean: closing lifetime barrier (relaxed arrive) %.0f ns", cal.cluster_lifetime_barrier_ns)
+               ? fmt("lean: closing lifetime barrier (relaxed arrive) %.0f ns", exit_ns)
                : std::string("lean: no closing cluster barrier (no block reads another's shared memory)");
   });
   add_drain_term(in, sheet);  // its last round ends on its outputs and -0.0 written back

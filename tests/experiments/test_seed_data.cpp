@@ -143,6 +143,22 @@ TEST_CASE("real TP2 over NVLink (mpirun): every row passed and trtllm beats lega
   for (int h : {4096, 8192}) CHECK(t.at({h, "legacy"}) > t.at({h, "trtllm"}));
 }
 
+TEST_CASE("rows of the reference from before its relaxed close are predicted closing with cluster.sync") {
+  // model/measurements.cpp kRelaxedExitReferenceSince (a160fc2): one-shot reference rows measured before it
+  // carry LaunchConfig::release_exit_reference; rows after it, and rows of other bodies or of two-shot, do not.
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/h100/exp/";
+  const auto before = model::read_measurements(dir + "peers_emulated_tp2.csv");     // 24cce7d, 05:26 UTC
+  const auto after = model::read_measurements(dir + "peers_emulated_tp2_s46.csv");   // a160fc2, 19:02 UTC
+  int released = 0;
+  for (const auto& r : before) {
+    const bool oneshot_reference = r.config.impl == Impl::reference && r.config.algo == Algorithm::oneshot;
+    CHECK(r.config.release_exit_reference == oneshot_reference);
+    released += r.config.release_exit_reference ? 1 : 0;
+  }
+  CHECK(released > 20);
+  for (const auto& r : after) CHECK_FALSE(r.config.release_exit_reference);
+}
+
 TEST_CASE("rows of the fenced reference are predicted with the design that ran them") {
   // model/measurements.cpp kFenceFreeReferenceSince: one-shot reference rows measured before the
   // faithful reference (docs/kernels.md) carry LaunchConfig::fenced_reference; rows after it, and

@@ -186,7 +186,8 @@ __device__ __forceinline__ bool holds_tag(const uint4& v, uint32_t tag) {
 }
 // With p.cluster > 1 (all_to_all_cluster) the blocks form clusters and, after the poll, every block's
 // sum of its polled words goes through the cluster as the fused kernels' RMSNorm totals do
-// (kernels/fused_epilogue.cuh): cluster_sum with the reference's relaxed closing barrier, or the lean
+// (kernels/fused_epilogue.cuh; the sum is of the words the last poll loaded, no load after it):
+// cluster_sum with the reference's relaxed closing barrier, or the lean
 // kernel's pushed exchange, whose start (mbarrier init, a relaxed cluster arrive) comes before the stores
 // as in the lean kernel. A pushed wait that gives up records its fault in the status word (nonzero: the
 // bench fails). The block sum goes to p.status.word only if it is NaN (never: the words are small
@@ -201,6 +202,7 @@ __global__ void __launch_bounds__(kStoreTpb) exchange_kernel(const ExchangeParam
   for (int r = 0; r < p.group; ++r)
     if (r != p.rank) st_relaxed_sys_v4(static_cast<char*>(p.scratch[r]) + p.rank * slot_bytes + my_vector, tag);
   const char* own = static_cast<const char*>(p.scratch[p.rank]) + my_vector;
+  unsigned polled = 0;  // the last poll's first words, summed: the value a cluster exchange sums (no reload)
   for (int base = 0; base < p.group; base += kExchangeBatch) {
     const bool arrived = spin_until(
         [&] {
@@ -211,8 +213,13 @@ __global__ void __launch_bounds__(kStoreTpb) exchange_kernel(const ExchangeParam
             got[j] = r < p.group && r != p.rank ? ld_relaxed_sys_v4(own + r * slot_bytes) : tag;
           }
           bool all = true;
+          unsigned words = 0;
 #pragma unroll
-          for (int j = 0; j < kExchangeBatch; ++j) all = all && holds_tag(got[j], p.tag);
+          for (int j = 0; j < kExchangeBatch; ++j) {
+            all = all && holds_tag(got[j], p.tag);
+            words += got[j].x & 0xFFu;
+          }
+          polled = words;
           return all;
         },
         p.status.timeout_ns);
@@ -223,9 +230,7 @@ __global__ void __launch_bounds__(kStoreTpb) exchange_kernel(const ExchangeParam
     }
   }
   if (p.cluster == 1 || p.cluster_mode == kExchangeNone) return;
-  float v = 0.0f;
-  for (int r = 0; r < p.group; ++r)
-    if (r != p.rank) v += static_cast<float>(ld_relaxed_sys_v4(own + r * slot_bytes).x & 0xFFu);
+  const float v = static_cast<float>(polled);
   float total;
   if (pushed) {
     kernels::FusedParams fp;

@@ -1158,6 +1158,48 @@ double model_twoshot_epilogue_ns(const EmulatedTp2& tp2, int hidden, int tpb, in
 
 }  // namespace
 
+TEST_CASE("derive_calibration: the bare and relaxed cluster barriers are lines over the block's warps") {
+  const std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
+                                                          "/data/calibration/h200_nvlink_microbench.csv");
+  const GpuSpec spec = gpu_preset("h200_sxm");
+  // This file predates the barrier variants: its priors stay.
+  const Calibration none = derive_calibration(rows, spec).calibration;
+  CHECK(none.bare_cluster_barrier_ns == default_calibration().bare_cluster_barrier_ns);
+  CHECK(none.bare_cluster_barrier_ns_per_warp == default_calibration().bare_cluster_barrier_ns_per_warp);
+  // Barrier rows at clusters 2, 4, 8 and tpb 128, 1024: 200 ns + 5 ns per warp of the block (relaxed: 40 ns +
+  // 1 ns per warp), the cluster size moving them by 3 ns either way.
+  std::vector<MicrobenchRow> lines = rows;
+  for (const char* variant : {"barrier", "barrier_relaxed"})
+    for (int cluster : {2, 4, 8})
+      for (int tpb : {128, 1024}) {
+        MicrobenchRow r = rows.front();
+        r.bench = "cluster_sync";
+        r.variant = variant;
+        r.metric = "ns_per_op";
+        r.sms = 64;
+        r.tpb = tpb;
+        r.cluster = cluster;
+        r.size = 2048;
+        r.size_unit = "barriers";
+        const double warps = tpb / 32.0;
+        r.value = r.p10 = r.p90 = (variant == std::string("barrier") ? 200.0 + 5.0 * warps : 40.0 + 1.0 * warps) +
+                                  (cluster == 2 ? -3.0 : cluster == 8 ? 3.0 : 0.0);
+        lines.push_back(r);
+      }
+  const Calibration got = derive_calibration(lines, spec).calibration;
+  CHECK(got.bare_cluster_barrier_ns == Approx(200.0));
+  CHECK(got.bare_cluster_barrier_ns_per_warp == Approx(5.0));
+  CHECK(got.cluster_lifetime_barrier_ns == Approx(40.0));
+  CHECK(got.cluster_lifetime_barrier_ns_per_warp == Approx(1.0));
+  // Rows of one block size: their median, no slope.
+  std::vector<MicrobenchRow> one_width;
+  for (const MicrobenchRow& r : lines)
+    if (!(r.bench == "cluster_sync" && r.variant == "barrier" && r.tpb != 128)) one_width.push_back(r);
+  const Calibration one = derive_calibration(one_width, spec).calibration;
+  CHECK(one.bare_cluster_barrier_ns == Approx(200.0 + 5.0 * 4));  // the median of -3, 0, +3
+  CHECK(one.bare_cluster_barrier_ns_per_warp == 0.0);
+}
+
 TEST_CASE("derive_calibration: the FP8 epilogue_round rows set the FP8 round's line over warps, and nothing else") {
   const EmulatedTp2 tp2 = emulated_tp2();
   CHECK(tp2.alone.calibration.fp8_round_ns == 0.0);

@@ -382,7 +382,7 @@ class Deriver {
 
   // cluster_sync's `barrier` and `barrier_relaxed` variants: bare barriers, one block per SM, at clusters 2, 4, 8
   // and tpb 128 and 1024. Each warp's arrive is its own (with cluster.sync()'s release, its own MEMBAR), so the
-  // barrier grows with the block's warps (H100 emulated, session 48: 391-425 ns at 4 warps, 693-752 ns at 32;
+  // barrier grows with the block's warps (H100 emulated, session 48's -n 2 run: 404-425 ns at 4 warps, 709-729 ns at 32;
   // the cluster size moves it by a few per cent): a least-squares line over the warps, every cluster size.
   // Rows of one block size give their median and no slope. Before session 49 the constant was the median of
   // every row, whatever its block size.

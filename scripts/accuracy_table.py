@@ -127,6 +127,9 @@ FILES = [
     # derived again from the trimmed kernels' microbenchmarks) on an H100, with that calibration's picks.
     ("../h100/exp/model-accuracy_emulated_grid32.csv", "emulated, H100", "model-accuracy experiment, fresh grid32 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid32_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid32 on an H100 at TP4, by algorithm"),
+    # Session 49: the fresh grid33 (defined in 63c5795, before any of it was measured, after the cluster barriers were priced
+    # over the warps on the SM and the reference's close as its code runs it); TP2 only
+    ("../h100/exp/model-accuracy_emulated_grid33.csv", "emulated, H100", "model-accuracy experiment, fresh grid33 on an H100, by algorithm"),
 ]
 
 

@@ -983,6 +983,69 @@ CHECKS = [
              "--policy explicit --tpb 64 --cluster 4 --grid 4 --no-terms",
          quotes=[(r"explicit +oneshot +lean +256/1/1 .* (\d+\.\d+)\n(?:.*\n)*? *explicit +oneshot +lean +64/4/4 .* (\d+\.\d+)$",
                   "predicts 256/1/1 at {1} us (measured 3.52) and 64/4/4 at {2} us (measured 3.81)")]),
+    # docs/model.md, "Session 49: one exchange per call, and the reference's relaxed close"
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33.csv --out {tmp}/g33.v.csv | "
+             "grep -E 'against the headline|Spearman' && {py} scripts/model_regret.py "
+             "data/h100/exp/model-accuracy_emulated_grid33.csv | tail -1",
+         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %.*max APE ([\d.]+) %\n.*Spearman rho: all rows ([\d.]+);",
+                  "MAPE {1} % (max {2} %,\nSpearman {3} over all rows)"),
+                 (r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %", "mean regret {1} % (max {2} %)")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33.csv --out {tmp}/g33b.v.csv > /dev/null && "
+             "{py} scripts/model_bias.py data/h100/exp/model-accuracy_emulated_grid33.csv {tmp}/g33b.v.csv --by "
+             "kernel_variant,cluster --where @rounds=one --where algo=oneshot && {py} scripts/model_bias.py "
+             "data/h100/exp/model-accuracy_emulated_grid33.csv {tmp}/g33b.v.csv --by pattern",
+         derive=lambda out: (lambda b: [
+             f"lean by {-max(b[('lean', c)] for c in '248'):.1f}-{-min(b[('lean', c)] for c in '248'):.1f} %, the reference by "
+             f"{-max(b[('reference', c)] for c in '248'):.1f}-{-min(b[('reference', c)] for c in '248'):.1f} %, and\nwithin "
+             f"{max(abs(b[('lean', '1')]), abs(b[('reference', '1')])):.1f} % at one block",
+             f"(`ar_res_rms_fp4` {b[('ar_res_rms_fp4',)]:+.1f} %, `_out_fp4` {b[('ar_res_rms_out_fp4',)]:+.1f} %)".replace("+-", "-")])(
+             {**{(k, c): float(v) for k, c, v in re.findall(r"^(lean|reference) (\d)\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %", out, re.M)},
+              **{(k,): float(v) for k, v in re.findall(r"^(ar_res_rms_(?:out_)?fp4)\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %", out, re.M)}})),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/one_token_splits_emulated_s49.csv | grep 'against the headline'",
+         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %", "the model is {1} % off")]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} predict -n 2 -t 1 --hidden 4096 --gpu h100_sxm --emulated --kernel {k} --policy explicit "
+                         f"--tpb 512 --cluster 1 --grid 1 --no-terms | grep -E '^  explicit'" for k in ("reference", "lean")),
+         quotes=[(r"explicit +oneshot +reference +512/1/1 .* (\d+\.\d+)\n.*explicit +oneshot +lean +512/1/1 .* (\d+\.\d+)",
+                  "(reference, {1} us on the one block) and 0.36-0.58 us faster (lean, {2} us)")]),
+    dict(doc="docs/model.md", cmd="grep -E '^(bare_cluster_barrier|cluster_lifetime_barrier)' "
+                                  "data/calibration/h100_emulated.csv data/calibration/h200_emulated.csv",
+         derive=lambda out: (lambda v: [
+             f"{v[('h100', 'bare_cluster_barrier_ns')]:.0f} ns + {v[('h100', 'bare_cluster_barrier_ns_per_warp')]:.2f} ns per "
+             f"warp and {v[('h100', 'cluster_lifetime_barrier_ns')]:.1f} ns +\n{v[('h100', 'cluster_lifetime_barrier_ns_per_warp')]:.2f}"
+             f" ns per warp on the H100, {v[('h200', 'bare_cluster_barrier_ns')]:.0f} ns + "
+             f"{v[('h200', 'bare_cluster_barrier_ns_per_warp')]:.2f} ns and {v[('h200', 'cluster_lifetime_barrier_ns')]:.1f} ns + "
+             f"{v[('h200', 'cluster_lifetime_barrier_ns_per_warp')]:.2f} ns on the H200"])(
+             {(g, n): float(x) for g, n, x in re.findall(r"calibration/(h\d00)_emulated\.csv:(\w+),([-\d.e]+)", out)})),
+    dict(doc="README.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33.csv | grep 'against the headline' | head -1 && "
+             "{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid33.csv | tail -1",
+         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %(?:.*\n)*?.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
+                  "grid33 at TP2: MAPE {1} %, the own pick {2} % slower than the fastest row on average, {3} % at worst")]),
+    # docs/kernels.md and README.md: issue 24's grids with the model of session 49 (63c5795)
+    dict(doc="docs/kernels.md",
+         cmd=" && ".join(" ".join(c) for c in (
+             ["{arlab}", "exp", "speedup", "--merge", "data/h100/exp/speedup_emulated_wide31_s49.csv", "--out-dir", "{tmp}/sm49b", "--no-plots"],
+             ["{arlab}", "exp", "speedup", "--merge", "data/h100/exp/speedup_emulated_wide32_s49.csv", "--out-dir", "{tmp}/sm49", "--no-plots"])),
+         derive=lambda out: (lambda g: [
+             f"TP8 {g['8'][0]} the reference (min\n{g['8'][1]}), TP4 {g['4'][0]} (min {g['4'][1]}), TP2 {g['2'][0]} (min {g['2'][1]}) "
+             f"and {g['2'][2]} FlashInfer (min {g['2'][3]})"])(
+             {n: (a, b, c, d) for n, a, b, c, d in re.findall(
+                 r"GOAL best \(model/auto\) on local TP(\d): over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) .*"
+                 r"geomean ([\d.]+x), min ([\d.]+x)", out)})),
+    dict(doc="README.md",
+         cmd=" && ".join(" ".join(c) for c in (
+             ["{arlab}", "exp", "speedup", "--merge", "data/h100/exp/speedup_emulated_wide32_s49.csv", "--out-dir", "{tmp}/sm49r", "--no-plots"],
+             ["{arlab}", "exp", "speedup", "--merge", "data/h100/exp/speedup_emulated_wide31_s49.csv", "--out-dir", "{tmp}/sm49rb", "--no-plots"])),
+         derive=lambda out: (lambda g: [
+             "best over the reference " + " / ".join(g[n][0] for n in "248") + " (min " + " / ".join(g[n][1] for n in "248"),
+             "over FlashInfer " + " / ".join(g[n][2] for n in "248") + " (min " + " / ".join(g[n][3] for n in "248") + ")"])(
+             {n: (a, b, c, d) for n, a, b, c, d in re.findall(
+                 r"GOAL best \(model/auto\) on local TP(\d): over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) .*"
+                 r"geomean ([\d.]+x), min ([\d.]+x)", out)})),
     # docs/model.md, "Open leads": the body_round records of the calibration (derive_calibrations.sh --notes)
     dict(doc="docs/model.md", cmd=["scripts/derive_calibrations.sh", "{arlab}", "--notes"], derive=body_round_records),
     # docs/kernels.md, "The epilogue alone, profiled" (session 35)

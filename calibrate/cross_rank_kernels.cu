@@ -2,6 +2,7 @@
 // Every kernel below is separated by a header comment giving its protocol, memory ordering and layout.
 #include "calibrate/cross_rank_kernels.h"
 
+#include "calibrate/bench_common.h"
 #include "kernels/device_sync.cuh"
 #include "kernels/fused_epilogue.cuh"
 
@@ -300,19 +301,8 @@ cudaError_t exchange_blocks_per_sm(int threads, int* blocks) {
 }
 
 cudaError_t launch_exchange(const ExchangeParams& p, cudaStream_t stream) {
-  if (p.cluster <= 1)
-    return launch_ex(exchange_kernel, static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads), stream, p);
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(p.blocks));
-  cfg.blockDim = dim3(static_cast<unsigned>(p.threads));
-  cfg.stream = stream;
-  cudaLaunchAttribute attr = {};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<unsigned>(p.cluster);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute attr;  // the cluster dimension where p.cluster > 1 (all_to_all_cluster)
+  const cudaLaunchConfig_t cfg = launch_config(Shape{p.blocks, p.threads, p.cluster}, stream, attr);
   return cudaLaunchKernelEx(&cfg, exchange_kernel, p);
 }
 

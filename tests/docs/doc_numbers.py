@@ -425,6 +425,27 @@ def readme_peers_minima(out):
             f"(min {' / '.join(m for _, _, m in best)})"]
 
 
+def best_goals(out):
+    """The best's (model/auto) GOAL lines of `arlab exp speedup`: {N: (over the reference geomean, its min, over
+    FlashInfer geomean, its min)}, one entry per TP of the output."""
+    goals = {n: (a, b, c, d) for n, a, b, c, d in re.findall(
+        r"GOAL best \(model/auto\) on local TP(\d): over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) .*"
+        r"geomean ([\d.]+x), min ([\d.]+x)", out)}
+    if not goals:
+        raise AssertionError("no GOAL best (model/auto) line")
+    return goals
+
+
+def speedup_merges(stems, tag):
+    """One command merging each data/h100/exp/STEM.csv of issue 24's speedup grids (its own output folder)."""
+    return " && ".join(f"{{arlab}} exp speedup --merge data/h100/exp/{stem}.csv --out-dir {{tmp}}/{tag}{i} --no-plots"
+                       for i, stem in enumerate(stems))
+
+
+# Session 49's grids (63c5795): TP2, then TP4 and TP8; one command for every check that quotes them.
+S49_SPEEDUP = speedup_merges(("speedup_emulated_wide32_s49", "speedup_emulated_wide31_s49"), "sm49_")
+
+
 def readme_speedup_goals(out):
     """The README's line of issue 24's grid: "over the reference A / B / C (min a / b / c); over FlashInfer F / G / H
     (min f / g / h)" from the GOAL lines of TP2 (wide26) and TP4 / TP8 (wide27)."""
@@ -958,9 +979,7 @@ CHECKS = [
              "best over the reference " + " / ".join(g[n][0] for n in "248") + " (min " + " / ".join(g[n][1] for n in "248"),
              "over FlashInfer " + " / ".join(g[n][2] for n in "248") + " (min " + " / ".join(g[n][3] for n in "248") + ")"])(
              {m: (a, b) for m, a, b in re.findall(r"VS-FLASHINFER local N=2 (\S+) +geomean ([\d.]+x) over \d+ problems \(min ([\d.]+x)", out)},
-             {n: (a, b, c, d) for n, a, b, c, d in re.findall(
-                 r"GOAL best \(model/auto\) on local TP(\d): over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) .*"
-                 r"geomean ([\d.]+x), min ([\d.]+x)", out)})),
+             best_goals(out))),
     # docs/kernels.md, "Beside the peer with the trimmed kernels (session 48)"
     dict(doc="docs/kernels.md", cmd=["{arlab}", "exp", "peers", "--merge", "data/h100/exp/peers_emulated_tp2_s48.csv",
                                      "--out-dir", "{tmp}/peers_merge_s48", "--no-plots"],
@@ -1026,26 +1045,15 @@ CHECKS = [
          quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %(?:.*\n)*?.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
                   "grid33 at TP2: MAPE {1} %, the own pick {2} % slower than the fastest row on average, {3} % at worst")]),
     # docs/kernels.md and README.md: issue 24's grids with the model of session 49 (63c5795)
-    dict(doc="docs/kernels.md",
-         cmd=" && ".join(" ".join(c) for c in (
-             ["{arlab}", "exp", "speedup", "--merge", "data/h100/exp/speedup_emulated_wide31_s49.csv", "--out-dir", "{tmp}/sm49b", "--no-plots"],
-             ["{arlab}", "exp", "speedup", "--merge", "data/h100/exp/speedup_emulated_wide32_s49.csv", "--out-dir", "{tmp}/sm49", "--no-plots"])),
+    dict(doc="docs/kernels.md", cmd=S49_SPEEDUP,
          derive=lambda out: (lambda g: [
              f"TP8 {g['8'][0]} the reference (min\n{g['8'][1]}), TP4 {g['4'][0]} (min {g['4'][1]}), TP2 {g['2'][0]} (min {g['2'][1]}) "
-             f"and {g['2'][2]} FlashInfer (min {g['2'][3]})"])(
-             {n: (a, b, c, d) for n, a, b, c, d in re.findall(
-                 r"GOAL best \(model/auto\) on local TP(\d): over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) .*"
-                 r"geomean ([\d.]+x), min ([\d.]+x)", out)})),
-    dict(doc="README.md",
-         cmd=" && ".join(" ".join(c) for c in (
-             ["{arlab}", "exp", "speedup", "--merge", "data/h100/exp/speedup_emulated_wide32_s49.csv", "--out-dir", "{tmp}/sm49r", "--no-plots"],
-             ["{arlab}", "exp", "speedup", "--merge", "data/h100/exp/speedup_emulated_wide31_s49.csv", "--out-dir", "{tmp}/sm49rb", "--no-plots"])),
+             f"and {g['2'][2]} FlashInfer (min {g['2'][3]})"])(best_goals(out))),
+    dict(doc="README.md", cmd=S49_SPEEDUP,
          derive=lambda out: (lambda g: [
              "best over the reference " + " / ".join(g[n][0] for n in "248") + " (min " + " / ".join(g[n][1] for n in "248"),
              "over FlashInfer " + " / ".join(g[n][2] for n in "248") + " (min " + " / ".join(g[n][3] for n in "248") + ")"])(
-             {n: (a, b, c, d) for n, a, b, c, d in re.findall(
-                 r"GOAL best \(model/auto\) on local TP(\d): over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) .*"
-                 r"geomean ([\d.]+x), min ([\d.]+x)", out)})),
+             best_goals(out))),
     # docs/model.md, "Open leads": the body_round records of the calibration (derive_calibrations.sh --notes)
     dict(doc="docs/model.md", cmd=["scripts/derive_calibrations.sh", "{arlab}", "--notes"], derive=body_round_records),
     # docs/kernels.md, "The epilogue alone, profiled" (session 35)

@@ -92,6 +92,16 @@ constexpr const char* kFenceFreeReferenceSince = "2026-12-01T18:00:00Z";
 // d6ecefd rows are predicted with the relaxed close; no figure of the docs judges the model on that file.
 constexpr const char* kRelaxedExitReferenceSince = "2026-12-06T17:58:01Z";
 
+// A row's measurement time as the kernel designs' cuts compare it: ISO 8601 UTC to the second,
+// "YYYY-MM-DDTHH:MM:SSZ" (what every arlab CSV writes), so that text order is time order.
+bool is_utc_timestamp(const std::string& t) {
+  static constexpr char kShape[] = "dddd-dd-ddTdd:dd:ddZ";
+  if (t.size() != sizeof(kShape) - 1) return false;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (kShape[i] == 'd' ? !(t[i] >= '0' && t[i] <= '9') : t[i] != kShape[i]) return false;
+  return true;
+}
+
 // The measured row of one measurement row as validate / fit need it; nothing for a baseline row or a
 // peer's kernel (the model predicts arlab's fused bodies only: rows whose table row has a model
 // design). Throws CsvCellError naming the column of a bad cell.
@@ -120,6 +130,10 @@ std::optional<MeasuredRow> measured_row(const MeasurementRow& m) {
   r.config.pdl = m.pdl == 1;
   r.config.algo = r.problem.algo;
   r.config.impl = ran;
+  // The date decides which reference design ran (the cuts below): a cell that is no timestamp would pick one silently.
+  if (!is_utc_timestamp(m.date_utc))
+    throw CsvCellError("date_utc", "'" + cut_for_message(m.date_utc) +
+                                       "' is not a UTC time YYYY-MM-DDTHH:MM:SSZ (it decides which kernel design ran)");
   r.config.fenced_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot &&
                               m.date_utc < kFenceFreeReferenceSince;
   r.config.release_exit_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot &&

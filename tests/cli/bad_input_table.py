@@ -98,6 +98,7 @@ def make_files(work, source, arlab):
     for name, column, value in [("nranks3", "nranks", "3"), ("hidden4097", "hidden", "4097"),
                                 ("huge_cell", "gpu", "A" * 1000000), ("k1e308", "kernel_us_median", "1e308"),
                                 ("policy_fastest", "policy", "fastest"), ("check_maybe", "check", "maybe"),
+                                ("date_yesterday", "date_utc", "yesterday"),
                                 ("link_fiber", "link", "fiber"), ("pdl2", "pdl", "2"), ("regs300", "regs", "300"),
                                 ("tokens0", "tokens", "0"), ("tokens_text", "tokens", "12x"),
                                 ("dtype_int8", "dtype", "int8"), ("pattern9", "pattern", "9"),
@@ -442,6 +443,8 @@ def cases(have_cuda, arlab):
         r"\[0\.032, 1e\+07\] us")
     add("issue 10: policy fastest", ["validate", "policy_fastest.csv"], 2, r"column 'policy': unknown policy 'fastest'")
     add("issue 10: check maybe", ["validate", "check_maybe.csv"], 2, r"column 'check': unknown check 'maybe'")
+    add("session 49: a date that is no UTC time (it decides which kernel design ran)", ["validate", "date_yesterday.csv"], 2,
+        r"column 'date_utc': 'yesterday' is not a UTC time YYYY-MM-DDTHH:MM:SSZ")
     add("issue 10: seed --data of another problem", ["seed", "--mode", "predict", "--data", "n8_twoshot.csv",
                                                      "--out-dir", "seed_out"], 2,
         r"n8_twoshot\.csv:2: not a row of the seed problem: nranks = 8")

@@ -318,19 +318,18 @@ double vector_warps_on_sm(const ModelInputs& in, double blocks_per_sm) {
   return in.active_warps * std::max(1.0, blocks_per_sm);
 }
 
-namespace {
-double warps_of_sm(const ModelInputs& in, double blocks_per_sm) {
+double barrier_warps_on_sm(const ModelInputs& in, double blocks_per_sm) {
   return std::ceil(in.c.tpb / 32.0) * std::max(1.0, blocks_per_sm);
 }
-}  // namespace
 
 double bare_cluster_barrier_at_ns(const ModelInputs& in, double blocks_per_sm) {
-  return in.cal.bare_cluster_barrier_ns + in.cal.bare_cluster_barrier_ns_per_warp * warps_of_sm(in, blocks_per_sm);
+  return in.cal.bare_cluster_barrier_ns +
+         in.cal.bare_cluster_barrier_ns_per_warp * barrier_warps_on_sm(in, blocks_per_sm);
 }
 
 double lifetime_cluster_barrier_at_ns(const ModelInputs& in, double blocks_per_sm) {
   return in.cal.cluster_lifetime_barrier_ns +
-         in.cal.cluster_lifetime_barrier_ns_per_warp * warps_of_sm(in, blocks_per_sm);
+         in.cal.cluster_lifetime_barrier_ns_per_warp * barrier_warps_on_sm(in, blocks_per_sm);
 }
 
 double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {

@@ -248,6 +248,7 @@ double vector_warps_on_sm(const ModelInputs& in, double blocks_per_sm);
 // barrier is the bench's line over the warps (calibrate: cluster_sync barrier, one block per SM).
 // Bare: cluster.sync() (a release arrive: on sm_90 a GPU-scope MEMBAR per warp); lifetime: the lean
 // kernels' relaxed arrive (kernels/device_sync.cuh cluster_lifetime_barrier).
+double barrier_warps_on_sm(const ModelInputs& in, double blocks_per_sm);  // the warps those lines are taken at
 double bare_cluster_barrier_at_ns(const ModelInputs& in, double blocks_per_sm);
 double lifetime_cluster_barrier_at_ns(const ModelInputs& in, double blocks_per_sm);
 

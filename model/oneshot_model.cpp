@@ -90,7 +90,6 @@
 // The headline is the skew-free time (docs/measurement.md): the start skew between ranks does not lengthen it
 // (the last rank to start finds every peer's data already pushed); the max over ranks adds it.
 #include <algorithm>
-#include <cmath>
 
 #include "common/fmt.h"
 #include "common/launch_limits.h"
@@ -480,7 +479,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
   // barrier. Both barriers are the bench's line over the warps on the SM (calibrate: cluster_sync barrier /
   // barrier_relaxed).
   const bool exit_barrier = c.cluster > 1 && !(pushed || (d.pushed_cluster_sum && !norm));
-  const double warps_on_sm = std::ceil(c.tpb / 32.0) * std::max(1.0, k);
+  const double warps_on_sm = barrier_warps_on_sm(in, k);
   const double exit_ns = !exit_barrier      ? 0.0
                          : d.release_exit ? bare_cluster_barrier_at_ns(in, k) + cal.l2_latency_ns
                                           : lifetime_cluster_barrier_at_ns(in, k);

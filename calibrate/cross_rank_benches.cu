@@ -677,7 +677,11 @@ class CrossRankBenches {
     }
     constexpr int kGroup = 2;
     const size_t scratch = static_cast<size_t>(kGroup) * 1024 * kVectorBytes;
-    if (scratch > region_bytes_) return;  // as all_to_all_grid's check; 32 KB never exceeds a region
+    if (scratch > region_bytes_) {  // as all_to_all_grid's check (its 32 KB fit every region arlab allocates)
+      note("exchange all_to_all_cluster skipped: its scratch (" + std::to_string(scratch) +
+           " bytes) exceeds the Lamport region (" + std::to_string(region_bytes_) + ")");
+      return;
+    }
     zero_scratch(scratch);
     const std::pair<int, const char*> modes[] = {{kExchangeNone, "all_to_all_cluster"},
                                                  {kExchangeSum, "all_to_all_cluster_sum"},

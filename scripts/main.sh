@@ -22,10 +22,12 @@ if [ "${gpus:-0}" -ge 2 ] && command -v mpirun >/dev/null 2>&1; then
   # A re-run resumes: cases already in out/seed/seed.csv are skipped (delete it to measure afresh).
   mpirun -np 2 "${as_root[@]}" --bind-to none build/cli/arlab exp seed --out-dir out --no-plots "$@"
   seed_log=$(build/cli/arlab seed --mode predict --data out/seed/seed.csv --ratios "" \
-    --calibration data/calibration/h200_nvlink.csv --out-dir out/seed | tee /dev/stderr)
+    --calibration data/calibration/h200_nvlink.csv --out-dir out/seed | tee >(cat >&2))
   measured=out/seed/seed.csv
 else
-  seed_log=$(build/cli/arlab seed --out-dir out/seed "$@" | tee /dev/stderr)
+  # tee into the inherited stderr (>(cat >&2)), not /dev/stderr: reopening that path truncates a log file that
+  # stdout and stderr both go to (`scripts/main.sh > log 2>&1` lost the build's lines before the seed's).
+  seed_log=$(build/cli/arlab seed --out-dir out/seed "$@" | tee >(cat >&2))
   # the rows `arlab seed` judged: what it measured, else the committed measurements it read
   measured=$(printf '%s\n' "$seed_log" | sed -n 's/^  measuring: .*/out\/seed\/measured.csv/p; s/^  measurements: \([^ ]*\) .*/\1/p')
 fi

@@ -130,14 +130,14 @@ std::optional<MeasuredRow> measured_row(const MeasurementRow& m) {
   r.config.pdl = m.pdl == 1;
   r.config.algo = r.problem.algo;
   r.config.impl = ran;
-  // The date decides which reference design ran (the cuts below): a cell that is no timestamp would pick one silently.
-  if (!is_utc_timestamp(m.date_utc))
+  // The date decides which reference design ran (the cuts below): a cell that is no timestamp would pick one
+  // silently. An empty cell is a row with no date (rows a test or a script made): the kernels of this build.
+  if (!m.date_utc.empty() && !is_utc_timestamp(m.date_utc))
     throw CsvCellError("date_utc", "'" + cut_for_message(m.date_utc) +
                                        "' is not a UTC time YYYY-MM-DDTHH:MM:SSZ (it decides which kernel design ran)");
-  r.config.fenced_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot &&
-                              m.date_utc < kFenceFreeReferenceSince;
-  r.config.release_exit_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot &&
-                                    m.date_utc < kRelaxedExitReferenceSince;
+  const bool dated_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot && !m.date_utc.empty();
+  r.config.fenced_reference = dated_reference && m.date_utc < kFenceFreeReferenceSince;
+  r.config.release_exit_reference = dated_reference && m.date_utc < kRelaxedExitReferenceSince;
   if (policy.names_variant && policy.variant != r.config.impl)
     throw CsvCellError("policy", "policy label '" + r.policy + "' names the " + to_string(policy.variant) +
                                      " kernel, the row's kernel_variant is " + to_string(r.config.impl));

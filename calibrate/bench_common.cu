@@ -19,7 +19,7 @@ cudaLaunchConfig_t launch_config(const Shape& s, cudaStream_t stream, cudaLaunch
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(s.grid), 1, 1);
   cfg.blockDim = dim3(static_cast<unsigned>(s.tpb), 1, 1);
-  cfg.dynamicSmemBytes = 0;
+  cfg.dynamicSmemBytes = s.dynamic_smem;
   cfg.stream = stream;
   cfg.attrs = nullptr;
   cfg.numAttrs = 0;

@@ -19,6 +19,7 @@ struct Shape {
   int grid = 1;
   int tpb = 1;
   int cluster = 1;
+  size_t dynamic_smem = 0;  // bytes of dynamic shared memory per block
 };
 
 // The cudaLaunchConfig_t of `s` on `stream`; `attr` must outlive the launch call.

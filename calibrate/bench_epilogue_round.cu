@@ -60,6 +60,14 @@
 // barriers and timer reads around the loop), and 12 rounds keep every configuration's slot buffer
 // within 13 MB (the main rows' 16 rounds at 1024/1, H 8192, poll 34 MB of slots, beyond the
 // partition's share of L2, with the partner's 67 MB beside them).
+// Odd blocks (since session 50, 2026-12-07): variant bf16_ar_res_rms_fp4_odd (+ _busy, _slowest, _span), the
+// NVFP4 round where tpb is odd, so a 16-element scale block (vectors 2j, 2j+1) can straddle two threads'
+// warps or two blocks: every amax goes through shared memory ([vecs_per_thread][tpb] floats of dynamic
+// shared memory), a cluster barrier follows, and each vector's norm is recomputed from residual_out and
+// gamma before its codes (kernels/fused_epilogue.cuh). Configurations (tpb, cluster) (85, 8) at H 5440,
+// (255, 4) at H 8160, (339, 2) at H 5424 and (991, 1) at H 7928 (3 to 31 warps, every thread one vector):
+// the model's nvfp4_odd_round_ns and its slope over warps are what these rounds take beyond its even
+// NVFP4 round of the same shape.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -86,6 +94,7 @@ template <Pattern kPattern>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     epilogue_round_kernel(const __grid_constant__ kernels::FusedParams p, unsigned long long* times, unsigned* smids) {
   __shared__ kernels::EpilogueShared epi;
+  extern __shared__ float fp4_amax_exchange[];  // [vecs_per_thread][tpb]: odd tpb with NVFP4 only
   if (threadIdx.x == 0) smids[blockIdx.x] = smid();
   const kernels::TokenMapping m = kernels::token_mapping<T>(p);
   const char* my_cur = static_cast<const char*>(p.my_region);  // buffer cur = 0
@@ -99,7 +108,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     const auto sum_of = [&](long long off, float(&acc)[kVec]) {
       kernels::poll_and_sum<T, kRanks, Accumulation::pairwise, kBatch>(my_cur + off, p.slot_bytes, tok, p, st, acc);
     };
-    kernels::fused_token_epilogue<T, kPattern, kernels::ReferenceEpilogue>(p, m, epi, nullptr, q, tok, parity, sum_of);
+    kernels::fused_token_epilogue<T, kPattern, kernels::ReferenceEpilogue>(p, m, epi, fp4_amax_exchange, q, tok, parity,
+                                                                         sum_of);
   }
   // Every thread of the cluster is done; also keeps shared memory alive for remote readers.
   kernels::cluster_barrier(m.cluster);
@@ -118,6 +128,9 @@ struct Config {
 // cluster 1: its first half) hold the token, the others only reduce. Whether a round's per-warp
 // costs follow the warps that hold a vector or all the warps of the block.
 const Config kIdleConfigs[] = {{4096, 1024, 1}, {4096, 512, 2}, {4096, 256, 4}, {4096, 128, 8}};
+// Variant bf16_ar_res_rms_fp4_odd: the NVFP4 round at an odd tpb (its shared-memory amax exchange, cluster
+// barrier and recomputed norms), every thread one vector: 3, 8, 11 and 31 warps.
+const Config kOddConfigs[] = {{5440, 85, 8}, {8160, 255, 4}, {5424, 339, 2}, {7928, 991, 1}};
 // The grid sweep's configurations and grids (blocks; the full partition is the main pass).
 const Config kSweepConfigs[] = {{4096, 512, 1}, {8192, 1024, 1}};
 const int kSweepGrids[] = {8, 16, 32};
@@ -156,6 +169,8 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   constexpr int kMaxHidden = 8192;
   size_t max_bytes = 0;  // largest [tokens, H] bf16 tensor over the configurations
   for (const Config& c : configs)
+    max_bytes = std::max(max_bytes, static_cast<size_t>(env.sms / c.cluster) * buffer_rounds * c.hidden * sizeof(T));
+  for (const Config& c : kOddConfigs)  // every H <= kMaxHidden too
     max_bytes = std::max(max_bytes, static_cast<size_t>(env.sms / c.cluster) * buffer_rounds * c.hidden * sizeof(T));
   if (max_bytes == 0) return;
   harness::DeviceBuffer residual_in(max_bytes, env.rank), residual_out(max_bytes, env.rank),
@@ -209,6 +224,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
     int blocks;  // the grid sweep's blocks; 0: the full partition
     bool vpt = false;  // the configurations of several vectors per thread
     int rounds = 0;    // rounds per cluster of the rounds variants; 0: the main count (`rounds`)
+    bool odd = false;  // the odd-tpb configurations (NVFP4)
   };
   std::vector<Pass> passes;
   for (const PatternRun& run : kPatternRuns) {
@@ -231,6 +247,9 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   // factor and e2m1 codes once per vector; since 2026-12-04 session 27: nvfp4_round_ns_per_extra_vector).
   passes.push_back({&kPatternRuns[kFp4Run], false, false, 0, true});
   if (with_partner) passes.push_back({&kPatternRuns[kFp4Run], true, false, 0, true});
+  // The NVFP4 round at odd tpb (bf16_ar_res_rms_fp4_odd; since session 50: nvfp4_odd_round_ns).
+  passes.push_back({&kPatternRuns[kFp4Run], false, false, 0, false, 0, true});
+  if (with_partner) passes.push_back({&kPatternRuns[kFp4Run], true, false, 0, false, 0, true});
   for (const PatternRun& run : kPatternRuns)
     for (const int r : kVariantRounds) {
       passes.push_back({&run, false, false, 0, false, r});
@@ -243,18 +262,23 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
     const auto first = pass.idle  ? std::begin(kIdleConfigs)
                        : sweep    ? std::begin(kSweepConfigs)
                        : pass.vpt ? std::begin(kVptConfigs)
+                       : pass.odd ? std::begin(kOddConfigs)
                                   : std::begin(configs);
     const auto last = pass.idle  ? std::end(kIdleConfigs)
                       : sweep    ? std::end(kSweepConfigs)
                       : pass.vpt ? std::end(kVptConfigs)
+                      : pass.odd ? std::end(kOddConfigs)
                                  : std::end(configs);
     for (auto it = first; it != last; ++it) {
       const Config& c = *it;
       if (c.tpb * c.cluster * kVec * c.vpt != (pass.idle ? 2 : 1) * c.hidden)
         throw CudaError("epilogue_round: a configuration whose vectors per thread do not cover its H");
+      if (pass.odd && c.tpb % 2 == 0) throw CudaError("epilogue_round: an odd-tpb configuration with an even tpb");
       const int clusters = (sweep ? pass.blocks : env.sms) / c.cluster;
       if (clusters < 1) continue;
       const int grid = clusters * c.cluster;
+      // The amax exchange of an odd tpb (the fused kernels' own size: kernels/dispatch.cu).
+      const size_t smem = c.tpb % 2 != 0 ? static_cast<size_t>(c.vpt) * c.tpb * sizeof(float) : 0;
       const int pass_rounds = pass.rounds > 0 ? pass.rounds : rounds;  // <= rounds: the buffers hold them
       const int tokens = clusters * pass_rounds;
       const long long slot_bytes = static_cast<long long>(tokens) * c.hidden * static_cast<long long>(sizeof(T));
@@ -295,10 +319,10 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
         warm_l2(env, slots.data(), p.buffer_bytes, sink.as<unsigned>());
         if (busy) {
           ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
-          launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster}, partner_stream, partner,
+          launch(Shape{p_clusters * c.cluster, c.tpb, c.cluster, smem}, partner_stream, partner,
                  run.kernel, q, p_times.as<unsigned long long>(), p_smids.as<unsigned>());
         }
-        launch(Shape{grid, c.tpb, c.cluster}, env.stream, env.rank, run.kernel, p,
+        launch(Shape{grid, c.tpb, c.cluster, smem}, env.stream, env.rank, run.kernel, p,
                times.as<unsigned long long>(), smids.as<unsigned>());
         ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemcpyAsync(block_times.data(), times.data(),
                                                         block_times.size() * sizeof(unsigned long long),
@@ -329,6 +353,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       const std::string variant = std::string(run.variant) + (sweep ? "_grid" : "") +
                                   (pass.vpt ? "_vpt" + std::to_string(c.vpt) : std::string()) +
                                   (pass.rounds > 0 ? "_r" + std::to_string(pass.rounds) : std::string()) +
+                                  (pass.odd ? "_odd" : "") +
                                   (busy ? "_busy" : pass.idle ? "_idle" : "");
       const auto row = [&](const std::string& v, const std::vector<double>& values) {
         out.push_back(make_point(

@@ -403,7 +403,18 @@ namespace arlab::model {
     "miss fraction crosses 0.1, less 1/8 of the 0.1 - 0.9 span)")                                                    \
   X(l2_reuse_miss_full_fraction, 1.0, 0.0, 16.0, "fraction",                                                         \
     "as l2_reuse_miss_start_fraction, the fraction of L2 above which every such read misses (where the "             \
-    "miss fraction crosses 0.9, plus 1/8 of the 0.1 - 0.9 span)")
+    "miss fraction crosses 0.9, plus 1/8 of the 0.1 - 0.9 span)")                                                   \
+  /* prior: 0, an odd tpb's NVFP4 round as long as an even one's (no rows: not modelled); range: 10 us, as a round */ \
+  X(nvfp4_odd_round_ns, 0.0, 0.0, 10000.0, "ns",                                                                     \
+    "per NVFP4 token round at an odd tpb, what the round takes beyond the even NVFP4 round of the same shape: the "  \
+    "amax of every vector through shared memory, a cluster barrier (__syncthreads at cluster 1), each norm "         \
+    "recomputed from residual_out and gamma, the partner's amax from another block's shared memory (calibrate: "     \
+    "epilogue_round bf16_ar_res_rms_fp4_odd minus the model's even round: intercept over warps)")                  \
+  /* prior: 0; range: 1 us per warp, as round_overhead_ns_per_warp */                                                \
+  X(nvfp4_odd_round_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                             \
+    "per warp of the block (and of the other blocks on its SM: the barrier waits for all of them), what an odd-tpb " \
+    "NVFP4 round adds beyond nvfp4_odd_round_ns (calibrate: epilogue_round bf16_ar_res_rms_fp4_odd, slope over "    \
+    "warps of the same line)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

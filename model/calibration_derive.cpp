@@ -1217,7 +1217,8 @@ class Deriver {
   }
 
   // The NVFP4, ar and (since session 29) FP8 patterns' rounds of the same bench (variants bf16_ar_res_rms_fp4,
-  // bf16_ar and bf16_ar_res_rms_fp8; FP8 as NVFP4)
+  // bf16_ar and bf16_ar_res_rms_fp8; FP8 as NVFP4; since session 50 the NVFP4 round at an odd tpb,
+  // bf16_ar_res_rms_fp4_odd, as NVFP4 beyond the even round)
   // against the model's whole round for that pattern and shape, with every other constant derived
   // (the RMSNorm round overhead included). NVFP4: a line of the difference over the warps of the block
   // (every warp of the bench holds a vector; the median and no slope where the rows have one block
@@ -1234,7 +1235,11 @@ class Deriver {
       Pattern pattern;
     } kinds[] = {{"nvfp4_round_ns", "nvfp4_round_ns_per_warp", "bf16_ar_res_rms_fp4", Pattern::ar_res_rms_fp4},
                  {"ar_round_ns", nullptr, "bf16_ar", Pattern::ar},
-                 {"fp8_round_ns", "fp8_round_ns_per_warp", "bf16_ar_res_rms_fp8", Pattern::ar_res_rms_fp8}};
+                 {"fp8_round_ns", "fp8_round_ns_per_warp", "bf16_ar_res_rms_fp8", Pattern::ar_res_rms_fp8},
+                 // Since session 50: the NVFP4 round at an odd tpb against the model's round of that shape
+                 // with nvfp4_odd_round_ns still 0 (the even round, nvfp4_round_ns derived just above).
+                 {"nvfp4_odd_round_ns", "nvfp4_odd_round_ns_per_warp", "bf16_ar_res_rms_fp4_odd",
+                  Pattern::ar_res_rms_fp4}};
     for (const auto& kind : kinds) {
       const std::string busy = std::string(kind.variant) + "_busy";
       auto got = round_rows(emulated_ ? busy : kind.variant, kind.name);

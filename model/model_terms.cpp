@@ -332,6 +332,11 @@ double lifetime_cluster_barrier_at_ns(const ModelInputs& in, double blocks_per_s
          in.cal.cluster_lifetime_barrier_ns_per_warp * barrier_warps_on_sm(in, blocks_per_sm);
 }
 
+double nvfp4_odd_round_part_ns(const ModelInputs& in, double blocks_per_sm) {
+  if (!has_fp4(in.p.pattern) || in.c.tpb % 2 == 0) return 0.0;
+  return in.cal.nvfp4_odd_round_ns + in.cal.nvfp4_odd_round_ns_per_warp * barrier_warps_on_sm(in, blocks_per_sm);
+}
+
 double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   const Calibration& cal = in.cal;
   const Pattern pattern = in.p.pattern;
@@ -364,6 +369,11 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   // itself, so unlike the memory-side constants above it is not shared out over the SMs that hold blocks
   // (docs/model.md, "The NVFP4 round's further vectors").
   if (has_fp4(pattern) && in.vecs_used > 1) ns += cal.nvfp4_round_ns_per_extra_vector * further_vectors;
+  // An odd tpb: a scale block's two vectors can sit in two warps or two blocks, so the amax goes through
+  // shared memory, a cluster barrier follows and each norm is recomputed before its codes
+  // (kernels/fused_epilogue.cuh; calibrate: epilogue_round bf16_ar_res_rms_fp4_odd): a line over the warps
+  // the barrier waits for on the busiest SM.
+  ns += nvfp4_odd_round_part_ns(in, blocks_per_sm);
   // The FP8 round's own part, as the NVFP4 round's (calibrate: epilogue_round bf16_ar_res_rms_fp8; since
   // session 29, prior 0 before it).
   if (has_fp8(pattern)) ns += cal.fp8_round_ns + cal.fp8_round_ns_per_warp * vector_warps;

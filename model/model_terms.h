@@ -239,6 +239,10 @@ double line_at_ranks(const Calibration& cal, const LinesAtRanks& lines, int n, d
 // clusters that the partition cannot place one block per SM, `place`) the per-warp part also counts
 // the other blocks' warps that hold a vector (docs/model.md, "Where clusters land").
 double round_overhead_ns(const ModelInputs& in, double blocks_per_sm);
+// The part of round_overhead_ns that an NVFP4 round at an odd tpb adds (its amax through shared memory, a
+// cluster barrier, the norms recomputed: nvfp4_odd_round_ns + its slope x the warps the barrier waits for
+// on the busiest SM; calibrate: epilogue_round bf16_ar_res_rms_fp4_odd); 0 for other patterns and even tpb.
+double nvfp4_odd_round_part_ns(const ModelInputs& in, double blocks_per_sm);
 // The warps that hold a vector on the busiest SM: a block's, times the blocks that share that SM (at least
 // one); what the measured lines over warps of a round are taken at (round_overhead_ns counts the same).
 double vector_warps_on_sm(const ModelInputs& in, double blocks_per_sm);

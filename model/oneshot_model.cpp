@@ -440,6 +440,11 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (round.overhead > 0 ? fmt(" + round overhead %.0f ns", round.overhead) : std::string()) +
            (round.overhead > 0 && k > 1 ? fmt(" (its per-warp part over the %.0f blocks on the busiest SM)", k)
                                         : std::string()) +
+           (nvfp4_odd_round_part_ns(in, k) > 0
+                ? fmt(" (%.0f ns of it: NVFP4 at an odd tpb, the amax through shared memory, a cluster barrier and the "
+                      "norms recomputed)",
+                      nvfp4_odd_round_part_ns(in, k))
+                : std::string()) +
            (body.extra_ranks_ns > 0
                 ? fmt(" (%s: %.0f ns of it for the %d ranks beyond 2 x %d vector(s), %.0f ns each)", d.name,
                       body.extra_ranks_ns, n - 2, in.vecs_used, cal.lean_round_ns_per_extra_rank)

@@ -361,7 +361,13 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
            fmt(" [%lld tokens/cluster x (%.0f ns loads of %d vector(s) + %.0f ns compute (%d ops) + ", rounds_all,
                load_ns, in.vecs_used, compute_ns, epi_ops) +
            norm_reduce_text(in) + fmt(" + round overhead %.0f ns", overhead_ns) +
-           (k > 1 ? fmt(", its per-warp part over the %.0f blocks on the busiest SM", k) : std::string()) + ")" +
+           (k > 1 ? fmt(", its per-warp part over the %.0f blocks on the busiest SM", k) : std::string()) +
+           (nvfp4_odd_round_part_ns(in, k) > 0
+                ? fmt(", %.0f ns of it NVFP4 at an odd tpb: the amax through shared memory, a cluster barrier, the "
+                      "norms recomputed",
+                      nvfp4_odd_round_part_ns(in, k))
+                : std::string()) +
+           ")" +
            (further_measured && further_delta_ns != 0.0
                 ? fmt("; the rounds after the first %.0f ns each", further_round_ns) +
                       fmt(" (%+.0f ns per round, measured)", further_delta_ns)

@@ -2063,3 +2063,58 @@ TEST_CASE("derive_calibration: the lean two-shot's reader and owner lines per N 
     CHECK(get_constant(with.calibration, info.name) == get_constant(alone.calibration, info.name));
   }
 }
+
+TEST_CASE("derive_calibration: the NVFP4 round at an odd tpb is a line over warps beyond the even round, 0 without its rows") {
+  const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
+  const std::vector<MicrobenchRow> base = load_microbench(dir + "h200_emulated_microbench.csv");
+  const GpuSpec spec = sm_partition(gpu_preset("h200_sxm"), 2);
+  const DerivedCalibration none = derive_calibration(base, spec);
+  CHECK(none.calibration.nvfp4_odd_round_ns == 0.0);
+  CHECK(none.calibration.nvfp4_odd_round_ns_per_warp == 0.0);
+  CHECK(count_notes(none, "nvfp4_odd_round_ns = 0: no epilogue_round bf16_ar_res_rms_fp4_odd rows") == 1);
+  // Synthetic odd rows at the bench's four shapes (tpb, cluster, H): one block per SM of the 64, a round of
+  // 4 us plus 150 ns per warp (steeper than the model's even round, so that neither part of the line is
+  // clamped at 0), as the emulated node's _busy_slowest rows.
+  struct Shape3 {
+    int tpb, cluster, hidden;
+  };
+  const Shape3 shapes[] = {{85, 8, 5440}, {255, 4, 8160}, {339, 2, 5424}, {991, 1, 7928}};
+  const auto odd_rows = [&](double intercept, double per_warp) {
+    std::vector<MicrobenchRow> rows = base;
+    for (const Shape3& s : shapes) {
+      MicrobenchRow r = base.front();
+      r.bench = "epilogue_round";
+      r.variant = "bf16_ar_res_rms_fp4_odd_busy_slowest";
+      r.sms = 64 / s.cluster * s.cluster;
+      r.tpb = s.tpb;
+      r.cluster = s.cluster;
+      r.size = s.hidden;
+      r.size_unit = "hidden";
+      r.metric = "ns_per_round";
+      r.value = intercept + per_warp * std::ceil(s.tpb / 32.0);
+      rows.push_back(r);
+    }
+    return derive_calibration(rows, spec);
+  };
+  const DerivedCalibration with = odd_rows(4000.0, 150.0);
+  // The model's even round grows with the warps too, so the line's slope is below 150 ns; what is tested is
+  // that the rows move the line exactly as they move.
+  CHECK(with.calibration.nvfp4_odd_round_ns > 0.0);
+  CHECK(with.calibration.nvfp4_odd_round_ns_per_warp > 0.0);
+  CHECK(with.calibration.nvfp4_odd_round_ns_per_warp < 150.0);
+  const DerivedCalibration shifted = odd_rows(4100.0, 150.0);
+  CHECK(shifted.calibration.nvfp4_odd_round_ns == Approx(with.calibration.nvfp4_odd_round_ns + 100.0).epsilon(1e-9));
+  CHECK(shifted.calibration.nvfp4_odd_round_ns_per_warp ==
+        Approx(with.calibration.nvfp4_odd_round_ns_per_warp).epsilon(1e-9));
+  const DerivedCalibration steep = odd_rows(4000.0, 160.0);
+  CHECK(steep.calibration.nvfp4_odd_round_ns_per_warp ==
+        Approx(with.calibration.nvfp4_odd_round_ns_per_warp + 10.0).epsilon(1e-9));
+  CHECK(steep.calibration.nvfp4_odd_round_ns == Approx(with.calibration.nvfp4_odd_round_ns).epsilon(1e-9));
+  // Every other constant comes from the other rows alone.
+  for (const auto& info : calibration_constants()) {
+    const std::string name = info.name;
+    if (name == "nvfp4_odd_round_ns" || name == "nvfp4_odd_round_ns_per_warp") continue;
+    INFO(info.name);
+    CHECK(get_constant(with.calibration, info.name) == get_constant(none.calibration, info.name));
+  }
+}

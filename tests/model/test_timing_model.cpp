@@ -1266,3 +1266,37 @@ TEST_CASE("the lean two-shot's rounds carry the measured reader and owner lines,
   REQUIRE(detail::derive_inputs(ba, kRes));
   CHECK(detail::twoshot_lean_round_ns(ba, 1.0, true) == detail::twoshot_lean_round_ns(aa, 1.0, true));
 }
+
+TEST_CASE("NVFP4 at an odd tpb: a round adds the odd exchange's line over the barrier's warps, at NVFP4 only", "[timing]") {
+  Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  cal.nvfp4_odd_round_ns = 700.0;  // distinct values: the behaviour under test, whatever a bench measured
+  cal.nvfp4_odd_round_ns_per_warp = 20.0;
+  Calibration none = cal;
+  none.nvfp4_odd_round_ns = 0.0;
+  none.nvfp4_odd_round_ns_per_warp = 0.0;
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  const auto extra = [&](int tpb, int cluster, int hidden, Pattern pattern) {
+    Problem p = problem(3, hidden);
+    p.pattern = pattern;
+    const LaunchConfig c = launch_shape(tpb, cluster, 3 * cluster);
+    detail::ModelInputs with{p, c, emu, cal}, without{p, c, emu, none};
+    REQUIRE(detail::derive_inputs(with, kRes));
+    REQUIRE(detail::derive_inputs(without, kRes));
+    return detail::round_overhead_ns(with, 1.0) - detail::round_overhead_ns(without, 1.0);
+  };
+  // H 5424 = 339 threads x 2 blocks x 8 bf16: 11 warps; H 8928 = 279 x 4 x 8: 9 warps.
+  CHECK(extra(339, 2, 5424, Pattern::ar_res_rms_fp4) == Approx(700.0 + 20.0 * 11));
+  CHECK(extra(339, 2, 5424, Pattern::ar_res_rms_out_fp4) == Approx(700.0 + 20.0 * 11));
+  CHECK(extra(279, 4, 8928, Pattern::ar_res_rms_fp4) == Approx(700.0 + 20.0 * 9));
+  // Other patterns at the same odd shape, and NVFP4 at an even one, take nothing.
+  CHECK(extra(339, 2, 5424, Pattern::ar_res_rms_fp8) == Approx(0.0).margin(1e-9));
+  CHECK(extra(339, 2, 5424, Pattern::ar_res_rms) == Approx(0.0).margin(1e-9));
+  CHECK(extra(678, 1, 5424, Pattern::ar_res_rms_fp4) == Approx(0.0).margin(1e-9));
+  // The whole prediction moves by about the term once (one round here: 3 tokens on 3 clusters; within 1 %:
+  // the reduce phase blends its rounds with its bandwidth bounds, a cube-root sum).
+  Problem p = problem(3, 5424);
+  p.pattern = Pattern::ar_res_rms_fp4;
+  const LaunchConfig c = launch_shape(339, 2, 6);
+  CHECK(predict(p, c, emu, cal, kRes).total_us - predict(p, c, emu, none, kRes).total_us ==
+        Approx((700.0 + 20.0 * 11) / 1e3).epsilon(0.01));
+}

@@ -68,6 +68,7 @@ fi
                      $d/h200_emulated_n4_rows_microbench_rerun.csv \
                      $d/h200_emulated_n8_rows_microbench.csv \
                      $d/h200_emulated_n8_rows_microbench_rerun.csv \
+                     $d/h200_emulated_s50_odd_microbench.csv \
   --skew-microbench $d/h200_emulated_n4_drain_microbench.csv \
                     $d/h200_emulated_n8_drain_microbench.csv \
                     $d/h200_emulated_n4_skew_microbench_rerun.csv \

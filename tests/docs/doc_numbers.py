@@ -1044,6 +1044,21 @@ CHECKS = [
              "{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid33.csv | tail -1",
          quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %(?:.*\n)*?.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
                   "grid33 at TP2: MAPE {1} %, the own pick {2} % slower than the fastest row on average, {3} % at worst")]),
+    # docs/model.md, "Session 50: NVFP4 at an odd block size, priced; grid33 on an H200"
+    dict(doc="docs/model.md", cmd="grep -E '^nvfp4_odd_round_ns' data/calibration/h200_emulated.csv",
+         derive=lambda out: (lambda m: [f"a line of {float(m.group(1)):.0f} ns + {float(m.group(2)):.1f} ns per warp"])(
+             re.search(r"^nvfp4_odd_round_ns,([\d.]+),(?:.*\n)*nvfp4_odd_round_ns_per_warp,([\d.]+),", out, re.M))),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h200/exp/model-accuracy_emulated_grid33.csv | grep -E 'against the headline|Spearman'",
+         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %.*\n.*Spearman rho: all rows ([\d.]+);",
+                  "the file from MAPE 6.95 to {1} % (Spearman 0.9978 -> {2};")]),
+    dict(doc="README.md",
+         cmd="{arlab} validate data/h200/exp/model-accuracy_emulated_grid33.csv | grep -E 'against the headline|Spearman' && "
+             "{py} scripts/model_regret.py data/h200/exp/model-accuracy_emulated_grid33.csv | tail -1",
+         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %.*\n.*Spearman rho: all rows ([\d.]+);(?:.*\n)*?problems (\d+): "
+                  r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
+                  "MAPE {1} % over 1120 rows (Spearman {2}); the model's own pick {4} % slower than the fastest row on "
+                  "average, {5} % at worst ({3} problems)")]),
     # docs/kernels.md and README.md: issue 24's grids with the model of session 49 (63c5795)
     dict(doc="docs/kernels.md", cmd=S49_SPEEDUP,
          derive=lambda out: (lambda g: [

@@ -130,6 +130,8 @@ FILES = [
     # Session 49: the fresh grid33 (defined in 63c5795, before any of it was measured, after the cluster barriers were priced
     # over the warps on the SM and the reference's close as its code runs it); TP2 only
     ("../h100/exp/model-accuracy_emulated_grid33.csv", "emulated, H100", "model-accuracy experiment, fresh grid33 on an H100, by algorithm"),
+    # Session 50: grid33 at TP4 on an H100 (the H100 calibration's picks before its odd-tpb NVFP4 round was priced)
+    ("../h100/exp/model-accuracy_emulated_grid33_tp4.csv", "emulated TP4, H100", "model-accuracy experiment, grid33 on an H100 at TP4, by algorithm"),
     # Session 50: the same grid33 at TP2 on an H200, with the H200's calibration's picks (measured before its odd-tpb
     # NVFP4 round was priced; judged with it)
     ("exp/model-accuracy_emulated_grid33.csv", "emulated", "model-accuracy experiment, fresh grid33 on an H200, by algorithm"),

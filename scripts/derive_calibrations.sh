@@ -77,7 +77,8 @@ fi
   --exchange-microbench $d/h100_emulated_s48_n8_microbench.csv \
   --skew-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv \
   --rows-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv \
-  --added-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv > "$out/h100_emulated.log"
+  --added-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv \
+                     $d/h100_emulated_s50_odd_microbench.csv > "$out/h100_emulated.log"
 
 if [ $notes -eq 1 ]; then
   cat "$out/h200_emulated.log"

@@ -1052,6 +1052,20 @@ CHECKS = [
          cmd="{arlab} validate data/h200/exp/model-accuracy_emulated_grid33.csv | grep -E 'against the headline|Spearman'",
          quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %.*\n.*Spearman rho: all rows ([\d.]+);",
                   "the file from MAPE 6.95 to {1} % (Spearman 0.9978 -> {2};")]),
+    dict(doc="docs/model.md", cmd="grep -E '^nvfp4_odd_round_ns' data/calibration/h100_emulated.csv",
+         derive=lambda out: (lambda m: [f"`nvfp4_odd_round_ns` {float(m.group(1)):.0f} ns, `_per_warp` {float(m.group(2)):.0f}."])(
+             re.search(r"^nvfp4_odd_round_ns,([\d.]+),(?:.*\n)*nvfp4_odd_round_ns_per_warp,([\d.]+),", out, re.M))),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33_tp4.csv | grep 'against the headline' && "
+             "{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid33_tp4.csv | tail -1",
+         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %", "7.05 to {1} % (its 16 odd rows"),
+                 (r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
+                  "is {1} % slower than the fastest row on average and {2} % at worst")]),
+    dict(doc="README.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33_tp4.csv | grep 'against the headline' && "
+             "{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid33_tp4.csv | tail -1",
+         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %(?:.*\n)*?.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
+                  "grid33 at TP4 (session 50): MAPE {1} %, the own pick {2} % slower than the fastest row on average, {3} % at worst")]),
     dict(doc="README.md",
          cmd="{arlab} validate data/h200/exp/model-accuracy_emulated_grid33.csv | grep -E 'against the headline|Spearman' && "
              "{py} scripts/model_regret.py data/h200/exp/model-accuracy_emulated_grid33.csv | tail -1",

@@ -750,7 +750,8 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
   // scripts/derive_calibrations.sh: h100_emulated.csv from one `arlab calibrate -n 2` run on an H100
   // (--from-microbench), the exchange rows of a `-n 8` run (--exchange-microbench), and the start_skew and
   // rows bench rows at 4 and 8 ranks of a `-n 4` and a `-n 8` run (--skew-microbench, --rows-microbench), and
-  // the variants only those two runs hold (--added-microbench): session 48's runs of one build, c36b148.
+  // the variants only those two runs hold (--added-microbench): session 48's runs of one build, c36b148; and
+  // session 50's NVFP4 odd-tpb rows.
   const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
   std::vector<MicrobenchRow> rows = load_microbench(dir + "h100_emulated_s48_n2_microbench.csv");
   REQUIRE(rows.front().gpu.find("H100") != std::string::npos);
@@ -794,6 +795,17 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
         ++added;
       }
   CHECK(added > 0);
+  // + session 50's NVFP4 odd-tpb rows (the 24 epilogue_round bf16_ar_res_rms_fp4_odd rows of a `-n 2` run of
+  // 04cc25d, its other variants not taken): nvfp4_odd_round_ns and its slope.
+  size_t odd = 0;
+  for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_s50_odd_microbench.csv")) {
+    REQUIRE(r.variant.rfind("bf16_ar_res_rms_fp4_odd", 0) == 0);
+    if (own.count({r.bench, r.variant}) == 0) {
+      rows.push_back(r);
+      ++odd;
+    }
+  }
+  CHECK(odd == 24);
   const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
   const DerivedCalibration d = derive_calibration(rows, spec);
   const Calibration committed = load_calibration(dir + "h100_emulated.csv");

@@ -3,7 +3,8 @@
 // common/csv_table.h read_rows (by column name: `arlab validate` / `arlab fit` through
 // model/measurements.h, the experiments' summaries, resume and merge) and by plots/.
 // Units are in the names (_us = microseconds). Timing-source columns say where a figure came from.
-// Files of four generations are committed (36, 54, 56 and 57 columns, data/h200/; policy_note came later): every column the
+// Files of four generations are committed (36, 54, 56 and 57 columns, data/h200/; policy_note came later; since session
+// 50 also sf_layout, input_distribution and input_seed, 60 columns): every column the
 // oldest lacks is optional, and a file without it reads as its default -- "" for text, nan for a
 // figure, -1 for a count or clock not recorded, fused / reference for implementation /
 // kernel_variant (the only kinds that existed before those columns). New columns go last, with a
@@ -75,7 +76,10 @@
   X(std::string, implementation, "fused (arlab's fused kernel), unfused (arlab's all-reduce kernel + separate norm kernel) or nccl (ncclAllReduce + that norm kernel)", "fused") \
   X(DoubleOrNan, allreduce_us_median, "unfused / nccl: median of the max-over-ranks time of the all-reduce step alone (NaN for fused)", "nan") \
   X(std::string, kernel_variant, "the fused kernel body (common/implementations.h: reference, lean); a baseline's all-reduce kernel body (reference)", "reference") \
-  X(std::string, policy_note, "how the policy chose: the model's search space (algorithms and kernel bodies), empty for fixed policies", "")
+  X(std::string, policy_note, "how the policy chose: the model's search space (algorithms and kernel bodies), empty for fixed policies", "") \
+  X(std::string, sf_layout, "NVFP4 patterns: the scale factors' layout, swizzled_128x4 or linear; empty for other patterns, and not recorded before session 50", "") \
+  X(std::string, input_distribution, "the generated inputs' distribution: normal, uniform or heavy_tailed; empty: not recorded (rows before session 50)", "") \
+  X(std::string, input_seed, "the seed of the generated inputs (--seed); empty: not recorded (rows before session 50)", "")
 
 namespace arlab {
 

@@ -84,6 +84,9 @@ void fill_row(Measurement& m, const Node& node, const Candidate& c, const Measur
   row.implementation = implementation(cfg.impl).csv_implementation;
   row.allreduce_us_median = timed ? t.allreduce_us.median : kNaN;
   row.kernel_variant = implementation(cfg.impl).csv_kernel_variant;
+  row.sf_layout = has_fp4(call.pattern) ? to_string(call.sf_layout) : "";
+  row.input_distribution = s.input_distribution;
+  row.input_seed = s.input_seed;
 }
 
 // An id no other group shares: UTC time, process id and a per-process counter.

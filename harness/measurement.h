@@ -30,6 +30,8 @@ struct MeasureSettings {
   bool check = true;        // run the correctness gate
   std::string experiment = "run";
   std::string link;         // the CSV link column (node_link); empty: "local" / "unknown"
+  std::string input_distribution;  // the CSV input_distribution / input_seed columns: what the runner generated
+  std::string input_seed;
 };
 
 // One member of a measured group: the policy label its row carries ("trtllm", "model/lean"), a

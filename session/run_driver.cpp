@@ -185,6 +185,8 @@ std::vector<harness::Measurement> measure_plan_group(const RunPlan& plan, harnes
   settings.experiment = plan.experiment;
   settings.timing = plan.timing;
   settings.link = harness::node_link(node, nvml);
+  settings.input_distribution = ref::to_string(plan.distribution);
+  settings.input_seed = std::to_string(plan.seed);
   if (printer) print_echo(plan, node, runner, group, settings, nvml, cupti, cupti_note);
 
   const std::vector<harness::Measurement> ms =

@@ -328,25 +328,34 @@ TEST_CASE("csv table: every committed CSV of data/ reads by its schema") {
   }
 }
 
-TEST_CASE("csv table: the four measurement generations read with their defaults") {
+TEST_CASE("csv table: the five measurement generations read with their defaults") {
+  // The provenance columns of session 50 (sf_layout, input_distribution, input_seed): no committed file of an
+  // earlier generation has them, so each reads them as not recorded ("").
+  const std::vector<std::string> s50 = {"sf_layout", "input_distribution", "input_seed"};
+  const auto with_s50 = [&](std::vector<std::string> v) {
+    v.insert(v.end(), s50.begin(), s50.end());
+    return v;
+  };
   // 36 columns (data/h200/issue4_oneshot.csv): before group_id, the CIs, the headline, the clocks ...
   const CsvRows<MeasurementRow> v1 = read_rows<MeasurementRow>(kData + "h200/issue4_oneshot.csv");
-  CHECK(v1.defaulted.size() == 22);  // 21 columns, and policy_note
+  CHECK(v1.defaulted.size() == 25);  // 21 columns, policy_note and the three of session 50
   CHECK(v1.rows[0].headline.empty());
   CHECK(v1.rows[0].rounds == -1);
   CHECK(v1.rows[0].sm_clock_mhz_start == -1);
   CHECK(std::isnan(v1.rows[0].noise_pct));
   CHECK(v1.rows[0].implementation == "fused");
   CHECK(v1.rows[0].kernel_variant == "reference");
+  CHECK(v1.rows[0].sf_layout.empty());
+  CHECK(v1.rows[0].input_distribution.empty());
+  CHECK(v1.rows[0].input_seed.empty());
   // 54 (data/h200/seed_v2_51cd276.csv): before the baselines; 56 (exp CSVs): before kernel variants;
-  // 57: current (data/h200/seed.csv).
+  // 57 (data/h200/seed.csv): before session 50's columns.
   CHECK(read_rows<MeasurementRow>(kData + "h200/seed_v2_51cd276.csv").defaulted ==
-        std::vector<std::string>{"implementation", "allreduce_us_median", "kernel_variant", "policy_note"});
-  CHECK(read_rows<MeasurementRow>(kData + "h200/seed.csv").defaulted.empty());
+        with_s50({"implementation", "allreduce_us_median", "kernel_variant", "policy_note"}));
+  CHECK(read_rows<MeasurementRow>(kData + "h200/seed.csv").defaulted == s50);
   CHECK(read_rows<MeasurementRow>(kData + "h200/exp/fusion_emulated.csv").defaulted ==
-        std::vector<std::string>{"kernel_variant", "policy_note"});
-  CHECK(read_rows<MeasurementRow>(kData + "h200/exp/speedup_emulated.csv").defaulted ==
-        std::vector<std::string>{"policy_note"});
+        with_s50({"kernel_variant", "policy_note"}));
+  CHECK(read_rows<MeasurementRow>(kData + "h200/exp/speedup_emulated.csv").defaulted == with_s50({"policy_note"}));
 }
 
 TEST_CASE("headline rule: the row's headline column says which figure") {

@@ -893,6 +893,24 @@ def h100_validate_table(doc, rows):
                                     for (f, note, pinned), (m, x) in zip(rows, re.findall(r"MAPE ([\d.]+) %.*?max APE ([\d.]+) %", out))])
 
 
+def odd_round_line(gpu, template):
+    """A check of a calibration's NVFP4 odd-block line (`nvfp4_odd_round_ns`, `_per_warp` of
+    data/calibration/GPU_emulated.csv), quoted by template with the two values as floats {0} and {1}."""
+    return dict(doc="docs/model.md", cmd=f"grep -E '^nvfp4_odd_round_ns' data/calibration/{gpu}_emulated.csv",
+                derive=lambda out: (lambda m: [template.format(float(m.group(1)), float(m.group(2)))])(
+                    re.search(r"^nvfp4_odd_round_ns,([\d.]+),(?:.*\n)*nvfp4_odd_round_ns_per_warp,([\d.]+),", out, re.M)))
+
+
+def grid_mape_regret(doc, path, template):
+    """A check of one model-accuracy file's MAPE (`arlab validate`, the calibration of its node) and its own pick's
+    regret (`scripts/model_regret.py`), quoted by template ({1} MAPE, {2} mean regret, {3} max regret)."""
+    return dict(doc=doc,
+                cmd=f"{{arlab}} validate {path} | grep 'against the headline' | head -1 && "
+                    f"{{py}} scripts/model_regret.py {path} | tail -1",
+                quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %(?:.*\n)*?.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
+                         template)])
+
+
 def h100_le16_bias(doc, stem, template):
     """A check of the one-shot bias at most 16 blocks, lean then reference, of an H100 file with today's calibration
     (`scripts/model_bias.py --by kernel_variant,@grid --where algo=oneshot`), quoted by template ({1} lean rows, {2}
@@ -1039,33 +1057,24 @@ CHECKS = [
              f"{v[('h200', 'bare_cluster_barrier_ns_per_warp')]:.2f} ns and {v[('h200', 'cluster_lifetime_barrier_ns')]:.1f} ns + "
              f"{v[('h200', 'cluster_lifetime_barrier_ns_per_warp')]:.2f} ns on the H200"])(
              {(g, n): float(x) for g, n, x in re.findall(r"calibration/(h\d00)_emulated\.csv:(\w+),([-\d.e]+)", out)})),
-    dict(doc="README.md",
-         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33.csv | grep 'against the headline' | head -1 && "
-             "{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid33.csv | tail -1",
-         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %(?:.*\n)*?.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
-                  "grid33 at TP2: MAPE {1} %, the own pick {2} % slower than the fastest row on average, {3} % at worst")]),
+    grid_mape_regret("README.md", "data/h100/exp/model-accuracy_emulated_grid33.csv",
+                     "grid33 at TP2: MAPE {1} %, the own pick {2} % slower than the fastest row on average, {3} % at worst"),
     # docs/model.md, "Session 50: NVFP4 at an odd block size, priced; grid33 on an H200"
-    dict(doc="docs/model.md", cmd="grep -E '^nvfp4_odd_round_ns' data/calibration/h200_emulated.csv",
-         derive=lambda out: (lambda m: [f"a line of {float(m.group(1)):.0f} ns + {float(m.group(2)):.1f} ns per warp"])(
-             re.search(r"^nvfp4_odd_round_ns,([\d.]+),(?:.*\n)*nvfp4_odd_round_ns_per_warp,([\d.]+),", out, re.M))),
+    odd_round_line("h200", "a line of {0:.0f} ns + {1:.1f} ns per warp"),
     dict(doc="docs/model.md",
          cmd="{arlab} validate data/h200/exp/model-accuracy_emulated_grid33.csv | grep -E 'against the headline|Spearman'",
          quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %.*\n.*Spearman rho: all rows ([\d.]+);",
                   "the file from MAPE 6.95 to {1} % (Spearman 0.9978 -> {2};")]),
-    dict(doc="docs/model.md", cmd="grep -E '^nvfp4_odd_round_ns' data/calibration/h100_emulated.csv",
-         derive=lambda out: (lambda m: [f"`nvfp4_odd_round_ns` {float(m.group(1)):.0f} ns, `_per_warp` {float(m.group(2)):.0f}."])(
-             re.search(r"^nvfp4_odd_round_ns,([\d.]+),(?:.*\n)*nvfp4_odd_round_ns_per_warp,([\d.]+),", out, re.M))),
+    odd_round_line("h100", "`nvfp4_odd_round_ns` {0:.0f} ns, `_per_warp` {1:.0f}."),
     dict(doc="docs/model.md",
          cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33_tp4.csv | grep 'against the headline' && "
              "{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid33_tp4.csv | tail -1",
          quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %", "7.05 to {1} % (its 16 odd rows"),
                  (r"mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
                   "is {1} % slower than the fastest row on average and {2} % at worst")]),
-    dict(doc="README.md",
-         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33_tp4.csv | grep 'against the headline' && "
-             "{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid33_tp4.csv | tail -1",
-         quotes=[(r"against the headline[^\n]*?MAPE ([\d.]+) %(?:.*\n)*?.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
-                  "grid33 at TP4 (session 50): MAPE {1} %, the own pick {2} % slower than the fastest row on average, {3} % at worst")]),
+    grid_mape_regret("README.md", "data/h100/exp/model-accuracy_emulated_grid33_tp4.csv",
+                     "grid33 at TP4 (session 50): MAPE {1} %, the own pick {2} % slower than the fastest row on average, "
+                     "{3} % at worst"),
     dict(doc="README.md",
          cmd="{arlab} validate data/h200/exp/model-accuracy_emulated_grid33.csv | grep -E 'against the headline|Spearman' && "
              "{py} scripts/model_regret.py data/h200/exp/model-accuracy_emulated_grid33.csv | tail -1",

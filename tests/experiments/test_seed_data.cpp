@@ -30,6 +30,19 @@ std::map<std::pair<int, std::string>, double> seed_times(const std::vector<model
       t[{r.problem.hidden, r.policy}] = r.kernel_us;
   return t;
 }
+
+// How many rows of `rows` carry the design flag `flag` (a LaunchConfig member set by model/measurements.cpp from
+// the row's date), checking that exactly the one-shot reference rows carry it (`before`: rows measured before the
+// design change) or that none does.
+int flagged_rows(const std::vector<model::MeasuredRow>& rows, bool LaunchConfig::*flag, bool before) {
+  int flagged = 0;
+  for (const auto& r : rows) {
+    const bool oneshot_reference = r.config.impl == Impl::reference && r.config.algo == Algorithm::oneshot;
+    CHECK(r.config.*flag == (before && oneshot_reference));
+    flagged += r.config.*flag ? 1 : 0;
+  }
+  return flagged;
+}
 }  // namespace
 
 TEST_CASE("committed seed measurements: every row passed the gate and shows the seed effect") {
@@ -149,14 +162,8 @@ TEST_CASE("rows of the reference from before its relaxed close are predicted clo
   const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/h100/exp/";
   const auto before = model::read_measurements(dir + "peers_emulated_tp2.csv");     // 24cce7d, 05:26 UTC
   const auto after = model::read_measurements(dir + "peers_emulated_tp2_s46.csv");   // a160fc2, 19:02 UTC
-  int released = 0;
-  for (const auto& r : before) {
-    const bool oneshot_reference = r.config.impl == Impl::reference && r.config.algo == Algorithm::oneshot;
-    CHECK(r.config.release_exit_reference == oneshot_reference);
-    released += r.config.release_exit_reference ? 1 : 0;
-  }
-  CHECK(released > 20);
-  for (const auto& r : after) CHECK_FALSE(r.config.release_exit_reference);
+  CHECK(flagged_rows(before, &LaunchConfig::release_exit_reference, true) > 20);
+  CHECK(flagged_rows(after, &LaunchConfig::release_exit_reference, false) == 0);
 }
 
 TEST_CASE("rows of the fenced reference are predicted with the design that ran them") {
@@ -165,14 +172,8 @@ TEST_CASE("rows of the fenced reference are predicted with the design that ran t
   // rows of other bodies or of two-shot, do not.
   const auto old_rows = model::read_measurements(data_file("model_grid_emulated.csv"));
   const auto new_rows = model::read_measurements(data_file("model_grid_emulated_faithful.csv"));
-  int old_fenced = 0;
-  for (const auto& r : old_rows) {
-    const bool oneshot_reference = r.config.impl == Impl::reference && r.config.algo == Algorithm::oneshot;
-    CHECK(r.config.fenced_reference == oneshot_reference);
-    old_fenced += r.config.fenced_reference ? 1 : 0;
-  }
-  CHECK(old_fenced > 200);
-  for (const auto& r : new_rows) CHECK_FALSE(r.config.fenced_reference);
+  CHECK(flagged_rows(old_rows, &LaunchConfig::fenced_reference, true) > 200);
+  CHECK(flagged_rows(new_rows, &LaunchConfig::fenced_reference, false) == 0);
   // The design that ran predicts the earlier rows better than the current design would (measured:
   // MAPE 8.80 % as read, 14.7 % with the flag cleared), and the current design predicts the rows
   // re-measured with the current kernel about as well (8.94 %).

@@ -23,6 +23,12 @@ namespace {
 // Registers per thread CUDA allows a kernel (the ISA's register file per thread, every arch since sm_35).
 constexpr int kMaxRegistersPerThread = 255;
 
+// A seed as `--seed` takes it: a whole number 0 .. 2^64 - 1 in decimal digits.
+bool is_seed_text(const std::string& s) {
+  if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  return s.size() < 20 || s <= "18446744073709551615";
+}
+
 // Parses a label cell with the shared parse_* function (which lists the valid labels); throws
 // CsvCellError naming the column. A cell too long to be any label is refused without being echoed whole.
 template <class F>
@@ -135,6 +141,21 @@ std::optional<MeasuredRow> measured_row(const MeasurementRow& m) {
   if (!m.date_utc.empty() && !is_utc_timestamp(m.date_utc))
     throw CsvCellError("date_utc", "'" + cut_for_message(m.date_utc) +
                                        "' is not a UTC time YYYY-MM-DDTHH:MM:SSZ (it decides which kernel design ran)");
+  // The provenance cells of session 50 (empty: not recorded) name what the runner did, so a cell that names
+  // nothing it can do is refused rather than read as a label.
+  if (!m.sf_layout.empty()) {
+    label("sf_layout", m.sf_layout, parse_scale_layout);
+    if (!has_fp4(r.problem.pattern))
+      throw CsvCellError("sf_layout", "'" + m.sf_layout + "' on a row of pattern " + to_string(r.problem.pattern) +
+                                          " (only the NVFP4 patterns write scale factors; expected empty)");
+  }
+  if (!m.input_distribution.empty() && m.input_distribution != "normal" && m.input_distribution != "uniform" &&
+      m.input_distribution != "heavy_tailed")
+    throw CsvCellError("input_distribution", "'" + cut_for_message(m.input_distribution) +
+                                                 "' is not an input distribution (expected normal, uniform or heavy_tailed)");
+  if (!m.input_seed.empty() && !is_seed_text(m.input_seed))
+    throw CsvCellError("input_seed", "'" + cut_for_message(m.input_seed) +
+                                         "' is not a seed (expected a whole number 0 .. 18446744073709551615)");
   const bool dated_reference = ran == Impl::reference && r.config.algo == Algorithm::oneshot && !m.date_utc.empty();
   r.config.fenced_reference = dated_reference && m.date_utc < kFenceFreeReferenceSince;
   r.config.release_exit_reference = dated_reference && m.date_utc < kRelaxedExitReferenceSince;

@@ -108,6 +108,11 @@ def make_files(work, source, arlab):
                                 ("sm0", "sm_per_rank", "0"), ("gpu_unknown", "gpu", "Voodoo3"),
                                 ("tokens_big", "tokens", "2147483648"), ("skewfree_inf", "skewfree_us_median", "inf")]:
         write_csv(os.path.join(work, name + ".csv"), header, set_cell(data[:5], header, column, value, 2))
+    # Session 50's provenance columns (sf_layout, input_distribution, input_seed) with a cell that names nothing.
+    s50 = header + ["sf_layout", "input_distribution", "input_seed"]
+    for name, cells in [("sf_on_rms", ["linear", "normal", "1"]), ("dist_x", ["", "gaussian", "1"]),
+                        ("seed_x", ["", "normal", "-1"])]:
+        write_csv(os.path.join(work, name + ".csv"), s50, [r + cells for r in data[:5]])
     # Rows of another problem under the seed schema: N = 8 two-shot (issue reproduction 10).
     other = [set_cell(set_cell([r], header, "nranks", "8"), header, "algo", "twoshot")[0] for r in data[:5]]
     write_csv(os.path.join(work, "n8_twoshot.csv"), header, other)
@@ -445,6 +450,11 @@ def cases(have_cuda, arlab):
     add("issue 10: check maybe", ["validate", "check_maybe.csv"], 2, r"column 'check': unknown check 'maybe'")
     add("session 49: a date that is no UTC time (it decides which kernel design ran)", ["validate", "date_yesterday.csv"], 2,
         r"column 'date_utc': 'yesterday' is not a UTC time YYYY-MM-DDTHH:MM:SSZ")
+    add("session 50: a scale-factor layout on a pattern without NVFP4", ["validate", "sf_on_rms.csv"], 2,
+        r"sf_on_rms\.csv:2: column 'sf_layout': 'linear' on a row of pattern ar_res_rms \(only the NVFP4 patterns")
+    add("session 50: an input distribution arlab has not", ["validate", "dist_x.csv"], 2,
+        r"column 'input_distribution': 'gaussian' is not an input distribution")
+    add("session 50: a negative seed", ["validate", "seed_x.csv"], 2, r"column 'input_seed': '-1' is not a seed")
     add("issue 10: seed --data of another problem", ["seed", "--mode", "predict", "--data", "n8_twoshot.csv",
                                                      "--out-dir", "seed_out"], 2,
         r"n8_twoshot\.csv:2: not a row of the seed problem: nranks = 8")

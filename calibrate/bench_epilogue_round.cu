@@ -68,6 +68,10 @@
 // (255, 4) at H 8160, (339, 2) at H 5424 and (991, 1) at H 7928 (3 to 31 warps, every thread one vector):
 // the model's nvfp4_odd_round_ns and its slope over warps are what these rounds take beyond its even
 // NVFP4 round of the same shape.
+// Wide blocks (since session 51): variants bf16_ar_res_rms_fp4_vpt2_wide / _vpt4_wide and, as their control,
+// bf16_ar_res_rms_vpt2_wide / _vpt4_wide (+ _busy, _slowest, _span) at (tpb, cluster, vpt) (1024, 1, 2) and
+// (512, 1, 4) at H 16384, (768, 1, 2) at H 12288 and (512, 2, 2) at H 16384: 16-32 warps with every thread
+// holding 2 or 4 vectors, beyond the 4-16 warps of the vpt rows above.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -139,6 +143,10 @@ const int kSweepGrids[] = {8, 16, 32};
 // what a round costs per vector a thread holds beyond its first.
 const Config kVptConfigs[] = {{8192, 512, 1, 2}, {8192, 256, 1, 4}, {4096, 256, 1, 2},
                               {4096, 128, 1, 4}, {8192, 256, 2, 2}, {8192, 128, 2, 4}};
+// Variants VARIANT_vpt2_wide / _vpt4_wide (since session 51; NVFP4 and, as its control, ar_res_rms): the same
+// rounds on blocks of 16-32 warps, where the fused NVFP4 rows of 2 vectors per thread run longer than the
+// constants from the 4-16 warps above price them (docs/model.md, "Session 51").
+const Config kWideVptConfigs[] = {{16384, 1024, 1, 2}, {12288, 768, 1, 2}, {16384, 512, 1, 4}, {16384, 512, 2, 2}};
 
 // The rounds variants' rounds per cluster (VARIANT_r4, VARIANT_r12), the larger last.
 constexpr int kVariantRounds[] = {4, 12};
@@ -166,12 +174,15 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   const int buffer_rounds = std::max(rounds, kMostVariantRounds);  // what the buffers below hold
   const Config configs[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 512, 2},
                             {8192, 1024, 1}, {4096, 128, 4}, {4096, 512, 1}};
-  constexpr int kMaxHidden = 8192;
+  constexpr int kMaxHidden = 16384;  // the wide configurations' largest H
   size_t max_bytes = 0;  // largest [tokens, H] bf16 tensor over the configurations
   for (const Config& c : configs)
     max_bytes = std::max(max_bytes, static_cast<size_t>(env.sms / c.cluster) * buffer_rounds * c.hidden * sizeof(T));
-  for (const Config& c : kOddConfigs)  // every H <= kMaxHidden too
+  const auto hold = [&](const Config& c) {  // every H <= kMaxHidden too
     max_bytes = std::max(max_bytes, static_cast<size_t>(env.sms / c.cluster) * buffer_rounds * c.hidden * sizeof(T));
+  };
+  for (const Config& c : kOddConfigs) hold(c);
+  for (const Config& c : kWideVptConfigs) hold(c);
   if (max_bytes == 0) return;
   harness::DeviceBuffer residual_in(max_bytes, env.rank), residual_out(max_bytes, env.rank),
       norm_out(max_bytes, env.rank), slots(2 * max_bytes, env.rank), gamma(kMaxHidden * sizeof(T), env.rank);
@@ -180,7 +191,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank);
   // Quantized outputs: FP8 one code per element ([tokens, H] bytes, half the bf16 tensor), NVFP4 two per
   // byte, and one e4m3 scale factor per 16 elements in the swizzled 128x4 layout (rows padded to 128,
-  // 16-blocks to 4: H <= 8192 gives 512 per row); the global scale 1.
+  // 16-blocks to 4: H <= 16384 gives 1024 per row); the global scale 1.
   const size_t quant_bytes = max_bytes / 2;
   const size_t sf_bytes = static_cast<size_t>(env.sms * buffer_rounds + 128) * (kMaxHidden / 16);
   const float one = 1.0f;
@@ -225,6 +236,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
     bool vpt = false;  // the configurations of several vectors per thread
     int rounds = 0;    // rounds per cluster of the rounds variants; 0: the main count (`rounds`)
     bool odd = false;  // the odd-tpb configurations (NVFP4)
+    bool wide = false;  // the configurations of several vectors per thread on 16-32 warps
   };
   std::vector<Pass> passes;
   for (const PatternRun& run : kPatternRuns) {
@@ -250,6 +262,12 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
   // The NVFP4 round at odd tpb (bf16_ar_res_rms_fp4_odd; since session 50: nvfp4_odd_round_ns).
   passes.push_back({&kPatternRuns[kFp4Run], false, false, 0, false, 0, true});
   if (with_partner) passes.push_back({&kPatternRuns[kFp4Run], true, false, 0, false, 0, true});
+  // The NVFP4 round and, as its control, the RMSNorm round at 2 and 4 vectors per thread on 16-32 warps
+  // (VARIANT_vpt2_wide / _vpt4_wide; since session 51).
+  for (const PatternRun* run : {&kPatternRuns[kFp4Run], &kPatternRuns[0]}) {
+    passes.push_back({run, false, false, 0, true, 0, false, true});
+    if (with_partner) passes.push_back({run, true, false, 0, true, 0, false, true});
+  }
   for (const PatternRun& run : kPatternRuns)
     for (const int r : kVariantRounds) {
       passes.push_back({&run, false, false, 0, false, r});
@@ -261,11 +279,13 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
     const bool sweep = pass.blocks > 0;
     const auto first = pass.idle  ? std::begin(kIdleConfigs)
                        : sweep    ? std::begin(kSweepConfigs)
+                       : pass.wide ? std::begin(kWideVptConfigs)
                        : pass.vpt ? std::begin(kVptConfigs)
                        : pass.odd ? std::begin(kOddConfigs)
                                   : std::begin(configs);
     const auto last = pass.idle  ? std::end(kIdleConfigs)
                       : sweep    ? std::end(kSweepConfigs)
+                      : pass.wide ? std::end(kWideVptConfigs)
                       : pass.vpt ? std::end(kVptConfigs)
                       : pass.odd ? std::end(kOddConfigs)
                                  : std::end(configs);
@@ -352,6 +372,7 @@ void bench_epilogue_round(const BenchEnv& env, int /*nranks*/, std::vector<Micro
       distinct_sms(ids, grid, "epilogue_round");
       const std::string variant = std::string(run.variant) + (sweep ? "_grid" : "") +
                                   (pass.vpt ? "_vpt" + std::to_string(c.vpt) : std::string()) +
+                                  (pass.wide ? "_wide" : "") +
                                   (pass.rounds > 0 ? "_r" + std::to_string(pass.rounds) : std::string()) +
                                   (pass.odd ? "_odd" : "") +
                                   (busy ? "_busy" : pass.idle ? "_idle" : "");

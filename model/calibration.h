@@ -313,7 +313,12 @@ namespace arlab::model {
   X(lean_round_ns_per_extra_rank, 0.0, 0.0, 10000.0, "ns",                                                           \
     "what the lean one-shot body's token round takes per rank beyond 2 and vector per thread, beyond the growth of "  \
     "its modelled parts and of the reference's round (calibrate: body_round lean_n4 / _n8 against lean_n2 of the "    \
-    "same shape less the same for reference_n*, each less the model's rounds; median over (N - 2) x vpt)")                                                                                                         \
+    "same shape less the same for reference_n*, each less the model's rounds, over (N - 2) x vpt: since session 51 "  \
+    "the intercept of a least-squares line over the block's warps, the median before)")                              \
+  /* prior: 0, the lean round's cost per further rank is the same at any block size; range: +-1 us per warp */       \
+  X(lean_round_ns_per_extra_rank_per_warp, 0.0, -1000.0, 1000.0, "ns",                                               \
+    "the slope of lean_round_ns_per_extra_rank's line: per warp that holds a vector on the SM (body_round lean_n4 / " \
+    "_n8; since session 51)")                                                                                         \
   /* prior: 0, a call's further rounds take what its first round does; range: +-10 us, as a round (negative:   */ \
   /* a further round is shorter than the model's round, measured at N = 2); per warp +-1 us                   */ \
   X(further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                               \

@@ -1425,7 +1425,7 @@ class Deriver {
     };
     // Every difference below is taken within one process (same_run_and_shape).
     const auto lean_2 = rows_of("lean", 2), ref_2 = rows_of("reference", 2);
-    std::vector<double> per_rank;
+    std::vector<std::pair<double, double>> per_rank;  // (the block's warps, per rank and vector)
     std::string per;
     for (const int n : {4, 8}) {
       const auto ref_n = rows_of("reference", n);
@@ -1443,7 +1443,7 @@ class Deriver {
         const double lean_growth = (ln->value - l2->value) - (*ml_n - *ml_2);
         const double ref_growth = (rn->value - r2->value) - (*mr_n - *mr_2);
         const int vpt = body_round_vpt(*ln);
-        per_rank.push_back((lean_growth - ref_growth) / ((n - 2) * vpt));
+        per_rank.emplace_back((ln->tpb + 31) / 32, (lean_growth - ref_growth) / ((n - 2) * vpt));
         per += fmt(" %d", ln->sms) + fmt("x%d/", ln->tpb) + fmt("%d", std::max(1, ln->cluster)) +
                fmt(" H %.0f", ln->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(" N=%d:", n) +
                fmt(" lean %.0f", ln->value - l2->value) +
@@ -1452,14 +1452,32 @@ class Deriver {
       }
     }
     if (per_rank.empty()) {
-      keep_prior("lean_round_ns_per_extra_rank", "no body_round lean_n2 / _n4 / _n8 and reference_n2 / _n4 / _n8 "
-                                                 "rows of one shape: microbenchmarks of an arlab before 2026-12-03");
+      for (const char* name : {"lean_round_ns_per_extra_rank", "lean_round_ns_per_extra_rank_per_warp"})
+        keep_prior(name, "no body_round lean_n2 / _n4 / _n8 and reference_n2 / _n4 / _n8 rows of one shape: "
+                         "microbenchmarks of an arlab before 2026-12-03");
       return;
     }
-    set("lean_round_ns_per_extra_rank", std::max(0.0, median_of(per_rank)),
-        "median over the shapes and N = 4, 8 of how much more the lean round grows from N = 2 than the reference's, "
-        "each less the model's growth, per rank beyond 2 and vector per thread (blocks x tpb/cluster, H, N: measured "
-        "growth from N = 2 (the model's), ns):" + per);
+    // Since session 51 a line over the block's warps (one block per SM in the bench, every warp holding a
+    // vector): on an H100 the per-rank cost grows from about 55 ns at 4 warps to about 165 ns at 32
+    // (docs/model.md, "Session 51"). One block width: the median, as before.
+    std::set<double> widths;
+    for (const auto& point : per_rank) widths.insert(point.first);
+    if (widths.size() < 2) {
+      std::vector<double> y;
+      for (const auto& point : per_rank) y.push_back(point.second);
+      set("lean_round_ns_per_extra_rank", std::max(0.0, median_of(y)),
+          "median over the shapes and N = 4, 8 of how much more the lean round grows from N = 2 than the "
+          "reference's, each less the model's growth, per rank beyond 2 and vector per thread (one block width; "
+          "blocks x tpb/cluster, H, N: measured growth from N = 2 (the model's), ns):" + per);
+      set("lean_round_ns_per_extra_rank_per_warp", 0.0, "no slope: the rows have one block width");
+      return;
+    }
+    const Line l = line_of(per_rank, "lean_round_ns_per_extra_rank over warps");
+    set("lean_round_ns_per_extra_rank", std::max(0.0, l.intercept),
+        "intercept of the least-squares line over the block's warps, shapes and N = 4, 8 of how much more the lean "
+        "round grows from N = 2 than the reference's, each less the model's growth, per rank beyond 2 and vector "
+        "per thread (blocks x tpb/cluster, H, N: measured growth from N = 2 (the model's), ns):" + per);
+    set("lean_round_ns_per_extra_rank_per_warp", l.slope, "slope per warp of the same line");
   }
 
   // What a one-shot round takes beyond its warm round when its polls (and the lean body's re-read of its

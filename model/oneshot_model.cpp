@@ -222,6 +222,12 @@ double poll_miss_fraction(const ModelInputs& in, const OneshotDesign& d) {
   return sum / kSamples;
 }
 
+// The lean round's cost per rank beyond 2 and vector at `warps` warps holding a vector on the SM (calibrate:
+// body_round lean_n4 / _n8 against the reference's; a line since session 51).
+double lean_extra_rank_ns(const Calibration& cal, double warps) {
+  return cal.lean_round_ns_per_extra_rank + cal.lean_round_ns_per_extra_rank_per_warp * warps;
+}
+
 BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double blocks_per_sm) {
   const Calibration& cal = in.cal;
   const LaunchConfig& c = in.c;
@@ -242,8 +248,10 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   b.parts.loads += b.own_wait_ns;
   // What the lean round takes per rank beyond 2 and vector beyond its modelled parts (calibrate: body_round;
   // its poll, sum and -0.0 write-back run once per vector).
+  // Since session 51 a line over the warps that hold a vector on the busiest SM, as the further rounds' lines.
   if (d.clear_on_consume && norm)
-    b.extra_ranks_ns = cal.lean_round_ns_per_extra_rank * std::max(0, in.p.nranks - 2) * in.vecs_used;
+    b.extra_ranks_ns = std::max(0.0, lean_extra_rank_ns(cal, vector_warps_on_sm(in, blocks_per_sm))) *
+                       std::max(0, in.p.nranks - 2) * in.vecs_used;
   b.parts.overhead += b.extra_ranks_ns;
   // Polls whose lines the call's own traffic has pushed out of L2 (and lean's re-read of x with them).
   b.miss_fraction = poll_miss_fraction(in, d);
@@ -446,8 +454,10 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                       nvfp4_odd_round_part_ns(in, k))
                 : std::string()) +
            (body.extra_ranks_ns > 0
-                ? fmt(" (%s: %.0f ns of it for the %d ranks beyond 2 x %d vector(s), %.0f ns each)", d.name,
-                      body.extra_ranks_ns, n - 2, in.vecs_used, cal.lean_round_ns_per_extra_rank)
+                ? fmt(" (%s: %.0f ns of it for the %d ranks beyond 2 x %d vector(s), %.0f ns each at %.0f warps on "
+                      "the SM)",
+                      d.name, body.extra_ranks_ns, n - 2, in.vecs_used,
+                      body.extra_ranks_ns / ((n - 2) * in.vecs_used), vector_warps_on_sm(in, k))
                 : std::string()) +
            (body.quant_ns != 0
                 ? fmt(" (%+.0f ns of it: the quantizing pattern's round beyond ar_res_rms's at N = %d, measured)",

@@ -901,6 +901,26 @@ def odd_round_line(gpu, template):
                     re.search(r"^nvfp4_odd_round_ns,([\d.]+),(?:.*\n)*nvfp4_odd_round_ns_per_warp,([\d.]+),", out, re.M)))
 
 
+def lean_rank_costs(out):
+    """{block warps: [per-rank costs]} from save-calibration's lean_round_ns_per_extra_rank note: per shape and N,
+    ((lean growth - its model's) - (reference growth - its model's)) / ((N - 2) x vpt)."""
+    per = {}
+    for tpb, vpt, n, lg, lm, rg, rm in re.findall(
+            r"\d+x(\d+)/\d+ H \d+(?: vpt (\d+))? N=(\d+): lean (-?\d+) \(model (-?\d+)\), reference (-?\d+) "
+            r"\(model (-?\d+)\)", out):
+        value = ((int(lg) - int(lm)) - (int(rg) - int(rm))) / ((int(n) - 2) * int(vpt or 1))
+        per.setdefault((int(tpb) + 31) // 32, []).append(value)
+    return per
+
+
+def calibration_line(gpu, name, template):
+    """A check of a calibration's line `NAME` + `NAME_per_warp` (data/calibration/GPU_emulated.csv), quoted in
+    docs/model.md by template with the two values as floats {0} and {1}."""
+    return dict(doc="docs/model.md", cmd=f"grep -E '^{name}(_per_warp)?,' data/calibration/{gpu}_emulated.csv",
+                derive=lambda out: (lambda m: [template.format(float(m.group(1)), float(m.group(2)))])(
+                    re.search(rf"^{name},([-\d.e]+),(?:.*\n)*{name}_per_warp,([-\d.e]+),", out, re.M)))
+
+
 def grid_mape_regret(doc, path, template):
     """A check of one model-accuracy file's MAPE (`arlab validate`, the calibration of its node) and its own pick's
     regret (`scripts/model_regret.py`), quoted by template ({1} MAPE, {2} mean regret, {3} max regret)."""
@@ -1513,6 +1533,26 @@ CHECKS = [
                                              (OWN_PICK, "the model's own pick {1} % / ")]),
     dict(doc="docs/history.md", cmd=VAL_G6_TP4, quotes=[(r"MAPE ([\d.]+) %   median", "/ {1} % over 1120 rows each"),
                                                  (OWN_PICK, "/ {1} % slower than the best on average")]),
+    # docs/model.md, "Session 51: the lean round's cost per further rank as a line over warps"
+    dict(doc="docs/model.md",
+         cmd="{arlab} save-calibration {tmp}/h100_s51.csv --gpu h100_sxm --from-microbench "
+             "data/calibration/h100_emulated_s48_n2_microbench.csv --rows-microbench "
+             "data/calibration/h100_emulated_s48_n4_microbench.csv data/calibration/h100_emulated_s48_n8_microbench.csv "
+             "--skew-microbench data/calibration/h100_emulated_s48_n4_microbench.csv "
+             "data/calibration/h100_emulated_s48_n8_microbench.csv | grep -E '^ *lean_round_ns_per_extra_rank ='",
+         derive=lambda out: (lambda per: [
+             "it is {:.0f}-{:.0f} ns at blocks of 4 warps, {:.0f}-{:.0f} at 8, {:.0f}-{:.0f} at 16 and".format(
+                 min(per[4]), max(per[4]), min(per[8]), max(per[8]), min(per[16]), max(per[16])),
+             "{:.0f}-{:.0f} ns at 32".format(min(per[32]), max(per[32]))])(
+             lean_rank_costs(out))),
+    calibration_line("h100", "lean_round_ns_per_extra_rank", "H100: {0:.0f} ns + {1:.1f} ns per warp"),
+    calibration_line("h200", "lean_round_ns_per_extra_rank", "H200: {0:.0f} ns + {1:.1f} ns per warp."),
+    dict(doc="docs/model.md",
+         cmd="for k in lean reference; do {arlab} predict -n 8 --hidden 8192 -t 8 --kernel $k --policy explicit --tpb 512 "
+             "--cluster 2 --grid 16 --gpu h100_sxm --calibration data/calibration/h100_emulated.csv --emulated | "
+             "grep -E '^  explicit'; done",
+         quotes=[(r"lean\s+512/2/16\s+1\s+2\s+([\d.]+)\n.*reference\s+512/2/16\s+1\s+2\s+([\d.]+)",
+                  "prices the lean body at 512/2/16 at {1} us against the reference's {2} us")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

@@ -1328,6 +1328,56 @@ TEST_CASE("derive_calibration: body_round rows give the lean round's cost per ra
   CHECK(derived(0.0, 80.0) == Approx(80.0).epsilon(1e-9));
   CHECK(derived(150.0, 0.0) == Approx(0.0).margin(1e-9));
   CHECK(derived(100.0, -50.0) == 0.0);
+  // Those shapes are all 4-warp blocks: no slope, with a note saying so.
+  {
+    std::vector<MicrobenchRow> more = tp2.rows;
+    for (const int n : {2, 4, 8})
+      for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean})
+        more.push_back(round_row(tp2.rows.front(), "body_round",
+                                 std::string(body == ModelDesign::lean ? "lean" : "reference") + "_n" +
+                                     std::to_string(n) + "_slowest",
+                                 8192, 16, 128, 8,
+                                 model_body_round_ns(tp2, 8192, 128, 8, n, body) +
+                                     (n - 2) * (body == ModelDesign::lean ? 80.0 : 0.0)));
+    const DerivedCalibration d = derive_calibration(more, tp2.spec);
+    CHECK(d.calibration.lean_round_ns_per_extra_rank == Approx(80.0).epsilon(1e-9));
+    CHECK(d.calibration.lean_round_ns_per_extra_rank_per_warp == 0.0);
+    CHECK(count_notes(d, "lean_round_ns_per_extra_rank_per_warp = 0: no slope: the rows have one block width") == 1);
+  }
+}
+
+TEST_CASE("derive_calibration: the lean round's cost per rank beyond 2 is a line over the block's warps (session 51)") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  CHECK(tp2.alone.calibration.lean_round_ns_per_extra_rank_per_warp == 0.0);
+  // Lean grows by (N - 2) x vpt x (a + b x warps) beyond the reference, which grows by 60 ns per rank beyond 2:
+  // blocks of 4, 8, 16 and 32 warps, 1 and 2 vectors per thread.
+  const auto derived = [&](double a, double b) {
+    std::vector<MicrobenchRow> more = tp2.rows;
+    for (const auto& [hidden, tpb, cluster] : {std::tuple{8192, 128, 8}, std::tuple{8192, 256, 4},
+                                               std::tuple{8192, 512, 1}, std::tuple{8192, 1024, 1}})
+      for (const int n : {2, 4, 8})
+        for (const ModelDesign body : {ModelDesign::reference, ModelDesign::lean}) {
+          const int vpt = hidden / (tpb * cluster * 8);
+          const bool lean = body == ModelDesign::lean;
+          const double warps = tpb / 32;
+          more.push_back(round_row(tp2.rows.front(), "body_round",
+                                   std::string(lean ? "lean" : "reference") + "_n" + std::to_string(n) + "_slowest",
+                                   hidden, 16, tpb, cluster,
+                                   model_body_round_ns(tp2, hidden, tpb, cluster, n, body) +
+                                       (n - 2) * (60.0 + (lean ? vpt * (a + b * warps) : 0.0))));
+        }
+    const Calibration got = derive_calibration(more, tp2.spec).calibration;
+    return std::pair{got.lean_round_ns_per_extra_rank, got.lean_round_ns_per_extra_rank_per_warp};
+  };
+  const auto [a, b] = derived(40.0, 4.0);
+  CHECK(a == Approx(40.0).epsilon(1e-6));
+  CHECK(b == Approx(4.0).epsilon(1e-6));
+  // The slope moves alone; a negative intercept is clamped to 0 while the slope stays.
+  CHECK(derived(40.0, 1.5).second == Approx(1.5).epsilon(1e-6));
+  CHECK(derived(40.0, 1.5).first == Approx(40.0).epsilon(1e-6));
+  const auto [a0, b0] = derived(-20.0, 6.0);
+  CHECK(a0 == 0.0);
+  CHECK(b0 == Approx(6.0).epsilon(1e-6));
 }
 
 TEST_CASE("derive_calibration: body_round rows give each body's further-round lines, the FP8 rows the quantizing part") {

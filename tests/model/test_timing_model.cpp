@@ -684,6 +684,8 @@ TEST_CASE("a last vector the token fills in part: its extra-vector cost and push
 TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and vector, lean only", "[timing]") {
   Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.lean_round_ns_per_extra_rank > 0);
+  // The constant alone first (its line's slope 0); the slope is checked below.
+  cal.lean_round_ns_per_extra_rank_per_warp = 0;
   Calibration none = cal;
   none.lean_round_ns_per_extra_rank = 0;
   const auto reduce_gain = [&](int n, int tokens, int hidden, int tpb, int cluster, int grid, int vpt, Impl body) {
@@ -704,6 +706,31 @@ TEST_CASE("lean round: lean_round_ns_per_extra_rank per round, rank beyond 2 and
   // of 8 blocks, 16 SMs: 8 rounds).
   CHECK(reduce_gain(8, 8, 8192, 128, 8, 8, 1, Impl::lean) * 1e3 ==
         Approx(8 * 6 * cal.lean_round_ns_per_extra_rank).epsilon(0.1));
+  // Since session 51 a line over the warps that hold a vector on the busiest SM: 128 threads at one block per
+  // SM are 4 warps, 256 are 8.
+  Calibration sloped = cal;
+  sloped.lean_round_ns_per_extra_rank_per_warp = 5.0;
+  const auto slope_gain = [&](int tpb, int cluster, int grid) {
+    return ::reduce_gain(problem(1, 8192, 8), tpb, cluster, grid, 1, Impl::lean, sloped, cal) * 1e3;
+  };
+  CHECK(slope_gain(128, 8, 8) == Approx(6 * 5.0 * 4).epsilon(0.05));
+  CHECK(slope_gain(256, 4, 4) > 1.5 * slope_gain(128, 8, 8));  // the reduce's bandwidth bounds damp it there
+  {
+    // The round's text names the cost per rank at the warps it was priced at.
+    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 8);
+    LaunchConfig c;
+    c.tpb = 256;
+    c.cluster = 4;
+    c.grid = 4;
+    c.impl = Impl::lean;
+    const std::string text = explanation_of(predict(problem(1, 8192, 8), c, emu, sloped, kRes), "reduce");
+    CHECK_THAT(text, Catch::Matchers::Contains(
+                         fmt("%.0f ns each at 8 warps on the SM", sloped.lean_round_ns_per_extra_rank + 40.0)));
+  }
+  // A negative line is no cost, never a gain.
+  Calibration negative = none;
+  negative.lean_round_ns_per_extra_rank_per_warp = -50.0;
+  CHECK(::reduce_gain(problem(1, 8192, 8), 512, 2, 2, 1, Impl::lean, negative, none) == Approx(0.0).margin(1e-12));
 }
 
 TEST_CASE("further rounds: each token round after a call's first pays its body's measured line, the first none; a "

@@ -1323,6 +1323,25 @@ class Deriver {
     set(constant, std::max(0.0, median_of(per_vector)),
         "median over the rounds of 2 and 4 vectors per thread of (measured - the model's round) / (vpt - 1) "
         "(tpb/cluster/vpt: (measured - model ns) / (vpt - 1)):" + per);
+    // Since session 51 the same rounds on blocks of 16-32 warps (VARIANT_vpt2_wide / _vpt4_wide): a record, each
+    // row against the model's round with the constant just derived in it.
+    std::string wide;
+    for (const int vpt : {2, 4}) {
+      const std::string variant = base + "_vpt" + std::to_string(vpt) + "_wide";
+      auto got = pick_rows("epilogue_round", (emulated_ ? variant + "_busy" : variant) + "_slowest", "ns_per_round");
+      if (got.empty()) got = pick_rows("epilogue_round", variant + "_slowest", "ns_per_round");
+      for (const MicrobenchRow* r : got) {
+        const std::optional<detail::RoundParts> round = bench_round(*r, pattern, out_.calibration, vpt);
+        if (!round) continue;
+        wide += fmt(" %d/", r->tpb) + fmt("%d/", std::max(1, r->cluster)) + fmt("%d", vpt) +
+                fmt(" (%d warps):", (r->tpb + 31) / 32) + fmt(" %.0f", r->value) + fmt(" - %.0f", round->total()) +
+                fmt(" = %+.0f ns;", r->value - round->total());
+      }
+    }
+    if (!wide.empty())
+      out_.notes.push_back("record, epilogue_round " + base + "_vpt2_wide / _vpt4_wide (no constant reads them): the "
+                           "round on 16-32 warps, measured - the model's round with " + constant +
+                           " in it (tpb/cluster/vpt):" + wide);
   }
 
   // What a one-shot token round after a call's first takes beyond the model's round of the body (body_round

@@ -135,6 +135,10 @@ FILES = [
     # Session 50: the same grid33 at TP2 on an H200, with the H200's calibration's picks (measured before its odd-tpb
     # NVFP4 round was priced; judged with it)
     ("exp/model-accuracy_emulated_grid33.csv", "emulated", "model-accuracy experiment, fresh grid33 on an H200, by algorithm"),
+    # Session 51: the part of the fresh grid34 (defined in 479f3cf, before any of it was measured) that one H100 call
+    # finished at TP2: every ar_res_rms, ar and ar_res_rms_fp8 problem, one ar_res_rms_fp4 problem
+    ("../h100/exp/model-accuracy_emulated_grid34_partial.csv", "emulated, H100",
+     "model-accuracy experiment, fresh grid34 on an H100, its first 42 groups, by algorithm"),
 ]
 
 

@@ -1553,6 +1553,38 @@ CHECKS = [
              "grep -E '^  explicit'; done",
          quotes=[(r"lean\s+512/2/16\s+1\s+2\s+([\d.]+)\n.*reference\s+512/2/16\s+1\s+2\s+([\d.]+)",
                   "prices the lean body at 512/2/16 at {1} us against the reference's {2} us")]),
+    # docs/model.md, "Session 51": grid34's part, the wide rounds' record
+    grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid34_partial.csv",
+                     "with the picks of this\nsection's model: MAPE {1} % (Spearman"),
+    grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid34_partial.csv",
+                     "(`scripts/model_regret.py`) {2} % slower than the fastest row on average, {3} % at worst: the `ar` and"),
+    dict(doc="docs/model.md",
+         cmd="{arlab} save-calibration {tmp}/h100_s51_wide.csv --gpu h100_sxm --from-microbench "
+             "data/calibration/h100_emulated_s51_n2_microbench.csv | grep -E 'record, epilogue_round'",
+         quotes=[(r"bf16_ar_res_rms_vpt2_wide .* 1024/1/2 \(32 warps\): \d+ - \d+ = \+(\d+) ns; 768/1/2 \(24 warps\): \d+ - \d+ = "
+                  r"\+(\d+) ns; 512/2/2 \(16 warps\): \d+ - \d+ = \+(\d+) ns",
+                  "the RMSNorm round at 2 vectors takes +{3} ns at 16 warps (512/2), +{2} at 24 and +{1} at\n32"),
+                 (r"bf16_ar_res_rms_fp4_vpt2_wide .* 1024/1/2 \(32 warps\): \d+ - \d+ = \+(\d+) ns; 768/1/2 \(24 warps\): "
+                  r"\d+ - \d+ = \+(\d+) ns; 512/2/2 \(16 warps\): \d+ - \d+ = \+(\d+) ns",
+                  "the NVFP4 round +{3}, +{2} and +{1} ns")]),
+    # docs/kernels.md and README.md: issue 24's TP4 / TP8 grid with the model of session 51
+    *[dict(doc=doc, cmd="grep -E '^GOAL best' data/h100/logs/speedup_tp48_wide31_s51_b4ed64d.log",
+           quotes=[(r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) \(10 problems\); over FlashInfer at "
+                    r"its own configuration geomean ([\d.]+x), min ([\d.]+x).*\n.*TP8: over the reference at trtllm geomean "
+                    r"([\d.]+x), min ([\d.]+x) \(10 problems\); over FlashInfer at its own configuration geomean ([\d.]+x), "
+                    r"min ([\d.]+x)", template)])
+      for doc, template in (
+          ("docs/kernels.md", "TP8 {5} the reference (min {6}), TP4 {1} (min {2}); against FlashInfer {7} and {3} (min {8} and {4})"),
+          ("README.md", "best over the reference {1} / {5} (min {2} / {6}: TP8 at H 4096 x 8 and H 8192 x 1 token"),
+          ("README.md", "over FlashInfer {3} / {7} (min {4} / {8}); at H 8192 x 8"))],
+    dict(doc="docs/kernels.md",
+         cmd="{py} -c \"import csv; [print(r['nranks'], r['hidden'], r['tokens'], '%.3fx' % float(r['speedup_best']), "
+             "'%.2f' % float(r['best_us']), '%.2f' % float(r['reference_us'])) for r in "
+             "csv.DictReader(open('data/h100/exp/speedup_emulated_wide31_s51_summary.csv')) if r['variant'] == 'lean']\"",
+         quotes=[(r"^8 8192 8 ([\d.]+x) ([\d.]+) ([\d.]+)$", "pick takes {1}\nthe reference at trtllm's shape (the same kernel and configuration, {2} against {3} us)"),
+                 (r"^8 4096 8 [\d.]+x ([\d.]+) ([\d.]+)$(?:.*\n)*^8 8192 1 [\d.]+x ([\d.]+) ([\d.]+)$",
+                  "{1}\nagainst {2} us and {3} against {4} us in one group"),
+                 (r"^8 4096 1 ([\d.]+x)", "for H 4096 x 1) takes {1}:")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

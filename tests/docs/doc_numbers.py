@@ -1567,6 +1567,17 @@ CHECKS = [
                  (r"bf16_ar_res_rms_fp4_vpt2_wide .* 1024/1/2 \(32 warps\): \d+ - \d+ = \+(\d+) ns; 768/1/2 \(24 warps\): "
                   r"\d+ - \d+ = \+(\d+) ns; 512/2/2 \(16 warps\): \d+ - \d+ = \+(\d+) ns",
                   "the NVFP4 round +{3}, +{2} and +{1} ns")]),
+    dict(doc="docs/model.md",
+         cmd="d=data/calibration; {arlab} save-calibration {tmp}/h100_s51_own.csv --gpu h100_sxm --from-microbench "
+             "$d/h100_emulated_s51_n2_microbench.csv --exchange-microbench $d/h100_emulated_s51_n8_microbench.csv "
+             "--skew-microbench $d/h100_emulated_s51_n4_microbench.csv $d/h100_emulated_s51_n8_microbench.csv "
+             "--rows-microbench $d/h100_emulated_s51_n4_microbench.csv $d/h100_emulated_s51_n8_microbench.csv "
+             "--added-microbench $d/h100_emulated_s51_n4_microbench.csv $d/h100_emulated_s51_n8_microbench.csv > /dev/null && "
+             "for f in grid34_partial grid33; do for c in {tmp}/h100_s51_own.csv $d/h100_emulated.csv; do "
+             "{arlab} validate data/h100/exp/model-accuracy_emulated_$f.csv --calibration $c | grep 'against the headline'; "
+             "done; done",
+         quotes=[(r"MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %",
+                  "(MAPE {1} % against {2} %) and the older H100 files a little worse (grid33 at TP2 {3} % against {4} %")]),
     # docs/kernels.md and README.md: issue 24's TP4 / TP8 grid with the model of session 51
     *[dict(doc=doc, cmd="grep -E '^GOAL best' data/h100/logs/speedup_tp48_wide31_s51_b4ed64d.log",
            quotes=[(r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) \(10 problems\); over FlashInfer at "

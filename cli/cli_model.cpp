@@ -155,6 +155,7 @@ struct SaveCalibrationCliOptions {
   std::string round_microbench;
   std::string pushed_microbench;
   std::vector<std::string> added_microbench;
+  std::vector<std::string> replace_microbench;
   std::string gpu;  // empty: the preset of the rows' GPU (derivation_preset)
 };
 
@@ -226,6 +227,7 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   inputs.insert(inputs.end(), o.added_microbench.begin(), o.added_microbench.end());
   inputs.insert(inputs.end(), o.skew_microbench.begin(), o.skew_microbench.end());
   inputs.insert(inputs.end(), o.rows_microbench.begin(), o.rows_microbench.end());
+  inputs.insert(inputs.end(), o.replace_microbench.begin(), o.replace_microbench.end());
   inputs.insert(inputs.end(), {o.from_microbench, o.round_microbench, o.pushed_microbench});
   check_output_path(o.out, inputs, "save-calibration FILE");
   std::vector<int> lines;
@@ -299,7 +301,30 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                            "2026-12-03)");
     }
   }
-  std::string exchange_files, added_files, skew_files, rows_files;
+  for (const std::string& path : o.replace_microbench) {
+    // Runs of newer kernels for the benches they measured anew (since session 51): every row of the file goes in,
+    // and every row of the other inputs of a (bench, variant) pair it holds comes out first. A file none of whose
+    // pairs the others hold replaces nothing (that is --added-microbench) and is refused.
+    const std::vector<MicrobenchRow> more = model::load_microbench(path);
+    std::set<std::pair<std::string, std::string>> theirs;
+    for (const MicrobenchRow& r : more) theirs.insert({r.bench, r.variant});
+    size_t replaced = 0;
+    for (size_t i = rows.size(); i-- > 0;)
+      if (theirs.count({rows[i].bench, rows[i].variant}) != 0) {
+        rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(i));
+        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+        files.erase(files.begin() + static_cast<std::ptrdiff_t>(i));
+        ++replaced;
+      }
+    if (replaced == 0)
+      throw CsvError(path, 0, "variant",
+                     "replaces no rows: none of its bench and variant pairs is in the other input files (rows of "
+                     "benches they lack are added with --added-microbench)");
+    add_microbench_rows(path, "--replace-microbench", first, [](const MicrobenchRow&) { return true; }, rows, lines,
+                        files);
+  }
+  std::string exchange_files, added_files, skew_files, rows_files, replace_files;
+  for (const std::string& path : o.replace_microbench) replace_files += (replace_files.empty() ? "" : ", ") + path;
   for (const std::string& path : o.exchange_microbench) exchange_files += (exchange_files.empty() ? "" : ", ") + path;
   for (const std::string& path : o.skew_microbench) skew_files += (skew_files.empty() ? "" : ", ") + path;
   for (const std::string& path : o.rows_microbench) rows_files += (rows_files.empty() ? "" : ", ") + path;
@@ -337,6 +362,9 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   if (!skew_files.empty()) std::printf("  the start_skew rows of other rank counts are those of %s\n", skew_files.c_str());
   if (!rows_files.empty())
     std::printf("  the rows bench's rows of other rank counts are those of %s\n", rows_files.c_str());
+  if (!replace_files.empty())
+    std::printf("  the rows of %s replace the other files' rows of the benches and variants they hold\n",
+                replace_files.c_str());
   model::DerivedCalibration d;
   try {
     d = model::derive_calibration(rows, spec);
@@ -367,7 +395,8 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
                                                            : " + cluster_sync pushed rows of " + o.pushed_microbench) +
                               (added_files.empty() ? std::string() : " + added-bench rows of " + added_files) +
                               (skew_files.empty() ? std::string() : " + start_skew rows of " + skew_files) +
-                              (rows_files.empty() ? std::string() : " + rows bench rows of " + rows_files));
+                              (rows_files.empty() ? std::string() : " + rows bench rows of " + rows_files) +
+                              (replace_files.empty() ? std::string() : " + rows replaced by " + replace_files));
   std::printf("  wrote %s\n", o.out.c_str());
 }
 
@@ -380,6 +409,8 @@ void run_save_calibration(const SaveCalibrationCliOptions& o, const CLI::App& su
     throw InvalidArgument("--pushed-microbench replaces rows of --from-microbench's: give both");
   if (!o.added_microbench.empty() && o.from_microbench.empty())
     throw InvalidArgument("--added-microbench adds rows to --from-microbench's: give both");
+  if (!o.replace_microbench.empty() && o.from_microbench.empty())
+    throw InvalidArgument("--replace-microbench replaces rows of --from-microbench's: give both");
   if (!o.skew_microbench.empty() && o.from_microbench.empty())
     throw InvalidArgument("--skew-microbench adds rows to --from-microbench's: give both");
   if (!o.rows_microbench.empty() && o.from_microbench.empty())
@@ -775,6 +806,11 @@ void add_save_calibration_command(CLI::App& app) {
                   "with --from-microbench: other `arlab calibrate` runs of the same node kind (one or more files) "
                   "whose rows of a bench and variant that no other input file holds are added (benches added since "
                   "--from-microbench's run, e.g. launch store_1 / store_8 for exit_store_drain_ns)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--replace-microbench", o->replace_microbench,
+                  "with --from-microbench: other `arlab calibrate` runs of the same node kind (one or more files) whose "
+                  "rows replace, bench and variant at a time, those of every other input file (a run of newer kernels "
+                  "for the benches it measured anew); a file that replaces no rows is refused")
       ->check(CLI::ExistingFile);
   sub->add_option("--gpu", o->gpu,
                   "GPU preset for --from-microbench (datasheet bandwidths, clock, SMs); default: the preset of the GPU "

@@ -13,30 +13,41 @@
 #   scripts/derive_calibrations.sh ARLAB --notes    derive them into a temporary directory and print the
 #                                                   emulated node's derivation: every constant with the rows
 #                                                   it came from, and the "record, ..." notes
+#   scripts/derive_calibrations.sh ARLAB --h200-twoshot-trial OUT
+#                                                   a trial, not committed (session 51): the H200's emulated
+#                                                   calibration with its two-shot body_round rows (reference2_*,
+#                                                   lean2_*, from runs before the trim of a160fc2) replaced by
+#                                                   those of session 50's run of today's kernels
+#                                                   (h200_emulated_s50_twoshot_microbench.csv), written to OUT
 #
 # Run from anywhere; the input paths are given relative to the repository root, as the committed files'
 # `source` column records them.
 set -euo pipefail
-usage() { echo "usage: $0 ARLAB [--check | --notes]" >&2; exit 2; }
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
+usage() { echo "usage: $0 ARLAB [--check | --notes | --h200-twoshot-trial OUT]" >&2; exit 2; }
+if [ $# -lt 1 ] || [ $# -gt 3 ]; then usage; fi
 arlab=$1
-check=0 notes=0
+check=0 notes=0 trial=
 if [ $# -eq 2 ]; then
   case $2 in --check) check=1 ;; --notes) notes=1 ;; *) usage ;; esac
+fi
+if [ $# -eq 3 ]; then
+  [ "$2" = --h200-twoshot-trial ] || usage
+  trial=$3
+  case $trial in /*) ;; *) trial=$PWD/$trial ;; esac
 fi
 case $arlab in /*) ;; *) arlab=$PWD/$arlab ;; esac
 [ -x "$arlab" ] || { echo "derive_calibrations: '$1' is not an executable arlab" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 d=data/calibration
 out=$d
-if [ $check -eq 1 ] || [ $notes -eq 1 ]; then
+if [ $check -eq 1 ] || [ $notes -eq 1 ] || [ -n "$trial" ]; then
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
 
-"$arlab" save-calibration "$out/default.csv" > "$out/default.log"
-"$arlab" save-calibration "$out/h200_nvlink.csv" --from-microbench $d/h200_nvlink_microbench.csv > "$out/h200_nvlink.log"
-"$arlab" save-calibration "$out/h200_emulated.csv" --from-microbench $d/h200_emulated_microbench.csv \
+# The H200's emulated calibration into $1, with any further save-calibration options after it.
+h200_emulated() {
+"$arlab" save-calibration "$1" --from-microbench $d/h200_emulated_microbench.csv \
   --exchange-microbench $d/h200_emulated_n8_exchange_microbench.csv \
                         $d/h200_emulated_exchange_grid_microbench.csv \
                         $d/h200_emulated_exchange_grid_microbench_rerun.csv \
@@ -72,7 +83,16 @@ fi
   --skew-microbench $d/h200_emulated_n4_drain_microbench.csv \
                     $d/h200_emulated_n8_drain_microbench.csv \
                     $d/h200_emulated_n4_skew_microbench_rerun.csv \
-                    $d/h200_emulated_n8_skew_microbench_rerun.csv > "$out/h200_emulated.log"
+                    $d/h200_emulated_n8_skew_microbench_rerun.csv "${@:2}"
+}
+if [ -n "$trial" ]; then
+  h200_emulated "$trial" --replace-microbench $d/h200_emulated_s50_twoshot_microbench.csv
+  exit 0
+fi
+
+"$arlab" save-calibration "$out/default.csv" > "$out/default.log"
+"$arlab" save-calibration "$out/h200_nvlink.csv" --from-microbench $d/h200_nvlink_microbench.csv > "$out/h200_nvlink.log"
+h200_emulated "$out/h200_emulated.csv" > "$out/h200_emulated.log"
 "$arlab" save-calibration "$out/h100_emulated.csv" --gpu h100_sxm --from-microbench $d/h100_emulated_s48_n2_microbench.csv \
   --exchange-microbench $d/h100_emulated_s48_n8_microbench.csv \
   --skew-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv \

@@ -278,6 +278,8 @@ def make_issue22_files(work, source, arlab, header, data):
     write_csv(path("mb_header_only.csv"), mh, [])
     write_csv(path("mb_unknown_gpu.csv"), mh, mb_set(md, "gpu", "ACME Z9000"))
     write_csv(path("mb_h100.csv"), mh, mb_set(md, "gpu", "NVIDIA H100 80GB HBM3"))
+    # rows of a variant no other file holds: a --replace-microbench file that replaces nothing
+    write_csv(path("mb_disjoint.csv"), mh, mb_set([r for r in md if chase_hbm(r)], "variant", "hbm_unheard_of"))
     h, rows = swap_columns(mh, md, "sms", "tpb")
     write_csv(path("mb_swapped.csv"), h, rows)
 
@@ -486,6 +488,17 @@ def cases(have_cuda, arlab):
     add("save-calibration --rows-microbench of the same rank count (no rows bench rows at another N)",
         ["save-calibration", "new_cal.csv", "--from-microbench", "mb.csv", "--rows-microbench", "mb.csv"], 2,
         r"mb\.csv: column 'nranks': no bandwidth rows_\* rows at a number of ranks other than --from-microbench's \(2\)",
+        absent=["new_cal.csv"])
+    add("save-calibration --replace-microbench without --from-microbench",
+        ["save-calibration", "new_cal.csv", "--replace-microbench", "mb.csv"], 2,
+        r"--replace-microbench replaces rows of --from-microbench's: give both", absent=["new_cal.csv"])
+    add("save-calibration --replace-microbench of a file that replaces no rows",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb.csv", "--replace-microbench", "mb_disjoint.csv"], 2,
+        r"mb_disjoint\.csv: column 'variant': replaces no rows: none of its bench and variant pairs is in the other "
+        r"input files", absent=["new_cal.csv"])
+    add("save-calibration --replace-microbench of another GPU's rows",
+        ["save-calibration", "new_cal.csv", "--from-microbench", "mb.csv", "--replace-microbench", "mb_h100.csv"], 2,
+        r"mb_h100\.csv:2: column 'link': --replace-microbench rows were measured on 'NVIDIA H100 80GB HBM3'",
         absent=["new_cal.csv"])
     add("issue 12: --inject-fault needs a rank of the node", ["run", "--inject-fault", "cuda-error-rank=9"], 2,
         r"is not a rank of this node")

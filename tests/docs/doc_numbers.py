@@ -1578,6 +1578,32 @@ CHECKS = [
              "done; done",
          quotes=[(r"MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %",
                   "(MAPE {1} % against {2} %) and the older H100 files a little worse (grid33 at TP2 {3} % against {4} %")]),
+    dict(doc="docs/model.md",
+         cmd="scripts/derive_calibrations.sh {arlab} --h200-twoshot-trial {tmp}/h200_twoshot.csv > /dev/null && "
+             "for c in {tmp}/h200_twoshot.csv data/calibration/h200_emulated.csv; do {arlab} validate "
+             "data/h200/exp/model-accuracy_emulated_grid33.csv --calibration $c --out {tmp}/g33_tw.v.csv | "
+             "grep 'against the headline'; {py} scripts/model_bias.py data/h200/exp/model-accuracy_emulated_grid33.csv "
+             "{tmp}/g33_tw.v.csv --by kernel_variant,algo | grep -E 'twoshot'; done",
+         quotes=[(r"MAPE ([\d.]+) %.*\nlean twoshot\s+\d+\s+([\d.]+) %.*\nreference twoshot\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %\n"
+                  r".*MAPE ([\d.]+) %.*\nlean twoshot\s+\d+\s+([\d.]+) %.*\nreference twoshot\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %",
+                  "grid33 on the H200 reads MAPE {1} % against\n{5} %, the reference two-shot {3} % (bias {4} %) and the lean "
+                  "two-shot {2} % against {6} %"),
+                 (r"(?s)MAPE [\d.]+ %.*MAPE [\d.]+ %.*\nreference twoshot\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %",
+                  "the reference two-shot rows are the H200's worst: MAPE {1} %, bias {2} %")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid33.csv --out {tmp}/h33.v.csv > /dev/null && "
+             "{py} scripts/model_bias.py data/h100/exp/model-accuracy_emulated_grid33.csv {tmp}/h33.v.csv "
+             "--by kernel_variant,algo | grep 'reference twoshot'",
+         quotes=[(r"reference twoshot\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %",
+                  "grid33's reference two-shot at {1} % (bias {2} %)")]),
+    dict(doc="docs/model.md",
+         cmd="scripts/derive_calibrations.sh {arlab} --h200-twoshot-trial {tmp}/h200_twoshot25.csv > /dev/null && "
+             "for c in data/calibration/h200_emulated.csv {tmp}/h200_twoshot25.csv; do {arlab} validate "
+             "data/h200/exp/model-accuracy_emulated_grid25.csv --calibration $c --out {tmp}/g25_tw.v.csv > /dev/null && "
+             "{py} scripts/model_bias.py data/h200/exp/model-accuracy_emulated_grid25.csv {tmp}/g25_tw.v.csv --by algo | "
+             "grep twoshot; done",
+         quotes=[(r"twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n.*twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "grid25's two-shot bias {1} % -> {2} %")]),
     # docs/kernels.md and README.md: issue 24's TP4 / TP8 grid with the model of session 51
     *[dict(doc=doc, cmd="grep -E '^GOAL best' data/h100/logs/speedup_tp48_wide31_s51_b4ed64d.log",
            quotes=[(r"TP4: over the reference at trtllm geomean ([\d.]+x), min ([\d.]+x) \(10 problems\); over FlashInfer at "

@@ -233,15 +233,21 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
   std::vector<int> lines;
   std::vector<MicrobenchRow> rows = model::load_microbench(o.from_microbench, &lines);
   const MicrobenchRow first = rows.front();  // every row holds the same provenance (load_microbench)
-  if (!o.pushed_microbench.empty()) {
-    // Its pushed rows replace these (their cluster-1 baseline, variant sync_dsmem, stays this file's).
+  std::vector<std::string> files(rows.size(), o.from_microbench);  // the file each row came from, for errors
+  // Takes the rows `drop` names out of rows / lines / files; returns how many.
+  const auto erase_rows = [&](const std::function<bool(const MicrobenchRow&)>& drop) {
+    size_t erased = 0;
     for (size_t i = rows.size(); i-- > 0;)
-      if (is_pushed_exchange_row(rows[i])) {
+      if (drop(rows[i])) {
         rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(i));
         lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+        files.erase(files.begin() + static_cast<std::ptrdiff_t>(i));
+        ++erased;
       }
-  }
-  std::vector<std::string> files(rows.size(), o.from_microbench);  // the file each row came from, for errors
+    return erased;
+  };
+  // --pushed-microbench's pushed rows replace these (their cluster-1 baseline, variant sync_dsmem, stays this file's).
+  if (!o.pushed_microbench.empty()) erase_rows(is_pushed_exchange_row);
   for (const std::string& path : o.exchange_microbench) {
     // Other runs of `arlab calibrate`: a node of more ranks, or the grid round's rows: only their exchange
     // rows are read.
@@ -305,18 +311,9 @@ void run_derive_calibration(const SaveCalibrationCliOptions& o) {
     // Runs of newer kernels for the benches they measured anew (since session 51): every row of the file goes in,
     // and every row of the other inputs of a (bench, variant) pair it holds comes out first. A file none of whose
     // pairs the others hold replaces nothing (that is --added-microbench) and is refused.
-    const std::vector<MicrobenchRow> more = model::load_microbench(path);
     std::set<std::pair<std::string, std::string>> theirs;
-    for (const MicrobenchRow& r : more) theirs.insert({r.bench, r.variant});
-    size_t replaced = 0;
-    for (size_t i = rows.size(); i-- > 0;)
-      if (theirs.count({rows[i].bench, rows[i].variant}) != 0) {
-        rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(i));
-        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
-        files.erase(files.begin() + static_cast<std::ptrdiff_t>(i));
-        ++replaced;
-      }
-    if (replaced == 0)
+    for (const MicrobenchRow& r : model::load_microbench(path)) theirs.insert({r.bench, r.variant});
+    if (erase_rows([&theirs](const MicrobenchRow& r) { return theirs.count({r.bench, r.variant}) != 0; }) == 0)
       throw CsvError(path, 0, "variant",
                      "replaces no rows: none of its bench and variant pairs is in the other input files (rows of "
                      "benches they lack are added with --added-microbench)");

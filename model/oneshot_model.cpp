@@ -53,8 +53,9 @@
 //                 + the round overhead: what these parts leave out of the kernel's own round code
 //                 measured in isolation (bench epilogue_round; RMSNorm, with a part per vector a
 //                 thread holds beyond its first, scaled by the partition's share of SMs holding one;
-//                 NVFP4 and ar: their own part too; lean at N >= 4: lean_round_ns_per_extra_rank per
-//                 rank beyond 2 and vector a thread holds, bench body_round)
+//                 NVFP4 and ar: their own part too; lean at N >= 4: lean_round_ns_per_extra_rank +
+//                 _per_warp x the vector warps on the SM (since session 51) per rank beyond 2 and vector a
+//                 thread holds, bench body_round)
 //                 + the polls from DRAM: the share of the call's polls whose lines its own traffic
 //                 has pushed out of L2 (poll_miss_fraction: the bytes streamed between a token's
 //                 push and its poll against the reuse curve of bench body_round *_reuse) x what a

@@ -913,6 +913,18 @@ def lean_rank_costs(out):
     return per
 
 
+def h200_twoshot_trial(grid, calibrations, validate_tail, by, quotes):
+    """A check of session 51's H200 two-shot trial (scripts/derive_calibrations.sh --h200-twoshot-trial into
+    {tmp}/h200_twoshot.csv): for each calibration in order, `arlab validate` of the H200's model-accuracy GRID (its
+    output piped into validate_tail) and the two-shot lines of scripts/model_bias.py --by BY."""
+    data = f"data/h200/exp/model-accuracy_emulated_{grid}.csv"
+    return dict(doc="docs/model.md", quotes=quotes,
+                cmd="scripts/derive_calibrations.sh {arlab} --h200-twoshot-trial {tmp}/h200_twoshot.csv > /dev/null && "
+                    f"for c in {' '.join(calibrations)}; do {{arlab}} validate {data} --calibration $c "
+                    f"--out {{tmp}}/{grid}_tw.v.csv {validate_tail}; {{py}} scripts/model_bias.py {data} "
+                    f"{{tmp}}/{grid}_tw.v.csv --by {by} | grep twoshot; done")
+
+
 def calibration_line(gpu, name, template):
     """A check of a calibration's line `NAME` + `NAME_per_warp` (data/calibration/GPU_emulated.csv), quoted in
     docs/model.md by template with the two values as floats {0} and {1}."""
@@ -1578,12 +1590,8 @@ CHECKS = [
              "done; done",
          quotes=[(r"MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %",
                   "(MAPE {1} % against {2} %) and the older H100 files a little worse (grid33 at TP2 {3} % against {4} %")]),
-    dict(doc="docs/model.md",
-         cmd="scripts/derive_calibrations.sh {arlab} --h200-twoshot-trial {tmp}/h200_twoshot.csv > /dev/null && "
-             "for c in {tmp}/h200_twoshot.csv data/calibration/h200_emulated.csv; do {arlab} validate "
-             "data/h200/exp/model-accuracy_emulated_grid33.csv --calibration $c --out {tmp}/g33_tw.v.csv | "
-             "grep 'against the headline'; {py} scripts/model_bias.py data/h200/exp/model-accuracy_emulated_grid33.csv "
-             "{tmp}/g33_tw.v.csv --by kernel_variant,algo | grep -E 'twoshot'; done",
+    h200_twoshot_trial("grid33", ("{tmp}/h200_twoshot.csv", "data/calibration/h200_emulated.csv"),
+                       "| grep 'against the headline'", "kernel_variant,algo",
          quotes=[(r"MAPE ([\d.]+) %.*\nlean twoshot\s+\d+\s+([\d.]+) %.*\nreference twoshot\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %\n"
                   r".*MAPE ([\d.]+) %.*\nlean twoshot\s+\d+\s+([\d.]+) %.*\nreference twoshot\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %",
                   "grid33 on the H200 reads MAPE {1} % against\n{5} %, the reference two-shot {3} % (bias {4} %) and the lean "
@@ -1596,12 +1604,8 @@ CHECKS = [
              "--by kernel_variant,algo | grep 'reference twoshot'",
          quotes=[(r"reference twoshot\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %",
                   "grid33's reference two-shot at {1} % (bias {2} %)")]),
-    dict(doc="docs/model.md",
-         cmd="scripts/derive_calibrations.sh {arlab} --h200-twoshot-trial {tmp}/h200_twoshot25.csv > /dev/null && "
-             "for c in data/calibration/h200_emulated.csv {tmp}/h200_twoshot25.csv; do {arlab} validate "
-             "data/h200/exp/model-accuracy_emulated_grid25.csv --calibration $c --out {tmp}/g25_tw.v.csv > /dev/null && "
-             "{py} scripts/model_bias.py data/h200/exp/model-accuracy_emulated_grid25.csv {tmp}/g25_tw.v.csv --by algo | "
-             "grep twoshot; done",
+    h200_twoshot_trial("grid25", ("data/calibration/h200_emulated.csv", "{tmp}/h200_twoshot.csv"), "> /dev/null",
+                       "algo",
          quotes=[(r"twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n.*twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
                   "grid25's two-shot bias {1} % -> {2} %")]),
     # docs/kernels.md and README.md: issue 24's TP4 / TP8 grid with the model of session 51

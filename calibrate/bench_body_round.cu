@@ -35,7 +35,9 @@
 // ns_per_round. Configurations (tpb, cluster, H), one vector per thread: (128, 8, 8192), (256, 4, 8192),
 // (512, 2, 8192), (1024, 1, 8192), (64, 8, 4096), (128, 4, 4096), (512, 1, 4096); since 2026-12-03
 // 15:00 also (tpb, cluster, H, vectors per thread) (128, 4, 8192, 2), (256, 2, 8192, 2), (128, 2, 8192,
-// 4), (128, 1, 4096, 4) (the rows carry no vpt column: it is H / (tpb x cluster x 8)).
+// 4), (128, 1, 4096, 4) (the rows carry no vpt column: it is H / (tpb x cluster x 8)); since session 52
+// (2026-12-07) also `{reference,lean}_n{2,4,8}_wide` (+ `_slowest`), warm, 16 blocks: (512, 1, 8192, 2),
+// (1024, 1, 16384, 2), (512, 1, 16384, 4), several vectors on 16-32 warps (kWideConfigs, records).
 // Since 2026-12-03 19:00, two more kinds of rows (docs/model.md, "The polls from DRAM"):
 //   *_cold   every configuration above again with the slots filled and x read BEFORE the L2 flush, so
 //            that the polls and lean's re-read of x come from DRAM: what a round costs when a call's
@@ -392,6 +394,13 @@ constexpr int kSmallGrid = 16;
 // The few-block rows (since session 45): one and four vectors per thread at H 4096, clusters of 1, on
 // grids up to kSmallGrid.
 constexpr Config kFewBlockConfigs[] = {{4096, 512, 1}, {4096, 128, 1, 4}};
+// The wide rows (since session 52): several vectors per thread on 16-32 warps, one block per SM, the
+// small grid, warm, the ar_res_rms rounds of both bodies at every N (`{variant}_wide` + `_slowest`). The
+// fused one-shot rows of 2-4 vectors per thread on many warps and many rounds per cluster are predicted
+// 8-16 % short on the H100 (docs/model.md, "Session 52"), while the configurations above hold several
+// vectors on 4-8 warps only: is the round itself longer there than the model's? Records; no constant reads
+// them (they are kept apart so that the further-round lines stay derived from the rows above).
+constexpr Config kWideConfigs[] = {{8192, 512, 1, 2}, {16384, 1024, 1, 2}, {16384, 512, 1, 4}};
 constexpr int kFewBlocks[] = {2, 4, 8, kSmallGrid};
 
 // How the data a round reads stand when it starts:
@@ -593,10 +602,17 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
   for (const Config& c : kConfigs)
     for (const int g : grids)
       if (g >= c.cluster && fits(c, g, 2)) max_tensor = std::max(max_tensor, tensor_bytes(c, g));
+  for (const Config& c : kWideConfigs)
+    if (env.sms >= kSmallGrid && fits(c, kSmallGrid, 2)) max_tensor = std::max(max_tensor, tensor_bytes(c, kSmallGrid));
   if (max_tensor == 0) return;
   const size_t tensor = static_cast<size_t>(max_tensor);
+  int max_hidden = 0;  // gamma holds the largest H of any configuration that runs
+  for (const Config& c : kConfigs) max_hidden = std::max(max_hidden, c.hidden);
+  for (const Config& c : kFewBlockConfigs) max_hidden = std::max(max_hidden, c.hidden);
+  for (const Config& c : kWideConfigs) max_hidden = std::max(max_hidden, c.hidden);
+  const size_t gamma_bytes = static_cast<size_t>(max_hidden) * sizeof(T);
   harness::DeviceBuffer x(tensor, env.rank), residual_in(tensor, env.rank), residual_out(tensor, env.rank),
-      norm_out(tensor, env.rank), slots(kMaxRanksHere * tensor, env.rank), gamma(8192 * sizeof(T), env.rank),
+      norm_out(tensor, env.rank), slots(kMaxRanksHere * tensor, env.rank), gamma(gamma_bytes, env.rank),
       scale(sizeof(float), env.rank), fault(sizeof(unsigned long long), env.rank),
       times(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), env.rank),
       smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank),
@@ -607,7 +623,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
   // bf16 0x3c3c ~ 0.0115 (inputs), 0x3f3f ~ 0.746 (gamma): finite, never -0.0.
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(x.data(), 0x3c, tensor, env.stream));
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(residual_in.data(), 0x3c, tensor, env.stream));
-  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gamma.data(), 0x3f, 8192 * sizeof(T), env.stream));
+  ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(gamma.data(), 0x3f, gamma_bytes, env.stream));
   ARLAB_CUDA_CHECK_RANK(env.rank, cudaMemsetAsync(fault.data(), 0, sizeof(unsigned long long), env.stream));
   const size_t flush_bytes = static_cast<size_t>(kFlushL2s * l2_bytes);
   harness::DeviceBuffer flush(flush_bytes, env.rank);
@@ -721,6 +737,23 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
         row(name + "_fewblocks_slowest", rt.slowest);
       }
   }
+  // The wide rows (kWideConfigs): the one-shot bodies' ar_res_rms rounds at every N, the small grid, warm.
+  if (env.sms >= kSmallGrid)
+    for (const BodyRun& run : kBodyRuns) {
+      const std::string name = run.variant;
+      if (name != "reference_n" + std::to_string(run.nranks) && name != "lean_n" + std::to_string(run.nranks)) continue;
+      for (const Config& c : kWideConfigs) {
+        if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)
+          throw CudaError("body_round: a configuration whose vectors per thread do not cover its H");
+        if (!fits(c, kSmallGrid, run.nranks)) continue;
+        const RoundTimes rt = measure(run, c, kSmallGrid, Mode::warm, 0);
+        const int grid = kSmallGrid / c.cluster * c.cluster;
+        for (const bool slowest : {false, true})
+          out.push_back(make_point(PointKey{"body_round", name + (slowest ? "_wide_slowest" : "_wide"), grid, c.tpb,
+                                            c.cluster, double(c.hidden), "hidden", "ns_per_round"},
+                                   slowest ? rt.slowest : rt.block0));
+      }
+    }
   // The reuse curve: one configuration of each body at N = 4 on the small grid, after `between` =
   // fraction x L2 bytes written elsewhere (size = between, bytes).
   if (env.sms < kSmallGrid) return;

@@ -333,13 +333,15 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model or its calibration changes (since session 51,
-// 2026-12-07, defined before any of it was measured, for the H200's calibration derived again from runs of today's
-// kernels and the NVFP4 round's further vectors at many warps): H {4680, 10944, 13856} x tokens {3, 26, 168, 432},
-// rows aligned to 16, 128 and 64 bytes, H values no committed measurement holds, then every other pattern (ar and
-// the four quantizing ones) at H {6096, 9440} x tokens {5, 208}, 32- and 64-byte rows, H values no committed
-// measurement holds either -- data/h200/exp/model-accuracy_emulated_grid34*.csv (and data/h100/exp/); the grids
-// before: H {3960, 10432, 13088} x tokens {2, 28, 176, 464} with H {5424, 8928} x tokens {3, 232} (session 49, the
+// model-accuracy: held-out problems, chosen anew when the model or its calibration changes (since session 52,
+// 2026-12-07, defined before any of it was measured, for the further rounds' part per vector beyond the first as
+// a line over the warps, from the body_round rows of several vectors on 16-32 warps): H {5016, 9120, 14080} x
+// tokens {2, 34, 184, 456}, rows aligned to 16, 64 and 128 bytes, H values no committed measurement holds, then
+// every other pattern (ar and the four quantizing ones) at H {5808, 9888} x tokens {7, 216}, 32- and 64-byte
+// rows, H values no committed measurement holds either -- data/h100/exp/model-accuracy_emulated_grid35*.csv; the
+// grids before: H {4680, 10944, 13856} x tokens {3, 26, 168, 432} with H {6096, 9440} x tokens {5, 208} (session
+// 51, for the H200's calibration derived again from runs of today's kernels and the NVFP4 round's further vectors
+// at many warps), data/h100/exp/model-accuracy_emulated_grid34*.csv; H {3960, 10432, 13088} x tokens {2, 28, 176, 464} with H {5424, 8928} x tokens {3, 232} (session 49, the
 // cluster barriers priced over the warps on the SM and the reference's relaxed close),
 // data/h100/exp/model-accuracy_emulated_grid33*.csv (and data/h200/exp/); H {4264, 8640, 12256} x tokens {4, 40,
 // 192, 416} with H {5360, 8800} x tokens {13, 224} (session 47, for the H100's grid term taken by partition and
@@ -423,12 +425,13 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4680, 10944, 13856};
-  // Held out: from a decode step of 3 tokens to a prefill chunk (432), a factor of 2.6-8.7 apart; 3 is a
-  // latency-bound step, one token round per cluster at every grid that holds three clusters (at N = 4 and 8
-  // one-shot only: fewer tokens than ranks), where the cluster barriers and the close weigh most; 168 and 432
-  // put the model's lean picks at 2-4 blocks per SM and a rank's data from inside L2 to beyond it.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{3, 26, 168, 432};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{5016, 9120, 14080};
+  // Held out: from a decode step of 2 tokens to a prefill chunk (456), a factor of 2.5-17 apart; 2 is a
+  // latency-bound step, one token round per cluster at every grid that holds two clusters (at N = 4 and 8
+  // one-shot only: fewer tokens than ranks), where the cluster barriers and the close weigh most; 184 and 456
+  // put the model's lean picks at several vectors per thread or 2-4 blocks per SM, many rounds per cluster, and a
+  // rank's data from inside L2 to beyond it.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{2, 34, 184, 456};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -436,8 +439,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {6096, 9440})
-        for (int t : {5, 208}) {
+      for (int h : {5808, 9888})
+        for (int t : {7, 216}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

@@ -322,12 +322,13 @@ namespace arlab::model {
   /* prior: 0, a call's further rounds take what its first round does; range: +-10 us, as a round (negative:   */ \
   /* a further round is shorter than the model's round, measured at N = 2); per warp +-1 us                   */ \
   X(further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                               \
-    "what a one-shot token round after a call's first takes per vector a thread holds beyond the model's round "      \
-    "(whose overhead the epilogue_round rows set with a partner partition busy), N = 2: the intercept of a line "     \
-    "over the warps of the block that hold a vector (calibrate: body_round reference_n2_slowest, the body alone "     \
-    "with its data in place, minus the model's round of that shape, over vpt; least squares over the shapes)")       \
+    "what a one-shot token round after a call's first takes beyond the model's round (whose overhead the "           \
+    "epilogue_round rows set with a partner partition busy), N = 2: the intercept of a plane over the warps of the "  \
+    "block that hold a vector and the vectors per thread beyond the first (calibrate: body_round "                   \
+    "reference_n2_slowest, the body alone with its data in place, minus the model's round of that shape; least "    \
+    "squares over the shapes; per vector until session 52)")                                                       \
   X(further_round_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                        \
-    "the slope of that line: per warp that holds a vector on the SM (body_round reference_n2)")                      \
+    "that plane's slope per warp that holds a vector on the SM (body_round reference_n2)")                           \
   X(further_round_ns_n4, 0.0, -10000.0, 10000.0, "ns", "as further_round_ns_n2, N = 4 (body_round reference_n4)")    \
   X(further_round_ns_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                                        \
     "as further_round_ns_per_warp_n2, N = 4 (body_round reference_n4)")                                             \
@@ -344,6 +345,33 @@ namespace arlab::model {
   X(lean_further_round_ns_n8, 0.0, -10000.0, 10000.0, "ns", "as lean_further_round_ns_n2, N = 8 (body_round lean_n8)") \
   X(lean_further_round_ns_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                                   \
     "as lean_further_round_ns_per_warp_n2, N = 8 (body_round lean_n8)")                                             \
+  X(further_round_ns_per_extra_vector_n2, 0.0, -10000.0, 10000.0, "ns",                                             \
+    "what a round after a call's first takes per vector a thread holds beyond its first, beyond the model's round "  \
+    "and the line further_round_ns_n2 + _per_warp_n2 (since session 52; calibrate: body_round reference_n2, the "    \
+    "third coefficient of a least-squares plane over the block's warps and vpt - 1)")                               \
+  X(further_round_ns_per_extra_vector_n4, 0.0, -10000.0, 10000.0, "ns",                                             \
+    "as further_round_ns_per_extra_vector_n2, N = 4 (body_round reference_n4)")                                     \
+  X(further_round_ns_per_extra_vector_n8, 0.0, -10000.0, 10000.0, "ns",                                             \
+    "as further_round_ns_per_extra_vector_n2, N = 8 (body_round reference_n8)")                                     \
+  X(lean_further_round_ns_per_extra_vector_n2, 0.0, -10000.0, 10000.0, "ns",                                        \
+    "as further_round_ns_per_extra_vector_n2 for the lean body (body_round lean_n2)")                               \
+  X(lean_further_round_ns_per_extra_vector_n4, 0.0, -10000.0, 10000.0, "ns",                                        \
+    "as lean_further_round_ns_per_extra_vector_n2, N = 4 (body_round lean_n4)")                                     \
+  X(lean_further_round_ns_per_extra_vector_n8, 0.0, -10000.0, 10000.0, "ns",                                        \
+    "as lean_further_round_ns_per_extra_vector_n2, N = 8 (body_round lean_n8)")                                     \
+  X(further_round_ns_per_extra_vector_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                       \
+    "what further_round_ns_per_extra_vector_n2 grows by per warp that holds a vector on the SM (since session 52; "   \
+    "body_round reference_n2 with the _wide rows: several vectors on 16-32 warps)")                                \
+  X(further_round_ns_per_extra_vector_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                       \
+    "as further_round_ns_per_extra_vector_per_warp_n2, N = 4 (body_round reference_n4)")                           \
+  X(further_round_ns_per_extra_vector_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                       \
+    "as further_round_ns_per_extra_vector_per_warp_n2, N = 8 (body_round reference_n8)")                           \
+  X(lean_further_round_ns_per_extra_vector_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                  \
+    "as further_round_ns_per_extra_vector_per_warp_n2 for the lean body (body_round lean_n2)")                     \
+  X(lean_further_round_ns_per_extra_vector_per_warp_n4, 0.0, -1000.0, 1000.0, "ns",                                  \
+    "as lean_further_round_ns_per_extra_vector_per_warp_n2, N = 4 (body_round lean_n4)")                           \
+  X(lean_further_round_ns_per_extra_vector_per_warp_n8, 0.0, -1000.0, 1000.0, "ns",                                  \
+    "as lean_further_round_ns_per_extra_vector_per_warp_n2, N = 8 (body_round lean_n8)")                           \
   /* prior: 0, a quantizing pattern's further rounds grow as ar_res_rms's do; range as above */                      \
   X(quant_further_round_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                         \
     "as quant_further_round_ns_n8, N = 2, where the polls batch as ar_res_rms's (body_round reference_fp8_n2 "       \

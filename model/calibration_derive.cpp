@@ -87,6 +87,37 @@ Line fit_line(const std::vector<std::pair<double, double>>& xy, const std::strin
   return l;
 }
 
+// Least squares y = sum_k c_k f_k over rows (f_1..f_K, y), by the normal equations and Gaussian elimination with
+// partial pivoting; fails where the features do not vary independently over the rows.
+std::vector<double> fit_least_squares(const std::vector<std::vector<double>>& features, const std::vector<double>& y,
+                                      const std::string& of) {
+  const size_t k = features.empty() ? 0 : features.front().size();
+  std::vector<std::vector<double>> m(k, std::vector<double>(k + 1, 0.0));
+  for (size_t r = 0; r < features.size(); ++r)
+    for (size_t i = 0; i < k; ++i) {
+      for (size_t j = 0; j < k; ++j) m[i][j] += features[r][i] * features[r][j];
+      m[i][k] += features[r][i] * y[r];
+    }
+  double scale = 0;
+  for (size_t i = 0; i < k; ++i) scale = std::max(scale, std::fabs(m[i][i]));
+  for (size_t col = 0; col < k; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < k; ++r)
+      if (std::fabs(m[r][col]) > std::fabs(m[pivot][col])) pivot = r;
+    if (features.size() < k || std::fabs(m[pivot][col]) < 1e-9 * std::max(1.0, scale))
+      throw InvalidArgument("derive_calibration: " + of + " needs rows whose features vary independently");
+    std::swap(m[col], m[pivot]);
+    for (size_t r = 0; r < k; ++r) {
+      if (r == col) continue;
+      const double f = m[r][col] / m[col][col];
+      for (size_t j = col; j <= k; ++j) m[r][j] -= f * m[col][j];
+    }
+  }
+  std::vector<double> c(k);
+  for (size_t i = 0; i < k; ++i) c[i] = m[i][k] / m[i][i];
+  return c;
+}
+
 // Least squares y = a x1 + b x2 through the origin over (x1, x2, y) points, a and b at least 0: a
 // negative coefficient is dropped and the other refitted alone (0 where that is negative too).
 struct NonNegativePair {
@@ -1346,16 +1377,90 @@ class Deriver {
 
   // What a one-shot token round after a call's first takes beyond the model's round of the body (body_round
   // reference_n*_slowest / lean_n*_slowest: the body alone on rank 0's partition, its data in place, 8
-  // rounds per cluster; after body_rounds, whose constant is part of lean's round): per row, (measured -
-  // the model's round of that shape at N) / vectors per thread against the block's warps (one block per
-  // SM, every warp holding a vector), a least-squares line per N = 2, 4, 8: [lean_]further_round_ns_nN +
-  // _per_warp_nN x warps. The model adds it to every round after a call's first. Older microbenchmarks
-  // keep the priors, 0.
+  // rounds per cluster; after body_rounds, whose constant is part of lean's round; since session 52 with the
+  // _wide rows, several vectors per thread on 16-32 warps): per row, measured - the model's round of that
+  // shape at N, a least-squares fit per N = 2, 4, 8 over w, the block's warps (one block per SM, every warp
+  // holding a vector), and v - 1, the vectors per thread beyond the first:
+  //   [lean_]further_round_ns_nN + _per_warp_nN x w + (_per_extra_vector_nN + _per_extra_vector_per_warp_nN x w)
+  //   x (v - 1).
+  // The model adds it to every round after a call's first. Until session 52 it was a line over w per vector,
+  // multiplied by v: its slope, set by the one-vector rows of 16-32 warps (negative: the model's round is long
+  // there), was then taken once per vector, and a further round of 2-4 vectors on 16-32 warps came out 10-25 %
+  // short against the _wide rows (docs/model.md, "Session 52"). Older microbenchmarks keep the priors, 0: with
+  // rows of one vector per thread only, the line; without the _wide rows, no per-warp part per vector.
   void further_rounds(ModelDesign design) {
     const std::string prefix = design == ModelDesign::lean ? "lean_" : "";
-    for (const int n : {2, 4, 8})
-      round_line(design, n, Pattern::ar_res_rms, Line{}, prefix + "further_round_ns_n" + std::to_string(n),
-                 prefix + "further_round_ns_per_warp_n" + std::to_string(n), "2026-12-03");
+    for (const int n : {2, 4, 8}) further_round_plane(design, n, prefix);
+  }
+
+  void further_round_plane(ModelDesign design, int n, const std::string& prefix) {
+    const std::string nn = "_n" + std::to_string(n);
+    const std::string intercept = prefix + "further_round_ns" + nn, slope = prefix + "further_round_ns_per_warp" + nn,
+                      per_vector = prefix + "further_round_ns_per_extra_vector" + nn,
+                      per_vector_warp = prefix + "further_round_ns_per_extra_vector_per_warp" + nn;
+    const std::string body = design == ModelDesign::lean ? "lean" : "reference";
+    const std::string variant = body + nn + "_slowest";
+    std::vector<std::array<double, 3>> points;  // (warps, vpt - 1, measured - model)
+    std::string per;
+    std::vector<const MicrobenchRow*> rows = pick_rows("body_round", variant, "ns_per_round");
+    for (const MicrobenchRow* r : pick_rows("body_round", body + nn + "_wide_slowest", "ns_per_round")) rows.push_back(r);
+    for (const MicrobenchRow* r : rows) {
+      const auto model = bench_body_round_ns(*r, design, n, out_.calibration, Pattern::ar_res_rms);
+      if (!model) continue;
+      const int vpt = body_round_vpt(*r);
+      points.push_back({static_cast<double>((r->tpb + 31) / 32), static_cast<double>(vpt - 1), r->value - *model});
+      per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
+             (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+    }
+    std::set<double> warps, vectors, several_warps;
+    for (const auto& point : points) {
+      warps.insert(point[0]);
+      vectors.insert(point[1]);
+      if (point[1] > 0) several_warps.insert(point[0]);
+    }
+    const std::vector<std::string> names = {intercept, slope, per_vector, per_vector_warp};
+    if (warps.size() < 2) {
+      const std::string why = "no body_round " + variant + " rows at two or more block sizes: microbenchmarks of "
+                              "an arlab before 2026-12-03";
+      for (const std::string& name : names) keep_prior(name, why);
+      return;
+    }
+    // The features in use: 1, warps, and where the rows hold several vectors per thread, vpt - 1 and, where
+    // those rows span two or more block sizes (the _wide rows, since session 52), (vpt - 1) x warps; one term
+    // fewer where the rows leave the fit singular (as few distinct shapes as terms).
+    size_t k = vectors.size() < 2 ? 2 : (several_warps.size() < 2 ? 3 : 4);
+    std::vector<double> y;
+    for (const auto& point : points) y.push_back(point[2]);
+    std::vector<double> c;
+    for (;; --k) {
+      std::vector<std::vector<double>> features;
+      for (const auto& [w, z, excess] : points) {
+        const std::vector<double> all = {1.0, w, z, z * w};
+        features.emplace_back(all.begin(), all.begin() + static_cast<long>(k));
+      }
+      try {
+        c = fit_least_squares(features, y, intercept);
+        break;
+      } catch (const InvalidArgument& e) {
+        if (k == 2) throw DeriveError(e.what(), last_, true);
+      }
+    }
+    set(intercept, c[0],
+        fmt("intercept of the least-squares fit (%zu rows) of what the ", points.size()) + body +
+            fmt(" round alone takes at N = %d beyond the model's round, per round, over the block's warps", n) +
+            (k > 2 ? ", the vectors per thread beyond the first" : "") + (k > 3 ? " and their product" : "") +
+            " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
+    set(slope, c[1], fmt("per warp of the block, of that fit (N = %d)", n));
+    if (k > 2)
+      set(per_vector, c[2], fmt("per vector a thread holds beyond its first, of that fit (N = %d)", n));
+    else
+      keep_prior(per_vector, "no body_round " + variant + " rows of more than one vector per thread");
+    if (k > 3)
+      set(per_vector_warp, c[3], fmt("per vector beyond the first and warp of the block, of that fit (N = %d)", n));
+    else
+      keep_prior(per_vector_warp, "no body_round " + body + nn + "_wide_slowest rows (several vectors per thread at "
+                                  "two or more block sizes, shapes enough for four terms): microbenchmarks of an "
+                                  "arlab before session 52");
   }
 
   // The same for a quantizing pattern (body_round {body}_fp8_n{N}_slowest, the ar_res_rms_fp8 epilogue: N = 8
@@ -1368,9 +1473,15 @@ class Deriver {
     const Calibration& cal = out_.calibration;
     for (const int n : {2, 4, 8}) {
       const std::string nn = "_n" + std::to_string(n);
-      const Line ar_line{get_constant(cal, prefix + "further_round_ns" + nn),
-                         get_constant(cal, prefix + "further_round_ns_per_warp" + nn)};
-      round_line(design, n, Pattern::ar_res_rms_fp8, ar_line, prefix + "quant_further_round_ns" + nn,
+      const double a = get_constant(cal, prefix + "further_round_ns" + nn);
+      const double b = get_constant(cal, prefix + "further_round_ns_per_warp" + nn);
+      const double c = get_constant(cal, prefix + "further_round_ns_per_extra_vector" + nn);
+      const double d = get_constant(cal, prefix + "further_round_ns_per_extra_vector_per_warp" + nn);
+      // The ar_res_rms further round of that N, per vector.
+      const auto ar_plane = [a, b, c, d](double warps, int vpt) {
+        return (a + b * warps + (c + d * warps) * (vpt - 1)) / vpt;
+      };
+      round_line(design, n, Pattern::ar_res_rms_fp8, ar_plane, prefix + "quant_further_round_ns" + nn,
                  prefix + "quant_further_round_ns_per_warp" + nn, n == 8 ? "2026-12-04" : "session 29 (2026-12-05)");
     }
   }
@@ -1382,17 +1493,18 @@ class Deriver {
   // records (docs/model.md, "The `ar` round at N = 2"). Older microbenchmarks keep the priors, 0.
   void ar_round_line(ModelDesign design) {
     const std::string prefix = design == ModelDesign::lean ? "lean_" : "";
-    round_line(design, 2, Pattern::ar, Line{}, prefix + "ar_round_line_ns_n2", prefix + "ar_round_line_ns_per_warp_n2",
+    round_line(design, 2, Pattern::ar, nullptr, prefix + "ar_round_line_ns_n2", prefix + "ar_round_line_ns_per_warp_n2",
                "session 28 (2026-12-05)");
   }
 
-  // One line of the three above: over the body_round rows of `design` at `n` ranks with `pattern`'s
-  // epilogue (variant {body}[_fp8]_n{n}_slowest), ((measured - the model's round of that shape, body, N and
-  // pattern) / vpt - `beyond` at the block's warps) against the block's warps, least squares, into
+  // One line of the two above (the quantizing and `ar` rounds): over the body_round rows of `design` at `n`
+  // ranks with `pattern`'s epilogue (variant {body}{_fp8,_ar}_n{n}_slowest), ((measured - the model's round of
+  // that shape, body, N and pattern) / vpt - `beyond` per vector at the block's warps and vpt, where given)
+  // against the block's warps, least squares, into
   // `intercept` and `slope`; the priors where the rows span fewer than two block sizes (microbenchmarks of
   // an arlab before `since`).
-  void round_line(ModelDesign design, int n, Pattern pattern, Line beyond, const std::string& intercept,
-                  const std::string& slope, const std::string& since) {
+  void round_line(ModelDesign design, int n, Pattern pattern, const std::function<double(double, int)>& beyond,
+                  const std::string& intercept, const std::string& slope, const std::string& since) {
     const std::string body = design == ModelDesign::lean ? "lean" : "reference";
     const char* tag = pattern == Pattern::ar_res_rms ? "" : pattern == Pattern::ar ? "_ar" : "_fp8";
     const std::string variant = body + tag + "_n" + std::to_string(n) + "_slowest";
@@ -1403,7 +1515,7 @@ class Deriver {
       if (!model) continue;
       const int vpt = body_round_vpt(*r);
       const double warps = (r->tpb + 31) / 32;
-      xy.emplace_back(warps, (r->value - *model) / vpt - (beyond.intercept + beyond.slope * warps));
+      xy.emplace_back(warps, (r->value - *model) / vpt - (beyond ? beyond(warps, vpt) : 0.0));
       per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
              (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
     }
@@ -1423,7 +1535,7 @@ class Deriver {
             (pattern == Pattern::ar_res_rms ? std::string()
                                             : "with the " + std::string(to_string(pattern)) + " epilogue ") +
             fmt("alone takes at N = %d beyond the model's round, per vector per thread", n) +
-            (beyond.intercept != 0 || beyond.slope != 0 ? ", less the ar_res_rms line" : "") +
+            (beyond ? ", less the ar_res_rms plane's share per vector" : "") +
             " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
     set(slope, l.slope, fmt("slope of that line (N = %d)", n));
   }

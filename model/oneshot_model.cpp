@@ -63,9 +63,10 @@
 //                 + for a quantizing pattern, in every round: what its round takes per vector beyond
 //                 ar_res_rms's (quant_further_round_ns_n2 / _n4 / _n8 + _per_warp, bench body_round
 //                 *_fp8_n*: at N = 8 its polls go out in four batches of two, not two of four)
-//                 + in every round after the first: what such a round takes beyond the model's round,
-//                 per vector (further_round_ns_n2 / _n4 / _n8 + _per_warp x the warps that hold a
-//                 vector on the SM, bench body_round reference_n*: the body alone with its data in
+//                 + in every round after the first: what such a round takes beyond the model's round
+//                 (further_round_ns_n2 / _n4 / _n8 + _per_warp x the warps that hold a vector on the
+//                 SM + _per_extra_vector x the vectors a thread holds beyond its first (a plane since
+//                 session 52), bench body_round reference_n*: the body alone with its data in
 //                 place; negative at N = 2, where the model's round (its overhead measured with a
 //                 partner busy) fits a call's first round and the further ones run shorter)
 //                 + for `ar` at N = 2, in every round and in place of that line: its own measured
@@ -149,8 +150,8 @@ struct BodyRound {
   double quant_ns = 0.0;            // a quantizing pattern's part beyond ar_res_rms's round (in parts.overhead)
   double ar_ns = 0.0;               // `ar` at N = 2: its measured part beyond the model's ar round (in parts.overhead)
   double further_ns = 0.0;          // what each round after a call's first takes beyond parts
-                                    // (kFurtherRound at N x vectors, 0 for ar at N = 2; the first round is
-                                    // parts alone)
+                                    // (kFurtherRound at N + the per-vector part x further vectors, 0 for
+                                    // ar at N = 2; the first round is parts alone)
 };
 
 // What a round's polls (and lean's re-read of its own vector from x) take beyond a warm round when
@@ -179,6 +180,21 @@ constexpr LinesAtRanks kLeanFurtherRound{
      &Calibration::lean_further_round_ns_n8},
     {&Calibration::lean_further_round_ns_per_warp_n2, &Calibration::lean_further_round_ns_per_warp_n4,
      &Calibration::lean_further_round_ns_per_warp_n8}};
+
+// What such a round takes per vector a thread holds beyond its first, beyond the line above, at N ranks: a line
+// over the same warps (since session 52; calibrate: body_round reference_n* / lean_n* with the _wide rows).
+constexpr LinesAtRanks kFurtherVector{
+    {&Calibration::further_round_ns_per_extra_vector_n2, &Calibration::further_round_ns_per_extra_vector_n4,
+     &Calibration::further_round_ns_per_extra_vector_n8},
+    {&Calibration::further_round_ns_per_extra_vector_per_warp_n2,
+     &Calibration::further_round_ns_per_extra_vector_per_warp_n4,
+     &Calibration::further_round_ns_per_extra_vector_per_warp_n8}};
+constexpr LinesAtRanks kLeanFurtherVector{
+    {&Calibration::lean_further_round_ns_per_extra_vector_n2, &Calibration::lean_further_round_ns_per_extra_vector_n4,
+     &Calibration::lean_further_round_ns_per_extra_vector_n8},
+    {&Calibration::lean_further_round_ns_per_extra_vector_per_warp_n2,
+     &Calibration::lean_further_round_ns_per_extra_vector_per_warp_n4,
+     &Calibration::lean_further_round_ns_per_extra_vector_per_warp_n8}};
 
 // What a quantizing pattern's token round takes per vector a thread holds beyond ar_res_rms's, at N ranks
 // (calibrate: body_round *_fp8_n2 / _n4 / _n8 against the model's FP8 round, less the ar_res_rms line of
@@ -273,10 +289,15 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
                                     : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * warps_on_sm) *
               in.vecs_used;
   b.parts.overhead += b.ar_ns;
+  // A plane since session 52: the line over the warps once per round, and a constant per vector a thread
+  // holds beyond its first (a per-vector line counted its slope, set by the one-vector rows of many warps,
+  // once per vector).
+  const bool lean_rounds = d.own_from_registers;
   b.further_ns = ar_line ? 0.0
-                         : line_at_ranks(cal, d.own_from_registers ? kLeanFurtherRound : kFurtherRound,
-                                         in.p.nranks, warps_on_sm) *
-                               in.vecs_used;
+                         : line_at_ranks(cal, lean_rounds ? kLeanFurtherRound : kFurtherRound, in.p.nranks, warps_on_sm) +
+                               line_at_ranks(cal, lean_rounds ? kLeanFurtherVector : kFurtherVector, in.p.nranks,
+                                             warps_on_sm) *
+                                   (in.vecs_used - 1);
   // A quantizing pattern's own part, in every round (the same warps).
   if (has_fp8(in.p.pattern) || has_fp4(in.p.pattern))
     b.quant_ns =
@@ -481,9 +502,9 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (held_saving_ns > 0 ? fmt(", the first %.0f ns shorter: its first residual vector held", held_saving_ns)
                                : std::string()) +
            (further_ns != 0 && rounds > 1
-                ? fmt(", each after the first %+.0f ns at N = %d (%d vector(s) x %+.0f ns at %.0f warp(s) on the SM: "
+                ? fmt(", each after the first %+.0f ns at N = %d (%d vector(s) at %.0f warp(s) on the SM: "
                       "a further round alone, measured)",
-                      further_ns, n, in.vecs_used, further_ns / in.vecs_used, vector_warps_on_sm(in, k))
+                      further_ns, n, in.vecs_used, vector_warps_on_sm(in, k))
                 : std::string()) +
            "]";
   });

@@ -135,10 +135,17 @@ FILES = [
     # Session 50: the same grid33 at TP2 on an H200, with the H200's calibration's picks (measured before its odd-tpb
     # NVFP4 round was priced; judged with it)
     ("exp/model-accuracy_emulated_grid33.csv", "emulated", "model-accuracy experiment, fresh grid33 on an H200, by algorithm"),
-    # Session 51: the part of the fresh grid34 (defined in 479f3cf, before any of it was measured) that one H100 call
-    # finished at TP2: every ar_res_rms, ar and ar_res_rms_fp8 problem, one ar_res_rms_fp4 problem
-    ("../h100/exp/model-accuracy_emulated_grid34_partial.csv", "emulated, H100",
-     "model-accuracy experiment, fresh grid34 on an H100, its first 42 groups, by algorithm"),
+    # Sessions 51 and 52: the fresh grid34 (defined in 479f3cf, before any of it was measured) on two H100s, its
+    # first 42 TP2 groups in session 51 (binary b4ed64d), the rest and TP4 in session 52 (the binary of bfa08c7), both
+    # with the picks of the model before session 52's further-round fit
+    ("../h100/exp/model-accuracy_emulated_grid34.csv", "emulated, H100", "model-accuracy experiment, fresh grid34 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid34_tp4.csv", "emulated TP4, H100",
+     "model-accuracy experiment, grid34 on an H100 at TP4, by algorithm"),
+    # Session 52: the fresh grid35 (defined before any of it was measured, after the further rounds' part per vector
+    # was fitted over the warps), measured with that model's picks
+    ("../h100/exp/model-accuracy_emulated_grid35.csv", "emulated, H100", "model-accuracy experiment, fresh grid35 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid35_tp4.csv", "emulated TP4, H100",
+     "model-accuracy experiment, grid35 on an H100 at TP4, by algorithm"),
 ]
 
 

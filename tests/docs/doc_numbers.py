@@ -1626,6 +1626,58 @@ CHECKS = [
                  (r"^8 4096 8 [\d.]+x ([\d.]+) ([\d.]+)$(?:.*\n)*^8 8192 1 [\d.]+x ([\d.]+) ([\d.]+)$",
                   "{1}\nagainst {2} us and {3} against {4} us in one group"),
                  (r"^8 4096 1 ([\d.]+x)", "for H 4096 x 1) takes {1}:")]),
+    # docs/model.md, "Session 52": the further round's fit, grid34 whole, grid35 held out
+    dict(doc="docs/model.md",
+         cmd="grep -E '^(lean_)?further_round_ns(_per_warp|_per_extra_vector|_per_extra_vector_per_warp)?_n2,' "
+             "data/calibration/h100_emulated.csv",
+         derive=lambda out: [" ".join(
+             "{} {:.0f} - {:.1f} w + ({:.0f} + {:.1f} w) (v - 1)".format(
+                 who, *(float(re.search(rf"^{prefix}further_round_ns{part}_n2,([-\d.e]+),", out, re.M).group(1)) *
+                        (-1 if part == "_per_warp" else 1)
+                        for part in ("", "_per_warp", "_per_extra_vector", "_per_extra_vector_per_warp")))
+             for who, prefix in (("the reference", ""), ("lean", "lean_")))
+             .replace(") (v - 1) lean", ") (v - 1) ns, lean")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} save-calibration {tmp}/h100_s52.csv --gpu h100_sxm "
+             "--from-microbench data/calibration/h100_emulated_s48_n2_microbench.csv "
+             "--added-microbench data/calibration/h100_emulated_s52_n2_microbench.csv | grep -E '^  (lean_)?further_round_ns_n2 = '",
+         quotes=[(r"^  further_round_ns_n2 = .* 16x512/1 H 8192 vpt 2: (\d+) \(model \d+\); 16x1024/1 H 16384 vpt 2: (\d+) "
+                  r"\(model \d+\); 16x512/1 H 16384 vpt 4: (\d+) \(model \d+\);",
+                  "the reference's further round at N = 2 takes\n{1}, {2} and {3} ns"),
+                 (r"^  lean_further_round_ns_n2 = .* 16x512/1 H 8192 vpt 2: (\d+) \(model \d+\); 16x1024/1 H 16384 vpt 2: (\d+) "
+                  r"\(model \d+\); 16x512/1 H 16384 vpt 4: (\d+) \(model \d+\);",
+                  "(8-21 % short; lean\n{1}, {2}, {3} against")]),
+    *[dict(doc="docs/model.md",
+           cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}{sfx}.csv | grep -E "
+                           f"'against the headline|Spearman rho' && {{py}} scripts/model_regret.py "
+                           f"data/h100/exp/model-accuracy_emulated_{g}{sfx}.csv | tail -1" for sfx in ("", "_tp4")),
+           quotes=[(r"MAPE ([\d.]+) %.*\n.*Spearman rho: all rows ([\d.]+);.*\n.*mean regret ([\d.]+) %, median [\d.]+ %, "
+                    r"max ([\d.]+) %\n.*MAPE ([\d.]+) %.*\n.*Spearman rho: all rows ([\d.]+);.*\n.*mean regret ([\d.]+) %, "
+                    r"median [\d.]+ %, max ([\d.]+) %", template)])
+      for g, template in (
+          ("grid34", "MAPE {1} % at TP2 and {5} % at TP4, the own\npick {3} % / {7} % slower than the fastest row on "
+                     "average, {4} % / {8} % at worst"),
+          ("grid35", "MAPE {1} % at TP2 and {5} % at TP4 (Spearman {2} and {6}), per body in the accuracy table above; "
+                     "the own pick\n{3} % / {7} % slower than the fastest row on average, {4} % / {8} % at worst"))],
+    *[dict(doc="README.md",
+           cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}{sfx}.csv | grep "
+                           f"'against the headline' && {{py}} scripts/model_regret.py "
+                           f"data/h100/exp/model-accuracy_emulated_{g}{sfx}.csv | tail -1"
+                           for g in ("grid35", "grid34") for sfx in ("", "_tp4")),
+           quotes=[(r"MAPE ([\d.]+) %.*\n.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %\n"
+                    r".*MAPE ([\d.]+) %.*\n.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %\n"
+                    r".*MAPE ([\d.]+) %.*\n.*\n.*MAPE ([\d.]+) %",
+                    "grid35: MAPE {1} % / {4} %, the own pick {2} % / {5} % slower than the fastest row on average, "
+                    "{3} % / {6} % at worst (the `ar` pattern's two-shot picks at 216 tokens); grid34: MAPE {7} % / {8} %")])],
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid35.csv --out {tmp}/g35.v.csv > /dev/null && "
+             "{py} scripts/model_bias.py data/h100/exp/model-accuracy_emulated_grid35.csv {tmp}/g35.v.csv "
+             "--by kernel_variant,vecs_per_thread --where algo=oneshot",
+         quotes=[(r"^lean 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?"
+                  r"^reference 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^reference 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "{1} % and {3} % with this one"),
+                 (r"^lean 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?^reference 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "{1} % and {2} % now")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),
@@ -2030,7 +2082,7 @@ CHECKS = [
                for rounds in ("5-16", "17\\+")) + " at " + node])
       for sfx, node in (("", "TP2"), ("_tp8", "TP8"))],
     dict(doc="docs/model.md", cmd=["{py}", "scripts/calibration_swap.py", "{arlab}", "data/calibration/h100_emulated.csv",
-                                   "--from", "data/calibration/h200_emulated.csv"] + H100_G26,
+                                   "--from", "data/calibration/h200_emulated.csv", "--top", "20"] + H100_G26,
          quotes=[(r"\(mean ([\d.]+) %\)", "the three files ({1} % to start)"),
                  (r"([+-][\d.]+) round_overhead_ns_per_warp ([\d.]+) -> ([\d.]+) ", "`round_overhead_ns_per_warp` {2} -> {3} ns now hurts ({1} points)"),
                  (r"([+-][\d.]+) cluster_sync_ns ", "`cluster_sync_ns` too ({1})"),

@@ -750,8 +750,8 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
   // scripts/derive_calibrations.sh: h100_emulated.csv from one `arlab calibrate -n 2` run on an H100
   // (--from-microbench), the exchange rows of a `-n 8` run (--exchange-microbench), and the start_skew and
   // rows bench rows at 4 and 8 ranks of a `-n 4` and a `-n 8` run (--skew-microbench, --rows-microbench), and
-  // the variants only those two runs hold (--added-microbench): session 48's runs of one build, c36b148; and
-  // session 50's NVFP4 odd-tpb rows.
+  // the variants only those two runs hold (--added-microbench): session 48's runs of one build, c36b148;
+  // session 50's NVFP4 odd-tpb rows; and the variants session 52's `-n 2` run adds.
   const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
   std::vector<MicrobenchRow> rows = load_microbench(dir + "h100_emulated_s48_n2_microbench.csv");
   REQUIRE(rows.front().gpu.find("H100") != std::string::npos);
@@ -806,6 +806,18 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
     }
   }
   CHECK(odd == 24);
+  // + session 52's `-n 2` run (GPU-a635850b, the tree of 2026-12-07): the variants the files above lack, of
+  // which the body_round {reference,lean}_n{2,4,8}_wide rows feed the further-round fits (several vectors per
+  // thread on 16-32 warps); its epilogue_round *_wide rows are records.
+  size_t wide = 0, s52 = 0;
+  for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_s52_n2_microbench.csv"))
+    if (own.count({r.bench, r.variant}) == 0) {
+      rows.push_back(r);
+      ++s52;
+      if (r.bench == "body_round" && r.variant.find("_wide") != std::string::npos) ++wide;
+    }
+  CHECK(wide == 2 * 2 * (3 + 3 + 1));  // block 0 and slowest x two bodies x the shapes that fit L2 at N = 2, 4, 8
+  CHECK(s52 > wide);
   const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
   const DerivedCalibration d = derive_calibration(rows, spec);
   const Calibration committed = load_calibration(dir + "h100_emulated.csv");
@@ -1445,7 +1457,69 @@ TEST_CASE("derive_calibration: body_round rows give each body's further-round li
             Approx(line_of(lean, n).a).margin(1e-6));
       CHECK(get_constant(got, prefix + "further_round_ns_per_warp_n" + std::to_string(n)) ==
             Approx(line_of(lean, n).b).margin(1e-6));
+      // vpt x (a + b w) is a + b w + (a + b w) x (vpt - 1): the per-vector parts are the line again (the rows
+      // of several vectors span 4 and 8 warps).
+      CHECK(get_constant(got, prefix + "further_round_ns_per_extra_vector_n" + std::to_string(n)) ==
+            Approx(line_of(lean, n).a).margin(1e-6));
+      CHECK(get_constant(got, prefix + "further_round_ns_per_extra_vector_per_warp_n" + std::to_string(n)) ==
+            Approx(line_of(lean, n).b).margin(1e-6));
     }
+}
+
+TEST_CASE("derive_calibration: a further round's part per vector beyond the first, over the warps, from the body_round "
+          "rows of several vectors and the _wide rows; fewer terms where the rows cannot set them") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  // Rows at the model's round + a + b w + (c + d w) (vpt - 1), the reference at N = 2 only (a = 150, b = -25,
+  // c = -100, d = 20; the other N and lean have no rows and keep their priors).
+  const double a = 150.0, b = -25.0, c = -100.0, d = 20.0;
+  struct Shape {
+    int hidden, tpb, cluster;
+    const char* variant;
+  };
+  const auto rows_with = [&](const std::vector<Shape>& shapes) {
+    std::vector<MicrobenchRow> more = tp2.rows;
+    for (const Shape& sh : shapes) {
+      const double v = sh.hidden / (sh.tpb * sh.cluster * 8);
+      const double w = sh.tpb / 32;
+      more.push_back(round_row(tp2.rows.front(), "body_round", sh.variant, sh.hidden, 16, sh.tpb, sh.cluster,
+                               model_body_round_ns(tp2, sh.hidden, sh.tpb, sh.cluster, 2, ModelDesign::reference) + a +
+                                   b * w + (c + d * w) * (v - 1)));
+    }
+    return derive_calibration(more, tp2.spec);
+  };
+  const std::vector<Shape> one_vector = {{8192, 128, 8, "reference_n2_slowest"},
+                                         {8192, 256, 4, "reference_n2_slowest"},
+                                         {8192, 1024, 1, "reference_n2_slowest"}};
+  std::vector<Shape> narrow = one_vector;  // several vectors on 4 warps only
+  narrow.push_back({8192, 128, 4, "reference_n2_slowest"});
+  narrow.push_back({8192, 128, 2, "reference_n2_slowest"});
+  std::vector<Shape> wide = narrow;  // and on 16 and 32 warps (the _wide rows)
+  wide.push_back({8192, 512, 1, "reference_n2_wide_slowest"});
+  wide.push_back({16384, 1024, 1, "reference_n2_wide_slowest"});
+  // Every term from the rows with the _wide ones.
+  const DerivedCalibration all = rows_with(wide);
+  CHECK(all.calibration.further_round_ns_n2 == Approx(a).margin(1e-6));
+  CHECK(all.calibration.further_round_ns_per_warp_n2 == Approx(b).margin(1e-6));
+  CHECK(all.calibration.further_round_ns_per_extra_vector_n2 == Approx(c).margin(1e-6));
+  CHECK(all.calibration.further_round_ns_per_extra_vector_per_warp_n2 == Approx(d).margin(1e-6));
+  CHECK(count_notes(all, "further_round_ns_n2 = 150: intercept of the least-squares fit (7 rows)") == 1);
+  CHECK(count_notes(all, "16x1024/1 H 16384 vpt 2:") == 1);  // the _wide rows are in the note
+  CHECK(all.calibration.lean_further_round_ns_per_extra_vector_per_warp_n2 == 0.0);
+  // Several vectors on one block size: no per-warp part per vector (its prior, 0, with a note); the
+  // per-vector constant takes what the rows give at 4 warps.
+  const DerivedCalibration at_four = rows_with(narrow);
+  CHECK(at_four.calibration.further_round_ns_per_extra_vector_per_warp_n2 == 0.0);
+  CHECK(count_notes(at_four, "further_round_ns_per_extra_vector_per_warp_n2 = 0: prior kept (no body_round "
+                             "reference_n2_wide_slowest rows") == 1);
+  CHECK(at_four.calibration.further_round_ns_per_extra_vector_n2 == Approx(c + d * 4).margin(1e-6));
+  CHECK(at_four.calibration.further_round_ns_per_warp_n2 == Approx(b).margin(1e-6));
+  // One vector per thread only: the line over the warps, both per-vector constants at their priors.
+  const DerivedCalibration line = rows_with(one_vector);
+  CHECK(line.calibration.further_round_ns_n2 == Approx(a).margin(1e-6));
+  CHECK(line.calibration.further_round_ns_per_warp_n2 == Approx(b).margin(1e-6));
+  CHECK(line.calibration.further_round_ns_per_extra_vector_n2 == 0.0);
+  CHECK(count_notes(line, "further_round_ns_per_extra_vector_n2 = 0: prior kept (no body_round reference_n2_slowest "
+                          "rows of more than one vector per thread)") == 1);
 }
 
 TEST_CASE("derive_calibration: the body_round rows no constant reads yet are recorded in notes, against their model") {

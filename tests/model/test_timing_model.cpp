@@ -741,6 +741,8 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
     for (const char* n : {"2", "4", "8"}) {
       set_constant(none, std::string(prefix) + "further_round_ns_n" + n, 0.0);
       set_constant(none, std::string(prefix) + "further_round_ns_per_warp_n" + n, 0.0);
+      set_constant(none, std::string(prefix) + "further_round_ns_per_extra_vector_n" + n, 0.0);
+      set_constant(none, std::string(prefix) + "further_round_ns_per_extra_vector_per_warp_n" + n, 0.0);
     }
     for (const char* n : {"2", "4", "8"}) {
       set_constant(none, std::string(prefix) + "quant_further_round_ns_n" + n, 0.0);
@@ -762,8 +764,23 @@ TEST_CASE("further rounds: each token round after a call's first pays its body's
   // One cluster of 8 blocks of 128 threads (4 warps): 8 tokens are 8 rounds, 7 of them further ones.
   CHECK(reduce_gain(8, 8, 128, 8, 8, 1, Impl::reference) * 1e3 == Approx(7 * (500.0 + 10.0 * 4)).epsilon(0.1));
   CHECK(reduce_gain(8, 8, 128, 8, 8, 1, Impl::lean) * 1e3 == Approx(7 * (50.0 + 20.0 * 4)).epsilon(0.1));
-  // Two vectors per thread: twice that.
-  CHECK(reduce_gain(8, 8, 128, 8, 8, 2, Impl::reference) * 1e3 == Approx(2 * 7 * (500.0 + 10.0 * 4)).epsilon(0.1));
+  // Two vectors per thread: the line once per round (since session 52; it was taken once per vector before), and
+  // the part per vector beyond the first, here none, then 300 + 5 ns x warps (the reference) and -60 + 15 ns x
+  // warps (lean) at N = 8.
+  CHECK(reduce_gain(8, 8, 128, 8, 8, 2, Impl::reference) * 1e3 == Approx(7 * (500.0 + 10.0 * 4)).epsilon(0.1));
+  Calibration per_vector = lines;
+  per_vector.further_round_ns_per_extra_vector_n8 = 300.0;
+  per_vector.further_round_ns_per_extra_vector_per_warp_n8 = 5.0;
+  per_vector.lean_further_round_ns_per_extra_vector_n8 = -20.0;
+  per_vector.lean_further_round_ns_per_extra_vector_per_warp_n8 = 15.0;
+  const auto vector_gain = [&](int vpt, Impl body) {
+    return ::reduce_gain(problem(8, 128 * 8 * vpt * 8, 8), 128, 8, 8, vpt, body, per_vector, lines);
+  };
+  CHECK(vector_gain(2, Impl::reference) * 1e3 == Approx(7 * (300.0 + 5.0 * 4)).epsilon(0.1));
+  CHECK(vector_gain(4, Impl::reference) * 1e3 == Approx(7 * 3 * (300.0 + 5.0 * 4)).epsilon(0.1));
+  CHECK(vector_gain(2, Impl::lean) * 1e3 == Approx(7 * (-20.0 + 15.0 * 4)).epsilon(0.1));
+  CHECK(vector_gain(4, Impl::reference) > vector_gain(2, Impl::reference));
+  CHECK(vector_gain(1, Impl::reference) == Approx(0.0).margin(1e-12));  // one vector: no part per further vector
   // A call of one round per cluster: nothing, at every N.
   for (const int n : {2, 4, 8}) CHECK(reduce_gain(n, 1, 128, 8, 8, 1, Impl::reference) == Approx(0.0).margin(1e-12));
   // A quantizing pattern at N = 8 adds its own line (quant_, prior 0) to every round, the first included
@@ -810,6 +827,8 @@ TEST_CASE("the ar round at N = 2: its own measured line in every round, first in
     for (const char* n : {"2", "4", "8"}) {
       set_constant(none, std::string(prefix) + "further_round_ns_n" + n, 0.0);
       set_constant(none, std::string(prefix) + "further_round_ns_per_warp_n" + n, 0.0);
+      set_constant(none, std::string(prefix) + "further_round_ns_per_extra_vector_n" + n, 0.0);
+      set_constant(none, std::string(prefix) + "further_round_ns_per_extra_vector_per_warp_n" + n, 0.0);
     }
   // Known lines: the reference ar round -200 + 5 ns x warps per vector, lean -100 + 10 ns x warps.
   Calibration lines = none;

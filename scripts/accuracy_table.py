@@ -146,6 +146,8 @@ FILES = [
     ("../h100/exp/model-accuracy_emulated_grid35.csv", "emulated, H100", "model-accuracy experiment, fresh grid35 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid35_tp4.csv", "emulated TP4, H100",
      "model-accuracy experiment, grid35 on an H100 at TP4, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid35_tp8.csv", "emulated TP8, H100",
+     "model-accuracy experiment, grid35 on an H100 at TP8, by algorithm"),
 ]
 
 

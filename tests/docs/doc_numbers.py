@@ -1663,12 +1663,30 @@ CHECKS = [
            cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}{sfx}.csv | grep "
                            f"'against the headline' && {{py}} scripts/model_regret.py "
                            f"data/h100/exp/model-accuracy_emulated_{g}{sfx}.csv | tail -1"
-                           for g in ("grid35", "grid34") for sfx in ("", "_tp4")),
+                           for g, sfx in (("grid35", ""), ("grid35", "_tp4"), ("grid35", "_tp8"), ("grid34", ""),
+                                          ("grid34", "_tp4"))),
            quotes=[(r"MAPE ([\d.]+) %.*\n.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %\n"
                     r".*MAPE ([\d.]+) %.*\n.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %\n"
+                    r".*MAPE ([\d.]+) %.*\n.*mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %\n"
                     r".*MAPE ([\d.]+) %.*\n.*\n.*MAPE ([\d.]+) %",
-                    "grid35: MAPE {1} % / {4} %, the own pick {2} % / {5} % slower than the fastest row on average, "
-                    "{3} % / {6} % at worst (the `ar` pattern's two-shot picks at 216 tokens); grid34: MAPE {7} % / {8} %")])],
+                    "grid35: MAPE {1} % / {4} % / {7} %, the own pick {2} % / {5} % / {8} % slower than the fastest row on "
+                    "average, {3} % / {6} % / {9} % at worst (the `ar` pattern's two-shot picks at 216 tokens); grid34 "
+                    "(TP2 / TP4): MAPE {10} % / {11} %")])],
+    grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid35_tp8.csv",
+                     "At TP8 (another H100, the binary\nof 166d05b): MAPE {1} % (7.44 % with the model before), the own pick "
+                     "{2} % slower on average, {3} % at worst."),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/fp4_rounds_probe_emulated.csv --out {tmp}/fp4r.v.csv > /dev/null && "
+             "{py} scripts/pattern_excess.py data/h100/fp4_rounds_probe_emulated.csv {tmp}/fp4r.v.csv",
+         quotes=[(r"^lean .*ar_res_rms_fp4 \(linear\)\s+64: meas \+([\d.]+) pred \+([\d.]+);.*per further round meas "
+                  r"\+(\d+) ns, pred \+(\d+) ns\n^lean .*ar_res_rms_fp4 \(swizzled_128x4\)\s+64: meas \+([\d.]+) pred "
+                  r"\+([\d.]+);.*per further round meas \+(\d+) ns, pred \+(\d+) ns\n(?:.*\n)*?"
+                  r"^reference .*ar_res_rms_fp4 \(linear\)\s+64: meas \+([\d.]+) pred \+([\d.]+);.*per further round meas "
+                  r"\+(\d+) ns, pred \+(\d+) ns\n^reference .*ar_res_rms_fp4 \(swizzled_128x4\)\s+64: meas \+([\d.]+) pred "
+                  r"\+([\d.]+);.*per further round meas \+(\d+) ns, pred \+(\d+) ns",
+                  "NVFP4 takes {13}-{5} us beyond `ar_res_rms` where the model gives {14}-{6} us, and each further round\n"
+                  "+{15} ns (reference) and +{7} ns (lean) where the model gives +{16} and +{8} ns (swizzled scale factors; "
+                  "linear ones\n+{11} and +{3} ns")]),
     dict(doc="docs/model.md",
          cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid35.csv --out {tmp}/g35.v.csv > /dev/null && "
              "{py} scripts/model_bias.py data/h100/exp/model-accuracy_emulated_grid35.csv {tmp}/g35.v.csv "

@@ -19,6 +19,8 @@ judged against). Columns are read by name; rows written before a column existed 
   @own_rows   two-shot: every (every rank owns a token of every cluster: each rank's range of
               ceil(tokens / N) tokens, the last one shorter, is at least the clusters wide) or some_none (a
               rank has a cluster whose tokens it only reads); one-shot rows: "-"
+  @blocks_per_sm  the grid over the rank's SMs (grid / sm_per_rank): le1 (at most one block per SM),
+              1-2, 2-4 or gt4 (several blocks share an SM)
 Several MEASUREMENTS.csv VALIDATION.csv pairs may follow one another: their rows are pooled.
 
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --by COL[,COL...]
@@ -101,8 +103,13 @@ def own_rows_class(m):
     return "every" if tokens - (n - 1) * chunk >= clusters else "some_none"
 
 
+def blocks_per_sm_class(m):
+    per_sm = int(m["grid"]) / int(m["sm_per_rank"])
+    return "le1" if per_sm <= 1 else "1-2" if per_sm <= 2 else "2-4" if per_sm <= 4 else "gt4"
+
+
 DERIVED = {"@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@round_count": round_count_class,
-           "@threads": threads_class, "@own_rows": own_rows_class}
+           "@threads": threads_class, "@own_rows": own_rows_class, "@blocks_per_sm": blocks_per_sm_class}
 
 
 def rounds_of(m):

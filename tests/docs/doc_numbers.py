@@ -933,6 +933,11 @@ def calibration_line(gpu, name, template):
                     re.search(rf"^{name},([-\d.e]+),(?:.*\n)*{name}_per_warp,([-\d.e]+),", out, re.M)))
 
 
+# The H100's model-accuracy grids measured with the trimmed kernels (sessions 48-52).
+H100_G32_35 = ["grid32", "grid32_tp4", "grid33", "grid33_tp4", "grid34", "grid34_tp4", "grid35", "grid35_tp4",
+               "grid35_tp8"]
+
+
 def grid_mape_regret(doc, path, template):
     """A check of one model-accuracy file's MAPE (`arlab validate`, the calibration of its node) and its own pick's
     regret (`scripts/model_regret.py`), quoted by template ({1} MAPE, {2} mean regret, {3} max regret)."""
@@ -1696,6 +1701,19 @@ CHECKS = [
                   "{1} % and {3} % with this one"),
                  (r"^lean 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?^reference 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
                   "{1} % and {2} % now")]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/bps_{g}.csv > /dev/null"
+                         for g in H100_G32_35) +
+             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/bps_{g}.csv"
+                                                       for g in H100_G32_35) +
+             " --by kernel_variant,@blocks_per_sm,algo",
+         quotes=[(r"^lean 2-4 twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$(?:.*\n)*?^lean gt4 twoshot\s+\d+\s+[\d.]+ %\s+"
+                  r"([-+][\d.]+) %$(?:.*\n)*?^lean le1 twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$(?:.*\n)*?"
+                  r"^reference 2-4 twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$(?:.*\n)*?^reference gt4 twoshot\s+\d+\s+"
+                  r"[\d.]+ %\s+([-+][\d.]+) %$(?:.*\n)*?^reference le1 twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$",
+                  "2-4 blocks per SM read a bias of {1} % (lean) and {4} % (reference), beyond 4 blocks {2} % and {5} %, "
+                  "where\nthose of at most one block per SM read {3} % and {6} %"),
+                 (r"^lean 2-4 oneshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$", "(lean {1} % at 2-4 blocks per SM)")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

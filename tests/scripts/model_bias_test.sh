@@ -41,6 +41,12 @@ echo "$out" | grep -Eq '^twoshot every +2 +20\.0 % +\+20\.0 %$' ||
   fail "the 16-token rows of both files, pooled: 2 rows, MAPE 20 %, bias +20 % ($out)"
 echo "$out" | grep -Eq '^twoshot some_none +1 +20\.0 % +-20\.0 %$' || fail "the 6-token row: some_none ($out)"
 echo "$out" | grep -Eq '^oneshot - +1 +0\.0 % +\+0\.0 %$' || fail "one-shot rows: - ($out)"
+# @blocks_per_sm: the grid of 2 over 32 SMs is le1; the same rows at 80 blocks over 32 SMs (2.5 per SM) are 2-4.
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by @blocks_per_sm 2>&1) || fail "@blocks_per_sm: exit $?"
+echo "$out" | grep -Eq '^le1 +2 ' || fail "@blocks_per_sm: 2 blocks over 32 SMs are le1 ($out)"
+sed 's/,512,1,2,1,32,lean/,512,1,80,1,32,lean/' "$tmp/a.csv" > "$tmp/a80.csv"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/a80.csv" "$tmp/va.csv" --by @blocks_per_sm 2>&1) || fail "@blocks_per_sm 80: exit $?"
+echo "$out" | grep -Eq '^2-4 +2 ' || fail "@blocks_per_sm: 80 blocks over 32 SMs are 2-4 ($out)"
 # One pair still works; an odd number of files is refused (the usage, non-zero exit).
 "$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by @own_rows > /dev/null 2>&1 || fail "one pair"
 if "$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/b.csv" --by algo > /dev/null 2>&1; then
@@ -85,5 +91,5 @@ echo "$out" | grep -q '^| 4 blocks, H 4096, 128/1, 4 | 2 -> 8 | 3.00 / 2.00 us |
   fail "--round-cost-tokens: rows at one token count (no pair) accepted"
 "$py" "$src/scripts/model_bias.py" "$tmp/t.csv" "$tmp/vt.csv" --round-cost --round-cost-tokens > /dev/null 2>&1 &&
   fail "both round-cost modes accepted"
-[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, refusals, --round-cost over pairs, --round-cost-tokens: ok"
+[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, @blocks_per_sm, refusals, --round-cost over pairs, --round-cost-tokens: ok"
 exit $status

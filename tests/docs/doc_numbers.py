@@ -1714,6 +1714,13 @@ CHECKS = [
                   "2-4 blocks per SM read a bias of {1} % (lean) and {4} % (reference), beyond 4 blocks {2} % and {5} %, "
                   "where\nthose of at most one block per SM read {3} % and {6} %"),
                  (r"^lean 2-4 oneshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$", "(lean {1} % at 2-4 blocks per SM)")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h200/exp/model-accuracy_emulated_grid33.csv --out {tmp}/h2g33.v.csv > /dev/null && "
+             "{py} scripts/model_bias.py data/h200/exp/model-accuracy_emulated_grid33.csv {tmp}/h2g33.v.csv "
+             "--by kernel_variant,vecs_per_thread --where algo=oneshot",
+         quotes=[(r"^lean 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?"
+                  r"^reference 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^reference 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "from -4.3 / -3.4 % to {1} % and {3} %, of 4\nvectors from -7.0 / -7.5 % to {2} % and {4} %")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

@@ -12,13 +12,30 @@ tokens, grid and cluster). Rows that failed the correctness gate are left out.
 """
 import argparse
 import csv
+import math
+import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+from measurement_headline import headline_us  # noqa: E402  (the headline rule, shared with plots/)
 
-def headline(row):
-    v = row.get("skewfree_us_median") or ""
-    return float(v) if v not in ("", "nan") else float(row["kernel_us_median"])
+MEASUREMENT_COLUMNS = ["check", "kernel_variant", "pattern", "algo", "tokens", "tpb", "cluster", "grid",
+                       "vecs_per_thread", "kernel_us_median"]
+VALIDATION_COLUMNS = ["line", "predicted_us"]
+
+
+def read_rows(path, columns):
+    """The rows of a CSV that has every column named; exits with a one-line error naming the file otherwise."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in columns if c not in (reader.fieldnames or [])]
+            if missing:
+                sys.exit(f"pattern_excess: {path}: no column {missing[0]!r} (expected {', '.join(columns)})")
+            return list(reader)
+    except OSError as e:
+        sys.exit(f"pattern_excess: cannot read {path!r}: {e.strerror}")
 
 
 def main(argv):
@@ -27,12 +44,15 @@ def main(argv):
     ap.add_argument("validation")
     ap.add_argument("--base", default="ar_res_rms", help="the pattern subtracted (default ar_res_rms)")
     a = ap.parse_args(argv)
-    try:
-        predicted = {r["line"]: float(r["predicted_us"]) for r in csv.DictReader(open(a.validation))
-                     if r.get("predicted_us") not in (None, "", "nan")}
-        rows = list(csv.DictReader(open(a.measurements)))
-    except (OSError, KeyError, ValueError) as e:
-        sys.exit(f"pattern_excess: {e}")
+    predicted = {}
+    for r in read_rows(a.validation, VALIDATION_COLUMNS):
+        try:
+            value = float(r["predicted_us"])
+        except ValueError:
+            continue  # a row the model could not predict
+        if math.isfinite(value):
+            predicted[r["line"]] = value
+    rows = read_rows(a.measurements, MEASUREMENT_COLUMNS)
     # (body, config, pattern label) -> tokens -> [measured], [predicted]
     times = defaultdict(lambda: defaultdict(lambda: ([], [])))
     rounds_of = {}
@@ -44,7 +64,10 @@ def main(argv):
         label = r["pattern"] + (f" ({r['sf_layout']})" if r.get("sf_layout") else "")
         key = (r["kernel_variant"], config, label)
         t = int(r["tokens"])
-        times[key][t][0].append(headline(r))
+        measured = headline_us(r)
+        if not math.isfinite(measured):
+            continue
+        times[key][t][0].append(measured)
         times[key][t][1].append(predicted[line])
         clusters = max(1, int(r["grid"]) // max(1, int(r["cluster"])))
         rounds_of[t] = -(-t // clusters)

@@ -948,6 +948,22 @@ def grid_mape_regret(doc, path, template):
                          template)])
 
 
+# The one-shot bias at 2 and 4 vectors per thread, lean then reference, as scripts/model_bias.py prints it: groups
+# {1} lean 2, {2} lean 4, {3} reference 2, {4} reference 4.
+VPT_BIAS_2_4 = (r"^lean 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?"
+                r"^reference 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^reference 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %")
+
+
+def file_bias(doc, path, by, templates, where=""):
+    """A check of one measurement file's bias per group (`arlab validate` with the calibration of its node, then
+    `scripts/model_bias.py --by BY [--where WHERE]`), quoted by (regex, template) pairs."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return dict(doc=doc,
+                cmd=f"{{arlab}} validate {path} --out {{tmp}}/{stem}.bias.v.csv > /dev/null && {{py}} scripts/model_bias.py "
+                    f"{path} {{tmp}}/{stem}.bias.v.csv --by {by}" + (f" --where {where}" if where else ""),
+                quotes=templates)
+
+
 def h100_le16_bias(doc, stem, template):
     """A check of the one-shot bias at most 16 blocks, lean then reference, of an H100 file with today's calibration
     (`scripts/model_bias.py --by kernel_variant,@grid --where algo=oneshot`), quoted by template ({1} lean rows, {2}
@@ -1692,15 +1708,8 @@ CHECKS = [
                   "NVFP4 takes {13}-{5} us beyond `ar_res_rms` where the model gives {14}-{6} us, and each further round\n"
                   "+{15} ns (reference) and +{7} ns (lean) where the model gives +{16} and +{8} ns (swizzled scale factors; "
                   "linear ones\n+{11} and +{3} ns")]),
-    dict(doc="docs/model.md",
-         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid35.csv --out {tmp}/g35.v.csv > /dev/null && "
-             "{py} scripts/model_bias.py data/h100/exp/model-accuracy_emulated_grid35.csv {tmp}/g35.v.csv "
-             "--by kernel_variant,vecs_per_thread --where algo=oneshot",
-         quotes=[(r"^lean 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?"
-                  r"^reference 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^reference 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
-                  "{1} % and {3} % with this one"),
-                 (r"^lean 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?^reference 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
-                  "{1} % and {2} % now")]),
+    file_bias("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid35.csv", "kernel_variant,vecs_per_thread",
+              [(VPT_BIAS_2_4, "{1} % and {3} % with this one"), (VPT_BIAS_2_4, "{2} % and {4} % now")], "algo=oneshot"),
     dict(doc="docs/model.md",
          cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/bps_{g}.csv > /dev/null"
                          for g in H100_G32_35) +
@@ -1714,13 +1723,9 @@ CHECKS = [
                   "2-4 blocks per SM read a bias of {1} % (lean) and {4} % (reference), beyond 4 blocks {2} % and {5} %, "
                   "where\nthose of at most one block per SM read {3} % and {6} %"),
                  (r"^lean 2-4 oneshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$", "(lean {1} % at 2-4 blocks per SM)")]),
-    dict(doc="docs/model.md",
-         cmd="{arlab} validate data/h200/exp/model-accuracy_emulated_grid33.csv --out {tmp}/h2g33.v.csv > /dev/null && "
-             "{py} scripts/model_bias.py data/h200/exp/model-accuracy_emulated_grid33.csv {tmp}/h2g33.v.csv "
-             "--by kernel_variant,vecs_per_thread --where algo=oneshot",
-         quotes=[(r"^lean 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n(?:.*\n)*?"
-                  r"^reference 2\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^reference 4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
-                  "from -4.3 / -3.4 % to {1} % and {3} %, of 4\nvectors from -7.0 / -7.5 % to {2} % and {4} %")]),
+    file_bias("docs/model.md", "data/h200/exp/model-accuracy_emulated_grid33.csv", "kernel_variant,vecs_per_thread",
+              [(VPT_BIAS_2_4, "from -4.3 / -3.4 % to {1} % and {3} %, of 4\nvectors from -7.0 / -7.5 % to {2} % and {4} %")],
+              "algo=oneshot"),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

@@ -37,7 +37,8 @@
 // 15:00 also (tpb, cluster, H, vectors per thread) (128, 4, 8192, 2), (256, 2, 8192, 2), (128, 2, 8192,
 // 4), (128, 1, 4096, 4) (the rows carry no vpt column: it is H / (tpb x cluster x 8)); since session 52
 // (2026-12-07) also `{reference,lean}_n{2,4,8}_wide` (+ `_slowest`), warm, 16 blocks: (512, 1, 8192, 2),
-// (1024, 1, 16384, 2), (512, 1, 16384, 4), several vectors on 16-32 warps (kWideConfigs, records).
+// (1024, 1, 16384, 2), (512, 1, 16384, 4), several vectors on 16-32 warps (kWideConfigs; the further-round fits
+// read them beside the rows above).
 // Since 2026-12-03 19:00, two more kinds of rows (docs/model.md, "The polls from DRAM"):
 //   *_cold   every configuration above again with the slots filled and x read BEFORE the L2 flush, so
 //            that the polls and lean's re-read of x come from DRAM: what a round costs when a call's
@@ -398,8 +399,10 @@ constexpr Config kFewBlockConfigs[] = {{4096, 512, 1}, {4096, 128, 1, 4}};
 // small grid, warm, the ar_res_rms rounds of both bodies at every N (`{variant}_wide` + `_slowest`). The
 // fused one-shot rows of 2-4 vectors per thread on many warps and many rounds per cluster are predicted
 // 8-16 % short on the H100 (docs/model.md, "Session 52"), while the configurations above hold several
-// vectors on 4-8 warps only: is the round itself longer there than the model's? Records; no constant reads
-// them (they are kept apart so that the further-round lines stay derived from the rows above).
+// vectors on 4-8 warps only: is the round itself longer there than the model's? It is (8-21 % beyond the
+// model's further round before session 52's fit); the further-round fits read these rows beside the ones above
+// (model/calibration_derive.cpp further_round_fit). They are kept apart so that every other reader of the
+// variants above (lean_round_ns_per_extra_rank, the records) keeps its rows.
 constexpr Config kWideConfigs[] = {{8192, 512, 1, 2}, {16384, 1024, 1, 2}, {16384, 512, 1, 4}};
 constexpr int kFewBlocks[] = {2, 4, 8, kSmallGrid};
 

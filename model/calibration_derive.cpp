@@ -1390,10 +1390,10 @@ class Deriver {
   // rows of one vector per thread only, the line; without the _wide rows, no per-warp part per vector.
   void further_rounds(ModelDesign design) {
     const std::string prefix = design == ModelDesign::lean ? "lean_" : "";
-    for (const int n : {2, 4, 8}) further_round_plane(design, n, prefix);
+    for (const int n : {2, 4, 8}) further_round_fit(design, n, prefix);
   }
 
-  void further_round_plane(ModelDesign design, int n, const std::string& prefix) {
+  void further_round_fit(ModelDesign design, int n, const std::string& prefix) {
     const std::string nn = "_n" + std::to_string(n);
     const std::string intercept = prefix + "further_round_ns" + nn, slope = prefix + "further_round_ns_per_warp" + nn,
                       per_vector = prefix + "further_round_ns_per_extra_vector" + nn,
@@ -1478,10 +1478,10 @@ class Deriver {
       const double c = get_constant(cal, prefix + "further_round_ns_per_extra_vector" + nn);
       const double d = get_constant(cal, prefix + "further_round_ns_per_extra_vector_per_warp" + nn);
       // The ar_res_rms further round of that N, per vector.
-      const auto ar_plane = [a, b, c, d](double warps, int vpt) {
+      const auto ar_further = [a, b, c, d](double warps, int vpt) {
         return (a + b * warps + (c + d * warps) * (vpt - 1)) / vpt;
       };
-      round_line(design, n, Pattern::ar_res_rms_fp8, ar_plane, prefix + "quant_further_round_ns" + nn,
+      round_line(design, n, Pattern::ar_res_rms_fp8, ar_further, prefix + "quant_further_round_ns" + nn,
                  prefix + "quant_further_round_ns_per_warp" + nn, n == 8 ? "2026-12-04" : "session 29 (2026-12-05)");
     }
   }
@@ -1535,7 +1535,7 @@ class Deriver {
             (pattern == Pattern::ar_res_rms ? std::string()
                                             : "with the " + std::string(to_string(pattern)) + " epilogue ") +
             fmt("alone takes at N = %d beyond the model's round, per vector per thread", n) +
-            (beyond ? ", less the ar_res_rms plane's share per vector" : "") +
+            (beyond ? ", less the ar_res_rms further round's share per vector" : "") +
             " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
     set(slope, l.slope, fmt("slope of that line (N = %d)", n));
   }

@@ -65,8 +65,9 @@
 //                 *_fp8_n*: at N = 8 its polls go out in four batches of two, not two of four)
 //                 + in every round after the first: what such a round takes beyond the model's round
 //                 (further_round_ns_n2 / _n4 / _n8 + _per_warp x the warps that hold a vector on the
-//                 SM + _per_extra_vector x the vectors a thread holds beyond its first (a plane since
-//                 session 52), bench body_round reference_n*: the body alone with its data in
+//                 SM + (_per_extra_vector + _per_extra_vector_per_warp x those warps) x the vectors a
+//                 thread holds beyond its first (since session 52; a line per vector, times the vectors,
+//                 before), bench body_round reference_n* and _wide: the body alone with its data in
 //                 place; negative at N = 2, where the model's round (its overhead measured with a
 //                 partner busy) fits a call's first round and the further ones run shorter)
 //                 + for `ar` at N = 2, in every round and in place of that line: its own measured
@@ -289,9 +290,9 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
                                     : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * warps_on_sm) *
               in.vecs_used;
   b.parts.overhead += b.ar_ns;
-  // A plane since session 52: the line over the warps once per round, and a constant per vector a thread
-  // holds beyond its first (a per-vector line counted its slope, set by the one-vector rows of many warps,
-  // once per vector).
+  // Since session 52: the line over the warps once per round, and a second line over the same warps per vector
+  // a thread holds beyond its first (the per-vector line before counted its slope, set by the one-vector rows of
+  // many warps, once per vector).
   const bool lean_rounds = d.own_from_registers;
   b.further_ns = ar_line ? 0.0
                          : line_at_ranks(cal, lean_rounds ? kLeanFurtherRound : kFurtherRound, in.p.nranks, warps_on_sm) +

@@ -1726,6 +1726,23 @@ CHECKS = [
     file_bias("docs/model.md", "data/h200/exp/model-accuracy_emulated_grid33.csv", "kernel_variant,vecs_per_thread",
               [(VPT_BIAS_2_4, "from -4.3 / -3.4 % to {1} % and {3} %, of 4\nvectors from -7.0 / -7.5 % to {2} % and {4} %")],
               "algo=oneshot"),
+    # docs/model.md, "Session 53": the first poll's wait under the later pushes, lean's re-read of x
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/rc_{g}.csv > /dev/null"
+                         for g in H100_G32_35) +
+             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv"
+                                                       for g in H100_G32_35) +
+             " --by kernel_variant,@round_count --where algo=oneshot && {py} scripts/model_bias.py " +
+             " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv" for g in H100_G32_35) +
+             " --by kernel_variant,@grid --where algo=oneshot --where @round_count=17+",
+         quotes=[(r"^lean 1\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 17\+\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
+                  r"^lean 2-4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 5-16\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
+                  r"^reference 1\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^reference 17\+\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
+                  r"^reference 2-4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^reference 5-16\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "after the change: lean {1} % at one round, {3} % at 2-4, {4} % at 5-16, {2} % beyond; the reference {5} %,\n"
+                  "{7} %, {8} %, {6} %."),
+                 (r"^lean equal_sms\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean above_sms\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "(lean {1} %\nnow; beyond the SMs -7.4 -> {2} %)")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

@@ -92,6 +92,12 @@
 // `_allbusy_slowest`) and the lean two-shot's owner and reader rounds with the `ar` epilogue, warm and allbusy at
 // their own N (`lean2_owner_ar_n{2,4,8}`, `lean2_reader_ar_n{2,4,8}`): the one-shot `ar` round's own line at
 // N = 4 and 8 waits for the two-shot `ar` rounds measured beside it (docs/model.md, "The `ar` round at N = 2").
+// Since session 53 (2026-12-07) the allbusy pass also runs the configurations of several vectors per thread
+// (`{variant}_vpt_solo_slowest`, `_vpt_allbusy_slowest`, warm, the ar_res_rms runs only, the largest grid whose
+// buffers take at most kAllBusyL2Share of L2): the fused two-shot rows of 4 vectors per thread and many rounds are
+// 10-20 % longer per round than the model's round (the H100's grids 32-35, `scripts/model_bias.py --round-cost`),
+// while the warm rows above, rank 0 alone, match it; do the rounds of several vectors grow with every partition
+// running them? Recorded; no constant reads them.
 // Since session 44 (2026-12-06) both lean two-shot kinds in one run, in the fused kernel's order, warm and
 // allbusy at their own N (`lean2_mixed_n{2,4,8}`): a cluster's first ceil(R / N) rounds an owner's, the rest a
 // reader's (R = 8 warm: 4 + 4 at N = 2, 2 + 6 at N = 4, 1 + 7 at N = 8; R = 4 allbusy). The model prices each
@@ -456,20 +462,31 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
     return static_cast<double>(node_ranks) * (node_ranks + 4) *
            tensor_bytes(c, grid, kAllBusyRounds + kAllBusyPartnerExtraRounds);
   };
-  // The (configuration, grid) points, and the largest tensor among them.
-  std::vector<std::pair<Config, int>> points;
+  // The (configuration, grid) points, and the largest tensor among them. One vector per thread: the whole
+  // partition and the largest grid that fits the L2 share. Several (since session 53, `_vpt` rows, warm only, the
+  // ar_res_rms runs): the largest grid that fits, the whole partition where it does.
+  struct Point {
+    Config c;
+    int grid;
+    bool several;
+  };
+  std::vector<Point> points;
   long long max_tensor = 0;
   for (const Config& c : kConfigs) {
-    if (c.vpt != 1) continue;
     const int full = env.sms / c.cluster * c.cluster;
     if (full < c.cluster) continue;
     int fitting = 0;
     for (int g = c.cluster; g <= full; g += c.cluster)
       if (footprint(c, g) <= kAllBusyL2Share * static_cast<double>(l2_bytes)) fitting = g;
-    std::vector<int> grids = {full};
-    if (fitting >= c.cluster && fitting != full) grids.push_back(fitting);
+    std::vector<int> grids;
+    if (c.vpt == 1) {
+      grids.push_back(full);
+      if (fitting >= c.cluster && fitting != full) grids.push_back(fitting);
+    } else if (fitting >= c.cluster) {
+      grids.push_back(fitting);
+    }
     for (const int g : grids) {
-      points.push_back({c, g});
+      points.push_back({c, g, c.vpt > 1});
       max_tensor = std::max(max_tensor, tensor_bytes(c, g, kAllBusyRounds + kAllBusyPartnerExtraRounds));
     }
   }
@@ -500,10 +517,11 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
     const bool at_any_n = run.allbusy_variant != nullptr;
     if (!at_any_n && (run.nranks != node_ranks || (run.warm_only && !run.allbusy_at_own_n))) continue;
     const std::string variant = run.allbusy_variant != nullptr ? run.allbusy_variant : run.variant;
-    for (const auto& point : points) {
+    for (const Point& point : points) {
       // Named variables, not structured bindings: the `row` lambda below captures them (C++17).
-      const Config& c = point.first;
-      const int grid = point.second;
+      const Config& c = point.c;
+      const int grid = point.grid;
+      if (point.several && variant.find("_ar") != std::string::npos) continue;  // ar_res_rms only
       if (c.tpb * c.cluster * kVec * c.vpt != c.hidden)
         throw CudaError("body_round: a configuration whose vectors per thread do not cover its H");
       const int clusters = grid / c.cluster;
@@ -525,6 +543,7 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
         params.push_back(p);
       }
       for (const bool cold : {false, true}) {
+        if (cold && point.several) continue;  // the several-vector rows: warm only
         std::vector<double> solo, busy;
         std::vector<unsigned long long> block_times(2 * static_cast<size_t>(grid));
         for (int r = 0; r < 2 * (env.reps + 1); ++r) {  // solo and allbusy in turn; the first pair a warm-up
@@ -579,7 +598,7 @@ void allbusy_rows(const BenchEnv& env, const void* gamma, const float* scale, ha
                             " waited and timed out (fault word " + std::to_string(fault_word) + ")");
         }
         const auto row = [&](const char* kind, const std::vector<double>& values) {
-          out.push_back(make_point(PointKey{"body_round", variant + kind, grid, c.tpb, c.cluster,
+          out.push_back(make_point(PointKey{"body_round", variant + (point.several ? "_vpt" : "") + kind, grid, c.tpb, c.cluster,
                                             double(c.hidden), "hidden", "ns_per_round"},
                                    values));
         };

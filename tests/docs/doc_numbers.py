@@ -1743,6 +1743,21 @@ CHECKS = [
                   "{7} %, {8} %, {6} %."),
                  (r"^lean equal_sms\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean above_sms\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
                   "(lean {1} %\nnow; beyond the SMs -7.4 -> {2} %)")]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/rc_{g}.csv > /dev/null"
+                         for g in H100_G32_35) + " && " +
+             " && ".join("{py} scripts/model_bias.py " +
+                         " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv" for g in H100_G32_35) +
+                         f" --round-cost --where algo=twoshot --where vecs_per_thread=4 --where nranks={n} | tail -1"
+                         for n in (2, 4)),
+         quotes=[(r"reference ([\d.]+) / ([\d.]+) us \(\d+ rows\), lean ([\d.]+) / ([\d.]+) us.*\n.*"
+                  r"reference ([\d.]+) / ([\d.]+) us \(\d+ rows\), lean ([\d.]+) / ([\d.]+) us",
+                  "at N = 2 the reference {1} / {2} us and lean {3} / {4} us, at N =\n4 {5} / {6} and {7} / {8} us")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} save-calibration {tmp}/h100_s53.csv --gpu h100_sxm "
+             "--from-microbench data/calibration/h100_emulated_s48_n2_microbench.csv "
+             "--added-microbench data/calibration/h100_emulated_s52_n2_microbench.csv | grep -E '^  twoshot_further_round_ns_n2 = '",
+         quotes=[(r"16x128/2 H 8192 vpt 4: (\d+) \(model (\d+)\)", "128 x 2 at H 8192: {1} ns against {2}")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

@@ -539,6 +539,43 @@ TEST_CASE("push steps after a call's first: their per-warp part shrinks where fe
   }
 }
 
+TEST_CASE("first wait: the one-shot first poll's store-to-seen latency runs under the push of the later tokens; "
+          "the two-shot's does not", "[timing]") {
+  const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h100_emulated.csv");
+  REQUIRE(cal.peer_visibility_ns > 0);
+  const GpuSpec emu = sm_partition(gpu_preset("h100_sxm"), 2);
+  LaunchConfig c = launch_shape(512, 1, 16);  // H 4096: one vector per thread, 16 clusters
+  for (Impl body : {Impl::lean, Impl::reference}) {
+    INFO(to_string(body));
+    c.impl = body;
+    c.algo = Algorithm::oneshot;
+    // One token round per cluster: nothing of this rank's push comes after the first token's; the lean body has no
+    // clear pass, so its first poll waits the whole latency.
+    const Prediction one = predict(problem(16, 4096), c, emu, cal, kRes);
+    const double clear_us = term(one, "clear");
+    CHECK(term(one, "first_wait") == Approx(std::max(0.0, cal.peer_visibility_ns / 1e3 - clear_us)));
+    if (body == Impl::lean) CHECK(term(one, "first_wait") == Approx(cal.peer_visibility_ns / 1e3));
+    // R token rounds: the latency less the clear and (R - 1) / R of the push phase, never below 0.
+    for (int rounds : {2, 3, 8}) {
+      INFO(rounds << " rounds per cluster");
+      const Prediction pr = predict(problem(16 * rounds, 4096), c, emu, cal, kRes);
+      const double hidden_us = term(pr, "clear") + term(pr, "push") * (rounds - 1) / rounds;
+      CHECK(term(pr, "first_wait") == Approx(std::max(0.0, cal.peer_visibility_ns / 1e3 - hidden_us)).margin(1e-9));
+      CHECK(term(pr, "first_wait") < term(one, "first_wait") + 1e-12);
+    }
+    // Many rounds hide it whole.
+    CHECK(term(predict(problem(16 * 8, 4096), c, emu, cal, kRes), "first_wait") == 0.0);
+  }
+  // The lean two-shot: a rank's first owned row may be among the last a peer pushes, so the whole latency stays.
+  c.impl = Impl::lean;
+  c.algo = Algorithm::twoshot;
+  for (int rounds : {1, 4}) {
+    INFO("lean two-shot, " << rounds << " rounds per cluster");
+    CHECK(term(predict(problem(16 * rounds, 4096, 2, Algorithm::twoshot), c, emu, cal, kRes), "first_wait") ==
+          Approx(cal.peer_visibility_ns / 1e3));
+  }
+}
+
 TEST_CASE("drain term: bodies that end on their stores wait for them, a closing cluster.sync (before a160fc2) already had", "[timing]") {
   const Calibration cal = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   REQUIRE(cal.exit_store_drain_ns > 0);

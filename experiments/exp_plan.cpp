@@ -338,7 +338,7 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
 // cluster's later tokens and lean's re-read of x from DRAM): H {4856, 9712, 13440} x tokens {3, 24, 120, 392},
 // rows aligned to 16, 32 and 128 bytes, H values no committed measurement holds, then every other pattern (ar and
 // the four quantizing ones) at H {6224, 10560} x tokens {6, 168}, 32- and 64-byte rows, H values no committed
-// measurement holds either (not yet measured: no device came in session 53); the grids before: H {5016, 9120,
+// measurement holds either -- data/h100/exp/model-accuracy_emulated_grid36.csv (TP2); the grids before: H {5016, 9120,
 // 14080} x tokens {2, 34, 184, 456} with H {5808, 9888} x tokens {7, 216} (session 52, the further rounds' part
 // per vector beyond the first as a line over the warps, from the body_round rows of several vectors on 16-32
 // warps), data/h100/exp/model-accuracy_emulated_grid35*.csv; H {4680, 10944, 13856} x tokens {3, 26, 168, 432} with H {6096, 9440} x tokens {5, 208} (session

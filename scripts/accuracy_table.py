@@ -148,6 +148,9 @@ FILES = [
      "model-accuracy experiment, grid35 on an H100 at TP4, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid35_tp8.csv", "emulated TP8, H100",
      "model-accuracy experiment, grid35 on an H100 at TP8, by algorithm"),
+    # Session 53: the fresh grid36 (defined before any of it was measured, after the one-shot first wait was put under
+    # the later pushes), measured at TP2 with that model's picks
+    ("../h100/exp/model-accuracy_emulated_grid36.csv", "emulated, H100", "model-accuracy experiment, fresh grid36 on an H100, by algorithm"),
 ]
 
 

@@ -1758,6 +1758,46 @@ CHECKS = [
              "--from-microbench data/calibration/h100_emulated_s48_n2_microbench.csv "
              "--added-microbench data/calibration/h100_emulated_s52_n2_microbench.csv | grep -E '^  twoshot_further_round_ns_n2 = '",
          quotes=[(r"16x128/2 H 8192 vpt 4: (\d+) \(model (\d+)\)", "128 x 2 at H 8192: {1} ns against {2}")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid36.csv | grep -E 'against the headline|Spearman rho' && {py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid36.csv",
+         quotes=[(r"MAPE ([\d.]+) %.*\n.*Spearman rho: all rows ([\d.]+);", "MAPE {1} % (6.52 % with e5b58ce's model), Spearman {2}"),
+                 (r"^problems \d+: mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
+                  "the own pick {1} %\nslower than the fastest row on average, {2} % at worst"),
+                 (r"ar T    6 H  6224: model (\d+)/(\d+)/(\d+)/2 oneshot\s+([\d.]+) us  best (\d+)/(\d+)/(\d+)/1 oneshot\s+([\d.]+) us",
+                  "at H 6224 x 6 tokens {1}/{2}/{3} with 2 vectors, {4} us, against {5}/{6}/{7}, {8} us"),
+                 (r"ar_res_rms T  392 H 13440: .* regret\s+([\d.]+) %", "within {1} %")]),
+    file_bias("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid36.csv", "kernel_variant,@round_count",
+              [(r"^lean 2-4\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %(?:.*\n)*?^reference 2-4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                "with this one; the reference +1.9 % -> {3} %"),
+               (r"^lean 2-4\s+\d+\s+([\d.]+) %\s+([-+][\d.]+) %", "{2} % (MAPE {1} %) with this one")], "algo=oneshot"),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/first_wait_probe_emulated.csv --calibration data/calibration/h100_emulated.csv "
+             "--out {tmp}/fwp.csv > /dev/null && {py} -c \"import csv; m = list(csv.DictReader(open("
+             "'data/h100/first_wait_probe_emulated.csv'))); v = {(m[int(r['line']) - 2]['kernel_variant'], m[int(r['line']) - 2]['grid'], "
+             "int(m[int(r['line']) - 2]['tokens'])): (float(r['kernel_us_median']), float(r['predicted_us'])) for r in "
+             "csv.DictReader(open('{tmp}/fwp.csv'))}; "
+             "[print(b, g, '%.2f %.2f' % (v[(b, g, 2 * t)][0] - v[(b, g, t)][0], v[(b, g, 2 * t)][1] - v[(b, g, t)][1]), "
+             "'%.2f %.2f' % v[(b, g, 2 * t)]) for b, g, t in (('lean', '32', 16), ('lean', '8', 8), ('reference', '8', 8))]\"",
+         quotes=[(r"^lean 32 ([\d.]+) ([\d.]+) .*\n^lean 8 ([\d.]+) ([\d.]+) ",
+                  "takes {1} us at 512/2/32 and {3} us at 1024/1/8; e5b58ce's model gave\n2.71 and 3.34 us, this one {2} and {4} us"),
+                 (r"^reference 8 [\d.]+ [\d.]+ ([\d.]+) ([\d.]+)$", "{1} us measured at 2 rounds against {2}")]),
+    dict(doc="docs/model.md",
+         cmd="grep -h -E ',(reference2_epilogue|lean2_reader_n[24])_vpt_(solo|allbusy)_slowest,[0-9]+,128,2,8192,' "
+             "data/calibration/h100_emulated_s53_n2_microbench.csv data/calibration/h100_emulated_s53_n4_microbench.csv "
+             "| cut -d, -f6,10,11,17",
+         quotes=[(r"^2,reference2_epilogue_vpt_solo_slowest,26,(\d+)\n(?:.*\n)*?^2,reference2_epilogue_vpt_allbusy_slowest,26,(\d+)",
+                  "takes {1} ns\nalone and {2} ns beside the other partition at N = 2"),
+                 (r"^4,reference2_epilogue_vpt_solo_slowest,10,(\d+)\n(?:.*\n)*?^4,reference2_epilogue_vpt_allbusy_slowest,10,(\d+)",
+                  "(N = 4, 10 blocks: {1} and {2} ns)"),
+                 (r"^2,lean2_reader_n2_vpt_solo_slowest,26,(\d+)\n(?:.*\n)*?^2,lean2_reader_n2_vpt_allbusy_slowest,26,(\d+)",
+                  "the lean reader {1} and\n{2} ns")]),
+    dict(doc="README.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid36.csv | grep 'against the headline' && "
+             "{py} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_grid36.csv",
+         quotes=[(r"MAPE ([\d.]+) %(?:.*\n)*?^problems \d+: mean regret ([\d.]+) %, median [\d.]+ %, max ([\d.]+) %",
+                  "MAPE {1} % (6.52 % with the model before that change); the own pick {2} % slower than the fastest row on "
+                  "average, {3} % at worst"),
+                 (r"ar_res_rms T  392 H 13440: .* regret\s+([\d.]+) %", "the norm patterns' picks within {1} %")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

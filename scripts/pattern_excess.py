@@ -11,7 +11,6 @@ in us, then the mean of both per extra token round beyond the smallest token cou
 tokens, grid and cluster). Rows that failed the correctness gate are left out.
 """
 import argparse
-import csv
 import math
 import os
 import sys
@@ -19,23 +18,11 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
 from measurement_headline import headline_us  # noqa: E402  (the headline rule, shared with plots/)
+from csv_rows import read_rows  # noqa: E402  (reading by column name with one-line errors, shared with plots/)
 
 MEASUREMENT_COLUMNS = ["check", "kernel_variant", "pattern", "algo", "tokens", "tpb", "cluster", "grid",
                        "vecs_per_thread", "kernel_us_median"]
 VALIDATION_COLUMNS = ["line", "predicted_us"]
-
-
-def read_rows(path, columns):
-    """The rows of a CSV that has every column named; exits with a one-line error naming the file otherwise."""
-    try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in columns if c not in (reader.fieldnames or [])]
-            if missing:
-                sys.exit(f"pattern_excess: {path}: no column {missing[0]!r} (expected {', '.join(columns)})")
-            return list(reader)
-    except OSError as e:
-        sys.exit(f"pattern_excess: cannot read {path!r}: {e.strerror}")
 
 
 def main(argv):
@@ -45,14 +32,14 @@ def main(argv):
     ap.add_argument("--base", default="ar_res_rms", help="the pattern subtracted (default ar_res_rms)")
     a = ap.parse_args(argv)
     predicted = {}
-    for r in read_rows(a.validation, VALIDATION_COLUMNS):
+    for r in read_rows(a.validation, "pattern_excess", VALIDATION_COLUMNS, "a validation CSV (common/validation_schema.h)"):
         try:
             value = float(r["predicted_us"])
         except ValueError:
             continue  # a row the model could not predict
         if math.isfinite(value):
             predicted[r["line"]] = value
-    rows = read_rows(a.measurements, MEASUREMENT_COLUMNS)
+    rows = read_rows(a.measurements, "pattern_excess", MEASUREMENT_COLUMNS)
     # (body, config, pattern label) -> tokens -> [measured], [predicted]
     times = defaultdict(lambda: defaultdict(lambda: ([], [])))
     rounds_of = {}

@@ -938,6 +938,15 @@ H100_G32_35 = ["grid32", "grid32_tp4", "grid33", "grid33_tp4", "grid34", "grid34
                "grid35_tp8"]
 
 
+def g32_35_bias_cmd(tag, *bias_args):
+    """A command that validates the H100's grids 32-35 (H100_G32_35) with the calibration of their node into {tmp}, then
+    runs scripts/model_bias.py over the nine file pairs once per entry of bias_args (its arguments after the pairs)."""
+    pairs = " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/{tag}_{g}.csv" for g in H100_G32_35)
+    return " && ".join([f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/{tag}_{g}.csv "
+                        "> /dev/null" for g in H100_G32_35] +
+                       [f"{{py}} scripts/model_bias.py {pairs} {args}" for args in bias_args])
+
+
 def grid_mape_regret(doc, path, template):
     """A check of one model-accuracy file's MAPE (`arlab validate`, the calibration of its node) and its own pick's
     regret (`scripts/model_regret.py`), quoted by template ({1} MAPE, {2} mean regret, {3} max regret)."""
@@ -1711,11 +1720,7 @@ CHECKS = [
     file_bias("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid35.csv", "kernel_variant,vecs_per_thread",
               [(VPT_BIAS_2_4, "{1} % and {3} % with this one"), (VPT_BIAS_2_4, "{2} % and {4} % now")], "algo=oneshot"),
     dict(doc="docs/model.md",
-         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/bps_{g}.csv > /dev/null"
-                         for g in H100_G32_35) +
-             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/bps_{g}.csv"
-                                                       for g in H100_G32_35) +
-             " --by kernel_variant,@blocks_per_sm,algo",
+         cmd=g32_35_bias_cmd("bps", "--by kernel_variant,@blocks_per_sm,algo"),
          quotes=[(r"^lean 2-4 twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$(?:.*\n)*?^lean gt4 twoshot\s+\d+\s+[\d.]+ %\s+"
                   r"([-+][\d.]+) %$(?:.*\n)*?^lean le1 twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$(?:.*\n)*?"
                   r"^reference 2-4 twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$(?:.*\n)*?^reference gt4 twoshot\s+\d+\s+"
@@ -1728,13 +1733,8 @@ CHECKS = [
               "algo=oneshot"),
     # docs/model.md, "Session 53": the first poll's wait under the later pushes, lean's re-read of x
     dict(doc="docs/model.md",
-         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/rc_{g}.csv > /dev/null"
-                         for g in H100_G32_35) +
-             " && {py} scripts/model_bias.py " + " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv"
-                                                       for g in H100_G32_35) +
-             " --by kernel_variant,@round_count --where algo=oneshot && {py} scripts/model_bias.py " +
-             " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv" for g in H100_G32_35) +
-             " --by kernel_variant,@grid --where algo=oneshot --where @round_count=17+",
+         cmd=g32_35_bias_cmd("rc", "--by kernel_variant,@round_count --where algo=oneshot",
+                             "--by kernel_variant,@grid --where algo=oneshot --where @round_count=17+"),
          quotes=[(r"^lean 1\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 17\+\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
                   r"^lean 2-4\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean 5-16\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
                   r"^reference 1\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^reference 17\+\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
@@ -1744,12 +1744,8 @@ CHECKS = [
                  (r"^lean equal_sms\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^lean above_sms\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
                   "(lean {1} %\nnow; beyond the SMs -7.4 -> {2} %)")]),
     dict(doc="docs/model.md",
-         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/rc_{g}.csv > /dev/null"
-                         for g in H100_G32_35) + " && " +
-             " && ".join("{py} scripts/model_bias.py " +
-                         " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/rc_{g}.csv" for g in H100_G32_35) +
-                         f" --round-cost --where algo=twoshot --where vecs_per_thread=4 --where nranks={n} | tail -1"
-                         for n in (2, 4)),
+         cmd=g32_35_bias_cmd("rcost", *(f"--round-cost --where algo=twoshot --where vecs_per_thread=4 --where nranks={n} "
+                                        "| tail -1" for n in (2, 4))),
          quotes=[(r"reference ([\d.]+) / ([\d.]+) us \(\d+ rows\), lean ([\d.]+) / ([\d.]+) us.*\n.*"
                   r"reference ([\d.]+) / ([\d.]+) us \(\d+ rows\), lean ([\d.]+) / ([\d.]+) us",
                   "at N = 2 the reference {1} / {2} us and lean {3} / {4} us, at N =\n4 {5} / {6} and {7} / {8} us")]),

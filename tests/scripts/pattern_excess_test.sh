@@ -36,9 +36,9 @@ out=$("$py" "$src/scripts/pattern_excess.py" "$tmp/m.csv" "$tmp/v.csv" --base ar
 echo "$out" | grep -q "pattern_excess: no rows in ar and another pattern" || fail "the absent base is not named ($out)"
 cut -d, -f2- "$tmp/m.csv" > "$tmp/nocheck.csv"
 out=$("$py" "$src/scripts/pattern_excess.py" "$tmp/nocheck.csv" "$tmp/v.csv" 2>&1) && fail "no check column accepted"
-echo "$out" | grep -q "no column 'check'" || fail "the missing column is not named ($out)"
+echo "$out" | grep -q "pattern_excess: $tmp/nocheck.csv is not a measurement CSV (common/measurement_schema.h) (no column check)" || fail "the missing column is not named ($out)"
 out=$("$py" "$src/scripts/pattern_excess.py" "$tmp/none.csv" "$tmp/v.csv" 2>&1) && fail "a missing file accepted"
-echo "$out" | grep -q "cannot read '$tmp/none.csv'" || fail "the missing file is not named ($out)"
+echo "$out" | grep -q "pattern_excess: cannot read $tmp/none.csv" || fail "the missing file is not named ($out)"
 echo "$out" | grep -q Traceback && fail "a traceback ($out)"
 [ $status -eq 0 ] && echo "pattern_excess: excess per pattern, headline rule, failing rows out, refusals: ok"
 exit $status

@@ -407,16 +407,25 @@ namespace arlab::model {
   /* prior: 0, the ar round at N = 2 as the model's parts and the ar_res_rms further-round line price it; */         \
   /* range as above */                                                                                               \
   X(ar_round_line_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                               \
-    "what the reference one-shot `ar` round takes per vector a thread holds at N = 2 beyond the model's "            \
-    "ar round, in every round (the ar_res_rms further-round line then not added): the intercept of a line "          \
-    "over the warps of the block that hold a vector (calibrate: body_round reference_ar_n2_slowest minus "           \
-    "the model's ar round of that shape, over vpt; least squares)")                                                  \
+    "what the reference one-shot `ar` round takes at N = 2 beyond the model's ar round, once per round, the first "  \
+    "included (the ar_res_rms further-round line then not added): the intercept of a line over the warps of the "   \
+    "block that hold a vector (calibrate: body_round reference_ar_n2_slowest minus the model's ar round of that "    \
+    "shape, the rows of one vector per thread; least squares; since session 54, per vector before)")                \
   X(ar_round_line_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                        \
     "the slope of that line: per warp that holds a vector on the SM (body_round reference_ar_n2)")                   \
   X(lean_ar_round_line_ns_n2, 0.0, -10000.0, 10000.0, "ns",                                                          \
     "as ar_round_line_ns_n2 for the lean body (body_round lean_ar_n2 against the model's lean ar round)")            \
   X(lean_ar_round_line_ns_per_warp_n2, 0.0, -1000.0, 1000.0, "ns",                                                   \
     "as ar_round_line_ns_per_warp_n2 for the lean body (body_round lean_ar_n2)")                                     \
+  /* prior: 0, each further vector as the round_overhead_ns share of ar_round_ns_per_extra_vector; range as a */     \
+  /* round */                                                                                                        \
+  X(ar_round_ns_per_further_vector_n2, 0.0, -10000.0, 10000.0, "ns",                                                 \
+    "what each vector a thread holds beyond its first adds to the reference one-shot `ar` round at N = 2, beyond "   \
+    "the model's round and the line above, at any grid (in place of ar_round_ns_per_extra_vector's share over the " \
+    "SMs; calibrate: body_round reference_ar_n2_slowest rows of 2 and 4 vectors per thread, (measured - model - "   \
+    "line) / (vpt - 1); median; since session 54)")                                                                  \
+  X(lean_ar_round_ns_per_further_vector_n2, 0.0, -10000.0, 10000.0, "ns",                                            \
+    "as ar_round_ns_per_further_vector_n2 for the lean body (body_round lean_ar_n2_slowest)")                        \
   /* prior: 0, no term (a round's polls always hit L2); range: 10 us, as a round */                                  \
   X(poll_miss_ns_n2, 0.0, 0.0, 10000.0, "ns",                                                                        \
     "what the reference one-shot round takes per vector a thread holds beyond its warm round when its polls come "   \

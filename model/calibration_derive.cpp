@@ -1486,18 +1486,78 @@ class Deriver {
     }
   }
 
-  // The `ar` pattern's round of each body at N = 2 (body_round {body}_ar_n2_slowest, since session 28): per
-  // row, (measured - the model's ar round of that shape) / vpt against the block's warps, a least-squares
-  // line, [lean_]ar_round_line_ns_n2 + _per_warp_n2 x warps. The model adds it to every one-shot `ar` round
-  // at N = 2, the first included, in place of the ar_res_rms further-round line; at N = 4 and 8 the rows stay
-  // records (docs/model.md, "The `ar` round at N = 2"). Older microbenchmarks keep the priors, 0.
+  // The `ar` pattern's round of each body at N = 2 (body_round {body}_ar_n2_slowest, since session 28), against
+  // the model's `ar` round of that shape with these constants at 0: a least-squares line over the block's warps
+  // of (measured - model) for the rows of one vector per thread, [lean_]ar_round_line_ns_n2 + _per_warp_n2 x
+  // warps, added once to every one-shot `ar` round at N = 2, the first included, in place of the ar_res_rms
+  // further-round line; and the median over the rows of 2 and 4 vectors per thread of (measured - model - the
+  // line at their warps) / (vpt - 1), [lean_]ar_round_ns_per_further_vector_n2, added per further vector (since
+  // session 54; before, one line over every row of (measured - model) / vpt, added per vector). At N = 4 and 8
+  // the rows stay records (docs/model.md, "The `ar` round at N = 2"). Older microbenchmarks keep the priors, 0.
   void ar_round_line(ModelDesign design) {
     const std::string prefix = design == ModelDesign::lean ? "lean_" : "";
-    round_line(design, 2, Pattern::ar, nullptr, prefix + "ar_round_line_ns_n2", prefix + "ar_round_line_ns_per_warp_n2",
-               "session 28 (2026-12-05)");
+    const std::string body = design == ModelDesign::lean ? "lean" : "reference";
+    const std::string variant = body + "_ar_n2_slowest";
+    const std::string intercept = prefix + "ar_round_line_ns_n2", slope = prefix + "ar_round_line_ns_per_warp_n2",
+                      per_vector = prefix + "ar_round_ns_per_further_vector_n2";
+    Calibration cal = out_.calibration;
+    for (double Calibration::*c : {&Calibration::ar_round_line_ns_n2, &Calibration::ar_round_line_ns_per_warp_n2,
+                                   &Calibration::ar_round_ns_per_further_vector_n2, &Calibration::lean_ar_round_line_ns_n2,
+                                   &Calibration::lean_ar_round_line_ns_per_warp_n2,
+                                   &Calibration::lean_ar_round_ns_per_further_vector_n2})
+      cal.*c = 0.0;
+    struct Point {
+      double warps;
+      int vpt;
+      double beyond;  // measured - model, ns
+    };
+    std::vector<Point> points;
+    std::vector<std::pair<double, double>> xy;  // the rows of one vector per thread
+    std::string per;
+    for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+      const auto model = bench_body_round_ns(*r, design, 2, cal, Pattern::ar);
+      if (!model) continue;
+      const int vpt = body_round_vpt(*r);
+      const double warps = (r->tpb + 31) / 32;
+      points.push_back({warps, vpt, r->value - *model});
+      if (vpt == 1) xy.emplace_back(warps, r->value - *model);
+      per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
+             (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+    }
+    std::set<double> distinct;
+    for (const auto& point : xy) distinct.insert(point.first);
+    if (distinct.size() < 2) {
+      const std::string why = "no body_round " + variant + " rows of one vector per thread at two or more block "
+                              "sizes: microbenchmarks of an arlab before session 28 (2026-12-05)";
+      for (const std::string& name : {intercept, slope, per_vector}) keep_prior(name, why);
+      return;
+    }
+    const Line l = line_of(xy, intercept);
+    set(intercept, l.intercept,
+        fmt("intercept of the least-squares line over the block's warps (%zu rows of one vector per thread) of what "
+            "the ",
+            xy.size()) +
+            body + " round with the ar epilogue alone takes at N = 2 beyond the model's round (blocks x tpb/cluster, H: "
+                   "measured (the model's round), ns):" + per);
+    set(slope, l.slope, "slope of that line (N = 2)");
+    std::vector<double> further;
+    std::string per_further;
+    for (const Point& point : points) {
+      if (point.vpt < 2) continue;
+      further.push_back((point.beyond - (l.intercept + l.slope * point.warps)) / (point.vpt - 1));
+      per_further += fmt(" %.0f warps", point.warps) + fmt(" vpt %d:", point.vpt) + fmt(" %+.0f;", further.back());
+    }
+    if (further.empty()) {
+      keep_prior(per_vector, "no body_round " + variant + " rows of 2 or 4 vectors per thread");
+      return;
+    }
+    set(per_vector, median_of(further),
+        fmt("median over the %zu rows of 2 and 4 vectors per thread of (measured - the model's round - the line at "
+            "their warps) / (vpt - 1), ns:",
+            further.size()) + per_further);
   }
 
-  // One line of the two above (the quantizing and `ar` rounds): over the body_round rows of `design` at `n`
+  // One line of the quantizing rounds above: over the body_round rows of `design` at `n`
   // ranks with `pattern`'s epilogue (variant {body}{_fp8,_ar}_n{n}_slowest), ((measured - the model's round of
   // that shape, body, N and pattern) / vpt - `beyond` per vector at the block's warps and vpt, where given)
   // against the block's warps, least squares, into

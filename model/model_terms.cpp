@@ -337,6 +337,10 @@ double nvfp4_odd_round_part_ns(const ModelInputs& in, double blocks_per_sm) {
   return in.cal.nvfp4_odd_round_ns + in.cal.nvfp4_odd_round_ns_per_warp * barrier_warps_on_sm(in, blocks_per_sm);
 }
 
+bool ar_round_measured_at_n2(const ModelInputs& in) {
+  return in.p.pattern == Pattern::ar && in.p.nranks == 2 && in.c.algo == Algorithm::oneshot;
+}
+
 double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   const Calibration& cal = in.cal;
   const Pattern pattern = in.p.pattern;
@@ -380,7 +384,7 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   if (pattern == Pattern::ar) ns += cal.ar_round_ns;
   // Each vector an ar thread holds beyond its first (calibrate: epilogue_round bf16_ar_vpt*), shared out
   // over the SMs as the RMSNorm round's.
-  if (pattern == Pattern::ar && in.vecs_used > 1)
+  if (pattern == Pattern::ar && in.vecs_used > 1 && !ar_round_measured_at_n2(in))
     ns += cal.ar_round_ns_per_extra_vector * further_vectors *
           std::min(1.0, wave_blocks_holding(in) / static_cast<double>(in.s.sm_count));
   return ns;

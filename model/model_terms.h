@@ -233,12 +233,17 @@ double line_at_ranks(const Calibration& cal, const LinesAtRanks& lines, int n, d
 // last one by the share of the busiest block's threads that hold it, vecs_mean), plus the NVFP4 or
 // the ar pattern's own part (NVFP4: a line over warps, + nvfp4_round_ns_per_extra_vector per further
 // vector, epilogue_round bf16_ar_res_rms_fp4_vpt*, whole at any grid: thread-local work; ar: ar_round_ns,
-// + ar_round_ns_per_extra_vector per further vector, epilogue_round bf16_ar_vpt*). Shared by the one-shot
-// rounds and the two-shot epilogue (the same code).
+// + ar_round_ns_per_extra_vector per further vector, epilogue_round bf16_ar_vpt*, except in the one-shot `ar`
+// round at N = 2, whose further vectors are priced from body_round rows: ar_round_measured_at_n2). Shared by
+// the one-shot rounds and the two-shot epilogue (the same code).
 // With `blocks_per_sm` > 1 (several blocks on the busiest SM: a grid beyond one block per SM, or
 // clusters that the partition cannot place one block per SM, `place`) the per-warp part also counts
 // the other blocks' warps that hold a vector (docs/model.md, "Where clusters land").
 double round_overhead_ns(const ModelInputs& in, double blocks_per_sm);
+// The one-shot `ar` round at N = 2, whose round and further vectors the body_round rows price (the
+// [lean_]ar_round_line_ns_n2 line per round, [lean_]ar_round_ns_per_further_vector_n2 per further vector;
+// oneshot_model.cpp), not round_overhead_ns's ar_round_ns_per_extra_vector.
+bool ar_round_measured_at_n2(const ModelInputs& in);
 // The part of round_overhead_ns that an NVFP4 round at an odd tpb adds (its amax through shared memory, a
 // cluster barrier, the norms recomputed: nvfp4_odd_round_ns + its slope x the warps the barrier waits for
 // on the busiest SM; calibrate: epilogue_round bf16_ar_res_rms_fp4_odd); 0 for other patterns and even tpb.

@@ -280,17 +280,25 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   // Each round after a call's first, over the warps of every block that shares the busiest SM, as the
   // round overhead's per-warp part counts them.
   const double warps_on_sm = vector_warps_on_sm(in, blocks_per_sm);
-  // The `ar` round at N = 2: what the body's `ar` round measures beyond the model's, a line over the same
-  // warps per vector (calibrate: body_round reference_ar_n2 / lean_ar_n2, a call's further rounds), in every
-  // round, the first included, in place of the ar_res_rms further-round line (the fused `ar` rows of one token
-  // round are as long as the further ones against the model). At N = 4 and 8 the rows are records only: the
-  // one-shot line alone, with the two-shot `ar` round unmeasured there, moved the model's picks to two-shot
-  // `ar` configurations that measure slower (docs/model.md, "The `ar` round at N = 2").
-  const bool ar_line = in.p.pattern == Pattern::ar && in.p.nranks == 2;
+  // The `ar` round at N = 2: what the body's `ar` round measures beyond the model's (calibrate: body_round
+  // reference_ar_n2 / lean_ar_n2, a call's further rounds), in every round, the first included, in place of the
+  // ar_res_rms further-round line (the fused `ar` rows of one token round are as long as the further ones
+  // against the model): a line over the same warps once per round (the rows of one vector per thread) and, since
+  // session 54, a constant per vector a thread holds beyond its first (the rows of 2 and 4), in place of
+  // round_overhead_ns's ar_round_ns_per_extra_vector, which shares its cost out over the SMs that hold blocks:
+  // the body's rounds of 4 vectors cost the same on 16 SMs as on 64. Before, the line was one per vector, fitted
+  // over all the rows, so its negative intercept (the model's round about 400 ns long at one vector) grew with
+  // the vectors, and the fused `ar` rows of 2 and 4 vectors read 9-16 % short (docs/model.md, "Session 54").
+  // At N = 4 and 8 the rows are records only: the one-shot line alone, with the two-shot `ar` round unmeasured
+  // there, moved the model's picks to two-shot `ar` configurations that measure slower (docs/model.md, "The `ar`
+  // round at N = 2").
+  const bool ar_line = ar_round_measured_at_n2(in);
   if (ar_line)
-    b.ar_ns = (d.own_from_registers ? cal.lean_ar_round_line_ns_n2 + cal.lean_ar_round_line_ns_per_warp_n2 * warps_on_sm
-                                    : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * warps_on_sm) *
-              in.vecs_used;
+    b.ar_ns = d.own_from_registers
+                  ? cal.lean_ar_round_line_ns_n2 + cal.lean_ar_round_line_ns_per_warp_n2 * warps_on_sm +
+                        cal.lean_ar_round_ns_per_further_vector_n2 * (in.vecs_mean - 1.0)
+                  : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * warps_on_sm +
+                        cal.ar_round_ns_per_further_vector_n2 * (in.vecs_mean - 1.0);
   b.parts.overhead += b.ar_ns;
   // Since session 52: the line over the warps once per round, and a second line over the same warps per vector
   // a thread holds beyond its first (the per-vector line before counted its slope, set by the one-vector rows of
@@ -499,9 +507,15 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                       body.quant_ns, n)
                 : std::string()) +
            (body.ar_ns != 0
-                ? fmt(" (%+.0f ns of it: the ar round beyond the model's at N = 2, measured: %d vector(s) x %+.0f ns at "
-                      "%.0f warp(s) on the SM)",
-                      body.ar_ns, in.vecs_used, body.ar_ns / in.vecs_used, vector_warps_on_sm(in, k))
+                ? fmt(" (%+.0f ns of it: the ar round beyond the model's at N = 2, measured: %+.0f ns at %.0f warp(s) on "
+                      "the SM + %.2f further vector(s) x %+.0f ns)",
+                      body.ar_ns,
+                      d.own_from_registers
+                          ? cal.lean_ar_round_line_ns_n2 + cal.lean_ar_round_line_ns_per_warp_n2 * vector_warps_on_sm(in, k)
+                          : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * vector_warps_on_sm(in, k),
+                      vector_warps_on_sm(in, k), in.vecs_mean - 1.0,
+                      d.own_from_registers ? cal.lean_ar_round_ns_per_further_vector_n2
+                                           : cal.ar_round_ns_per_further_vector_n2)
                 : std::string()) +
            (body.poll_miss_ns > 0
                 ? fmt(" (%.0f ns of it: %.0f %% of the polls find their line gone from L2, %.0f ns per vector from "

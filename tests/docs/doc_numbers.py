@@ -938,13 +938,51 @@ H100_G32_35 = ["grid32", "grid32_tp4", "grid33", "grid33_tp4", "grid34", "grid34
                "grid35_tp8"]
 
 
-def g32_35_bias_cmd(tag, *bias_args):
-    """A command that validates the H100's grids 32-35 (H100_G32_35) with the calibration of their node into {tmp}, then
-    runs scripts/model_bias.py over the nine file pairs once per entry of bias_args (its arguments after the pairs)."""
-    pairs = " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/{tag}_{g}.csv" for g in H100_G32_35)
+def h100_grids_bias_cmd(tag, grids, *bias_args):
+    """A command that validates the H100's model-accuracy files of `grids` with the calibration of their node into
+    {tmp}, then runs scripts/model_bias.py over the file pairs once per entry of bias_args (its arguments after the
+    pairs)."""
+    pairs = " ".join(f"data/h100/exp/model-accuracy_emulated_{g}.csv {{tmp}}/{tag}_{g}.csv" for g in grids)
     return " && ".join([f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv --out {{tmp}}/{tag}_{g}.csv "
-                        "> /dev/null" for g in H100_G32_35] +
+                        "> /dev/null" for g in grids] +
                        [f"{{py}} scripts/model_bias.py {pairs} {args}" for args in bias_args])
+
+
+def g32_35_bias_cmd(tag, *bias_args):
+    """h100_grids_bias_cmd over the H100's grids 32-35 (H100_G32_35)."""
+    return h100_grids_bias_cmd(tag, H100_G32_35, *bias_args)
+
+
+# The H100's derivation of its calibration, as scripts/derive_calibrations.sh runs it (its notes on stdout).
+H100_DERIVATION = ("{arlab} save-calibration {tmp}/h100_derived.csv --gpu h100_sxm "
+                   "--from-microbench data/calibration/h100_emulated_s48_n2_microbench.csv "
+                   "--exchange-microbench data/calibration/h100_emulated_s48_n8_microbench.csv "
+                   "--skew-microbench data/calibration/h100_emulated_s48_n4_microbench.csv "
+                   "data/calibration/h100_emulated_s48_n8_microbench.csv "
+                   "--rows-microbench data/calibration/h100_emulated_s48_n4_microbench.csv "
+                   "data/calibration/h100_emulated_s48_n8_microbench.csv "
+                   "--added-microbench data/calibration/h100_emulated_s48_n4_microbench.csv "
+                   "data/calibration/h100_emulated_s48_n8_microbench.csv data/calibration/h100_emulated_s50_odd_microbench.csv "
+                   "data/calibration/h100_emulated_s52_n2_microbench.csv")
+
+
+def ar_n2_constants_quotes(out):
+    """docs/model.md's quotes of the `ar` round's constants at N = 2 from "GPU,NAME,VALUE" lines of the H100's and
+    the H200's emulated calibrations."""
+    v = {(g, n): float(x) for g, n, x in (line.split(",") for line in out.strip().splitlines())}
+    line = lambda g, pre: f"{v[(g, pre + 'ar_round_line_ns_n2')]:.0f} + {v[(g, pre + 'ar_round_line_ns_per_warp_n2')]:.1f}"
+    vec = lambda g, pre: f"{v[(g, pre + 'ar_round_ns_per_further_vector_n2')]:.0f}"
+    return [f"(on the H100 {line('h100', '')} ns per warp,\nlean {line('h100', 'lean_')}; on the H200 {line('h200', '')}, "
+            f"lean {line('h200', 'lean_')})",
+            f"{vec('h100', '')} ns on\nthe H100 (lean {vec('h100', 'lean_')}) and {vec('h200', '')} ns on the H200 "
+            f"(lean {vec('h200', 'lean_')})"]
+
+
+def per_row_range(out, name):
+    """The lowest and highest of the per-row figures ("N warps vpt V: +X;") in the derivation note of `name`."""
+    line = re.search(rf"^  {name} = .*$", out, re.M).group(0)
+    values = [int(v) for v in re.findall(r"vpt \d: ([-+]\d+);", line)]
+    return min(values), max(values)
 
 
 def grid_mape_regret(doc, path, template):
@@ -1794,6 +1832,49 @@ CHECKS = [
                   "MAPE {1} % (6.52 % with the model before that change); the own pick {2} % slower than the fastest row on "
                   "average, {3} % at worst"),
                  (r"ar_res_rms T  392 H 13440: .* regret\s+([\d.]+) %", "the norm patterns' picks within {1} %")]),
+    # docs/model.md, "Session 54": the `ar` round at N = 2, per round and per further vector
+    dict(doc="docs/model.md",
+         cmd=h100_grids_bias_cmd("arv", H100_G32_35 + ["grid36"],
+                                 "--by vecs_per_thread,kernel_variant --where pattern=ar --where algo=oneshot "
+                                 "--where nranks=2"),
+         quotes=[(r"^1 lean\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^1 reference\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
+                  r"^2 lean\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^2 reference\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
+                  r"^4 lean\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^4 reference\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "| 1 | +5.7 % | {1} % | +1.8 % | {2} % |\n| 2 | -9.5 % | {3} % | -15.2 % | {4} % |\n"
+                  "| 4 | -18.6 % | {5} % | -20.7 % | {6} % |")]),
+    dict(doc="docs/history.md",
+         cmd=h100_grids_bias_cmd("arv", H100_G32_35 + ["grid36"],
+                                 "--by vecs_per_thread,kernel_variant --where pattern=ar --where algo=oneshot "
+                                 "--where nranks=2"),
+         quotes=[(r"^2 lean\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^2 reference\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
+                  r"^4 lean\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^4 reference\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                  "lean -9.5 / -18.6 % -> {1} / {3} %, the reference -15.2 / -20.7 % -> {2} / {4} %")]),
+    dict(doc="docs/model.md",
+         cmd=h100_grids_bias_cmd("art", H100_G32_35 + ["grid36"], "--by algo --where pattern=ar --where nranks=2"),
+         quotes=[(r"^twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %", "the two-shot `ar` rows at TP2 read\n{1} %")]),
+    dict(doc="docs/model.md",
+         cmd="for gpu in h100 h200; do grep -E '^(lean_)?ar_round_(line_ns(_per_warp)?_n2|ns_per_further_vector_n2),' "
+             "data/calibration/${gpu}_emulated.csv | sed \"s/^/$gpu,/\" | cut -d, -f1-3; done",
+         derive=lambda out: ar_n2_constants_quotes(out)),
+    dict(doc="docs/model.md",
+         cmd=H100_DERIVATION + " | grep -E '^  (lean_)?ar_round_(line_ns|ns_per_further_vector)_n2 = '",
+         derive=lambda out: [
+             "(the H100, 16 blocks of 128 x 8 at H 8192: {} ns measured\nagainst {})".format(
+                 *re.search(r"16x128/8 H 8192: (\d+) \(model (\d+)\)", out).groups()),
+             "4 vectors cost the same on 16 blocks as on 64 ({} and {} ns)".format(
+                 re.search(r"16x128/2 H 8192 vpt 4: (\d+)", out).group(1), re.search(r"64x128/2 H 8192 vpt 4: (\d+)", out).group(1)),
+             "Each per-row figure lies within {}-{} ns (reference) and {}-{} ns (lean) on the H100".format(
+                 *per_row_range(out, "ar_round_ns_per_further_vector_n2"),
+                 *per_row_range(out, "lean_ar_round_ns_per_further_vector_n2"))]),
+    dict(doc="docs/model.md",
+         cmd="grep -h -E ',reference_n2_fewblocks_slowest,(2|16),128,1,4096,' data/calibration/h100_emulated_s53_n2_microbench.csv "
+             "| cut -d, -f11,17",
+         quotes=[(r"^2,(\d+)\n^16,(\d+)", "the reference at 128 x 1, H 4096, 4 vectors: {1} and {2} ns")]),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv | grep -m1 'against the headline'"
+                         for g in ("grid36", "grid32", "grid33")),
+         quotes=[(r"MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %",
+                  "grid36\n(TP2, held out in session 53) 6.26 -> {1} %, grid32 6.60 -> {2} %, grid33 6.02 -> {3} %")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

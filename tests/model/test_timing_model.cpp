@@ -637,14 +637,26 @@ TEST_CASE("further vectors: a round adds its pattern's cost per vector beyond th
     Calibration none = cal;
     none.*kind.constant = 0;
     const double per_vector = cal.*kind.constant;
-    const auto extra = [&](int tokens, int hidden, Pattern pattern) {
-      Problem p = problem(tokens, hidden);
+    // The `ar` round at N = 2 one-shot takes its further vectors from its own measured constant instead
+    // (the next test case), so the ar kind is judged at N = 4 here, and at N = 2 below.
+    const int nranks = kind.pattern == Pattern::ar ? 4 : 2;
+    const auto extra_at = [&](int tokens, int hidden, Pattern pattern, int n, Algorithm algo) {
+      Problem p = problem(tokens, hidden, n);
       p.pattern = pattern;
-      detail::ModelInputs with{p, c, emu, cal}, without{p, c, emu, none};
+      LaunchConfig shape = c;
+      shape.algo = algo;
+      detail::ModelInputs with{p, shape, emu, cal}, without{p, shape, emu, none};
       REQUIRE(detail::derive_inputs(with, kRes));
       REQUIRE(detail::derive_inputs(without, kRes));
       return detail::round_overhead_ns(with, 1.0) - detail::round_overhead_ns(without, 1.0);
     };
+    const auto extra = [&](int tokens, int hidden, Pattern pattern) {
+      return extra_at(tokens, hidden, pattern, nranks, Algorithm::oneshot);
+    };
+    if (kind.pattern == Pattern::ar) {
+      CHECK(extra_at(64, 8192, Pattern::ar, 2, Algorithm::oneshot) == Approx(0.0).margin(1e-9));
+      CHECK(extra_at(64, 8192, Pattern::ar, 2, Algorithm::twoshot) == Approx(3 * per_vector));
+    }
     // 64 tokens: every SM holds a block of vectors (share 1), each thread 3 beyond its first.
     CHECK(extra(64, 8192, kind.pattern) == Approx(3 * per_vector));
     CHECK(extra(64, 8192, kind.also) == Approx(3 * per_vector));
@@ -860,7 +872,8 @@ TEST_CASE("the ar round at N = 2: its own measured line in every round, first in
           "[timing]") {
   Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
   for (const char* name : {"ar_round_line_ns_n2", "ar_round_line_ns_per_warp_n2", "lean_ar_round_line_ns_n2",
-                           "lean_ar_round_line_ns_per_warp_n2"})
+                           "lean_ar_round_line_ns_per_warp_n2", "ar_round_ns_per_further_vector_n2",
+                           "lean_ar_round_ns_per_further_vector_n2"})
     set_constant(none, name, 0.0);
   for (const char* prefix : {"", "lean_"})
     for (const char* n : {"2", "4", "8"}) {
@@ -869,12 +882,15 @@ TEST_CASE("the ar round at N = 2: its own measured line in every round, first in
       set_constant(none, std::string(prefix) + "further_round_ns_per_extra_vector_n" + n, 0.0);
       set_constant(none, std::string(prefix) + "further_round_ns_per_extra_vector_per_warp_n" + n, 0.0);
     }
-  // Known lines: the reference ar round -200 + 5 ns x warps per vector, lean -100 + 10 ns x warps.
+  // Known lines: the reference ar round -200 + 5 ns x warps per round and +150 ns per further vector, lean
+  // -100 + 10 ns x warps and +250 ns.
   Calibration lines = none;
   lines.ar_round_line_ns_n2 = -200.0;
   lines.ar_round_line_ns_per_warp_n2 = 5.0;
   lines.lean_ar_round_line_ns_n2 = -100.0;
   lines.lean_ar_round_line_ns_per_warp_n2 = 10.0;
+  lines.ar_round_ns_per_further_vector_n2 = 150.0;
+  lines.lean_ar_round_ns_per_further_vector_n2 = 250.0;
   const auto gain = [&](Pattern pattern, int n, int tokens, int vpt, Impl body, const Calibration& with,
                         const Calibration& without) {
     Problem p = problem(tokens, 128 * 8 * vpt * 8, n);  // one cluster of 8 blocks of 128 threads (4 warps)
@@ -884,9 +900,14 @@ TEST_CASE("the ar round at N = 2: its own measured line in every round, first in
   // One token: one round, which takes the line (the first round included).
   CHECK(gain(Pattern::ar, 2, 1, 1, Impl::reference, lines, none) * 1e3 == Approx(-200.0 + 5.0 * 4).epsilon(0.05));
   CHECK(gain(Pattern::ar, 2, 1, 1, Impl::lean, lines, none) * 1e3 == Approx(-100.0 + 10.0 * 4).epsilon(0.05));
-  // 8 tokens: 8 rounds; 2 vectors per thread: per vector.
+  // 8 tokens: 8 rounds; 2 and 4 vectors per thread: the line once per round (since session 54; before, once
+  // per vector), the constant per vector beyond the first.
   CHECK(gain(Pattern::ar, 2, 8, 2, Impl::reference, lines, none) * 1e3 ==
-        Approx(8 * 2 * (-200.0 + 5.0 * 4)).epsilon(0.05));
+        Approx(8 * (-200.0 + 5.0 * 4 + 150.0)).epsilon(0.05));
+  CHECK(gain(Pattern::ar, 2, 8, 4, Impl::reference, lines, none) * 1e3 ==
+        Approx(8 * (-200.0 + 5.0 * 4 + 3 * 150.0)).epsilon(0.05));
+  CHECK(gain(Pattern::ar, 2, 8, 4, Impl::lean, lines, none) * 1e3 ==
+        Approx(8 * (-100.0 + 10.0 * 4 + 3 * 250.0)).epsilon(0.05));
   // N = 4 and 8, and ar_res_rms at N = 2: nothing.
   CHECK(gain(Pattern::ar, 4, 8, 1, Impl::reference, lines, none) == Approx(0.0).margin(1e-12));
   CHECK(gain(Pattern::ar, 8, 8, 1, Impl::lean, lines, none) == Approx(0.0).margin(1e-12));

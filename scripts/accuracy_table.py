@@ -151,6 +151,15 @@ FILES = [
     # Session 53: the fresh grid36 (defined before any of it was measured, after the one-shot first wait was put under
     # the later pushes), measured at TP2 with that model's picks
     ("../h100/exp/model-accuracy_emulated_grid36.csv", "emulated, H100", "model-accuracy experiment, fresh grid36 on an H100, by algorithm"),
+    # Session 54: grid36 at TP4 and TP8 (session 53's picks), and the fresh grid37 (defined before any of it was
+    # measured, after the one-shot `ar` round at N = 2 was priced per round and per further vector) at TP2 and TP4
+    ("../h100/exp/model-accuracy_emulated_grid36_tp4.csv", "emulated TP4, H100",
+     "model-accuracy experiment, grid36 on an H100 at TP4, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid36_tp8.csv", "emulated TP8, H100",
+     "model-accuracy experiment, grid36 on an H100 at TP8, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid37.csv", "emulated, H100", "model-accuracy experiment, fresh grid37 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid37_tp4.csv", "emulated TP4, H100",
+     "model-accuracy experiment, grid37 on an H100 at TP4, by algorithm"),
 ]
 
 

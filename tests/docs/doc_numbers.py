@@ -1875,6 +1875,54 @@ CHECKS = [
                          for g in ("grid36", "grid32", "grid33")),
          quotes=[(r"MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %",
                   "grid36\n(TP2, held out in session 53) 6.26 -> {1} %, grid32 6.60 -> {2} %, grid33 6.02 -> {3} %")]),
+    # docs/model.md, "Session 54", held out: grid37 at TP2 and TP4, grid36 at TP4 and TP8
+    grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid37.csv",
+                     "| grid37, TP2 | 6.42 % | 6.26 % | {1} % | {2} % / {3} % |"),
+    grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid37_tp4.csv",
+                     "| grid37, TP4 | 7.28 % | 7.03 % | {1} % | {2} % / {3} % |"),
+    grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid36_tp4.csv",
+                     "| grid36, TP4 | 7.02 % | 6.80 % | {1} % | {2} % / {3} % |"),
+    grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid36_tp8.csv",
+                     "| grid36, TP8 | 7.54 % | 7.29 % | {1} % | {2} % / {3} % |"),
+    file_bias("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid37.csv", "vecs_per_thread,kernel_variant",
+              [(r"^2 lean\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^2 reference\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n"
+                r"^4 lean\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^4 reference\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
+                "with session 53's model, {3} % and {4} % with this one (4 rows each; of 2\nvectors -7.6 / -15.6 % -> {1} / {2} %")],
+              "pattern=ar --where algo=oneshot"),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{py}} scripts/model_regret.py data/h100/exp/model-accuracy_emulated_{g}.csv"
+                         for g in ("grid36_tp4", "grid36_tp8", "grid37", "grid37_tp4")),
+         quotes=[(r"N4 bf16 ar T  168 H  6224: .* regret\s+([\d.]+) %(?:.*\n)*?.*N4 bf16 ar T  168 H 10560: .* regret\s+([\d.]+) %"
+                  r"(?:.*\n)*?.*N4 bf16 ar T  184 H 10720: .* regret\s+([\d.]+) %",
+                  "five `ar` picks\n({1}-{3} %)"),
+                 (r"ar_res_rms_out_fp8 T  184 H  6352: model (\S+)/2 twoshot .* regret\s+([\d.]+) %",
+                  "H 6352 x 184: {1} with 2 vectors, {2} %)"),
+                 (r"N8 bf16 ar_res_rms T  392 H 13440: .* regret\s+([\d.]+) %", "lose at most {1} % (grid36 TP8")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid37.csv --out {tmp}/g37.v.csv > /dev/null && "
+             "{arlab} validate data/h100/exp/model-accuracy_emulated_grid37_tp4.csv --out {tmp}/g37_4.v.csv > /dev/null && "
+             "{py} -c \"import csv; [print(tag, r['kernel_variant'], r['algo'], r['tpb'], r['cluster'], r['grid'], "
+             "r['vecs_per_thread'], '%.2f %.2f' % (float(v['kernel_us_median']), float(v['predicted_us']))) "
+             "for tag, m, vf in (('tp2', 'data/h100/exp/model-accuracy_emulated_grid37.csv', '{tmp}/g37.v.csv'), "
+             "('tp4', 'data/h100/exp/model-accuracy_emulated_grid37_tp4.csv', '{tmp}/g37_4.v.csv')) "
+             "for rows in [list(csv.DictReader(open(m)))] for v in csv.DictReader(open(vf)) if v['status'] == 'ok' "
+             "for r in [rows[int(v['line']) - 2]] if r['pattern'] == 'ar' and r['hidden'] == '10720' and r['tokens'] == '184']\"",
+         quotes=[(r"^tp2 lean twoshot 335 2 184 2 ([\d.]+) ([\d.]+)$",
+                  "lean 335/2/184 with 2 vectors, {1} us measured, {2} us\npredicted"),
+                 (r"^tp2 lean oneshot 670 2 64 1 ([\d.]+) ", "against the lean one-shot at 670/2/64, {1} us"),
+                 (r"^tp4 lean twoshot 335 1 92 4 ([\d.]+) [\d.]+$", "lean 335/1/92 with 4 vectors, {1}\nus"),
+                 (r"^tp4 reference twoshot 670 2 32 1 ([\d.]+) ([\d.]+)$",
+                  "against the reference two-shot at 670/2/32, {1} us, predicted {2}")]),
+    grid_mape_regret("README.md", "data/h100/exp/model-accuracy_emulated_grid37.csv",
+                     "MAPE {1} % / 7.03 % (6.26 / 7.03 % with session 53's model, 6.42 / 7.28 % with the one before); the own "
+                     "pick {2} % / 1.84 % slower than the fastest row on average, {3} % / 27.36 % at worst"),
+    grid_mape_regret("README.md", "data/h100/exp/model-accuracy_emulated_grid37_tp4.csv",
+                     "MAPE 6.21 % / {1} % (6.26 / 7.03 % with session 53's model, 6.42 / 7.28 % with the one before); the own "
+                     "pick 0.83 % / {2} % slower than the fastest row on average, 18.45 % / {3} % at worst"),
+    dict(doc="README.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid36_{t}.csv | grep -m1 'against the headline'"
+                         for t in ("tp4", "tp8")),
+         quotes=[(r"MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %", "TP4 / TP8 (session 54) {1} / {2} % (7.02 / 7.54 % before it)")]),
     # docs/operation.md
     dict(doc="docs/operation.md", cmd=rng("data/h200/fp32_norm.csv", "norm_max_ulp", "--digits", "0"),
          quotes=[(r"^(.*)$", "prints `{1}`")]),

@@ -717,6 +717,19 @@ class Deriver {
   static int body_round_vpt(const MicrobenchRow& r) {
     return std::max(1, static_cast<int>(r.size) / std::max(1, r.tpb * std::max(1, r.cluster) * 8));
   }
+  // One body_round row in a derivation note: " BLOCKSxTPB/CLUSTER H SIZE[ vpt V]: MEASURED (model MODEL);".
+  static std::string body_round_row_note(const MicrobenchRow& r, int vpt, double model) {
+    return fmt(" %d", r.sms) + fmt("x%d/", r.tpb) + fmt("%d", std::max(1, r.cluster)) + fmt(" H %.0f", r.size) +
+           (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r.value, model);
+  }
+
+  // How many distinct x values the (x, y) points hold (a line needs two).
+  static size_t distinct_x(const std::vector<std::pair<double, double>>& xy) {
+    std::set<double> distinct;
+    for (const auto& point : xy) distinct.insert(point.first);
+    return distinct.size();
+  }
+
 
   // The model's token round of a one-shot body for one body_round row (ar_res_rms, `nranks` ranks), ns;
   // none where it cannot launch.
@@ -998,9 +1011,7 @@ class Deriver {
               const int vpt = body_round_vpt(*r);
               v.push_back((r->value - *model) / vpt);
               if (per)
-                *per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
-                        fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
-                        fmt(": %.0f (model %.0f);", r->value, *model);
+                *per += body_round_row_note(*r, vpt, *model);
             }
             return v;
           };
@@ -1176,8 +1187,7 @@ class Deriver {
             [](const detail::ModelInputs& in) { return detail::twoshot_epilogue_round_ns(in, 1.0); }, Algorithm::twoshot);
         if (!model) continue;
         beyond.push_back(r->value - *model);
-        per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
-               (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+        per += body_round_row_note(*r, vpt, *model);
       }
       // model/twoshot_model.cpp: a call's epilogue rounds after its first, at N = 2, where they are measured.
       const char* constant = pattern == Pattern::ar ? "twoshot_ar_further_round_ns_n2" : "twoshot_further_round_ns_n2";
@@ -1409,8 +1419,7 @@ class Deriver {
       if (!model) continue;
       const int vpt = body_round_vpt(*r);
       points.push_back({static_cast<double>((r->tpb + 31) / 32), static_cast<double>(vpt - 1), r->value - *model});
-      per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
-             (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+      per += body_round_row_note(*r, vpt, *model);
     }
     std::set<double> warps, vectors, several_warps;
     for (const auto& point : points) {
@@ -1521,12 +1530,9 @@ class Deriver {
       const double warps = (r->tpb + 31) / 32;
       points.push_back({warps, vpt, r->value - *model});
       if (vpt == 1) xy.emplace_back(warps, r->value - *model);
-      per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
-             (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+      per += body_round_row_note(*r, vpt, *model);
     }
-    std::set<double> distinct;
-    for (const auto& point : xy) distinct.insert(point.first);
-    if (distinct.size() < 2) {
+    if (distinct_x(xy) < 2) {
       const std::string why = "no body_round " + variant + " rows of one vector per thread at two or more block "
                               "sizes: microbenchmarks of an arlab before session 28 (2026-12-05)";
       for (const std::string& name : {intercept, slope, per_vector}) keep_prior(name, why);
@@ -1576,12 +1582,9 @@ class Deriver {
       const int vpt = body_round_vpt(*r);
       const double warps = (r->tpb + 31) / 32;
       xy.emplace_back(warps, (r->value - *model) / vpt - (beyond ? beyond(warps, vpt) : 0.0));
-      per += fmt(" %d", r->sms) + fmt("x%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) + fmt(" H %.0f", r->size) +
-             (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) + fmt(": %.0f (model %.0f);", r->value, *model);
+      per += body_round_row_note(*r, vpt, *model);
     }
-    std::set<double> distinct;
-    for (const auto& point : xy) distinct.insert(point.first);
-    if (distinct.size() < 2) {
+    if (distinct_x(xy) < 2) {
       const std::string why = "no body_round " + variant + " rows at two or more block sizes: microbenchmarks of "
                               "an arlab before " + since;
       keep_prior(intercept, why);

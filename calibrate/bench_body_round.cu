@@ -98,6 +98,10 @@
 // 10-20 % longer per round than the model's round (the H100's grids 32-35, `scripts/model_bias.py --round-cost`),
 // while the warm rows above, rank 0 alone, match it; do the rounds of several vectors grow with every partition
 // running them? Recorded; no constant reads them.
+// Since session 54 (2026-12-07), the N = 2 rounds of both one-shot bodies (ar_res_rms and ar), the lean two-shot's
+// owner and reader and the reference two-shot's epilogue at 2 and 4 blocks per SM (`{variant}_bps2`, `_bps4` +
+// `_slowest`, warm; kBlocksPerSm below): every other row runs one block per SM, and the fused rows of several blocks
+// per SM read 5-13 % short at every body. Recorded; no constant reads them.
 // Since session 44 (2026-12-06) both lean two-shot kinds in one run, in the fused kernel's order, warm and
 // allbusy at their own N (`lean2_mixed_n{2,4,8}`): a cluster's first ceil(R / N) rounds an owner's, the rest a
 // reader's (R = 8 warm: 4 + 4 at N = 2, 2 + 6 at N = 4, 1 + 7 at N = 8; R = 4 allbusy). The model prices each
@@ -411,6 +415,16 @@ constexpr Config kFewBlockConfigs[] = {{4096, 512, 1}, {4096, 128, 1, 4}};
 // variants above (lean_round_ns_per_extra_rank, the records) keeps its rows.
 constexpr Config kWideConfigs[] = {{8192, 512, 1, 2}, {16384, 1024, 1, 2}, {16384, 512, 1, 4}};
 constexpr int kFewBlocks[] = {2, 4, 8, kSmallGrid};
+// The rows of several blocks per SM (since session 54): the N = 2 runs below at every configuration of kConfigs
+// whose blocks fit k to an SM (tpb x k <= 1024: 64 registers a thread, the __launch_bounds__(1024) cap), on k x
+// the partition's SMs, warm (`{variant}_bps{k}` + `_slowest`). The fused rows with 2-4 and more blocks per SM read
+// 5-13 % short at every body (the H100's grids 32-37, `scripts/model_bias.py --by kernel_variant,@blocks_per_sm,algo`),
+// and every row above runs one block per SM. Recorded; no constant reads them.
+constexpr int kBlocksPerSm[] = {2, 4};
+constexpr const char* kSeveralBlocksRuns[] = {"reference_n2",     "lean_n2",        "reference_ar_n2",
+                                              "lean_ar_n2",       "lean2_owner_n2", "lean2_reader_n2",
+                                              "reference2_epilogue_n2"};
+constexpr int kMaxBlocksPerSm = 4;
 
 // How the data a round reads stand when it starts:
 //   warm   the slots and x read once through L2 just before (as right after a short push)
@@ -626,6 +640,9 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
       if (g >= c.cluster && fits(c, g, 2)) max_tensor = std::max(max_tensor, tensor_bytes(c, g));
   for (const Config& c : kWideConfigs)
     if (env.sms >= kSmallGrid && fits(c, kSmallGrid, 2)) max_tensor = std::max(max_tensor, tensor_bytes(c, kSmallGrid));
+  for (const Config& c : kConfigs)
+    for (const int k : kBlocksPerSm)
+      if (c.tpb * k <= 1024 && fits(c, k * env.sms, 2)) max_tensor = std::max(max_tensor, tensor_bytes(c, k * env.sms));
   if (max_tensor == 0) return;
   const size_t tensor = static_cast<size_t>(max_tensor);
   int max_hidden = 0;  // gamma holds the largest H of any configuration that runs
@@ -636,8 +653,8 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
   harness::DeviceBuffer x(tensor, env.rank), residual_in(tensor, env.rank), residual_out(tensor, env.rank),
       norm_out(tensor, env.rank), slots(kMaxRanksHere * tensor, env.rank), gamma(gamma_bytes, env.rank),
       scale(sizeof(float), env.rank), fault(sizeof(unsigned long long), env.rank),
-      times(2 * static_cast<size_t>(env.sms) * sizeof(unsigned long long), env.rank),
-      smids(static_cast<size_t>(env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank),
+      times(2 * static_cast<size_t>(kMaxBlocksPerSm * env.sms) * sizeof(unsigned long long), env.rank),
+      smids(static_cast<size_t>(kMaxBlocksPerSm * env.sms) * sizeof(unsigned), env.rank), sink(sizeof(unsigned), env.rank),
       peers((kMaxRanksHere - 1) * tensor, env.rank),  // where the two-shot owner pushes its sums
       scale_factors(tensor / (kFp4BlockElems * sizeof(T)), env.rank);  // NVFP4: one e4m3 byte per 16 elements
   const float one = 1.0f;
@@ -710,7 +727,7 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
     ARLAB_CUDA_CHECK_RANK(env.rank, cudaStreamSynchronize(env.stream));
     if (fault_word != 0)
       throw CudaError("body_round: a poll waited and timed out (fault word " + std::to_string(fault_word) + ")");
-    distinct_sms(ids, grid, "body_round");
+    if (grid <= env.sms) distinct_sms(ids, grid, "body_round");  // the _bps rows share SMs on purpose
     return rt;
   };
   for (const int grid_limit : grids) {
@@ -757,6 +774,24 @@ void bench_body_round(const BenchEnv& env, int /*nranks*/, std::vector<Microbenc
         };
         row(name + "_fewblocks", rt.block0);
         row(name + "_fewblocks_slowest", rt.slowest);
+      }
+  }
+  // The rows of several blocks per SM (kBlocksPerSm, kSeveralBlocksRuns): k x the partition's SMs, warm.
+  for (const BodyRun& run : kBodyRuns) {
+    const std::string name = run.variant;
+    if (std::find(std::begin(kSeveralBlocksRuns), std::end(kSeveralBlocksRuns), name) == std::end(kSeveralBlocksRuns))
+      continue;
+    for (const Config& c : kConfigs)
+      for (const int k : kBlocksPerSm) {
+        const int grid_limit = k * env.sms;
+        if (c.tpb * k > 1024 || grid_limit / c.cluster < 1 || !fits(c, grid_limit, run.nranks)) continue;
+        const RoundTimes rt = measure(run, c, grid_limit, Mode::warm, 0);
+        const int grid = grid_limit / c.cluster * c.cluster;
+        const std::string v = name + "_bps" + std::to_string(k);
+        for (const bool slowest : {false, true})
+          out.push_back(make_point(PointKey{"body_round", v + (slowest ? "_slowest" : ""), grid, c.tpb, c.cluster,
+                                            double(c.hidden), "hidden", "ns_per_round"},
+                                   slowest ? rt.slowest : rt.block0));
       }
   }
   // The wide rows (kWideConfigs): the one-shot bodies' ar_res_rms rounds at every N, the small grid, warm.

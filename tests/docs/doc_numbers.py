@@ -1875,6 +1875,15 @@ CHECKS = [
                          for g in ("grid36", "grid32", "grid33")),
          quotes=[(r"MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %.*\n.*MAPE ([\d.]+) %",
                   "grid36\n(TP2, held out in session 53) 6.26 -> {1} %, grid32 6.60 -> {2} %, grid33 6.02 -> {3} %")]),
+    dict(doc="docs/model.md",
+         cmd=h100_grids_bias_cmd("bps54", H100_G32_35 + ["grid36", "grid36_tp4", "grid36_tp8", "grid37", "grid37_tp4"],
+                                 "--by kernel_variant,@blocks_per_sm,algo"),
+         derive=lambda out: (lambda b: [
+             f"at 2-4\nblocks per SM lean {b['lean 2-4 oneshot']} % (one-shot) and {b['lean 2-4 twoshot']} % (two-shot), the "
+             f"reference {b['reference 2-4 oneshot']} % and {b['reference 2-4 twoshot']} %; at one block per SM or\nfewer "
+             f"{b['lean le1 oneshot']} %, {b['lean le1 twoshot']} %, {b['reference le1 oneshot']} % and "
+             f"{b['reference le1 twoshot']} %"])(
+             {m.group(1): m.group(2) for m in re.finditer(r"^(\w+ \S+ \w+)\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$", out, re.M)})),
     # docs/model.md, "Session 54", held out: grid37 at TP2 and TP4, grid36 at TP4 and TP8
     grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid37.csv",
                      "| grid37, TP2 | 6.42 % | 6.26 % | {1} % | {2} % / {3} % |"),

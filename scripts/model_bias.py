@@ -21,6 +21,8 @@ judged against). Columns are read by name; rows written before a column existed 
               rank has a cluster whose tokens it only reads); one-shot rows: "-"
   @blocks_per_sm  the grid over the rank's SMs (grid / sm_per_rank): le1 (at most one block per SM),
               1-2, 2-4 or gt4 (several blocks share an SM)
+  @epilogue_rounds  two-shot: the busiest cluster's epilogue token rounds over every rank's range (as
+              model/twoshot_model.cpp counts them): 1, 2-4, 5-16 or 17+; one-shot rows: "-"
 Several MEASUREMENTS.csv VALIDATION.csv pairs may follow one another: their rows are pooled.
 
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --by COL[,COL...]
@@ -103,13 +105,26 @@ def own_rows_class(m):
     return "every" if tokens - (n - 1) * chunk >= clusters else "some_none"
 
 
+def epilogue_rounds_class(m):
+    if m.get("algo") != "twoshot":
+        return "-"
+    tokens, n = int(m["tokens"]), int(m["nranks"])
+    chunk = math.ceil(tokens / n)
+    clusters = int(m["grid"]) // int(m["cluster"])
+    # cluster 0's epilogue rounds over every rank's range, as model/twoshot_model.cpp counts them (rounds_all):
+    # local index l = 0, C, 2C, ... < chunk, one round per range that holds token r x chunk + l
+    rounds = sum(min(n, math.ceil((tokens - l) / chunk)) for l in range(0, chunk, clusters))
+    return "1" if rounds == 1 else "2-4" if rounds <= 4 else "5-16" if rounds <= 16 else "17+"
+
+
 def blocks_per_sm_class(m):
     per_sm = int(m["grid"]) / int(m["sm_per_rank"])
     return "le1" if per_sm <= 1 else "1-2" if per_sm <= 2 else "2-4" if per_sm <= 4 else "gt4"
 
 
 DERIVED = {"@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@round_count": round_count_class,
-           "@threads": threads_class, "@own_rows": own_rows_class, "@blocks_per_sm": blocks_per_sm_class}
+           "@threads": threads_class, "@own_rows": own_rows_class, "@blocks_per_sm": blocks_per_sm_class,
+           "@epilogue_rounds": epilogue_rounds_class}
 
 
 def rounds_of(m):

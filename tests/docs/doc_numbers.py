@@ -1884,6 +1884,18 @@ CHECKS = [
              f"{b['lean le1 oneshot']} %, {b['lean le1 twoshot']} %, {b['reference le1 oneshot']} % and "
              f"{b['reference le1 twoshot']} %"])(
              {m.group(1): m.group(2) for m in re.finditer(r"^(\w+ \S+ \w+)\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$", out, re.M)})),
+    dict(doc="docs/model.md",
+         cmd=h100_grids_bias_cmd("er54", H100_G32_35 + ["grid36", "grid36_tp4", "grid36_tp8", "grid37", "grid37_tp4"],
+                                 "--by nranks,@epilogue_rounds --where pattern=ar --where algo=twoshot "
+                                 "--where kernel_variant=reference",
+                                 "--by nranks,@epilogue_rounds --where pattern=ar_res_rms --where algo=twoshot "
+                                 "--where kernel_variant=reference"),
+         derive=lambda out: (lambda parts: (lambda ar, norm: [
+             f"| 2 | {ar['2 2-4']} % | {ar['2 5-16']} % | {ar['2 17+']} % |\n| 4 | {ar['4 2-4']} % | {ar['4 5-16']} % | "
+             f"{ar['4 17+']} % |",
+             f"lie within {min(norm.values(), key=float)} to {max(norm.values(), key=float)} % in every such group"])(
+             *[{m.group(1): m.group(2) for m in re.finditer(r"^(\d \S+)\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$", part, re.M)}
+               for part in parts]))(out.split("nranks @epilogue_rounds")[1:])),
     # docs/model.md, "Session 54", held out: grid37 at TP2 and TP4, grid36 at TP4 and TP8
     grid_mape_regret("docs/model.md", "data/h100/exp/model-accuracy_emulated_grid37.csv",
                      "| grid37, TP2 | 6.42 % | 6.26 % | {1} % | {2} % / {3} % |"),

@@ -47,6 +47,13 @@ echo "$out" | grep -Eq '^le1 +2 ' || fail "@blocks_per_sm: 2 blocks over 32 SMs 
 sed 's/,512,1,2,1,32,lean/,512,1,80,1,32,lean/' "$tmp/a.csv" > "$tmp/a80.csv"
 out=$("$py" "$src/scripts/model_bias.py" "$tmp/a80.csv" "$tmp/va.csv" --by @blocks_per_sm 2>&1) || fail "@blocks_per_sm 80: exit $?"
 echo "$out" | grep -Eq '^2-4 +2 ' || fail "@blocks_per_sm: 80 blocks over 32 SMs are 2-4 ($out)"
+# @epilogue_rounds: 16 tokens at N = 4 on 2 clusters (ranges of 4) give cluster 0 eight epilogue rounds (5-16), 6
+# tokens (ranges of 2, three of them filled) three (2-4); one-shot rows "-".
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/b.csv" "$tmp/vb.csv" --by @epilogue_rounds 2>&1) ||
+  fail "@epilogue_rounds: exit $?"
+echo "$out" | grep -Eq '^5-16 +2 +20\.0 % +\+20\.0 %$' || fail "@epilogue_rounds: the 16-token rows are 5-16 ($out)"
+echo "$out" | grep -Eq '^2-4 +1 +20\.0 % +-20\.0 %$' || fail "@epilogue_rounds: the 6-token row is 2-4 ($out)"
+echo "$out" | grep -Eq '^- +1 ' || fail "@epilogue_rounds: one-shot rows are - ($out)"
 # One pair still works; an odd number of files is refused (the usage, non-zero exit).
 "$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by @own_rows > /dev/null 2>&1 || fail "one pair"
 if "$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/b.csv" --by algo > /dev/null 2>&1; then
@@ -91,5 +98,5 @@ echo "$out" | grep -q '^| 4 blocks, H 4096, 128/1, 4 | 2 -> 8 | 3.00 / 2.00 us |
   fail "--round-cost-tokens: rows at one token count (no pair) accepted"
 "$py" "$src/scripts/model_bias.py" "$tmp/t.csv" "$tmp/vt.csv" --round-cost --round-cost-tokens > /dev/null 2>&1 &&
   fail "both round-cost modes accepted"
-[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, @blocks_per_sm, refusals, --round-cost over pairs, --round-cost-tokens: ok"
+[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, @blocks_per_sm, @epilogue_rounds, refusals, --round-cost over pairs, --round-cost-tokens: ok"
 exit $status

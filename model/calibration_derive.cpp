@@ -730,7 +730,6 @@ class Deriver {
     return distinct.size();
   }
 
-
   // The model's token round of a one-shot body for one body_round row (ar_res_rms, `nranks` ranks), ns;
   // none where it cannot launch.
   std::optional<double> bench_body_round_ns(const MicrobenchRow& r, ModelDesign design, int nranks,
@@ -1490,8 +1489,8 @@ class Deriver {
       const auto ar_further = [a, b, c, d](double warps, int vpt) {
         return (a + b * warps + (c + d * warps) * (vpt - 1)) / vpt;
       };
-      round_line(design, n, Pattern::ar_res_rms_fp8, ar_further, prefix + "quant_further_round_ns" + nn,
-                 prefix + "quant_further_round_ns_per_warp" + nn, n == 8 ? "2026-12-04" : "session 29 (2026-12-05)");
+      quant_round_line(design, n, ar_further, prefix + "quant_further_round_ns" + nn,
+                       prefix + "quant_further_round_ns_per_warp" + nn, n == 8 ? "2026-12-04" : "session 29 (2026-12-05)");
     }
   }
 
@@ -1563,17 +1562,16 @@ class Deriver {
             further.size()) + per_further);
   }
 
-  // One line of the quantizing rounds above: over the body_round rows of `design` at `n`
-  // ranks with `pattern`'s epilogue (variant {body}{_fp8,_ar}_n{n}_slowest), ((measured - the model's round of
-  // that shape, body, N and pattern) / vpt - `beyond` per vector at the block's warps and vpt, where given)
-  // against the block's warps, least squares, into
-  // `intercept` and `slope`; the priors where the rows span fewer than two block sizes (microbenchmarks of
-  // an arlab before `since`).
-  void round_line(ModelDesign design, int n, Pattern pattern, const std::function<double(double, int)>& beyond,
-                  const std::string& intercept, const std::string& slope, const std::string& since) {
+  // One line of the quantizing rounds above: over the body_round rows of `design` at `n` ranks with the
+  // ar_res_rms_fp8 epilogue (variant {body}_fp8_n{n}_slowest), ((measured - the model's round of that shape,
+  // body, N and pattern) / vpt - `beyond` per vector at the block's warps and vpt, where given) against the
+  // block's warps, least squares, into `intercept` and `slope`; the priors where the rows span fewer than two
+  // block sizes (microbenchmarks of an arlab before `since`).
+  void quant_round_line(ModelDesign design, int n, const std::function<double(double, int)>& beyond,
+                        const std::string& intercept, const std::string& slope, const std::string& since) {
+    const Pattern pattern = Pattern::ar_res_rms_fp8;
     const std::string body = design == ModelDesign::lean ? "lean" : "reference";
-    const char* tag = pattern == Pattern::ar_res_rms ? "" : pattern == Pattern::ar ? "_ar" : "_fp8";
-    const std::string variant = body + tag + "_n" + std::to_string(n) + "_slowest";
+    const std::string variant = body + "_fp8_n" + std::to_string(n) + "_slowest";
     std::vector<std::pair<double, double>> xy;
     std::string per;
     for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
@@ -1594,9 +1592,7 @@ class Deriver {
     const Line l = line_of(xy, intercept);
     set(intercept, l.intercept,
         fmt("intercept of the least-squares line over the block's warps (%zu rows) of what the ", xy.size()) + body +
-            " round " +
-            (pattern == Pattern::ar_res_rms ? std::string()
-                                            : "with the " + std::string(to_string(pattern)) + " epilogue ") +
+            " round with the " + std::string(to_string(pattern)) + " epilogue " +
             fmt("alone takes at N = %d beyond the model's round, per vector per thread", n) +
             (beyond ? ", less the ar_res_rms further round's share per vector" : "") +
             " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);

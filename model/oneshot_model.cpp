@@ -151,7 +151,9 @@ struct BodyRound {
   double miss_fraction = 0.0;       // of the polls that find their line gone from L2 (poll_miss_fraction)
   double poll_miss_ns = 0.0;        // what those misses add to a round (in parts.overhead)
   double quant_ns = 0.0;            // a quantizing pattern's part beyond ar_res_rms's round (in parts.overhead)
-  double ar_ns = 0.0;               // `ar` at N = 2: its measured part beyond the model's ar round (in parts.overhead)
+  double ar_ns = 0.0;               // `ar` at N = 2: its measured part beyond the model's ar round (in parts.overhead):
+  double ar_line_ns = 0.0;          //   the line at the warps on the SM, once per round,
+  double ar_vector_ns = 0.0;        //   + this per vector beyond a thread's first (vecs_mean - 1)
   double further_ns = 0.0;          // what each round after a call's first takes beyond parts
                                     // (kFurtherRound at N + the per-vector part x further vectors, 0 for
                                     // ar at N = 2; the first round is parts alone)
@@ -293,12 +295,13 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
   // there, moved the model's picks to two-shot `ar` configurations that measure slower (docs/model.md, "The `ar`
   // round at N = 2").
   const bool ar_line = ar_round_measured_at_n2(in);
-  if (ar_line)
-    b.ar_ns = d.own_from_registers
-                  ? cal.lean_ar_round_line_ns_n2 + cal.lean_ar_round_line_ns_per_warp_n2 * warps_on_sm +
-                        cal.lean_ar_round_ns_per_further_vector_n2 * (in.vecs_mean - 1.0)
-                  : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * warps_on_sm +
-                        cal.ar_round_ns_per_further_vector_n2 * (in.vecs_mean - 1.0);
+  if (ar_line) {
+    const bool lean = d.own_from_registers;
+    b.ar_line_ns = lean ? cal.lean_ar_round_line_ns_n2 + cal.lean_ar_round_line_ns_per_warp_n2 * warps_on_sm
+                        : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * warps_on_sm;
+    b.ar_vector_ns = lean ? cal.lean_ar_round_ns_per_further_vector_n2 : cal.ar_round_ns_per_further_vector_n2;
+    b.ar_ns = b.ar_line_ns + b.ar_vector_ns * (in.vecs_mean - 1.0);
+  }
   b.parts.overhead += b.ar_ns;
   // Since session 52: the line over the warps once per round, and a second line over the same warps per vector
   // a thread holds beyond its first (the per-vector line before counted its slope, set by the one-vector rows of
@@ -509,13 +512,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
            (body.ar_ns != 0
                 ? fmt(" (%+.0f ns of it: the ar round beyond the model's at N = 2, measured: %+.0f ns at %.0f warp(s) on "
                       "the SM + %.2f further vector(s) x %+.0f ns)",
-                      body.ar_ns,
-                      d.own_from_registers
-                          ? cal.lean_ar_round_line_ns_n2 + cal.lean_ar_round_line_ns_per_warp_n2 * vector_warps_on_sm(in, k)
-                          : cal.ar_round_line_ns_n2 + cal.ar_round_line_ns_per_warp_n2 * vector_warps_on_sm(in, k),
-                      vector_warps_on_sm(in, k), in.vecs_mean - 1.0,
-                      d.own_from_registers ? cal.lean_ar_round_ns_per_further_vector_n2
-                                           : cal.ar_round_ns_per_further_vector_n2)
+                      body.ar_ns, body.ar_line_ns, vector_warps_on_sm(in, k), in.vecs_mean - 1.0, body.ar_vector_ns)
                 : std::string()) +
            (body.poll_miss_ns > 0
                 ? fmt(" (%.0f ns of it: %.0f %% of the polls find their line gone from L2, %.0f ns per vector from "

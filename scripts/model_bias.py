@@ -228,7 +228,12 @@ def read_pair(measurements, validation, by, where, round_cost, groups, points, p
                 sys.exit(f"model_bias: {validation} line {v['line']} is not a row of {measurements}")
             def cell(c, m=m):
                 if c in DERIVED:
-                    return DERIVED[c](m)
+                    try:
+                        return DERIVED[c](m)
+                    except KeyError as e:
+                        sys.exit(f"model_bias: {c} needs column {e.args[0]!r}, which {measurements} does not have")
+                    except ValueError as e:
+                        sys.exit(f"model_bias: {c}: {measurements} line {v['line']}: {e}")
                 return m.get(c) or ("reference" if c == "kernel_variant" else "")
             if any(cell(c) != val for c, val in where):
                 continue

@@ -54,6 +54,12 @@ out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/b.csv"
 echo "$out" | grep -Eq '^5-16 +2 +20\.0 % +\+20\.0 %$' || fail "@epilogue_rounds: the 16-token rows are 5-16 ($out)"
 echo "$out" | grep -Eq '^2-4 +1 +20\.0 % +-20\.0 %$' || fail "@epilogue_rounds: the 6-token row is 2-4 ($out)"
 echo "$out" | grep -Eq '^- +1 ' || fail "@epilogue_rounds: one-shot rows are - ($out)"
+# A derived grouping over a file without a column it needs: one line naming both, non-zero exit, no traceback.
+cut -d, -f1-4,7- "$tmp/a.csv" > "$tmp/notokens.csv"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/notokens.csv" "$tmp/va.csv" --by @epilogue_rounds 2>&1) &&
+  fail "a file without tokens accepted for @epilogue_rounds"
+echo "$out" | grep -q "model_bias: @epilogue_rounds needs column 'tokens'" || fail "the missing column is not named ($out)"
+echo "$out" | grep -q Traceback && fail "a traceback for a missing column ($out)"
 # One pair still works; an odd number of files is refused (the usage, non-zero exit).
 "$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by @own_rows > /dev/null 2>&1 || fail "one pair"
 if "$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" "$tmp/b.csv" --by algo > /dev/null 2>&1; then

@@ -101,7 +101,8 @@
 // Since session 54 (2026-12-07), the N = 2 rounds of both one-shot bodies (ar_res_rms and ar), the lean two-shot's
 // owner and reader and the reference two-shot's epilogue at 2 and 4 blocks per SM (`{variant}_bps2`, `_bps4` +
 // `_slowest`, warm; kBlocksPerSm below): every other row runs one block per SM, and the fused rows of several blocks
-// per SM read 3-7 % short at every body and algorithm. Recorded; no constant reads them.
+// per SM read 3-7 % short at every body and algorithm. Since session 55 with `_bps1` rows (one block per SM, the same
+// pass) beside them; they set shared_sm_round_ns_per_warp_vector and shared_sm_ar_round_ns_per_warp_vector.
 // Since session 44 (2026-12-06) both lean two-shot kinds in one run, in the fused kernel's order, warm and
 // allbusy at their own N (`lean2_mixed_n{2,4,8}`): a cluster's first ceil(R / N) rounds an owner's, the rest a
 // reader's (R = 8 warm: 4 + 4 at N = 2, 2 + 6 at N = 4, 1 + 7 at N = 8; R = 4 allbusy). The model prices each
@@ -419,8 +420,10 @@ constexpr int kFewBlocks[] = {2, 4, 8, kSmallGrid};
 // whose blocks fit k to an SM (tpb x k <= 1024: 64 registers a thread, the __launch_bounds__(1024) cap), on k x
 // the partition's SMs, warm (`{variant}_bps{k}` + `_slowest`). The fused rows with 2-4 and more blocks per SM read
 // 3-7 % short at every body and algorithm (the H100's grids 32-37, `scripts/model_bias.py --by
-// kernel_variant,@blocks_per_sm,algo`), and every row above runs one block per SM. Recorded; no constant reads them.
-constexpr int kBlocksPerSm[] = {2, 4};
+// kernel_variant,@blocks_per_sm,algo`), and every row above runs one block per SM. Since session 55 also at one block
+// per SM (`_bps1`), measured in the same pass, the base each k's growth is taken from; the rows set
+// shared_sm_round_ns_per_warp_vector and its `ar` twin (model/calibration_derive.cpp shared_sm_rounds).
+constexpr int kBlocksPerSm[] = {1, 2, 4};
 constexpr const char* kSeveralBlocksRuns[] = {"reference_n2",     "lean_n2",        "reference_ar_n2",
                                               "lean_ar_n2",       "lean2_owner_n2", "lean2_reader_n2",
                                               "reference2_epilogue_n2"};

@@ -333,12 +333,14 @@ std::vector<size_t> sample_indices(size_t population, size_t count, std::uint64_
   return order;
 }
 
-// model-accuracy: held-out problems, chosen anew when the model or its calibration changes (since session 54,
-// 2026-12-07, defined before any of it was measured, for the one-shot `ar` round at N = 2 priced per round and per
-// further vector from its body_round rows): H {4744, 9680, 13696} x tokens {2, 22, 112, 376}, rows aligned to 16, 32
-// and 128 bytes, H values no committed measurement holds, then every other pattern (ar and the four quantizing ones)
-// at H {6352, 10720} x tokens {5, 184}, 32- and 64-byte rows, H values no committed measurement holds either (grid37);
-// the grids before: H {4856, 9712, 13440} x tokens {3, 24, 120, 392} with H {6224, 10560} x tokens {6, 168} (session
+// model-accuracy: held-out problems, chosen anew when the model or its calibration changes (since session 55,
+// 2026-12-07, defined before any of it was measured, for the rounds after a call's first priced for the other blocks
+// that share their SM, from the body_round _bps rows): H {5272, 8848, 12736} x tokens {4, 28, 144, 344}, rows aligned
+// to 16, 32 and 128 bytes, H values no committed measurement holds, then every other pattern (ar and the four
+// quantizing ones) at H {5936, 11168} x tokens {4, 200}, 32- and 64-byte rows, H values no committed measurement
+// holds either (grid38); the grids before: H {4744, 9680, 13696} x tokens {2, 22, 112, 376} with H {6352, 10720} x
+// tokens {5, 184} (session 54, the one-shot `ar` round at N = 2 priced per round and per further vector),
+// data/h100/exp/model-accuracy_emulated_grid37*.csv; H {4856, 9712, 13440} x tokens {3, 24, 120, 392} with H {6224, 10560} x tokens {6, 168} (session
 // 53, the one-shot first poll's wait hidden by the push of a cluster's later tokens and lean's re-read of x from
 // DRAM), data/h100/exp/model-accuracy_emulated_grid36.csv (TP2); H {5016, 9120,
 // 14080} x tokens {2, 34, 184, 456} with H {5808, 9888} x tokens {7, 216} (session 52, the further rounds' part
@@ -429,12 +431,12 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
       cases.push_back(std::move(c));
     }
   };
-  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{4744, 9680, 13696};
-  // Held out: from a decode step of 2 tokens to a prefill chunk (376), a factor of 3.4-11 apart; 2 is a
-  // latency-bound step, one token round per cluster at every grid that holds two clusters (at N = 4 and 8
-  // one-shot only: fewer tokens than ranks); 22 and 112 put many of the sampled grids at 2-5 token rounds per
-  // cluster; 376 many rounds per cluster and a rank's data from inside L2 to beyond it.
-  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{2, 22, 112, 376};
+  const std::vector<int> hidden = ctx.quick ? std::vector<int>{8192} : std::vector<int>{5272, 8848, 12736};
+  // Held out: from a decode step of 4 tokens to a prefill chunk (344), a factor of 2.4-7 apart; 4 is a
+  // latency-bound step, one token round per cluster at every grid that holds four clusters (at N = 8 one-shot
+  // only: fewer tokens than ranks); 28 and 144 put many of the sampled grids at 2-5 token rounds per cluster, and
+  // 144 some at 2-4 blocks per SM; 344 many rounds per cluster and a rank's data from inside L2 to beyond it.
+  const std::vector<int> tokens = ctx.quick ? std::vector<int>{kSeedTokens} : std::vector<int>{4, 28, 144, 344};
   const size_t sample_size = ctx.quick ? kQuickAccuracySampleSize : kAccuracySampleSize;
   for (int n : ctx.nranks)
     for (int h : hidden)
@@ -442,8 +444,8 @@ std::vector<ExpCase> model_accuracy_experiment(const ExpContext& ctx) {
   if (ctx.quick) return cases;
   for (int n : ctx.nranks)
     for (Pattern pattern : model_accuracy_other_patterns())
-      for (int h : {6352, 10720})
-        for (int t : {5, 184}) {
+      for (int h : {5936, 11168})
+        for (int t : {4, 200}) {
           Problem p = sweep_problem(t, h, n, Algorithm::oneshot);
           p.pattern = pattern;
           add_groups(p, kPatternAccuracySampleSize);

@@ -456,7 +456,17 @@ namespace arlab::model {
   X(nvfp4_odd_round_ns_per_warp, 0.0, 0.0, 1000.0, "ns",                                                             \
     "per warp of the block (and of the other blocks on its SM: the barrier waits for all of them), what an odd-tpb " \
     "NVFP4 round adds beyond nvfp4_odd_round_ns (calibrate: epilogue_round bf16_ar_res_rms_fp4_odd, slope over "    \
-    "warps of the same line)")
+    "warps of the same line)")                                                                                       \
+  /* prior: 0, a round at several blocks per SM priced by its lines over warps alone; range: 1 us per warp-vector */ \
+  X(shared_sm_round_ns_per_warp_vector, 0.0, -1000.0, 1000.0, "ns",                                                  \
+    "what a round with a residual (RMSNorm; the quantizing patterns too) takes per vector held by a warp of the "    \
+    "other blocks that share its SM, beyond the model's round at that many blocks per SM (calibrate: body_round "    \
+    "reference_n2, lean_n2, reference2_epilogue_n2, lean2_owner_n2, lean2_reader_n2 _bps2 / _bps4 against the same "\
+    "shape at one block per SM of the same run: the growth measured minus the model's, over (blocks per SM - 1) x "  \
+    "warps x vectors per thread; least squares through 0; since session 55)")                                      \
+  X(shared_sm_ar_round_ns_per_warp_vector, 0.0, -1000.0, 1000.0, "ns",                                               \
+    "as shared_sm_round_ns_per_warp_vector for the `ar` pattern's round (body_round reference_ar_n2, lean_ar_n2 "   \
+    "_bps2 / _bps4)")
 
 struct Calibration {
 #define ARLAB_CAL_FIELD(name, def, lo, hi, unit, doc) double name = def;

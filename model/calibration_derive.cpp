@@ -185,6 +185,7 @@ class Deriver {
     twoshot_round_delta();
     lean2_round_lines();
     record_twoshot_epilogue_rounds();
+    shared_sm_rounds();
     check_ranges(out_.calibration);
     return out_;
   }
@@ -1199,6 +1200,103 @@ class Deriver {
                 " epilogue round) minus the model's round of that shape, per round (blocks x tpb/cluster, H: "
                 "measured (the model's round), ns):" + per);
       }
+    }
+  }
+
+  // The N = 2 body rounds at 2 and 4 blocks per SM (body_round {variant}_bps2 / _bps4, since session 54; every
+  // other body_round row runs one block per SM) beside the same shape at one block per SM of the same run (the
+  // _bps1 rows of the same pass since session 55, else {variant}_slowest), each
+  // against the model's round at that many blocks per SM (a one-shot round with its further-round line, the
+  // two-shot rounds as model/twoshot_model.cpp prices them): per row, the growth measured minus the model's,
+  // over x = (blocks per SM - 1) x the block's warps that hold a vector x the vectors a thread holds; the
+  // least-squares slope through 0 sets shared_sm_round_ns_per_warp_vector (the bodies with a residual) and
+  // shared_sm_ar_round_ns_per_warp_vector (the `ar` rounds). The model's lines over warps, fitted at one block
+  // per SM and taken at the warps of every block on the SM, price 8-17 % of growth where the rows measure 15-24 %
+  // (an H100, session 55; docs/model.md, "Session 55"). After every other constant: the model's rounds are those
+  // of the finished calibration, this term 0.
+  void shared_sm_rounds() {
+    using RoundOf = std::function<double(const detail::ModelInputs&, double)>;
+    const auto oneshot = [](ModelDesign design) -> RoundOf {
+      return [design](const detail::ModelInputs& in, double k) { return detail::oneshot_body_further_round_ns(in, design, k); };
+    };
+    const RoundOf owner = [](const detail::ModelInputs& in, double k) { return detail::twoshot_lean_round_ns(in, k, true); };
+    const RoundOf reader = [](const detail::ModelInputs& in, double k) { return detail::twoshot_lean_round_ns(in, k, false); };
+    const RoundOf epilogue = [](const detail::ModelInputs& in, double k) { return detail::twoshot_epilogue_round_ns(in, k); };
+    struct Body {
+      const char* base;  // the body_round variant at one block per SM
+      Algorithm algo;
+      RoundOf model;
+    };
+    const struct {
+      const char* constant;
+      Pattern pattern;
+      std::vector<Body> bodies;
+    } fits[] = {
+        {"shared_sm_round_ns_per_warp_vector", Pattern::ar_res_rms,
+         {{"reference_n2", Algorithm::oneshot, oneshot(ModelDesign::reference)},
+          {"lean_n2", Algorithm::oneshot, oneshot(ModelDesign::lean)},
+          {"reference2_epilogue_n2", Algorithm::twoshot, epilogue},
+          {"lean2_owner_n2", Algorithm::twoshot, owner},
+          {"lean2_reader_n2", Algorithm::twoshot, reader}}},
+        {"shared_sm_ar_round_ns_per_warp_vector", Pattern::ar,
+         {{"reference_ar_n2", Algorithm::oneshot, oneshot(ModelDesign::reference)},
+          {"lean_ar_n2", Algorithm::oneshot, oneshot(ModelDesign::lean)}}},
+    };
+    for (const auto& fit : fits) set_constant(out_.calibration, fit.constant, 0.0);
+    for (const auto& fit : fits) {
+      double xy = 0.0, xx = 0.0;
+      size_t count = 0;
+      std::string per;
+      for (const Body& body : fit.bodies) {
+        // The base: the _bps1 rows of the same pass (since session 55), else the body's own rows of the same run.
+        std::vector<const MicrobenchRow*> ones = pick_rows("body_round", std::string(body.base) + "_bps1_slowest", "ns_per_round");
+        if (ones.empty()) ones = pick_rows("body_round", std::string(body.base) + "_slowest", "ns_per_round");
+        std::string rows;
+        for (const int k : {2, 4}) {
+          const std::string variant = std::string(body.base) + fmt("_bps%d", k) + "_slowest";
+          for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
+            const MicrobenchRow* one = nullptr;
+            for (const MicrobenchRow* o : ones)
+              if (o->tpb == r->tpb && o->cluster == r->cluster && o->size == r->size && o->date_utc == r->date_utc &&
+                  o->sms * k == r->sms)
+                one = o;
+            if (one == nullptr) continue;
+            const int vpt = body_round_vpt(*r);
+            const auto at = [&](const MicrobenchRow& row, double blocks_per_sm) {
+              return with_bench_inputs(
+                  row, fit.pattern, 2, vpt, out_.calibration,
+                  [&](const detail::ModelInputs& in) {
+                    return std::pair<double, double>{body.model(in, blocks_per_sm),
+                                                     (blocks_per_sm - 1.0) * in.active_warps * in.vecs_used};
+                  },
+                  body.algo);
+            };
+            const auto model_one = at(*one, 1.0), model_k = at(*r, k);
+            if (!model_one || !model_k) continue;
+            const double excess = (r->value - one->value) - (model_k->first - model_one->first);
+            xy += model_k->second * excess;
+            xx += model_k->second * model_k->second;
+            ++count;
+            rows += fmt(" %dx", r->sms) + fmt("%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
+                    fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
+                    fmt(": %.0f", one->value) + fmt(" -> %.0f", r->value) + fmt(" (model %.0f", model_one->first) +
+                    fmt(" -> %.0f);", model_k->first);
+          }
+        }
+        if (!rows.empty()) per += std::string(" [") + body.base + "]" + rows;
+      }
+      if (count == 0 || xx <= 0.0) {
+        keep_prior(fit.constant, "no body_round _bps2 / _bps4 rows with their one-block-per-SM rows of the same run "
+                                 "(microbenchmarks of an arlab before session 54, or files that hold only one of the two)");
+        continue;
+      }
+      set(fit.constant, xy / xx,
+          fmt("least-squares slope through 0 over %zu rows of body_round _bps2 / _bps4 of what the round at 2 or 4 "
+              "blocks per SM grows beyond the same shape at one block per SM of the same run, minus the model's "
+              "growth, over (blocks per SM - 1) x warps x vectors per thread (blocks x tpb/cluster, H: measured at "
+              "one block per SM -> at k (the model's round at one -> at k, without this term), ns):",
+              count) +
+              per);
     }
   }
 

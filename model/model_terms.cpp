@@ -390,6 +390,13 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm) {
   return ns;
 }
 
+double shared_sm_round_ns(const ModelInputs& in, double blocks_per_sm) {
+  if (blocks_per_sm <= 1.0) return 0.0;
+  const double per_warp_vector = in.p.pattern == Pattern::ar ? in.cal.shared_sm_ar_round_ns_per_warp_vector
+                                                             : in.cal.shared_sm_round_ns_per_warp_vector;
+  return per_warp_vector * (blocks_per_sm - 1.0) * in.active_warps * in.vecs_used;
+}
+
 void add_drain_term(const ModelInputs& in, TermSheet& sheet) {
   if (in.cal.exit_store_drain_ns <= 0) return;  // the priors (no launch store rows): no term
   sheet.add("drain", in.cal.exit_store_drain_ns, [&] {

@@ -202,6 +202,9 @@ RoundParts oneshot_round(const ModelInputs& in, double blocks_per_sm);
 // with the body's gamma loads, cluster exchange and own-vector wait), ns: what calibrate's body_round
 // bench measures. `design` reference or lean (the reference body as it runs today, not fenced).
 double oneshot_body_round_ns(const ModelInputs& in, ModelDesign design, double blocks_per_sm);
+// A token round after a call's first of that body: the round above plus the body's further-round line at the
+// warps of every block on the busiest SM (the `ar` round at N = 2 has its line in the round), ns.
+double oneshot_body_further_round_ns(const ModelInputs& in, ModelDesign design, double blocks_per_sm);
 
 // One token round of the reference two-shot body's epilogue (kernels/twoshot_kernel.cuh step 5: the sum
 // loaded from my comm buffer, the residual from DRAM, the epilogue) as model/twoshot_model.cpp prices
@@ -244,6 +247,11 @@ double round_overhead_ns(const ModelInputs& in, double blocks_per_sm);
 // [lean_]ar_round_line_ns_n2 line per round, [lean_]ar_round_ns_per_further_vector_n2 per further vector;
 // oneshot_model.cpp), not round_overhead_ns's ar_round_ns_per_extra_vector.
 bool ar_round_measured_at_n2(const ModelInputs& in);
+// What a round takes for the other blocks that share its SM, beyond what the lines over the warps price at their
+// warps (the lines are fitted at one block per SM): shared_sm_[ar_]round_ns_per_warp_vector x (blocks_per_sm - 1) x
+// the warps of a block that hold a vector x the vectors a thread holds (calibrate: body_round {variant}_bps2 /
+// _bps4, since session 55; docs/model.md, "Session 55"); 0 at one block per SM. Part of round_overhead_ns.
+double shared_sm_round_ns(const ModelInputs& in, double blocks_per_sm);
 // The part of round_overhead_ns that an NVFP4 round at an odd tpb adds (its amax through shared memory, a
 // cluster barrier, the norms recomputed: nvfp4_odd_round_ns + its slope x the warps the barrier waits for
 // on the busiest SM; calibrate: epilogue_round bf16_ar_res_rms_fp4_odd); 0 for other patterns and even tpb.

@@ -312,6 +312,7 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
                                line_at_ranks(cal, lean_rounds ? kLeanFurtherVector : kFurtherVector, in.p.nranks,
                                              warps_on_sm) *
                                    (in.vecs_used - 1);
+  b.further_ns += shared_sm_round_ns(in, blocks_per_sm);
   // A quantizing pattern's own part, in every round (the same warps).
   if (has_fp8(in.p.pattern) || has_fp4(in.p.pattern))
     b.quant_ns =
@@ -325,6 +326,11 @@ BodyRound body_round(const ModelInputs& in, const OneshotDesign& d, double block
 
 double oneshot_body_round_ns(const ModelInputs& in, ModelDesign design, double blocks_per_sm) {
   return body_round(in, design_of(design, false, false, in.p), blocks_per_sm).parts.total();
+}
+
+double oneshot_body_further_round_ns(const ModelInputs& in, ModelDesign design, double blocks_per_sm) {
+  const BodyRound b = body_round(in, design_of(design, false, false, in.p), blocks_per_sm);
+  return b.parts.total() + b.further_ns;
 }
 
 double oneshot_model(const ModelInputs& in, TermSheet& sheet) {

@@ -153,7 +153,8 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
   // others'), the sums of my rows to N - 1 peers.
   const double stored_per_token = in.out_bytes_per_token / c.cluster + slice * (2.0 * (n - 1) / n + 1.0 * (n - 1) / n);
   const std::vector<Bound> reduce_base = {
-      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * (owner_adds_ns + owner_own_wait_ns) + lines_ns},
+      {"rounds", static_cast<double>(rounds) * round.total() + owned_rounds * (owner_adds_ns + owner_own_wait_ns) + lines_ns +
+                     static_cast<double>(rounds - 1) * shared_sm_round_ns(in, k)},
       {"sm_port", static_cast<double>(rounds) * k * (stored_per_token + slice * (norm ? 2 : 1)) / port},
       {"link", in.nvlink ? pushed_share * S / in.link_bytes_per_ns : 0.0}};
   // The rank's HBM rate: the push and the rounds stream (model_terms.h staggered_hbm_rate).
@@ -316,7 +317,8 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
   const bool further_measured = n == 2 && rounds_all > 1;
   const double further_delta_ns =
       p.pattern == Pattern::ar ? cal.twoshot_ar_further_round_ns_n2 : cal.twoshot_further_round_ns_n2;
-  const double further_round_ns = further_measured ? std::max(0.0, round_ns + further_delta_ns) : round_ns;
+  const double further_round_ns =
+      (further_measured ? std::max(0.0, round_ns + further_delta_ns) : round_ns) + shared_sm_round_ns(in, k);
   const std::vector<Bound> epi_base = {
       {"rounds", round_ns + static_cast<double>(rounds_all - 1) * further_round_ns},
       {"sm_port", static_cast<double>(rounds_all) * k * (slice * (norm ? 2 : 1) + in.out_bytes_per_token / c.cluster) /

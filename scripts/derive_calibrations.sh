@@ -4,7 +4,8 @@
 # h200_emulated.csv (the emulated node: its main run plus the rows of later runs, each file named
 # below with the option that reads it) and h100_emulated.csv (the emulated node of an H100: one
 # `arlab calibrate -n 2` run, with the rows of `-n 4` and `-n 8` runs that depend on N, and the benches
-# later runs added: session 50's odd-tpb NVFP4 rounds, session 52's body_round _wide rows).
+# later runs added: session 50's odd-tpb NVFP4 rounds, session 52's body_round _wide rows, session 55's body_round
+# rows at 1, 2 and 4 blocks per SM).
 #
 #   scripts/derive_calibrations.sh ARLAB            rewrite the four files in data/calibration/
 #   scripts/derive_calibrations.sh ARLAB --check    derive them into a temporary directory and compare:
@@ -100,6 +101,7 @@ h200_emulated "$out/h200_emulated.csv" > "$out/h200_emulated.log"
   --rows-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv \
   --added-microbench $d/h100_emulated_s48_n4_microbench.csv $d/h100_emulated_s48_n8_microbench.csv \
                      $d/h100_emulated_s50_odd_microbench.csv $d/h100_emulated_s52_n2_microbench.csv \
+                     $d/h100_emulated_s55_bps_microbench.csv \
                      > "$out/h100_emulated.log"
 
 if [ $notes -eq 1 ]; then

@@ -751,7 +751,7 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
   // (--from-microbench), the exchange rows of a `-n 8` run (--exchange-microbench), and the start_skew and
   // rows bench rows at 4 and 8 ranks of a `-n 4` and a `-n 8` run (--skew-microbench, --rows-microbench), and
   // the variants only those two runs hold (--added-microbench): session 48's runs of one build, c36b148;
-  // session 50's NVFP4 odd-tpb rows; and the variants session 52's `-n 2` run adds.
+  // session 50's NVFP4 odd-tpb rows; the variants session 52's `-n 2` run adds; session 55's `_bps` rows.
   const std::string dir = std::string(ARLAB_SOURCE_DIR) + "/data/calibration/";
   std::vector<MicrobenchRow> rows = load_microbench(dir + "h100_emulated_s48_n2_microbench.csv");
   REQUIRE(rows.front().gpu.find("H100") != std::string::npos);
@@ -818,6 +818,18 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
     }
   CHECK(wide == 2 * 2 * (3 + 3 + 1));  // block 0 and slowest x two bodies x the shapes that fit L2 at N = 2, 4, 8
   CHECK(s52 > wide);
+  // + session 55's extract of a `-n 2` run (GPU-f1816481): the body_round rows at 1, 2 and 4 blocks per SM, which
+  // set shared_sm_round_ns_per_warp_vector and its ar twin.
+  size_t bps = 0;
+  for (const MicrobenchRow& r : load_microbench(dir + "h100_emulated_s55_bps_microbench.csv")) {
+    REQUIRE(r.bench == "body_round");
+    REQUIRE(r.variant.find("_bps") != std::string::npos);
+    if (own.count({r.bench, r.variant}) == 0) {
+      rows.push_back(r);
+      ++bps;
+    }
+  }
+  CHECK(bps == 364);
   const GpuSpec spec = sm_partition(gpu_preset("h100_sxm"), 2);
   const DerivedCalibration d = derive_calibration(rows, spec);
   const Calibration committed = load_calibration(dir + "h100_emulated.csv");
@@ -834,6 +846,10 @@ TEST_CASE("the committed H100 calibration is what its own microbenchmark runs de
   CHECK(d.calibration.hbm_rows_fraction_128b_n8 < 0.99);
   CHECK(d.calibration.hbm_rows_fraction_128b_n2 == bare.calibration.hbm_rows_fraction_128b_n2);
   CHECK(d.calibration.hbm_efficiency == bare.calibration.hbm_efficiency);
+  // The _bps rows price the other blocks on an SM: a round with a residual more per warp-vector than an ar round.
+  CHECK(d.calibration.shared_sm_round_ns_per_warp_vector > d.calibration.shared_sm_ar_round_ns_per_warp_vector);
+  CHECK(d.calibration.shared_sm_ar_round_ns_per_warp_vector > 0.0);
+  CHECK(bare.calibration.shared_sm_round_ns_per_warp_vector == 0.0);
 }
 
 namespace {
@@ -1563,6 +1579,63 @@ TEST_CASE("derive_calibration: the ar round at N = 2, a line over warps per roun
   CHECK(v1.calibration.ar_round_ns_per_further_vector_n2 == 0.0);
   CHECK(count_notes(v1, "ar_round_ns_per_further_vector_n2 = 0: prior kept (no body_round reference_ar_n2_slowest "
                         "rows of 2 or 4 vectors per thread)") == 1);
+}
+
+TEST_CASE("derive_calibration: the rounds at 2 and 4 blocks per SM against the same pass at one, per warp-vector of "
+          "the other blocks (shared_sm_[ar_]round_ns_per_warp_vector, session 55)") {
+  const EmulatedTp2 tp2 = emulated_tp2();
+  const int sms = tp2.spec.sm_count;
+  // The model's round of a body at k blocks per SM, for a row's shape on k x the partition's SMs.
+  const auto model_at = [&](const char* base, int hidden, int tpb, int cluster, int k) {
+    RoundShape shape = round_shape(hidden, k * sms, tpb, cluster, hidden / (tpb * cluster * 8), 2);
+    const std::string b = base;
+    shape.p.pattern = b.find("_ar_") != std::string::npos ? Pattern::ar : Pattern::ar_res_rms;
+    if (b.find("2_") != std::string::npos) shape.c.algo = Algorithm::twoshot;
+    model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
+    REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
+    if (b == "reference_n2" || b == "reference_ar_n2")
+      return model::detail::oneshot_body_further_round_ns(in, ModelDesign::reference, k);
+    if (b == "lean_n2") return model::detail::oneshot_body_further_round_ns(in, ModelDesign::lean, k);
+    if (b == "lean2_owner_n2") return model::detail::twoshot_lean_round_ns(in, k, true);
+    return model::detail::twoshot_epilogue_round_ns(in, k);
+  };
+  // Known answers: 12 ns per warp-vector of the other blocks for the rounds with a residual, 5 for ar. Each base
+  // row measures 2000 ns; a row at k measures 2000 + the model's growth + the answer x (k - 1) x warps x vpt.
+  struct Shape {
+    int hidden, tpb, cluster;
+  };
+  const Shape shapes[] = {{8192, 128, 8}, {8192, 256, 4}, {8192, 128, 4}};
+  std::vector<MicrobenchRow> more = tp2.rows;
+  for (const char* base : {"reference_n2", "lean_n2", "lean2_owner_n2", "reference2_epilogue_n2", "reference_ar_n2"})
+    for (const Shape& sh : shapes) {
+      const double per = std::string(base) == "reference_ar_n2" ? 5.0 : 12.0;
+      const int vpt = sh.hidden / (sh.tpb * sh.cluster * 8);
+      more.push_back(round_row(tp2.rows.front(), "body_round", std::string(base) + "_bps1_slowest", sh.hidden, sms,
+                               sh.tpb, sh.cluster, 2000.0));
+      for (const int k : {2, 4})
+        more.push_back(round_row(tp2.rows.front(), "body_round", std::string(base) + "_bps" + std::to_string(k) + "_slowest",
+                                 sh.hidden, k * sms, sh.tpb, sh.cluster,
+                                 2000.0 + model_at(base, sh.hidden, sh.tpb, sh.cluster, k) -
+                                     model_at(base, sh.hidden, sh.tpb, sh.cluster, 1) +
+                                     per * (k - 1) * (sh.tpb / 32) * vpt));
+    }
+  const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  CHECK(d.calibration.shared_sm_round_ns_per_warp_vector == Approx(12.0).epsilon(1e-6));
+  CHECK(d.calibration.shared_sm_ar_round_ns_per_warp_vector == Approx(5.0).epsilon(1e-6));
+  CHECK(count_notes(d, "shared_sm_round_ns_per_warp_vector = 12: least-squares slope through 0 over 24 rows") == 1);
+  CHECK(count_notes(d, "[reference2_epilogue_n2]") == 1);
+  // Rows of another run than their base (another date) are not paired: the priors, with a note.
+  std::vector<MicrobenchRow> other_run = tp2.rows;
+  for (MicrobenchRow r : more)
+    if (r.variant.find("_bps") != std::string::npos) {
+      if (r.variant.find("_bps1") == std::string::npos) r.date_utc = "2026-01-01T00:00:00Z";
+      other_run.push_back(r);
+    }
+  const DerivedCalibration none = derive_calibration(other_run, tp2.spec);
+  CHECK(none.calibration.shared_sm_round_ns_per_warp_vector == 0.0);
+  CHECK(count_notes(none, "shared_sm_ar_round_ns_per_warp_vector = 0: prior kept (no body_round _bps2 / _bps4 rows") == 1);
+  // The files of today (no _bps rows): the priors.
+  CHECK(tp2.alone.calibration.shared_sm_round_ns_per_warp_vector == 0.0);
 }
 
 TEST_CASE("derive_calibration: the body_round rows no constant reads yet are recorded in notes, against their model") {

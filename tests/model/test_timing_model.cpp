@@ -1406,3 +1406,56 @@ TEST_CASE("NVFP4 at an odd tpb: a round adds the odd exchange's line over the ba
   CHECK(predict(p, c, emu, cal, kRes).total_us - predict(p, c, emu, none, kRes).total_us ==
         Approx((700.0 + 20.0 * 11) / 1e3).epsilon(0.01));
 }
+
+TEST_CASE("the rounds after a call's first at several blocks per SM: shared_sm_[ar_]round_ns_per_warp_vector per "
+          "warp-vector of the other blocks on the SM; none at one block per SM or in a call's first round",
+          "[timing]") {
+  Calibration none = load_calibration(std::string(ARLAB_SOURCE_DIR) + "/data/calibration/h200_emulated.csv");
+  none.shared_sm_round_ns_per_warp_vector = none.shared_sm_ar_round_ns_per_warp_vector = 0.0;
+  Calibration shared = none;
+  shared.shared_sm_round_ns_per_warp_vector = 20.0;
+  shared.shared_sm_ar_round_ns_per_warp_vector = 8.0;
+  const int sms = sm_partition(gpu_preset("h200_sxm"), 2).sm_count;
+  // The term itself: (blocks per SM - 1) x the block's warps that hold a vector x vectors per thread.
+  {
+    Problem p = problem(2 * sms, 128 * 8 * 2, 2);  // blocks of 128 threads (4 warps), 2 vectors each, cluster 1
+    LaunchConfig c = launch_shape(128, 1, 2 * sms);
+    c.vecs_per_thread = 2;
+    model::detail::ModelInputs in{p, c, sm_partition(gpu_preset("h200_sxm"), 2), shared};
+    REQUIRE(model::detail::derive_inputs(in, kRes));
+    CHECK(model::detail::shared_sm_round_ns(in, 1.0) == 0.0);
+    CHECK(model::detail::shared_sm_round_ns(in, 2.0) == Approx(20.0 * 1 * 4 * 2));
+    CHECK(model::detail::shared_sm_round_ns(in, 4.0) == Approx(20.0 * 3 * 4 * 2));
+    Problem ar = p;
+    ar.pattern = Pattern::ar;
+    model::detail::ModelInputs ar_in{ar, c, sm_partition(gpu_preset("h200_sxm"), 2), shared};
+    REQUIRE(model::detail::derive_inputs(ar_in, kRes));
+    CHECK(model::detail::shared_sm_round_ns(ar_in, 2.0) == Approx(8.0 * 1 * 4 * 2));
+  }
+  const auto gain = [&](Pattern pattern, int tokens, int grid, Algorithm algo, Impl body) {
+    Problem p = problem(tokens, 128 * 8, 2);  // one vector per thread on blocks of 128 threads, cluster 1
+    p.pattern = pattern;
+    p.algo = algo;
+    const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+    LaunchConfig c = launch_shape(128, 1, grid);
+    c.algo = algo;
+    c.impl = body;
+    return predict(p, c, emu, shared, kRes).total_us - predict(p, c, emu, none, kRes).total_us;
+  };
+  // One block per SM, or a call of one round per cluster at two: nothing.
+  CHECK(gain(Pattern::ar_res_rms, 4 * sms, sms, Algorithm::oneshot, Impl::reference) == Approx(0.0).margin(1e-12));
+  CHECK(gain(Pattern::ar_res_rms, 2 * sms, 2 * sms, Algorithm::oneshot, Impl::reference) == Approx(0.0).margin(1e-12));
+  // Two blocks per SM and 4 rounds per cluster: the 3 rounds after the first grow (the kernel time by at most their
+  // sum: the rounds share their term with the bandwidth bounds).
+  for (const Impl body : {Impl::reference, Impl::lean}) {
+    const double g = gain(Pattern::ar_res_rms, 8 * sms, 2 * sms, Algorithm::oneshot, body) * 1e3;
+    CHECK(g > 0.5 * 3 * 20.0 * 4);
+    CHECK(g <= 3 * 20.0 * 4 + 1e-6);
+    const double ar = gain(Pattern::ar, 8 * sms, 2 * sms, Algorithm::oneshot, body) * 1e3;
+    CHECK(ar > 0.5 * 3 * 8.0 * 4);
+    CHECK(ar <= 3 * 8.0 * 4 + 1e-6);
+  }
+  // The two-shot bodies too, where their rounds run at two blocks per SM.
+  CHECK(gain(Pattern::ar_res_rms, 16 * sms, 2 * sms, Algorithm::twoshot, Impl::reference) > 0.0);
+  CHECK(gain(Pattern::ar_res_rms, 16 * sms, 2 * sms, Algorithm::twoshot, Impl::lean) > 0.0);
+}

@@ -1252,6 +1252,7 @@ class Deriver {
         std::vector<const MicrobenchRow*> ones = pick_rows("body_round", std::string(body.base) + "_bps1_slowest", "ns_per_round");
         if (ones.empty()) ones = pick_rows("body_round", std::string(body.base) + "_slowest", "ns_per_round");
         std::string rows;
+        std::vector<double> measured_growth, model_growth;
         for (const int k : {2, 4}) {
           const std::string variant = std::string(body.base) + fmt("_bps%d", k) + "_slowest";
           for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
@@ -1274,6 +1275,8 @@ class Deriver {
             const auto model_one = at(*one, 1.0), model_k = at(*r, k);
             if (!model_one || !model_k) continue;
             const double excess = (r->value - one->value) - (model_k->first - model_one->first);
+            measured_growth.push_back(r->value / one->value - 1.0);
+            model_growth.push_back(model_k->first / model_one->first - 1.0);
             xy += model_k->second * excess;
             xx += model_k->second * model_k->second;
             ++count;
@@ -1283,7 +1286,10 @@ class Deriver {
                     fmt(" -> %.0f);", model_k->first);
           }
         }
-        if (!rows.empty()) per += std::string(" [") + body.base + "]" + rows;
+        if (!rows.empty())
+          per += std::string(" [") + body.base + fmt(": the round grows %+.1f %%", 100.0 * median_of(measured_growth)) +
+                 fmt(", the model's %+.1f %%", 100.0 * median_of(model_growth)) +
+                 fmt(" (medians over %zu rows)]", measured_growth.size()) + rows;
       }
       if (count == 0 || xx <= 0.0) {
         keep_prior(fit.constant, "no body_round _bps2 / _bps4 rows with their one-block-per-SM rows of the same run "

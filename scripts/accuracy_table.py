@@ -160,6 +160,15 @@ FILES = [
     ("../h100/exp/model-accuracy_emulated_grid37.csv", "emulated, H100", "model-accuracy experiment, fresh grid37 on an H100, by algorithm"),
     ("../h100/exp/model-accuracy_emulated_grid37_tp4.csv", "emulated TP4, H100",
      "model-accuracy experiment, grid37 on an H100 at TP4, by algorithm"),
+    # Session 55: grid37 at TP8 (session 54's picks), and the fresh grid38 (defined before any of it was measured,
+    # after the rounds after a call's first were priced for the other blocks that share their SM) at TP2, TP4, TP8
+    ("../h100/exp/model-accuracy_emulated_grid37_tp8.csv", "emulated TP8, H100",
+     "model-accuracy experiment, grid37 on an H100 at TP8, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid38.csv", "emulated, H100", "model-accuracy experiment, fresh grid38 on an H100, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid38_tp4.csv", "emulated TP4, H100",
+     "model-accuracy experiment, grid38 on an H100 at TP4, by algorithm"),
+    ("../h100/exp/model-accuracy_emulated_grid38_tp8.csv", "emulated TP8, H100",
+     "model-accuracy experiment, grid38 on an H100 at TP8, by algorithm"),
 ]
 
 

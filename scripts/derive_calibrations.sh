@@ -15,6 +15,8 @@
 #   scripts/derive_calibrations.sh ARLAB --notes    derive them into a temporary directory and print the
 #                                                   emulated node's derivation: every constant with the rows
 #                                                   it came from, and the "record, ..." notes
+#   scripts/derive_calibrations.sh ARLAB --notes-h100
+#                                                   the same for the H100's emulated node
 #   scripts/derive_calibrations.sh ARLAB --h200-twoshot-trial OUT
 #                                                   a trial, not committed (session 51): the H200's emulated
 #                                                   calibration with its two-shot body_round rows (reference2_*,
@@ -25,12 +27,12 @@
 # Run from anywhere; the input paths are given relative to the repository root, as the committed files'
 # `source` column records them.
 set -euo pipefail
-usage() { echo "usage: $0 ARLAB [--check | --notes | --h200-twoshot-trial OUT]" >&2; exit 2; }
+usage() { echo "usage: $0 ARLAB [--check | --notes | --notes-h100 | --h200-twoshot-trial OUT]" >&2; exit 2; }
 if [ $# -lt 1 ] || [ $# -gt 3 ]; then usage; fi
 arlab=$1
 check=0 notes=0 trial=
 if [ $# -eq 2 ]; then
-  case $2 in --check) check=1 ;; --notes) notes=1 ;; *) usage ;; esac
+  case $2 in --check) check=1 ;; --notes) notes=1 ;; --notes-h100) notes=2 ;; *) usage ;; esac
 fi
 if [ $# -eq 3 ]; then
   [ "$2" = --h200-twoshot-trial ] || usage
@@ -42,7 +44,7 @@ case $arlab in /*) ;; *) arlab=$PWD/$arlab ;; esac
 cd "$(dirname "$0")/.."
 d=data/calibration
 out=$d
-if [ $check -eq 1 ] || [ $notes -eq 1 ] || [ -n "$trial" ]; then
+if [ $check -eq 1 ] || [ $notes -ne 0 ] || [ -n "$trial" ]; then
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
@@ -106,6 +108,10 @@ h200_emulated "$out/h200_emulated.csv" > "$out/h200_emulated.log"
 
 if [ $notes -eq 1 ]; then
   cat "$out/h200_emulated.log"
+  exit 0
+fi
+if [ $notes -eq 2 ]; then
+  cat "$out/h100_emulated.log"
   exit 0
 fi
 if [ $check -eq 0 ]; then

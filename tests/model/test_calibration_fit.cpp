@@ -1623,7 +1623,9 @@ TEST_CASE("derive_calibration: the rounds at 2 and 4 blocks per SM against the s
   CHECK(d.calibration.shared_sm_round_ns_per_warp_vector == Approx(12.0).epsilon(1e-6));
   CHECK(d.calibration.shared_sm_ar_round_ns_per_warp_vector == Approx(5.0).epsilon(1e-6));
   CHECK(count_notes(d, "shared_sm_round_ns_per_warp_vector = 12: least-squares slope through 0 over 24 rows") == 1);
-  CHECK(count_notes(d, "[reference2_epilogue_n2]") == 1);
+  CHECK(count_notes(d, "[reference2_epilogue_n2: the round grows +0.0 %, the model's ") == 0);
+  CHECK(count_notes(d, "[reference2_epilogue_n2: the round grows ") == 1);
+  CHECK(count_notes(d, "(medians over 6 rows)]") == 2);  // the ar fit holds one body, 3 shapes x k = 2, 4
   // Rows of another run than their base (another date) are not paired: the priors, with a note.
   std::vector<MicrobenchRow> other_run = tp2.rows;
   for (MicrobenchRow r : more)

@@ -1978,6 +1978,19 @@ CHECKS = [
                   "at 1-2 blocks one-shot -4.5 -> {1} %, two-shot -3.5 -> {2} %; at 2-4 blocks -6.0 -> {3} % and -7.7 -> {4} %"),
                  (r"^le1 oneshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %\n^le1 twoshot\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %",
                   "grids of one block per SM or fewer {1} % (unchanged) and -1.2 -> {2} %")]),
+    dict(doc="docs/model.md",
+         cmd="{arlab} validate data/h100/exp/model-accuracy_emulated_grid38_tp4.csv --out {tmp}/g38_4.v.csv > /dev/null && "
+             "{py} -c \"import csv; rows = list(csv.DictReader(open('data/h100/exp/model-accuracy_emulated_grid38_tp4.csv'))); "
+             "sel = [(rows[int(v['line']) - 2], v) for v in csv.DictReader(open('{tmp}/g38_4.v.csv')) if v['status'] == 'ok']; "
+             "sel = [(r, v) for r, v in sel if r['pattern'] == 'ar' and r['algo'] == 'twoshot' and r['tokens'] == '200']; "
+             "[print('row', r['hidden'], r['kernel_variant'], r['tpb'], r['cluster'], r['grid'], r['policy'], '%.2f' % float(v['kernel_us_median']), "
+             "'%+.1f' % (100 * (float(v['predicted_us']) / float(v['kernel_us_median']) - 1))) for r, v in sel]; "
+             "e = [100 * (float(v['predicted_us']) / float(v['kernel_us_median']) - 1) for r, v in sel if r['kernel_variant'] == 'reference']; "
+             "print('range %.1f %.1f' % (min(e), max(e)))\"",
+         quotes=[(r"^row 5936 lean 371 2 80 model ([\d.]+) ", "takes lean 371/2/80\n({1} us)"),
+                 (r"^row 5936 reference 742 1 32 trtllm ([\d.]+) \+([\d.]+)$",
+                  "742/1/32 takes {1} us and is predicted {2} % long"),
+                 (r"^range ([\d.]+) ([\d.]+)$", "H 11168 x 200 read {1}-{2} % long")]),
     # README.md: grid38 held out (session 55), grid37 at TP8
     dict(doc="README.md",
          cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_{g}.csv | grep -m1 'against the headline' && "

@@ -424,9 +424,13 @@ constexpr int kFewBlocks[] = {2, 4, 8, kSmallGrid};
 // per SM (`_bps1`), measured in the same pass, the base each k's growth is taken from; the rows set
 // shared_sm_round_ns_per_warp_vector and its `ar` twin (model/calibration_derive.cpp shared_sm_rounds).
 constexpr int kBlocksPerSm[] = {1, 2, 4};
-constexpr const char* kSeveralBlocksRuns[] = {"reference_n2",     "lean_n2",        "reference_ar_n2",
-                                              "lean_ar_n2",       "lean2_owner_n2", "lean2_reader_n2",
-                                              "reference2_epilogue_n2"};
+// Since session 55 also the N = 4 and 8 bodies (`reference_n4_bps2`, ...): records beside the N = 2 constants,
+// which the model takes at every N.
+constexpr const char* kSeveralBlocksRuns[] = {
+    "reference_n2",    "lean_n2",         "reference_ar_n2", "lean_ar_n2",      "lean2_owner_n2",  "lean2_reader_n2",
+    "reference2_epilogue_n2",             "reference_n4",    "lean_n4",         "reference_ar_n4", "lean_ar_n4",
+    "lean2_owner_n4",  "lean2_reader_n4", "reference_n8",    "lean_n8",         "reference_ar_n8", "lean_ar_n8",
+    "lean2_owner_n8",  "lean2_reader_n8"};
 constexpr int kMaxBlocksPerSm = 4;
 
 // How the data a round reads stand when it starts:

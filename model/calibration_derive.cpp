@@ -1223,38 +1223,46 @@ class Deriver {
     const RoundOf reader = [](const detail::ModelInputs& in, double k) { return detail::twoshot_lean_round_ns(in, k, false); };
     const RoundOf epilogue = [](const detail::ModelInputs& in, double k) { return detail::twoshot_epilogue_round_ns(in, k); };
     struct Body {
-      const char* base;  // the body_round variant at one block per SM
+      std::string base;  // the body_round variant at one block per SM
       Algorithm algo;
       RoundOf model;
     };
-    const struct {
+    struct Fit {
       const char* constant;
       Pattern pattern;
       std::vector<Body> bodies;
-    } fits[] = {
-        {"shared_sm_round_ns_per_warp_vector", Pattern::ar_res_rms,
-         {{"reference_n2", Algorithm::oneshot, oneshot(ModelDesign::reference)},
-          {"lean_n2", Algorithm::oneshot, oneshot(ModelDesign::lean)},
-          {"reference2_epilogue_n2", Algorithm::twoshot, epilogue},
-          {"lean2_owner_n2", Algorithm::twoshot, owner},
-          {"lean2_reader_n2", Algorithm::twoshot, reader}}},
-        {"shared_sm_ar_round_ns_per_warp_vector", Pattern::ar,
-         {{"reference_ar_n2", Algorithm::oneshot, oneshot(ModelDesign::reference)},
-          {"lean_ar_n2", Algorithm::oneshot, oneshot(ModelDesign::lean)}}},
     };
-    for (const auto& fit : fits) set_constant(out_.calibration, fit.constant, 0.0);
-    for (const auto& fit : fits) {
+    // The bodies of the fits at n ranks (the reference two-shot's epilogue is measured at N = 2 only).
+    const auto fits_at = [&](int n) {
+      const std::string nn = "_n" + std::to_string(n);
+      std::vector<Body> norm = {{"reference" + nn, Algorithm::oneshot, oneshot(ModelDesign::reference)},
+                                {"lean" + nn, Algorithm::oneshot, oneshot(ModelDesign::lean)}};
+      if (n == 2) norm.push_back({"reference2_epilogue_n2", Algorithm::twoshot, epilogue});
+      norm.push_back({"lean2_owner" + nn, Algorithm::twoshot, owner});
+      norm.push_back({"lean2_reader" + nn, Algorithm::twoshot, reader});
+      return std::vector<Fit>{
+          {"shared_sm_round_ns_per_warp_vector", Pattern::ar_res_rms, norm},
+          {"shared_sm_ar_round_ns_per_warp_vector", Pattern::ar,
+           {{"reference_ar" + nn, Algorithm::oneshot, oneshot(ModelDesign::reference)},
+            {"lean_ar" + nn, Algorithm::oneshot, oneshot(ModelDesign::lean)}}}};
+    };
+    struct Sums {
       double xy = 0.0, xx = 0.0;
       size_t count = 0;
       std::string per;
+    };
+    // Over the rows of `fit` at n ranks, against the model's rounds with calibration `cal`: the sums of the
+    // least-squares slope through 0 of the excess growth over x, and the note's rows.
+    const auto collect = [&](const Fit& fit, int n, const Calibration& cal) {
+      Sums sums;
       for (const Body& body : fit.bodies) {
         // The base: the _bps1 rows of the same pass (since session 55), else the body's own rows of the same run.
-        std::vector<const MicrobenchRow*> ones = pick_rows("body_round", std::string(body.base) + "_bps1_slowest", "ns_per_round");
-        if (ones.empty()) ones = pick_rows("body_round", std::string(body.base) + "_slowest", "ns_per_round");
+        std::vector<const MicrobenchRow*> ones = pick_rows("body_round", body.base + "_bps1_slowest", "ns_per_round");
+        if (ones.empty()) ones = pick_rows("body_round", body.base + "_slowest", "ns_per_round");
         std::string rows;
         std::vector<double> measured_growth, model_growth;
         for (const int k : {2, 4}) {
-          const std::string variant = std::string(body.base) + fmt("_bps%d", k) + "_slowest";
+          const std::string variant = body.base + fmt("_bps%d", k) + "_slowest";
           for (const MicrobenchRow* r : pick_rows("body_round", variant, "ns_per_round")) {
             const MicrobenchRow* one = nullptr;
             for (const MicrobenchRow* o : ones)
@@ -1265,7 +1273,7 @@ class Deriver {
             const int vpt = body_round_vpt(*r);
             const auto at = [&](const MicrobenchRow& row, double blocks_per_sm) {
               return with_bench_inputs(
-                  row, fit.pattern, 2, vpt, out_.calibration,
+                  row, fit.pattern, n, vpt, cal,
                   [&](const detail::ModelInputs& in) {
                     return std::pair<double, double>{body.model(in, blocks_per_sm),
                                                      (blocks_per_sm - 1.0) * in.active_warps * in.vecs_used};
@@ -1277,9 +1285,9 @@ class Deriver {
             const double excess = (r->value - one->value) - (model_k->first - model_one->first);
             measured_growth.push_back(r->value / one->value - 1.0);
             model_growth.push_back(model_k->first / model_one->first - 1.0);
-            xy += model_k->second * excess;
-            xx += model_k->second * model_k->second;
-            ++count;
+            sums.xy += model_k->second * excess;
+            sums.xx += model_k->second * model_k->second;
+            ++sums.count;
             rows += fmt(" %dx", r->sms) + fmt("%d/", r->tpb) + fmt("%d", std::max(1, r->cluster)) +
                     fmt(" H %.0f", r->size) + (vpt > 1 ? fmt(" vpt %d", vpt) : std::string()) +
                     fmt(": %.0f", one->value) + fmt(" -> %.0f", r->value) + fmt(" (model %.0f", model_one->first) +
@@ -1287,23 +1295,43 @@ class Deriver {
           }
         }
         if (!rows.empty())
-          per += std::string(" [") + body.base + fmt(": the round grows %+.1f %%", 100.0 * median_of(measured_growth)) +
-                 fmt(", the model's %+.1f %%", 100.0 * median_of(model_growth)) +
-                 fmt(" (medians over %zu rows)]", measured_growth.size()) + rows;
+          sums.per += " [" + body.base + fmt(": the round grows %+.1f %%", 100.0 * median_of(measured_growth)) +
+                      fmt(", the model's %+.1f %%", 100.0 * median_of(model_growth)) +
+                      fmt(" (medians over %zu rows)]", measured_growth.size()) + rows;
       }
-      if (count == 0 || xx <= 0.0) {
+      return sums;
+    };
+    for (const Fit& fit : fits_at(2)) set_constant(out_.calibration, fit.constant, 0.0);
+    const Calibration without_term = out_.calibration;  // the model's rounds the fits are taken against
+    for (const Fit& fit : fits_at(2)) {
+      const Sums sums = collect(fit, 2, without_term);
+      if (sums.count == 0 || sums.xx <= 0.0) {
         keep_prior(fit.constant, "no body_round _bps2 / _bps4 rows with their one-block-per-SM rows of the same run "
                                  "(microbenchmarks of an arlab before session 54, or files that hold only one of the two)");
         continue;
       }
-      set(fit.constant, xy / xx,
+      set(fit.constant, sums.xy / sums.xx,
           fmt("least-squares slope through 0 over %zu rows of body_round _bps2 / _bps4 of what the round at 2 or 4 "
               "blocks per SM grows beyond the same shape at one block per SM of the same run, minus the model's "
               "growth, over (blocks per SM - 1) x warps x vectors per thread (blocks x tpb/cluster, H: measured at "
               "one block per SM -> at k (the model's round at one -> at k, without this term), ns):",
-              count) +
-              per);
+              sums.count) +
+              sums.per);
     }
+    // Records (since session 55): the same rows of the N = 4 and 8 bodies, the slope they would give, beside the
+    // N = 2 constant the model takes at every N.
+    for (const int n : {4, 8})
+      for (const Fit& fit : fits_at(n)) {
+        const Sums sums = collect(fit, n, without_term);
+        if (sums.count == 0 || sums.xx <= 0.0) continue;  // runs before session 55: nothing to note
+        out_.notes.push_back(
+            fmt("record, body_round _bps2 / _bps4 at N = %d (no constant reads them): ", n) +
+            fmt("their rows give %.1f ns per warp-vector", sums.xy / sums.xx) +
+            fmt(" (%zu rows) where the model takes ", sums.count) + fit.constant +
+            fmt(" = %.1f ns, fitted at N = 2", get_constant(out_.calibration, fit.constant)) +
+            " (blocks x tpb/cluster, H: measured at one block per SM -> at k (the model's round at one -> at k, "
+            "without the term), ns):" + sums.per);
+      }
   }
 
   // Not a constant: the cluster placement the cluster_placement bench saw (a grid of one block per SM

@@ -1586,14 +1586,14 @@ TEST_CASE("derive_calibration: the rounds at 2 and 4 blocks per SM against the s
   const EmulatedTp2 tp2 = emulated_tp2();
   const int sms = tp2.spec.sm_count;
   // The model's round of a body at k blocks per SM, for a row's shape on k x the partition's SMs.
-  const auto model_at = [&](const char* base, int hidden, int tpb, int cluster, int k) {
-    RoundShape shape = round_shape(hidden, k * sms, tpb, cluster, hidden / (tpb * cluster * 8), 2);
+  const auto model_at = [&](const char* base, int hidden, int tpb, int cluster, int k, int n = 2) {
+    RoundShape shape = round_shape(hidden, k * sms, tpb, cluster, hidden / (tpb * cluster * 8), n);
     const std::string b = base;
     shape.p.pattern = b.find("_ar_") != std::string::npos ? Pattern::ar : Pattern::ar_res_rms;
     if (b.find("2_") != std::string::npos) shape.c.algo = Algorithm::twoshot;
     model::detail::ModelInputs in{shape.p, shape.c, tp2.spec, tp2.alone.calibration};
     REQUIRE(model::detail::derive_inputs(in, KernelResources{64, 0}));
-    if (b == "reference_n2" || b == "reference_ar_n2")
+    if (b == "reference_n2" || b == "reference_ar_n2" || b == "reference_n4")
       return model::detail::oneshot_body_further_round_ns(in, ModelDesign::reference, k);
     if (b == "lean_n2") return model::detail::oneshot_body_further_round_ns(in, ModelDesign::lean, k);
     if (b == "lean2_owner_n2") return model::detail::twoshot_lean_round_ns(in, k, true);
@@ -1619,13 +1619,28 @@ TEST_CASE("derive_calibration: the rounds at 2 and 4 blocks per SM against the s
                                      model_at(base, sh.hidden, sh.tpb, sh.cluster, 1) +
                                      per * (k - 1) * (sh.tpb / 32) * vpt));
     }
+  // The N = 4 one-shot body at 20 ns per warp-vector: a record beside the N = 2 constant, which it does not move.
+  for (const Shape& sh : shapes) {
+    const int vpt = sh.hidden / (sh.tpb * sh.cluster * 8);
+    more.push_back(round_row(tp2.rows.front(), "body_round", "reference_n4_bps1_slowest", sh.hidden, sms, sh.tpb,
+                             sh.cluster, 2000.0));
+    for (const int k : {2, 4})
+      more.push_back(round_row(tp2.rows.front(), "body_round", "reference_n4_bps" + std::to_string(k) + "_slowest",
+                               sh.hidden, k * sms, sh.tpb, sh.cluster,
+                               2000.0 + model_at("reference_n4", sh.hidden, sh.tpb, sh.cluster, k, 4) -
+                                   model_at("reference_n4", sh.hidden, sh.tpb, sh.cluster, 1, 4) +
+                                   20.0 * (k - 1) * (sh.tpb / 32) * vpt));
+  }
   const DerivedCalibration d = derive_calibration(more, tp2.spec);
+  CHECK(count_notes(d, "record, body_round _bps2 / _bps4 at N = 4 (no constant reads them): their rows give 20.0 ns "
+                       "per warp-vector (6 rows) where the model takes shared_sm_round_ns_per_warp_vector = 12.0 ns") == 1);
+  CHECK(count_notes(d, "record, body_round _bps2 / _bps4 at N = 8") == 0);
   CHECK(d.calibration.shared_sm_round_ns_per_warp_vector == Approx(12.0).epsilon(1e-6));
   CHECK(d.calibration.shared_sm_ar_round_ns_per_warp_vector == Approx(5.0).epsilon(1e-6));
   CHECK(count_notes(d, "shared_sm_round_ns_per_warp_vector = 12: least-squares slope through 0 over 24 rows") == 1);
   CHECK(count_notes(d, "[reference2_epilogue_n2: the round grows +0.0 %, the model's ") == 0);
   CHECK(count_notes(d, "[reference2_epilogue_n2: the round grows ") == 1);
-  CHECK(count_notes(d, "(medians over 6 rows)]") == 2);  // the ar fit holds one body, 3 shapes x k = 2, 4
+  CHECK(count_notes(d, "(medians over 6 rows)]") == 3);  // the ar fit and the N = 4 record: one body, 3 shapes x k = 2, 4
   // Rows of another run than their base (another date) are not paired: the priors, with a note.
   std::vector<MicrobenchRow> other_run = tp2.rows;
   for (MicrobenchRow r : more)

@@ -533,8 +533,14 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                                : std::string()) +
            (further_ns != 0 && rounds > 1
                 ? fmt(", each after the first %+.0f ns at N = %d (%d vector(s) at %.0f warp(s) on the SM: "
-                      "a further round alone, measured)",
-                      further_ns, n, in.vecs_used, vector_warps_on_sm(in, k))
+                      "a further round alone, measured",
+                      further_ns, n, in.vecs_used, vector_warps_on_sm(in, k)) +
+                      (shared_sm_round_ns(in, k) != 0.0
+                           ? fmt("; %+.0f ns of it for the other %.0f block(s) on the SM, per warp-vector of theirs, "
+                                 "measured",
+                                 shared_sm_round_ns(in, k), k - 1)
+                           : std::string()) +
+                      ")"
                 : std::string()) +
            "]";
   });

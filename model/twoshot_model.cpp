@@ -198,6 +198,11 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
                                   lr.reader_line_ns) +
                                   fmt(" + %.3g owned x %.0f ns", owned_rounds, lr.owner_line_ns)
                             : std::string()) +
+           (shared_sm_round_ns(in, k) != 0.0 && rounds > 1
+                ? fmt(" + %lld round(s) after the first x %.0f ns for the other %.0f block(s) on the SM, per "
+                      "warp-vector of theirs, measured",
+                      rounds - 1, shared_sm_round_ns(in, k), k - 1)
+                : std::string()) +
            "]";
   });
   // The second exchange (every owner to every other rank) pays what any exchange among N ranks pays
@@ -373,6 +378,11 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
            (further_measured && further_delta_ns != 0.0
                 ? fmt("; the rounds after the first %.0f ns each", further_round_ns) +
                       fmt(" (%+.0f ns per round, measured)", further_delta_ns)
+                : std::string()) +
+           (shared_sm_round_ns(in, k) != 0.0 && rounds_all > 1
+                ? fmt("; each round after the first %+.0f ns for the other %.0f block(s) on the SM, per warp-vector "
+                      "of theirs, measured",
+                      shared_sm_round_ns(in, k), k - 1)
                 : std::string()) +
            "]";
   });

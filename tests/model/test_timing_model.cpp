@@ -1458,4 +1458,21 @@ TEST_CASE("the rounds after a call's first at several blocks per SM: shared_sm_[
   // The two-shot bodies too, where their rounds run at two blocks per SM.
   CHECK(gain(Pattern::ar_res_rms, 16 * sms, 2 * sms, Algorithm::twoshot, Impl::reference) > 0.0);
   CHECK(gain(Pattern::ar_res_rms, 16 * sms, 2 * sms, Algorithm::twoshot, Impl::lean) > 0.0);
+  // The explanation names the term where it is in, and not where it is 0.
+  const GpuSpec emu = sm_partition(gpu_preset("h200_sxm"), 2);
+  for (const Algorithm algo : {Algorithm::oneshot, Algorithm::twoshot})
+    for (const Impl body : {Impl::reference, Impl::lean}) {
+      INFO(to_string(algo) << " " << static_cast<int>(body));
+      Problem p = problem(16 * sms, 128 * 8, 2);
+      p.algo = algo;
+      LaunchConfig c = launch_shape(128, 1, 2 * sms);
+      c.algo = algo;
+      c.impl = body;
+      const std::string phase = algo == Algorithm::oneshot ? "reduce" : (body == Impl::lean ? "rounds" : "epilogue");
+      const std::string why = explanation_of(predict(p, c, emu, shared, kRes), phase);
+      CHECK(why.find("for the other 1 block(s) on the SM, per warp-vector") != std::string::npos);
+      CHECK(why.find(fmt("%.0f ns", 20.0 * 4) + (algo == Algorithm::oneshot ? " of it" : "") + " for the other") !=
+            std::string::npos);
+      CHECK(explanation_of(predict(p, c, emu, none, kRes), phase).find("for the other") == std::string::npos);
+    }
 }

@@ -1211,9 +1211,10 @@ class Deriver {
   // over x = (blocks per SM - 1) x the block's warps that hold a vector x the vectors a thread holds; the
   // least-squares slope through 0 sets shared_sm_round_ns_per_warp_vector (the bodies with a residual) and
   // shared_sm_ar_round_ns_per_warp_vector (the `ar` rounds). The model's lines over warps, fitted at one block
-  // per SM and taken at the warps of every block on the SM, price 8-17 % of growth where the rows measure 15-24 %
-  // (an H100, session 55; docs/model.md, "Session 55"). After every other constant: the model's rounds are those
-  // of the finished calibration, this term 0.
+  // per SM and taken at the warps of every block on the SM, price 8-21 % of growth where the rows measure 16-26 %
+  // (medians per body, an H100, session 55; docs/model.md, "Session 55"). After every other constant: the model's
+  // rounds are those of the finished calibration, this term 0. The N = 4 and 8 bodies' rows (since session 55) are
+  // records: the slope they would give beside these constants, which the model takes at every N.
   void shared_sm_rounds() {
     using RoundOf = std::function<double(const detail::ModelInputs&, double)>;
     const auto oneshot = [](ModelDesign design) -> RoundOf {

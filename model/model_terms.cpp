@@ -397,6 +397,10 @@ double shared_sm_round_ns(const ModelInputs& in, double blocks_per_sm) {
   return per_warp_vector * (blocks_per_sm - 1.0) * in.active_warps * in.vecs_used;
 }
 
+std::string shared_sm_round_text(double blocks_per_sm) {
+  return fmt("for the other %.0f block(s) on the SM, per warp-vector of theirs, measured", blocks_per_sm - 1.0);
+}
+
 void add_drain_term(const ModelInputs& in, TermSheet& sheet) {
   if (in.cal.exit_store_drain_ns <= 0) return;  // the priors (no launch store rows): no term
   sheet.add("drain", in.cal.exit_store_drain_ns, [&] {

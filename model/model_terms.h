@@ -250,8 +250,12 @@ bool ar_round_measured_at_n2(const ModelInputs& in);
 // What a round takes for the other blocks that share its SM, beyond what the lines over the warps price at their
 // warps (the lines are fitted at one block per SM): shared_sm_[ar_]round_ns_per_warp_vector x (blocks_per_sm - 1) x
 // the warps of a block that hold a vector x the vectors a thread holds (calibrate: body_round {variant}_bps2 /
-// _bps4, since session 55; docs/model.md, "Session 55"); 0 at one block per SM. Part of round_overhead_ns.
+// _bps4, since session 55; docs/model.md, "Session 55"); 0 at one block per SM. Added to each round after a call's
+// first (oneshot_model.cpp with the further-round line, twoshot_model.cpp per epilogue or lean round), not to the
+// first round and not to round_overhead_ns: in a call's first round the blocks on an SM arrive apart.
 double shared_sm_round_ns(const ModelInputs& in, double blocks_per_sm);
+// Its explanation: "for the other K block(s) on the SM, per warp-vector of theirs, measured".
+std::string shared_sm_round_text(double blocks_per_sm);
 // The part of round_overhead_ns that an NVFP4 round at an odd tpb adds (its amax through shared memory, a
 // cluster barrier, the norms recomputed: nvfp4_odd_round_ns + its slope x the warps the barrier waits for
 // on the busiest SM; calibrate: epilogue_round bf16_ar_res_rms_fp4_odd); 0 for other patterns and even tpb.

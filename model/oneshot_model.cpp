@@ -536,9 +536,7 @@ double oneshot_model(const ModelInputs& in, TermSheet& sheet) {
                       "a further round alone, measured",
                       further_ns, n, in.vecs_used, vector_warps_on_sm(in, k)) +
                       (shared_sm_round_ns(in, k) != 0.0
-                           ? fmt("; %+.0f ns of it for the other %.0f block(s) on the SM, per warp-vector of theirs, "
-                                 "measured",
-                                 shared_sm_round_ns(in, k), k - 1)
+                           ? fmt("; %+.0f ns of it ", shared_sm_round_ns(in, k)) + shared_sm_round_text(k)
                            : std::string()) +
                       ")"
                 : std::string()) +

@@ -199,9 +199,8 @@ double twoshot_lean_model(const ModelInputs& in, TermSheet& sheet) {
                                   fmt(" + %.3g owned x %.0f ns", owned_rounds, lr.owner_line_ns)
                             : std::string()) +
            (shared_sm_round_ns(in, k) != 0.0 && rounds > 1
-                ? fmt(" + %lld round(s) after the first x %.0f ns for the other %.0f block(s) on the SM, per "
-                      "warp-vector of theirs, measured",
-                      rounds - 1, shared_sm_round_ns(in, k), k - 1)
+                ? fmt(" + %lld round(s) after the first x %.0f ns ", rounds - 1, shared_sm_round_ns(in, k)) +
+                      shared_sm_round_text(k)
                 : std::string()) +
            "]";
   });
@@ -380,9 +379,7 @@ double twoshot_model(const ModelInputs& in, TermSheet& sheet) {
                       fmt(" (%+.0f ns per round, measured)", further_delta_ns)
                 : std::string()) +
            (shared_sm_round_ns(in, k) != 0.0 && rounds_all > 1
-                ? fmt("; each round after the first %+.0f ns for the other %.0f block(s) on the SM, per warp-vector "
-                      "of theirs, measured",
-                      shared_sm_round_ns(in, k), k - 1)
+                ? fmt("; each round after the first %+.0f ns ", shared_sm_round_ns(in, k)) + shared_sm_round_text(k)
                 : std::string()) +
            "]";
   });

@@ -44,6 +44,7 @@
 #include <cstdint>
 
 #include "kernels/fused_epilogue.cuh"
+#include "kernels/phase_stamps.cuh"
 #include "kernels/twoshot_layout.h"
 
 namespace arlab::kernels {
@@ -133,6 +134,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   }
   __syncthreads();
   pdl_launch_dependents();
+  PhaseStamps stamps;  // probe builds only (kernels/phase_stamps.cuh): 0 entry, 1 copied, 2 past barrier 1,
+  phase_stamp<0>(stamps);  // 3 reduced, 4 past barrier 2, 5 the epilogue's end
 
   const TokenMapping m = token_mapping<T>(p);
   const int chunk = (p.tokens + N - 1) / N;
@@ -170,7 +173,9 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   }
 #endif
 
+  phase_stamp_synced<1>(stamps);
   twoshot_block_barrier<N>(p, epoch + 1u, 1, aborted);
+  phase_stamp<2>(stamps);
 
   // ---- 3. reduce my range, push the sums to every rank ----
   for (int l = m.cluster_id; l < chunk; l += m.num_clusters) {
@@ -201,7 +206,9 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
     });
   }
 
+  phase_stamp_synced<3>(stamps);
   twoshot_block_barrier<N>(p, epoch + 2u, 2, aborted);
+  phase_stamp<4>(stamps);
 
   // ---- 5. epilogue over my elements of every range ----
   const QuantScales q = load_quant_scales<P>(p);
@@ -251,6 +258,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   }
 #endif
 
+  phase_stamp<5>(stamps);
+  phase_stamps_print<6>(stamps, "reference2", N, static_cast<int>(P), p, epoch / 2u);
   if (threadIdx.x == 0) p.twoshot.block_epoch[blockIdx.x] = epoch + 2u;
   // Keep this block's shared memory alive until no other block of the cluster can still read it
   // (lifetime only, a relaxed arrival: kernels/oneshot_kernel.cuh).

@@ -67,6 +67,7 @@
 #pragma once
 
 #include "kernels/oneshot_steps.cuh"
+#include "kernels/phase_stamps.cuh"
 
 namespace arlab::kernels {
 
@@ -114,6 +115,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   }
   __syncthreads();
   pdl_launch_dependents();
+  PhaseStamps stamps;  // probe builds only (kernels/phase_stamps.cuh): 0 entry, 1 thread 0's pushes issued,
+  phase_stamp<0>(stamps);  // 2 the owned rows' end (stage 2), 3 the other rows' end (stage 3)
 
   const LamportBuffers buf = shared_buffers(sh);
   const int chunk = (p.tokens + N - 1) / N;
@@ -128,6 +131,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
       push_to_owner<N>(p, owner, my_slot + off, vec_clear_neg_zero<T>(ld_input_v4(x + off)));
     });
   }
+
+  phase_stamp<1>(stamps);
 
   // ---- 3. publication (buffer cur is clean by the end of this call) ----
   if (threadIdx.x == 0) publish_if_last_arriver(p, arrived_before, flag0, 0ull);
@@ -165,7 +170,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
             }
           });
     }
+    if (pass == 0) phase_stamp<2>(stamps);
   }
+  phase_stamp<3>(stamps);
+  phase_stamps_print<4>(stamps, "lean2", N, static_cast<int>(P), p, flag0);
 
   // Lifetime of this block's shared memory where another block of the cluster may read it (as in the
   // lean one-shot kernel).

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# scripts/phase_probe.sh OUTDIR PROBLEMS_FILE ARLAB
+#
+# Where a fused two-shot call's time goes, phase by phase, on a GPU machine: ARLAB must be a
+# phase_stamps probe build (cmake -DARLAB_KERNEL_PROBE=phase_stamps [-DARLAB_KERNEL_DTYPES=bf16_pairwise];
+# kernels/phase_stamps.cuh). Each line of PROBLEMS_FILE is the argument list of one `arlab run` (blank
+# lines and # comments skipped), run as one process bounded by 120 s; its rows go to OUTDIR/phase.csv
+# (experiment `phase_probe`) and its output, with the kernels' ARLAB_PHASE lines, to
+# OUTDIR/logs/LINE.log. `scripts/phase_table.py OUTDIR ARLAB_CPU` then sets the measured phases beside the
+# model's terms. The list of session 56: scripts/probes/phase_twoshot.txt.
+set -uo pipefail
+if [ $# -ne 3 ]; then
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+out=$1 problems=$2 bin=$3
+[ -x "$bin" ] || { echo "phase_probe: $bin is not an executable" >&2; exit 2; }
+[ -r "$problems" ] || { echo "phase_probe: cannot read $problems" >&2; exit 2; }
+version=$("$bin" --version 2>&1 | head -1)
+case "$version" in
+  *probe-*phase_stamps*) ;;
+  *) echo "phase_probe: $bin is not a phase_stamps probe build ($version)" >&2; exit 2 ;;
+esac
+mkdir -p "$out/logs"
+echo "phase_probe: $version"
+export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
+failed=0 i=0
+while IFS= read -r line || [ -n "$line" ]; do
+  line=${line%%#*}
+  [ -z "${line// }" ] && continue
+  i=$((i + 1))
+  # shellcheck disable=SC2086  # the line is an argument list
+  if ! timeout 120 "$bin" run --experiment phase_probe --csv "$out/phase.csv" $line > "$out/logs/$i.log" 2>&1; then
+    echo "phase_probe: line $i failed: $line (log: $out/logs/$i.log)" >&2
+    failed=$((failed + 1))
+  fi
+done < "$problems"
+echo "phase_probe: $i line(s), $failed failed; rows in $out/phase.csv, phases in $out/logs/"
+[ "$failed" -eq 0 ]

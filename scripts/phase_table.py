@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The two-shot bodies' measured phases beside the model's terms (docs/model.md, "Session 56").
+
+Usage: phase_table.py OUTDIR ARLAB [--calibration FILE]
+
+OUTDIR is what scripts/phase_probe.sh wrote with a phase_stamps probe build: OUTDIR/phase.csv (one row per
+measured configuration) and OUTDIR/logs/*.log (or *.log.gz), whose ARLAB_PHASE lines (kernels/phase_stamps.cuh) hold, per
+sampled call and block, thread 0's cycle counts from the block's first stamp to each later one. ARLAB is an
+arlab binary (a CPU build will do) whose `predict --csv` gives the model's terms of each row's configuration
+on the row's GPU (emulated node; --calibration: the file predict takes, default its own `auto`).
+
+Per configuration, block index and sampled call (a block index's sampled calls are the same calls on every
+rank), the rank whose block started last (%globaltimer at the first stamp, `t0`): the headline time runs from
+the last rank's start, and an earlier rank's first wait holds its lead. Per block index, the median over its
+sampled calls (at least --min-samples) of that rank's stamps; the block whose last stamp is then latest is the
+call's slowest block, and its phases are printed in microseconds at the row's SM clock (sm_clock_mhz_start),
+beside the terms that price them (--typical: the median over every rank and block of each stamp instead):
+  reference two-shot: copy | barrier_1 | reduce_scatter | barrier_2 | epilogue, each against the term of
+    that name;
+  lean two-shot: push (thread 0's pushes issued) against `push`; the owned rows (stage 2) and the other
+    rows (stage 3) together against first_wait + grid + rounds + second_wait.
+`outside` is the measured kernel time (skew-free median) less the stamped span, against the terms not
+stamped (launch, ranks, exit, drain, prologue).
+
+--summary: instead of the rows, per body and N the geometric mean over the rows of measured / model for the
+whole call and for each phase (a phase the model prices at 0 is left out).
+"""
+import argparse
+import collections
+import csv
+import glob
+import gzip
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+PATTERNS = ["ar", "ar_res_rms", "ar_res_rms_fp8", "ar_res_rms_fp4", "ar_res_rms_out_fp8", "ar_res_rms_out_fp4"]
+# body name in the ARLAB_PHASE line -> (kernel_variant, [(phase, first stamp, last stamp, model terms)])
+BODIES = {
+    "reference2": ("reference", [("copy", 0, 1, ["copy"]), ("barrier_1", 1, 2, ["barrier_1"]),
+                                 ("reduce_scatter", 2, 3, ["reduce_scatter"]), ("barrier_2", 3, 4, ["barrier_2"]),
+                                 ("epilogue", 4, 5, ["epilogue"])]),
+    "lean2": ("lean", [("push", 0, 1, ["push"]),
+                       ("rounds", 1, 3, ["first_wait", "grid", "rounds", "second_wait"])]),
+}
+LINE = re.compile(r"ARLAB_PHASE body=(\w+) n=(\d+) pattern=(\d+) rank=(\d+) block=(\d+) tokens=(\d+) hidden=(\d+) "
+                  r"tpb=(\d+) cluster=(\d+) grid=(\d+) vpt=(\d+) call=(\d+) smid=(\d+) t0=(\d+) stamps=([-\d,]+)")
+
+
+def read_phases(outdir):
+    """{(body, n, pattern, tokens, hidden, tpb, cluster, grid, vpt): {(block, call): {rank: (t0, [0, c1..c5])}}}"""
+    got = collections.defaultdict(lambda: collections.defaultdict(dict))
+    logs = sorted(glob.glob(os.path.join(outdir, "logs", "*.log")) + glob.glob(os.path.join(outdir, "logs", "*.log.gz")))
+    for log in logs:
+        with (gzip.open(log, "rt", errors="replace") if log.endswith(".gz") else open(log, errors="replace")) as f:
+            for line in f:
+                m = LINE.search(line)
+                if not m:
+                    continue
+                g = m.groups()
+                key = (g[0], int(g[1]), PATTERNS[int(g[2])], int(g[5]), int(g[6]), int(g[7]), int(g[8]), int(g[9]),
+                       int(g[10]))
+                got[key][(int(g[4]), int(g[11]))][int(g[3])] = (int(g[13]), [0] + [int(v) for v in g[14].split(",")])
+    return got
+
+
+def slowest_block_of_late_rank(calls, last, min_samples):
+    """Per block index, the median over its calls of the late rank's stamps; the block whose last is latest."""
+    per_block = collections.defaultdict(list)
+    for (block, _), ranks in calls.items():
+        per_block[block].append(max(ranks.values(), key=lambda v: v[0])[1])
+    kept = {b: v for b, v in per_block.items() if len(v) >= min_samples}
+    if not kept:
+        return None, 0, 0
+    medians = {b: [statistics.median(s[i] for s in v) for i in range(6)] for b, v in kept.items()}
+    block = max(medians, key=lambda b: medians[b][last])
+    return medians[block], min(len(v) for v in kept.values()), len(kept)
+
+
+def typical_block(calls):
+    every = [v[1] for ranks in calls.values() for v in ranks.values()]
+    return [statistics.median(s[i] for s in every) for i in range(6)], len(every), len(calls)
+
+
+def gpu_preset(name):
+    for tag, preset in (("H100", "h100_sxm"), ("H200", "h200_sxm"), ("B200", "b200"), ("A100", "a100_sxm")):
+        if tag in name:
+            return preset
+    sys.exit(f"phase_table: no GPU preset for '{name}'")
+
+
+def model_terms(arlab, row, calibration):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "p.csv")
+        cmd = [arlab, "predict", "-n", row["nranks"], "--hidden", row["hidden"], "-t", row["tokens"], "-d", row["dtype"],
+               "--pattern", row["pattern"], "--acc", row["acc"], "--algo", "twoshot", "--gpu", gpu_preset(row["gpu"]),
+               "--emulated", "--kernel", row["kernel_variant"], "--policy", "explicit", "--tpb", row["tpb"], "--cluster",
+               row["cluster"], "--grid", row["grid"], "--vpt", row["vecs_per_thread"], "--csv", out, "--no-terms"]
+        if calibration:
+            cmd += ["--calibration", calibration]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            rows = list(csv.DictReader(f))
+    return float(rows[0]["predicted_us"]), {r["term"]: float(r["term_us"]) for r in rows}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("arlab")
+    ap.add_argument("--calibration", default=None)
+    ap.add_argument("--min-samples", type=int, default=3, help="sampled calls a block index needs to count (default 3)")
+    ap.add_argument("--typical", action="store_true", help="the median block's phases, not the slowest block's")
+    ap.add_argument("--summary", action="store_true", help="per body and N, geometric means of measured / model")
+    args = ap.parse_args()
+    phases = read_phases(args.outdir)
+    if not phases:
+        sys.exit(f"phase_table: no ARLAB_PHASE lines in {args.outdir}/logs (not a phase_stamps probe build?)")
+    with open(os.path.join(args.outdir, "phase.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["algo"] == "twoshot" and r["implementation"] == "fused"]
+    if not args.summary:
+        print("| N | pattern | H x tokens | body | tpb/cluster/grid/vpt | measured us (model) | " +
+              "phases, measured (model) us | outside | samples |")
+        print("|---|---|---|---|---|---|---|---|---|")
+    seen = set()
+    ratios = collections.defaultdict(lambda: collections.defaultdict(list))  # (body, N) -> phase -> [measured / model]
+    for row in rows:
+        body = next(b for b, (variant, _) in BODIES.items() if variant == row["kernel_variant"])
+        key = (body, int(row["nranks"]), row["pattern"], int(row["tokens"]), int(row["hidden"]), int(row["tpb"]),
+               int(row["cluster"]), int(row["grid"]), int(row["vecs_per_thread"]))
+        if key in seen or key not in phases:
+            continue
+        seen.add(key)
+        _, spec = BODIES[body]
+        last = spec[-1][2]
+        if args.typical:
+            stamps, samples, groups = typical_block(phases[key])
+        else:
+            stamps, samples, groups = slowest_block_of_late_rank(phases[key], last, args.min_samples)
+        if stamps is None:
+            continue
+        mhz = float(row["sm_clock_mhz_start"])
+        us = [c / mhz for c in stamps]  # cycles / MHz = us
+        total_model, terms = model_terms(args.arlab, row, args.calibration)
+        measured = float(row["skewfree_us_median"])
+        cells, stamped_terms = [], set()
+        for name, a, b, names in spec:
+            stamped_terms.update(names)
+            cells.append(f"{name} {us[b] - us[a]:.2f} ({sum(terms.get(t, 0.0) for t in names):.2f})")
+        outside_model = sum(v for t, v in terms.items() if t not in stamped_terms)
+        group = ratios[(row["kernel_variant"], key[1])]
+        group["call"].append(measured / total_model)
+        for name, a, b, names in spec:
+            priced = sum(terms.get(t, 0.0) for t in names)
+            if priced > 0:
+                group[name].append((us[b] - us[a]) / priced)
+        if args.summary:
+            continue
+        print(f"| {key[1]} | {key[2]} | {key[4]} x {key[3]} | {row['kernel_variant']} | {key[5]}/{key[6]}/{key[7]}/{key[8]} | "
+              f"{measured:.2f} ({total_model:.2f}) | {'; '.join(cells)} | {measured - us[last]:.2f} ({outside_model:.2f}) | "
+              f"{samples} x {groups} |")
+    if args.summary:
+        print("| body | N | rows | measured / model, geometric mean: the call; each phase |")
+        print("|---|---|---|---|")
+        for (variant, n), group in sorted(ratios.items()):
+            phases_text = "; ".join(f"{name} {statistics.geometric_mean(v):.2f}" for name, v in group.items() if name != "call")
+            print(f"| {variant} | {n} | {len(group['call'])} | call {statistics.geometric_mean(group['call']):.2f}; "
+                  f"{phases_text} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1023,8 +1023,24 @@ def h100_le16_bias(doc, stem, template):
                          template)])
 
 
+# docs/model.md, "Session 56": the rows of the phase table quoted there (N, pattern, H x tokens, body, shape).
+PHASE_ROWS = ["| 2 | ar_res_rms | 5936 x 200 | reference | 742/1/64/1 |", "| 4 | ar | 5936 x 200 | reference | 742/1/32/1 |",
+              "| 4 | ar_res_rms | 11168 x 200 | reference | 698/2/32/1 |", "| 4 | ar_res_rms | 11168 x 200 | lean | 698/2/32/1 |",
+              "| 8 | ar_res_rms | 11168 x 200 | reference | 698/2/16/1 |", "| 8 | ar_res_rms | 11168 x 200 | lean | 698/2/16/1 |",
+              "| 8 | ar | 11168 x 200 | lean | 698/2/16/1 |"]
+
+
+def phase_rows(out):
+    rows = [l for l in out.splitlines() if any(l.startswith(p) for p in PHASE_ROWS)]
+    return rows if len(rows) == len(PHASE_ROWS) else ["(phase_table.py printed %d of the quoted rows)" % len(rows)]
+
+
 CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"], derive=table_rows),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", "data/h200/phase_probe_s56", "{arlab}", "--summary"],
+         derive=table_rows),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", "data/h200/phase_probe_s56", "{arlab}"],
+         derive=phase_rows),
     dict(doc="docs/results.md", cmd=["{py}", "scripts/ab_table.py", "data/h200/lean_poll_probe_emulated.csv"],
          derive=table_rows),
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_probe_emulated.csv",

@@ -11,8 +11,7 @@
 //   cluster=<c> grid=<g> vpt=<v> call=<counter> smid=<sm> t0=<ns> stamps=<c1>,<c2>,...
 // c_i being the cycles from the block's first stamp to stamp i, t0 the %globaltimer at the first (one
 // clock for every SM: it says which rank started last). The line describes a call that printed
-// nothing (printing is slow, and in the printing call it would hold back the blocks that wait for the
-// printing one). Cycles of one SM's counter, so only differences within a block mean anything;
+// nothing (in a printing call, blocks were seen at several times the kernel's median time). Cycles of one SM's counter, so only differences within a block mean anything;
 // scripts/phase_table.py turns them into microseconds with the SM clock of the run and sets them beside
 // `arlab predict`'s terms. The records are a module-scope __device__ array of each kernel's translation
 // unit (one per instantiation; a probe build's scratch, nothing reads it but the hook).

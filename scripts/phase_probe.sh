@@ -10,7 +10,7 @@
 # model's terms. The list of session 56: scripts/probes/phase_twoshot.txt.
 set -uo pipefail
 if [ $# -ne 3 ]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 out=$1 problems=$2 bin=$3

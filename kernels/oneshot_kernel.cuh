@@ -61,6 +61,7 @@
 #pragma once
 
 #include "kernels/oneshot_steps.cuh"
+#include "kernels/phase_stamps.cuh"
 
 namespace arlab::kernels {
 
@@ -110,6 +111,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag);
   __syncthreads();
   pdl_launch_dependents();
+  PhaseStamps stamps;  // probe builds only (kernels/phase_stamps.cuh): 0 entry, 1 thread 0's pushes issued,
+  phase_stamp<0>(stamps);  // 2 its clear pass done, 3 the last token round's end
 
   const LamportBuffers buf = shared_buffers(sh);
 
@@ -128,8 +131,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   if (threadIdx.x == 0)
     publish_if_last_arriver(p, arrived_before, flag, static_cast<unsigned long long>(p.tokens) * m.row_bytes);
 
+  phase_stamp<1>(stamps);
+
   // ---- 3. clear my buffer of the previous call back to -0.0 ----
   clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);
+  phase_stamp<2>(stamps);
 
   // ---- 4. poll, reduce, epilogue (kernels/fused_epilogue.cuh) ----
 #if ARLAB_PROBE_LIBRARY_VIEW
@@ -156,6 +162,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
         },
         held);
   }
+  phase_stamp<3>(stamps);
+  phase_stamps_print<4>(stamps, "reference1", N, static_cast<int>(P), p, flag);
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it:
   // lifetime only, so a relaxed arrival (the lean body's, kernels/oneshot_lean_kernel.cuh, says why

@@ -75,6 +75,7 @@
 #pragma once
 
 #include "kernels/oneshot_steps.cuh"
+#include "kernels/phase_stamps.cuh"
 
 namespace arlab::kernels {
 
@@ -153,6 +154,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag0);
   __syncthreads();
   pdl_launch_dependents();
+  PhaseStamps stamps;  // probe builds only (kernels/phase_stamps.cuh): 0 entry, 1 thread 0's pushes issued,
+  phase_stamp<0>(stamps);  // 2 past the clear a reference call left (none after a lean one), 3 the last round's end
 
   const LamportBuffers buf = shared_buffers(sh);
 
@@ -171,12 +174,15 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
     }
   }
 
+  phase_stamp<1>(stamps);
+
   // ---- 4. the last arriver publishes the next call's state (its atomic has returned by now) ----
   // Buffer cur is clean by the end of this call (protocol step 4): 0 bytes to clear.
   if (threadIdx.x == 0) publish_if_last_arriver(p, arrived_before, flag0, 0ull);
 
   // ---- 5. clear buffer prev, only after a reference call (0 bytes after a lean call) ----
   if (sh.clear_bytes != 0ull) clear_previous_buffer<T, N>(p, buf.prev, sh.clear_bytes, m.tpb);
+  phase_stamp<2>(stamps);
 
   // ---- 6. poll, reduce with my own vector in place, clear what was consumed, epilogue ----
   char* my_cur = static_cast<char*>(p.my_region) + buf.cur * p.buffer_bytes;
@@ -195,6 +201,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
         },
         held);
   }
+  phase_stamp<3>(stamps);
+  phase_stamps_print<4>(stamps, "lean1", N, static_cast<int>(P), p, flag0);
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it:
   // only where the epilogue read another block's shared memory (cluster_sum without the pushed

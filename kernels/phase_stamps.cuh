@@ -1,4 +1,4 @@
-// Phase stamps: where a fused call's time goes, phase by phase, for probe builds only
+// Phase stamps: where a fused call's time goes, phase by phase, in all four bodies, for probe builds only
 // (ARLAB_KERNEL_PROBE=phase_stamps; docs/kernels.md, "Phase stamps"). In every other build each hook
 // below is empty and the kernels' machine code is unchanged.
 //
@@ -33,7 +33,7 @@
 
 namespace arlab::kernels {
 
-constexpr int kMaxPhaseStamps = 6;       // boundaries a body records (the reference two-shot has 6)
+constexpr int kMaxPhaseStamps = 6;       // boundaries a body records (the reference two-shot has 6, the others 4)
 // One call in this many prints: a prime, so that the sampled calls fall on every member of an interleaved
 // run (members take turns in batches of 16 calls, scripts/phase_probe.sh).
 constexpr int kPhaseSamplePeriod = 251;

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # scripts/phase_probe.sh OUTDIR PROBLEMS_FILE ARLAB
 #
-# Where a fused two-shot call's time goes, phase by phase, on a GPU machine: ARLAB must be a
+# Where a fused call's time goes, phase by phase, on a GPU machine: ARLAB must be a
 # phase_stamps probe build (cmake -DARLAB_KERNEL_PROBE=phase_stamps [-DARLAB_KERNEL_DTYPES=bf16_pairwise];
 # kernels/phase_stamps.cuh). Each line of PROBLEMS_FILE is the argument list of one `arlab run` (blank
 # lines and # comments skipped), run as one process bounded by 120 s; its rows go to OUTDIR/phase.csv
 # (experiment `phase_probe`) and its output, with the kernels' ARLAB_PHASE lines, to
 # OUTDIR/logs/LINE.log. `scripts/phase_table.py OUTDIR ARLAB_CPU` then sets the measured phases beside the
-# model's terms. The list of session 56: scripts/probes/phase_twoshot.txt.
+# model's terms. The lists: scripts/probes/phase_twoshot.txt (run in session 56), phase_oneshot.txt.
 set -uo pipefail
 if [ $# -ne 3 ]; then
   sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The two-shot bodies' measured phases beside the model's terms (docs/model.md, "Session 56").
+"""The fused bodies' measured phases beside the model's terms (docs/model.md, "Session 56").
 
 Usage: phase_table.py OUTDIR ARLAB [--calibration FILE]
 
@@ -18,11 +18,13 @@ beside the terms that price them (--typical: the median over every rank and bloc
   reference two-shot: copy | barrier_1 | reduce_scatter | barrier_2 | epilogue, each against the term of
     that name;
   lean two-shot: push (thread 0's pushes issued) against `push`; the owned rows (stage 2) and the other
-    rows (stage 3) together against first_wait + grid + rounds + second_wait.
+    rows (stage 3) together against first_wait + grid + rounds + second_wait;
+  both one-shot bodies: push (thread 0's pushes issued) against `push`, its clear pass (the lean body's only
+    after a reference call) against `clear`, the token rounds against first_wait + grid + reduce.
 `outside` is the measured kernel time (skew-free median) less the stamped span, against the terms not
 stamped (launch, ranks, exit, drain, prologue).
 
---summary: instead of the rows, per body and N the geometric mean over the rows of measured / model for the
+--summary: instead of the rows, per body, algorithm and N the geometric mean over the rows of measured / model for the
 whole call and for each phase (a phase the model prices at 0 is left out).
 """
 import argparse
@@ -38,13 +40,17 @@ import sys
 import tempfile
 
 PATTERNS = ["ar", "ar_res_rms", "ar_res_rms_fp8", "ar_res_rms_fp4", "ar_res_rms_out_fp8", "ar_res_rms_out_fp4"]
-# body name in the ARLAB_PHASE line -> (kernel_variant, [(phase, first stamp, last stamp, model terms)])
+# body name in the ARLAB_PHASE line -> (kernel_variant, algo, [(phase, first stamp, last stamp, model terms)])
 BODIES = {
-    "reference2": ("reference", [("copy", 0, 1, ["copy"]), ("barrier_1", 1, 2, ["barrier_1"]),
-                                 ("reduce_scatter", 2, 3, ["reduce_scatter"]), ("barrier_2", 3, 4, ["barrier_2"]),
-                                 ("epilogue", 4, 5, ["epilogue"])]),
-    "lean2": ("lean", [("push", 0, 1, ["push"]),
-                       ("rounds", 1, 3, ["first_wait", "grid", "rounds", "second_wait"])]),
+    "reference2": ("reference", "twoshot", [("copy", 0, 1, ["copy"]), ("barrier_1", 1, 2, ["barrier_1"]),
+                                            ("reduce_scatter", 2, 3, ["reduce_scatter"]),
+                                            ("barrier_2", 3, 4, ["barrier_2"]), ("epilogue", 4, 5, ["epilogue"])]),
+    "lean2": ("lean", "twoshot", [("push", 0, 1, ["push"]),
+                                  ("rounds", 1, 3, ["first_wait", "grid", "rounds", "second_wait"])]),
+    "reference1": ("reference", "oneshot", [("push", 0, 1, ["push"]), ("clear", 1, 2, ["clear"]),
+                                            ("rounds", 2, 3, ["first_wait", "grid", "reduce"])]),
+    "lean1": ("lean", "oneshot", [("push", 0, 1, ["push"]), ("clear", 1, 2, ["clear"]),
+                                  ("rounds", 2, 3, ["first_wait", "grid", "reduce"])]),
 }
 LINE = re.compile(r"ARLAB_PHASE body=(\w+) n=(\d+) pattern=(\d+) rank=(\d+) block=(\d+) tokens=(\d+) hidden=(\d+) "
                   r"tpb=(\d+) cluster=(\d+) grid=(\d+) vpt=(\d+) call=(\d+) smid=(\d+) t0=(\d+) stamps=([-\d,]+)")
@@ -96,7 +102,7 @@ def model_terms(arlab, row, calibration):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "p.csv")
         cmd = [arlab, "predict", "-n", row["nranks"], "--hidden", row["hidden"], "-t", row["tokens"], "-d", row["dtype"],
-               "--pattern", row["pattern"], "--acc", row["acc"], "--algo", "twoshot", "--gpu", gpu_preset(row["gpu"]),
+               "--pattern", row["pattern"], "--acc", row["acc"], "--algo", row["algo"], "--gpu", gpu_preset(row["gpu"]),
                "--emulated", "--kernel", row["kernel_variant"], "--policy", "explicit", "--tpb", row["tpb"], "--cluster",
                row["cluster"], "--grid", row["grid"], "--vpt", row["vecs_per_thread"], "--csv", out, "--no-terms"]
         if calibration:
@@ -114,27 +120,27 @@ def main():
     ap.add_argument("--calibration", default=None)
     ap.add_argument("--min-samples", type=int, default=3, help="sampled calls a block index needs to count (default 3)")
     ap.add_argument("--typical", action="store_true", help="the median block's phases, not the slowest block's")
-    ap.add_argument("--summary", action="store_true", help="per body and N, geometric means of measured / model")
+    ap.add_argument("--summary", action="store_true", help="per body, algorithm and N, geometric means of measured / model")
     args = ap.parse_args()
     phases = read_phases(args.outdir)
     if not phases:
         sys.exit(f"phase_table: no ARLAB_PHASE lines in {args.outdir}/logs (not a phase_stamps probe build?)")
     with open(os.path.join(args.outdir, "phase.csv")) as f:
-        rows = [r for r in csv.DictReader(f) if r["algo"] == "twoshot" and r["implementation"] == "fused"]
+        rows = [r for r in csv.DictReader(f) if r["implementation"] == "fused" and r["kernel_variant"] in ("reference", "lean")]
     if not args.summary:
         print("| N | pattern | H x tokens | body | tpb/cluster/grid/vpt | measured us (model) | " +
               "phases, measured (model) us | outside | samples |")
         print("|---|---|---|---|---|---|---|---|---|")
     seen = set()
-    ratios = collections.defaultdict(lambda: collections.defaultdict(list))  # (body, N) -> phase -> [measured / model]
+    ratios = collections.defaultdict(lambda: collections.defaultdict(list))  # (body, algo, N) -> phase -> [meas. / model]
     for row in rows:
-        body = next(b for b, (variant, _) in BODIES.items() if variant == row["kernel_variant"])
+        body = next(b for b, (variant, algo, _) in BODIES.items() if (variant, algo) == (row["kernel_variant"], row["algo"]))
         key = (body, int(row["nranks"]), row["pattern"], int(row["tokens"]), int(row["hidden"]), int(row["tpb"]),
                int(row["cluster"]), int(row["grid"]), int(row["vecs_per_thread"]))
         if key in seen or key not in phases:
             continue
         seen.add(key)
-        _, spec = BODIES[body]
+        _, _, spec = BODIES[body]
         last = spec[-1][2]
         if args.typical:
             stamps, samples, groups = typical_block(phases[key])
@@ -151,7 +157,7 @@ def main():
             stamped_terms.update(names)
             cells.append(f"{name} {us[b] - us[a]:.2f} ({sum(terms.get(t, 0.0) for t in names):.2f})")
         outside_model = sum(v for t, v in terms.items() if t not in stamped_terms)
-        group = ratios[(row["kernel_variant"], key[1])]
+        group = ratios[(row["kernel_variant"], row["algo"], key[1])]
         group["call"].append(measured / total_model)
         for name, a, b, names in spec:
             priced = sum(terms.get(t, 0.0) for t in names)
@@ -163,11 +169,11 @@ def main():
               f"{measured:.2f} ({total_model:.2f}) | {'; '.join(cells)} | {measured - us[last]:.2f} ({outside_model:.2f}) | "
               f"{samples} x {groups} |")
     if args.summary:
-        print("| body | N | rows | measured / model, geometric mean: the call; each phase |")
-        print("|---|---|---|---|")
-        for (variant, n), group in sorted(ratios.items()):
+        print("| body | algorithm | N | rows | measured / model, geometric mean: the call; each phase |")
+        print("|---|---|---|---|---|")
+        for (variant, algo, n), group in sorted(ratios.items()):
             phases_text = "; ".join(f"{name} {statistics.geometric_mean(v):.2f}" for name, v in group.items() if name != "call")
-            print(f"| {variant} | {n} | {len(group['call'])} | call {statistics.geometric_mean(group['call']):.2f}; "
+            print(f"| {variant} | {algo} | {n} | {len(group['call'])} | call {statistics.geometric_mean(group['call']):.2f}; "
                   f"{phases_text} |")
 
 

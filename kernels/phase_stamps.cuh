@@ -1,6 +1,6 @@
 // Phase stamps: where a fused call's time goes, phase by phase, in all four bodies, for probe builds only
 // (ARLAB_KERNEL_PROBE=phase_stamps; docs/kernels.md, "Phase stamps"). In every other build each hook
-// below is empty and the kernels' machine code is unchanged.
+// below is empty (a default build's two-shot objects keep their size, docs/kernels.md).
 //
 // WHAT IS RECORDED: thread 0 of every block reads its SM's cycle counter (clock64) at the body's phase
 // boundaries and keeps the values in registers; at the end of every call it stores them, with the call's
@@ -11,9 +11,9 @@
 //   cluster=<c> grid=<g> vpt=<v> call=<counter> smid=<sm> t0=<ns> stamps=<c1>,<c2>,...
 // c_i being the cycles from the block's first stamp to stamp i, t0 the %globaltimer at the first (one
 // clock for every SM: it says which rank started last). The line describes a call that printed
-// nothing (in a printing call, blocks were seen at several times the kernel's median time). Cycles of one SM's counter, so only differences within a block mean anything;
-// scripts/phase_table.py turns them into microseconds with the SM clock of the run and sets them beside
-// `arlab predict`'s terms. The records are a module-scope __device__ array of each kernel's translation
+// nothing (in a printing call, blocks were seen at several times the kernel's median time). Cycles of
+// one SM's counter, so only differences within a block mean anything; scripts/phase_table.py turns them
+// into microseconds with the SM clock of the run and sets them beside `arlab predict`'s terms. The records are a module-scope __device__ array of each kernel's translation
 // unit (one per instantiation; a probe build's scratch, nothing reads it but the hook).
 //
 // WHERE A STAMP SITS: at a point the whole block has passed (after a __syncthreads of the body, or of
@@ -21,9 +21,9 @@
 // anyway, so the added one costs only its own issue), or, where the body has no block-wide point, at
 // thread 0's own progress (phase_stamp).
 //
-// What a probe build changes: a few clock reads and a record of 13 words per block and call; on one call
-// in kPhaseSamplePeriod, a printf of thread 0 (the call that prints is slower; the medians of a run are
-// not moved by one call in 251).
+// What a probe build changes: a few clock reads and a record of 96 bytes stored per block and call; on one
+// call in kPhaseSamplePeriod, a printf of thread 0 (that call is slower: one call in 251 of a run's timed
+// calls). What the hooks cost a call has not been measured yet.
 #pragma once
 
 #include <cstdio>

@@ -24,6 +24,11 @@ beside the terms that price them (--typical: the median over every rank and bloc
 `outside` is the measured kernel time (skew-free median) less the stamped span, against the terms not
 stamped (launch, ranks, exit, drain, prologue).
 
+--barriers: the reference two-shot's rows only: the late rank's wait at each barrier beside how much later than
+its own the last peer's block ended the phase before it (%globaltimer at entry + the cycles to that stamp),
+medians over the sampled calls of every block index: a wait that the peers' lateness does not explain is the
+barrier's own.
+
 --summary: instead of the rows, per body, algorithm and N the geometric mean over the rows of measured / model for the
 whole call and for each phase (a phase the model prices at 0 is left out).
 """
@@ -91,6 +96,34 @@ def typical_block(calls):
     return [statistics.median(s[i] for s in every) for i in range(6)], len(every), len(calls)
 
 
+def print_barriers(phases, outdir):
+    with open(os.path.join(outdir, "phase.csv")) as f:
+        mhz = {(r["nranks"], r["pattern"], r["tokens"], r["hidden"], r["tpb"], r["cluster"], r["grid"], r["vecs_per_thread"]):
+               float(r["sm_clock_mhz_start"]) for r in csv.DictReader(f) if r["kernel_variant"] == "reference"}
+    print("| N | pattern | H x tokens | tpb/cluster/grid/vpt | barrier 1: wait us (the last peer later by) | "
+          "barrier 2: wait us (the last peer later by) | calls x blocks |")
+    print("|---|---|---|---|---|---|---|")
+    for key, calls in sorted(phases.items(), key=lambda kv: kv[0][1:]):
+        if key[0] != "reference2":
+            continue
+        clock = mhz[tuple(str(v) for v in key[1:])] / 1000.0  # cycles per ns
+        cols = {1: ([], []), 2: ([], [])}
+        for ranks in calls.values():
+            if len(ranks) < key[1]:
+                continue
+            late = max(ranks, key=lambda r: ranks[r][0])
+            for barrier, before, after in ((1, 1, 2), (2, 3, 4)):
+                ended = {r: t0 + stamps[before] / clock for r, (t0, stamps) in ranks.items()}
+                waits, later = cols[barrier]
+                waits.append((ranks[late][1][after] - ranks[late][1][before]) / clock / 1000.0)
+                later.append((max(ended.values()) - ended[late]) / 1000.0)
+        if not cols[1][0]:
+            continue
+        cells = [f"{statistics.median(w):.2f} ({statistics.median(l):.2f})" for w, l in (cols[1], cols[2])]
+        print(f"| {key[1]} | {key[2]} | {key[4]} x {key[3]} | {key[5]}/{key[6]}/{key[7]}/{key[8]} | {cells[0]} | {cells[1]} | "
+              f"{len(cols[1][0])} |")
+
+
 def gpu_preset(name):
     for tag, preset in (("H100", "h100_sxm"), ("H200", "h200_sxm"), ("B200", "b200"), ("A100", "a100_sxm")):
         if tag in name:
@@ -120,11 +153,15 @@ def main():
     ap.add_argument("--calibration", default=None)
     ap.add_argument("--min-samples", type=int, default=3, help="sampled calls a block index needs to count (default 3)")
     ap.add_argument("--typical", action="store_true", help="the median block's phases, not the slowest block's")
+    ap.add_argument("--barriers", action="store_true", help="the reference two-shot's barrier waits against the peers' lateness")
     ap.add_argument("--summary", action="store_true", help="per body, algorithm and N, geometric means of measured / model")
     args = ap.parse_args()
     phases = read_phases(args.outdir)
     if not phases:
         sys.exit(f"phase_table: no ARLAB_PHASE lines in {args.outdir}/logs (not a phase_stamps probe build?)")
+    if args.barriers:
+        print_barriers(phases, args.outdir)
+        return
     with open(os.path.join(args.outdir, "phase.csv")) as f:
         rows = [r for r in csv.DictReader(f) if r["implementation"] == "fused" and r["kernel_variant"] in ("reference", "lean")]
     if not args.summary:

@@ -1030,6 +1030,16 @@ PHASE_ROWS = ["| 2 | ar_res_rms | 5936 x 200 | reference | 742/1/64/1 |", "| 4 |
               "| 8 | ar | 11168 x 200 | lean | 698/2/16/1 |"]
 
 
+BARRIER_ROWS = ["| 2 | ar_res_rms | 5936 x 200 | 742/1/64/1 |", "| 4 | ar | 5936 x 4 | 768/1/4/1 |",
+                "| 4 | ar | 5936 x 200 | 742/1/32/1 |", "| 4 | ar_res_rms | 11168 x 200 | 698/2/32/1 |",
+                "| 8 | ar_res_rms | 8192 x 32 | 1024/1/16/1 |", "| 8 | ar_res_rms | 11168 x 200 | 698/2/16/1 |"]
+
+
+def barrier_rows(out):
+    rows = [l for l in out.splitlines() if any(l.startswith(p) for p in BARRIER_ROWS)]
+    return rows if len(rows) == len(BARRIER_ROWS) else ["(phase_table.py --barriers printed %d of the quoted rows)" % len(rows)]
+
+
 def phase_rows(out):
     rows = [l for l in out.splitlines() if any(l.startswith(p) for p in PHASE_ROWS)]
     return rows if len(rows) == len(PHASE_ROWS) else ["(phase_table.py printed %d of the quoted rows)" % len(rows)]
@@ -1041,6 +1051,8 @@ CHECKS = [
          derive=table_rows),
     dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", "data/h200/phase_probe_s56", "{arlab}"],
          derive=phase_rows),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", "data/h200/phase_probe_s56", "{arlab}", "--barriers"],
+         derive=barrier_rows),
     dict(doc="docs/results.md", cmd=["{py}", "scripts/ab_table.py", "data/h200/lean_poll_probe_emulated.csv"],
          derive=table_rows),
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_probe_emulated.csv",

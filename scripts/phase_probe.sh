@@ -21,6 +21,9 @@ case "$version" in
   *probe-*phase_stamps*) ;;
   *) echo "phase_probe: $bin is not a phase_stamps probe build ($version)" >&2; exit 2 ;;
 esac
+if [ -e "$out/phase.csv" ] || [ -e "$out/logs" ]; then
+  echo "phase_probe: $out already holds a run (phase.csv or logs/); name a new OUTDIR" >&2; exit 2
+fi
 mkdir -p "$out/logs"
 echo "phase_probe: $version"
 export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}

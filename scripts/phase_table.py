@@ -140,7 +140,9 @@ def model_terms(arlab, row, calibration):
                row["cluster"], "--grid", row["grid"], "--vpt", row["vecs_per_thread"], "--csv", out, "--no-terms"]
         if calibration:
             cmd += ["--calibration", calibration]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            sys.exit(f"phase_table: `{' '.join(cmd)}` failed (exit {done.returncode}): {done.stderr.strip()}")
         with open(out) as f:
             rows = list(csv.DictReader(f))
     return float(rows[0]["predicted_us"]), {r["term"]: float(r["term_us"]) for r in rows}
@@ -156,6 +158,10 @@ def main():
     ap.add_argument("--barriers", action="store_true", help="the reference two-shot's barrier waits against the peers' lateness")
     ap.add_argument("--summary", action="store_true", help="per body, algorithm and N, geometric means of measured / model")
     args = ap.parse_args()
+    if args.min_samples < 1:
+        ap.error(f"--min-samples must be at least 1, got {args.min_samples}")
+    if not (os.path.isfile(args.arlab) and os.access(args.arlab, os.X_OK)):
+        ap.error(f"ARLAB {args.arlab} is not an executable (an arlab binary; a CPU build will do)")
     phases = read_phases(args.outdir)
     if not phases:
         sys.exit(f"phase_table: no ARLAB_PHASE lines in {args.outdir}/logs (not a phase_stamps probe build?)")

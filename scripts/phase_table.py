@@ -29,6 +29,10 @@ its own the last peer's block ended the phase before it (%globaltimer at entry +
 medians over the sampled calls of every block index: a wait that the peers' lateness does not explain is the
 barrier's own.
 
+--hooks-cost DEFAULT_CSV: what the probe costs a call: each fused row of OUTDIR/phase.csv beside the same row
+(body, algorithm, problem, configuration, policy) of DEFAULT_CSV, the same list run with a default build on
+the same GPU, skew-free medians (ARLAB is not run).
+
 --summary: instead of the rows, per body, algorithm and N the geometric mean over the rows of measured / model for the
 whole call and for each phase (a phase the model prices at 0 is left out).
 """
@@ -124,6 +128,40 @@ def print_barriers(phases, outdir):
               f"{len(cols[1][0])} |")
 
 
+ROW_KEY = ["kernel_variant", "algo", "nranks", "pattern", "hidden", "tokens", "tpb", "cluster", "grid", "vecs_per_thread",
+           "policy"]
+
+
+def fused_rows(path):
+    if not os.path.isfile(path):
+        sys.exit(f"phase_table: no file {path}")
+    with open(path) as f:
+        return {tuple(r[c] for c in ROW_KEY): float(r["skewfree_us_median"]) for r in csv.DictReader(f)
+                if r["implementation"] == "fused" and r["kernel_variant"] in ("reference", "lean")}
+
+
+def print_hooks_cost(probe_csv, default_csv):
+    """Each row's skew-free median with the probe build over the same row with a default build (> 1: the hooks cost)."""
+    probe, default = fused_rows(probe_csv), fused_rows(default_csv)
+    both = [k for k in probe if k in default]
+    if not both:
+        sys.exit(f"phase_table: no fused row of {probe_csv} is also in {default_csv}")
+    print("| body | algorithm | N | pattern | H x tokens | tpb/cluster/grid/vpt (policy) | probe us | default us | probe / default |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    ratios = collections.defaultdict(list)
+    for k in both:
+        variant, algo, n, pattern, hidden, tokens, tpb, cluster, grid, vpt, policy = k
+        ratio = probe[k] / default[k]
+        ratios[(variant, algo)].append(ratio)
+        print(f"| {variant} | {algo} | {n} | {pattern} | {hidden} x {tokens} | {tpb}/{cluster}/{grid}/{vpt} ({policy}) | "
+              f"{probe[k]:.2f} | {default[k]:.2f} | {ratio:.3f} |")
+    print()
+    print("| body | algorithm | rows | probe / default: geometric mean (min - max) |")
+    print("|---|---|---|---|")
+    for (variant, algo), v in sorted(ratios.items()):
+        print(f"| {variant} | {algo} | {len(v)} | {statistics.geometric_mean(v):.3f} ({min(v):.3f} - {max(v):.3f}) |")
+
+
 def gpu_preset(name):
     for tag, preset in (("H100", "h100_sxm"), ("H200", "h200_sxm"), ("B200", "b200"), ("A100", "a100_sxm")):
         if tag in name:
@@ -157,11 +195,17 @@ def main():
     ap.add_argument("--typical", action="store_true", help="the median block's phases, not the slowest block's")
     ap.add_argument("--barriers", action="store_true", help="the reference two-shot's barrier waits against the peers' lateness")
     ap.add_argument("--summary", action="store_true", help="per body, algorithm and N, geometric means of measured / model")
+    ap.add_argument("--hooks-cost", metavar="DEFAULT_CSV", default=None,
+                    help="the probe's own cost: each fused row of OUTDIR/phase.csv beside the same row of DEFAULT_CSV "
+                         "(the same problem list run with a default build, `arlab run --csv`), skew-free medians")
     args = ap.parse_args()
     if args.min_samples < 1:
         ap.error(f"--min-samples must be at least 1, got {args.min_samples}")
     if not (os.path.isfile(args.arlab) and os.access(args.arlab, os.X_OK)):
         ap.error(f"ARLAB {args.arlab} is not an executable (an arlab binary; a CPU build will do)")
+    if args.hooks_cost:
+        print_hooks_cost(os.path.join(args.outdir, "phase.csv"), args.hooks_cost)
+        return
     phases = read_phases(args.outdir)
     if not phases:
         sys.exit(f"phase_table: no ARLAB_PHASE lines in {args.outdir}/logs (not a phase_stamps probe build?)")

@@ -84,6 +84,7 @@ __device__ __forceinline__ void poll_and_sum(const char* vec0, long long slot_by
 
 template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(const __grid_constant__ FusedParams p) {
+  const long long entry_clock = phase_entry_clock();  // probe builds only (kernels/phase_stamps.cuh)
   constexpr int kVec = DTypeTraits<T>::kVec;
 
   __shared__ OneshotShared sh;
@@ -111,7 +112,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag);
   __syncthreads();
   pdl_launch_dependents();
-  PhaseStamps stamps;  // probe builds only (kernels/phase_stamps.cuh): 0 entry, 1 thread 0's pushes issued,
+  const PhaseStamps stamps = phase_stamps_begin(p, flag, entry_clock);  // probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
   phase_stamp<0>(stamps);  // 2 its clear pass done, 3 the last token round's end
 
   const LamportBuffers buf = shared_buffers(sh);
@@ -163,13 +164,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
         held);
   }
   phase_stamp<3>(stamps);
-  phase_stamps_print<4>(stamps, "reference1", N, static_cast<int>(P), p, flag);
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it:
   // lifetime only, so a relaxed arrival (the lean body's, kernels/oneshot_lean_kernel.cuh, says why
   // cluster.sync()'s release waited for this thread's output stores). Every remote total this thread
   // loaded has been consumed (summed into the norm it stored) before this instruction issues.
   if (m.cluster > 1) cluster_lifetime_barrier();
+  phase_stamps_print<4>(stamps, "reference1", N, static_cast<int>(P), p);  // the exit stamp, the record
 }
 
 // The reference one-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

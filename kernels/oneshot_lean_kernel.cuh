@@ -114,6 +114,7 @@ struct LeanEpilogueFor {
 
 template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(const __grid_constant__ FusedParams p) {
+  const long long entry_clock = phase_entry_clock();  // probe builds only (kernels/phase_stamps.cuh)
   constexpr int kVec = DTypeTraits<T>::kVec;
   using Epilogue = LeanEpilogueFor<N, P>;
 
@@ -154,7 +155,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag0);
   __syncthreads();
   pdl_launch_dependents();
-  PhaseStamps stamps;  // probe builds only (kernels/phase_stamps.cuh): 0 entry, 1 thread 0's pushes issued,
+  const PhaseStamps stamps = phase_stamps_begin(p, flag0, entry_clock);  // probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
   phase_stamp<0>(stamps);  // 2 past the clear a reference call left (none after a lean one), 3 the last round's end
 
   const LamportBuffers buf = shared_buffers(sh);
@@ -202,7 +203,6 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
         held);
   }
   phase_stamp<3>(stamps);
-  phase_stamps_print<4>(stamps, "lean1", N, static_cast<int>(P), p, flag0);
 
   // Keep this block's shared memory alive until no other block of the cluster can still read it:
   // only where the epilogue read another block's shared memory (cluster_sum without the pushed
@@ -214,6 +214,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   // before this instruction issues, so its load has returned. Measured on the emulated H200 TP2 node,
   // 1 token, clusters of 8: 0.22-0.29 us less than cluster.sync() (docs/kernels.md).
   if (Epilogue::kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cluster_lifetime_barrier();
+  phase_stamps_print<4>(stamps, "lean1", N, static_cast<int>(P), p);  // the exit stamp, the record
 }
 
 // The lean one-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

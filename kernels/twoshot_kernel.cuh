@@ -118,6 +118,7 @@ struct GammaHeldEpilogue {
 
 template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(const __grid_constant__ FusedParams p) {
+  const long long entry_clock = phase_entry_clock();  // probe builds only (kernels/phase_stamps.cuh)
   using Tr = DTypeTraits<T>;
   constexpr int kVec = Tr::kVec;
   constexpr int kBatch = kTwoshotEveryLoadTogether || N < kTwoshotLoadBatch ? N : kTwoshotLoadBatch;
@@ -134,7 +135,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   }
   __syncthreads();
   pdl_launch_dependents();
-  PhaseStamps stamps;  // probe builds only (kernels/phase_stamps.cuh): 0 entry, 1 copied, 2 past barrier 1,
+  const PhaseStamps stamps = phase_stamps_begin(p, epoch / 2u, entry_clock);  // probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 copied, 2 past barrier 1,
   phase_stamp<0>(stamps);  // 3 reduced, 4 past barrier 2, 5 the epilogue's end
 
   const TokenMapping m = token_mapping<T>(p);
@@ -259,11 +260,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
 #endif
 
   phase_stamp<5>(stamps);
-  phase_stamps_print<6>(stamps, "reference2", N, static_cast<int>(P), p, epoch / 2u);
   if (threadIdx.x == 0) p.twoshot.block_epoch[blockIdx.x] = epoch + 2u;
   // Keep this block's shared memory alive until no other block of the cluster can still read it
   // (lifetime only, a relaxed arrival: kernels/oneshot_kernel.cuh).
   if (m.cluster > 1) cluster_lifetime_barrier();
+  phase_stamps_print<6>(stamps, "reference2", N, static_cast<int>(P), p);  // the exit stamp, the record
 }
 
 // The two-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

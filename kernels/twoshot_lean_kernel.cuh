@@ -93,6 +93,7 @@ __device__ __forceinline__ void push_to_owner(const FusedParams& p, int owner, l
 
 template <typename T, int N, Pattern P, Accumulation A>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(const __grid_constant__ FusedParams p) {
+  const long long entry_clock = phase_entry_clock();  // probe builds only (kernels/phase_stamps.cuh)
   using Tr = DTypeTraits<T>;
   constexpr int kVec = Tr::kVec;
   constexpr bool kNorm = PatternOutputs<P>::kResidual;
@@ -115,7 +116,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   }
   __syncthreads();
   pdl_launch_dependents();
-  PhaseStamps stamps;  // probe builds only (kernels/phase_stamps.cuh): 0 entry, 1 thread 0's pushes issued,
+  const PhaseStamps stamps = phase_stamps_begin(p, flag0, entry_clock);  // probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
   phase_stamp<0>(stamps);  // 2 the owned rows' end (stage 2), 3 the other rows' end (stage 3)
 
   const LamportBuffers buf = shared_buffers(sh);
@@ -173,11 +174,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
     if (pass == 0) phase_stamp<2>(stamps);
   }
   phase_stamp<3>(stamps);
-  phase_stamps_print<4>(stamps, "lean2", N, static_cast<int>(P), p, flag0);
 
   // Lifetime of this block's shared memory where another block of the cluster may read it (as in the
   // lean one-shot kernel).
   if (kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cluster_lifetime_barrier();
+  phase_stamps_print<4>(stamps, "lean2", N, static_cast<int>(P), p);  // the exit stamp, the record
 }
 
 // The lean two-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

@@ -21,8 +21,11 @@ beside the terms that price them (--typical: the median over every rank and bloc
     rows (stage 3) together against first_wait + grid + rounds + second_wait;
   both one-shot bodies: push (thread 0's pushes issued) against `push`, its clear pass (the lean body's only
     after a reference call) against `clear`, the token rounds against first_wait + grid + reduce.
+Lines of the probe's third version (session 57) also hold the entry and the exit (kernels/phase_stamps.cuh):
+`prologue` (the kernel's first instruction to the body's first stamp) against the term `prologue`, and `exit`
+(the body's last stamp to thread 0's last instruction, after the closing cluster barrier) against `exit`.
 `outside` is the measured kernel time (skew-free median) less the stamped span, against the terms not
-stamped (launch, ranks, exit, drain, prologue).
+stamped (launch, ranks, drain; exit and prologue where the line has no entry and exit).
 
 --barriers: the reference two-shot's rows only: the late rank's wait at each barrier beside how much later than
 its own the last peer's block ended the phase before it (%globaltimer at entry + the cycles to that stamp),
@@ -41,6 +44,7 @@ import collections
 import csv
 import glob
 import gzip
+import math
 import os
 import re
 import statistics
@@ -65,8 +69,25 @@ LINE = re.compile(r"ARLAB_PHASE body=(\w+) n=(\d+) pattern=(\d+) rank=(\d+) bloc
                   r"tpb=(\d+) cluster=(\d+) grid=(\d+) vpt=(\d+) call=(\d+) smid=(\d+) t0=(\d+) stamps=([-\d,]+)")
 
 
+NO_STAMP = float("nan")  # the prologue and exit of lines from before the entry and exit stamps
+
+
+def normalized(body, values):
+    """A line's stamps as [the body's stamps from its first (6, 0 past its last), prologue, exit] in cycles: lines of
+    five values count from the body's first stamp and have no entry or exit; lines of seven count from the entry
+    (kernels/phase_stamps.cuh), the exit in the slot after the body's last stamp."""
+    if len(values) == 5:
+        return [0] + values + [NO_STAMP, NO_STAMP]
+    if len(values) != 7:
+        sys.exit(f"phase_table: an ARLAB_PHASE line with {len(values)} stamps (5 or 7 expected)")
+    last = BODIES[body][2][-1][2]  # the body's last stamp index
+    at = [0] + values  # from the entry
+    body_stamps = [at[1 + i] - at[1] for i in range(last + 1)] + [0] * (5 - last)
+    return body_stamps + [at[1], at[last + 2] - at[last + 1]]
+
+
 def read_phases(outdir):
-    """{(body, n, pattern, tokens, hidden, tpb, cluster, grid, vpt): {(block, call): {rank: (t0, [0, c1..c5])}}}"""
+    """{(body, n, pattern, tokens, hidden, tpb, cluster, grid, vpt): {(block, call): {rank: (t0, normalized stamps)}}}"""
     got = collections.defaultdict(lambda: collections.defaultdict(dict))
     logs = sorted(glob.glob(os.path.join(outdir, "logs", "*.log")) + glob.glob(os.path.join(outdir, "logs", "*.log.gz")))
     for log in logs:
@@ -78,7 +99,8 @@ def read_phases(outdir):
                 g = m.groups()
                 key = (g[0], int(g[1]), PATTERNS[int(g[2])], int(g[5]), int(g[6]), int(g[7]), int(g[8]), int(g[9]),
                        int(g[10]))
-                got[key][(int(g[4]), int(g[11]))][int(g[3])] = (int(g[13]), [0] + [int(v) for v in g[14].split(",")])
+                got[key][(int(g[4]), int(g[11]))][int(g[3])] = (int(g[13]),
+                                                                normalized(g[0], [int(v) for v in g[14].split(",")]))
     return got
 
 
@@ -90,14 +112,14 @@ def slowest_block_of_late_rank(calls, last, min_samples):
     kept = {b: v for b, v in per_block.items() if len(v) >= min_samples}
     if not kept:
         return None, 0, 0
-    medians = {b: [statistics.median(s[i] for s in v) for i in range(6)] for b, v in kept.items()}
+    medians = {b: [statistics.median(s[i] for s in v) for i in range(8)] for b, v in kept.items()}
     block = max(medians, key=lambda b: medians[b][last])
     return medians[block], min(len(v) for v in kept.values()), len(kept)
 
 
 def typical_block(calls):
     every = [v[1] for ranks in calls.values() for v in ranks.values()]
-    return [statistics.median(s[i] for s in every) for i in range(6)], len(every), len(calls)
+    return [statistics.median(s[i] for s in every) for i in range(8)], len(every), len(calls)
 
 
 def print_barriers(phases, outdir):
@@ -239,21 +261,27 @@ def main():
         us = [c / mhz for c in stamps]  # cycles / MHz = us
         total_model, terms = model_terms(args.arlab, row, args.calibration)
         measured = float(row["skewfree_us_median"])
+        # (phase, measured us, model terms): the prologue and the exit where the line has them (entry and exit stamps)
+        measured_phases = [(name, us[b] - us[a], names) for name, a, b, names in spec]
+        stamped_span = us[last]
+        if not math.isnan(us[6]):
+            measured_phases = [("prologue", us[6], ["prologue"])] + measured_phases + [("exit", us[7], ["exit"])]
+            stamped_span += us[6] + us[7]
         cells, stamped_terms = [], set()
-        for name, a, b, names in spec:
+        for name, took, names in measured_phases:
             stamped_terms.update(names)
-            cells.append(f"{name} {us[b] - us[a]:.2f} ({sum(terms.get(t, 0.0) for t in names):.2f})")
+            cells.append(f"{name} {took:.2f} ({sum(terms.get(t, 0.0) for t in names):.2f})")
         outside_model = sum(v for t, v in terms.items() if t not in stamped_terms)
         group = ratios[(row["kernel_variant"], row["algo"], key[1])]
         group["call"].append(measured / total_model)
-        for name, a, b, names in spec:
+        for name, took, names in measured_phases:
             priced = sum(terms.get(t, 0.0) for t in names)
             if priced > 0:
-                group[name].append((us[b] - us[a]) / priced)
+                group[name].append(took / priced)
         if args.summary:
             continue
         print(f"| {key[1]} | {key[2]} | {key[4]} x {key[3]} | {row['kernel_variant']} | {key[5]}/{key[6]}/{key[7]}/{key[8]} | "
-              f"{measured:.2f} ({total_model:.2f}) | {'; '.join(cells)} | {measured - us[last]:.2f} ({outside_model:.2f}) | "
+              f"{measured:.2f} ({total_model:.2f}) | {'; '.join(cells)} | {measured - stamped_span:.2f} ({outside_model:.2f}) | "
               f"{samples} x {groups} |")
     if args.summary:
         print("| body | algorithm | N | rows | measured / model, geometric mean: the call; each phase |")

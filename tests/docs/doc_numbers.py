@@ -19,6 +19,7 @@ scripts/find-python.sh finds no python3 that imports it.
 
 Usage: doc_numbers.py ARLAB SOURCE_DIR
 """
+import collections
 import glob
 import math
 import os
@@ -1041,6 +1042,43 @@ BARRIER_ROWS = ["| 2 | ar_res_rms | 5936 x 200 | 742/1/64/1 |", "| 4 | ar | 5936
                 "| 4 | ar | 5936 x 200 | 742/1/32/1 |", "| 4 | ar_res_rms | 11168 x 200 | 698/2/32/1 |",
                 "| 8 | ar_res_rms | 8192 x 32 | 1024/1/16/1 |", "| 8 | ar_res_rms | 11168 x 200 | 698/2/16/1 |"]
 
+# docs/model.md, "Session 57": the one-shot rows of scripts/phase_table.py quoted there.
+ONESHOT_PHASE_ROWS = ["| 8 | ar_res_rms | 8192 x 1 | reference | 128/8/8/1 |", "| 8 | ar_res_rms | 8192 x 1 | lean | 128/8/8/1 |",
+                      "| 2 | ar_res_rms | 2048 x 64 | reference | 256/1/64/1 |", "| 2 | ar_res_rms | 2048 x 64 | lean | 256/1/64/1 |",
+                      "| 2 | ar_res_rms | 8192 x 128 | reference | 1024/1/64/1 |", "| 2 | ar_res_rms | 8192 x 128 | lean | 1024/1/64/1 |",
+                      "| 2 | ar_res_rms | 6096 x 512 | reference | 762/1/64/1 |", "| 2 | ar_res_rms | 6096 x 512 | lean | 762/1/64/1 |",
+                      "| 2 | ar_res_rms_fp4 | 6096 x 512 | reference | 762/1/64/1 |",
+                      "| 2 | ar_res_rms_fp4 | 6096 x 512 | lean | 762/1/64/1 |", "| 4 | ar | 5936 x 200 | lean | 742/1/32/1 |"]
+S57 = "data/h100/phase_probe_s57"
+
+
+def hooks_cost_check(probe, default, template):
+    """docs/kernels.md, "Phase stamps": a probe run's cost over a default build's (--hooks-cost summary rows)."""
+    row = r"\| {} \| (?:oneshot|twoshot) \| (\d+) \| ([\d.]+) \(([\d.]+) - ([\d.]+)\) \|"
+    def derive(out):
+        cells = {}
+        for body in ("reference", "lean"):
+            m = re.search(row.format(body), out)
+            if not m:
+                return ["(no --hooks-cost row for %s)" % body]
+            cells[body] = m.groups()
+        return [template.format(**{f"{b[0]}{i}": v for b, g in cells.items() for i, v in enumerate(g)})]
+    return dict(doc="docs/kernels.md", cmd=["{py}", "scripts/phase_table.py", f"{S57}/{probe}", "{arlab}", "--hooks-cost",
+                                            f"{S57}/{default}"], derive=derive)
+
+
+def barrier1_ranges(out):
+    """docs/model.md, "Session 57": the late rank's barrier-1 waits by N, and that no peer ended its copy later."""
+    waits, later = collections.defaultdict(list), set()
+    for c in table_cells(out):
+        if len(c) == 7 and c[0].isdigit():
+            m = re.match(r"([\d.]+) \(([\d.]+)\)", c[4])
+            waits[int(c[0])].append(float(m.group(1)))
+            later.add(m.group(2))
+    text = ", ".join(f"{min(w):.2f}-{max(w):.2f} us at TP{n}" for n, w in sorted(waits.items()))
+    return [text, "the last peer ending its copy %s us later in every problem" % "/".join(sorted(later))]
+
+
 
 CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/accuracy_table.py", "{arlab}"], derive=table_rows),
@@ -1050,6 +1088,42 @@ CHECKS = [
          derive=rows_starting(PHASE_ROWS)),
     dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", "data/h200/phase_probe_s56", "{arlab}", "--barriers"],
          derive=rows_starting(BARRIER_ROWS)),
+    # docs/model.md, "Session 57", and docs/kernels.md, "Phase stamps"
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S57}/probe_v2_twoshot", "{arlab}", "--summary"],
+         derive=table_rows),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S57}/probe_v2_oneshot", "{arlab}", "--summary"],
+         derive=table_rows),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S57}/probe_v2_oneshot", "{arlab}"],
+         derive=rows_starting(ONESHOT_PHASE_ROWS)),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S57}/probe_v2_twoshot", "{arlab}", "--barriers"],
+         derive=barrier1_ranges),
+    hooks_cost_check("probe_v1_oneshot", "default_v1/oneshot.csv",
+                     "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x), {r0} rows each"),
+    hooks_cost_check("probe_v1_twoshot", "default_v1/twoshot.csv",
+                     "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x), {r0} rows each"),
+    hooks_cost_check("probe_v2_oneshot", "default_v2/oneshot.csv", "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x)"),
+    hooks_cost_check("probe_v2_twoshot", "default_v2/twoshot.csv",
+                     "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x), {r0} rows each"),
+    *[dict(doc="docs/model.md", cmd=["{py}", "scripts/bench_pair.py", "data/calibration/h100_emulated_s57_n2_microbench.csv",
+                                     "body_round", f"{body}_n2_{load}_slowest", f"{body}_fp4_n2_{load}_slowest"],
+           quotes=[(r"B - A over \d+ points: \+(\d+) to \+(\d+)", template)])
+      for body, load, template in (("lean", "allbusy", "+{1} to +{2} ns a round at 4-32 warps"),
+                                   ("lean", "solo", "+{1} to +{2} with it idle"),
+                                   ("reference", "allbusy", "the reference +{1} to +{2}"),
+                                   ("reference", "solo", "and +{1} to +{2})"))],
+    *[dict(doc="docs/model.md", cmd=["{arlab}", "predict", "-n", "2", "--hidden", "6096", "-t", "512", "--pattern", pattern,
+                                     "--policy", "explicit", "--tpb", "762", "--cluster", "1", "--grid", "64", "--emulated",
+                                     "--gpu", "h100_sxm", "--kernel", "lean"],
+           quotes=[(r"\n +reduce +([\d.]+) us .*?rounds ([\d.]+) us.*?hbm ([\d.]+) us", template)])
+      for pattern, template in (("ar_res_rms", "rounds {2} -> "), ("ar_res_rms_fp4", " -> {2} us with"),
+                                ("ar_res_rms", "(hbm {3} us, reduce {1} us)"))],
+    dict(doc="docs/model.md", cmd=["{arlab}", "save-calibration", "{tmp}/s57.csv", "--gpu", "h100_sxm", "--from-microbench",
+                                   "data/calibration/h100_emulated_s57_n2_microbench.csv"],
+         derive=lambda out: (lambda g: ["give %s ns per warp-vector at N = 4 and %s ns at N = 8 for the" % (g[0][0], g[2][0]),
+                                        "rounds, and %s and %s ns for the `ar` rounds" % (g[1][0], g[3][0]),
+                                        "(%s and %s ns in that run)" % (g[0][1], g[1][1])])(
+             re.findall(r"_bps4 at N = \d \(no constant reads them\): their rows give ([\d.]+) ns per warp-vector \(\d+ "
+                        r"rows\) where the model takes \w+ = ([\d.]+) ns", out))),
     dict(doc="docs/results.md", cmd=["{py}", "scripts/ab_table.py", "data/h200/lean_poll_probe_emulated.csv"],
          derive=table_rows),
     dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", "data/h200/faithful_probe_emulated.csv",

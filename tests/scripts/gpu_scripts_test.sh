@@ -8,7 +8,9 @@
 #    executable, a problems file that cannot be read: exit 2 with its message, no output folder; then,
 #    with stand-in binaries that record how they were called, one process per build and problem in the
 #    order given and the first build once more, each with its `switch_NAME` experiment and the
-#    problem's arguments, and a failing build counted and reported (exit 1).
+#    problem's arguments, and a failing build counted and reported (exit 1);
+#  * scripts/phase_probe.sh: a default build as the probe and a probe build as the default refused; the
+#    list run with each build in turn (one process per line, its experiment, rows into its CSV).
 # Usage: gpu_scripts_test.sh SOURCE_DIR
 set -u
 src=$1
@@ -89,5 +91,35 @@ head -1 "$tmp/calls" | grep -q -- "-n 2 --hidden 4096 -t 4 .*--config 512/1/2 --
 tail -1 "$tmp/calls" | grep -q -- "-n 2 --hidden 4096 -t 512 .*--config 512/1/64 --config 128/1/64 " ||
   fail "vpt_rounds.sh --few-blocks: last group $(tail -1 "$tmp/calls")"
 
-[ $status -eq 0 ] && echo "PASS: gpu-run.sh, switch_probe.sh and vpt_rounds.sh refuse bad arguments; switch_probe.sh and vpt_rounds.sh run their plans"
+# scripts/phase_probe.sh with stand-ins: a default build refused as the probe and a probe build as the default
+# (exit 2, no output folder); then the list run with the probe build and again with the default build, each
+# line one process with its experiment, rows into phase.csv and default.csv.
+for kind in probe default; do
+  version="arlab 0123456789ab"
+  [ $kind = probe ] && version="arlab 0123456789ab+probe-phase_stamps"
+  cat > "$tmp/ph_$kind" <<STUB
+#!/bin/sh
+if [ "\$1" = --version ]; then echo "$version"; exit 0; fi
+echo "$kind \$*" >> "$tmp/ph_calls"
+while [ \$# -gt 0 ]; do [ "\$1" = --csv ] && echo "row" >> "\$2"; shift; done
+STUB
+  chmod +x "$tmp/ph_$kind"
+done
+printf '%s\n' "# a comment" "-n 2 --hidden 2048 -t 1" "" "-n 4 --hidden 4096 -t 8" > "$tmp/ph_list.txt"
+refuses "is not a phase_stamps probe build" "$tmp/ph1" "$src/scripts/phase_probe.sh" "$tmp/ph1" "$tmp/ph_list.txt" "$tmp/ph_default"
+refuses "is a probe build; ARLAB_DEFAULT must be a default build" "$tmp/ph2" "$src/scripts/phase_probe.sh" "$tmp/ph2" \
+  "$tmp/ph_list.txt" "$tmp/ph_probe" "$tmp/ph_probe"
+: > "$tmp/ph_calls"
+"$src/scripts/phase_probe.sh" "$tmp/ph3" "$tmp/ph_list.txt" "$tmp/ph_probe" "$tmp/ph_default" > /dev/null 2>&1 ||
+  fail "phase_probe.sh with a default build exited $?"
+[ "$(wc -l < "$tmp/ph_calls")" -eq 4 ] || fail "phase_probe.sh: $(wc -l < "$tmp/ph_calls") processes, expected 4"
+sed -n 1p "$tmp/ph_calls" | grep -q -- "^probe run --experiment phase_probe .*-n 2 --hidden 2048 -t 1" ||
+  fail "phase_probe.sh: first process $(sed -n 1p "$tmp/ph_calls")"
+sed -n 4p "$tmp/ph_calls" | grep -q -- "^default run --experiment phase_default .*-n 4 --hidden 4096 -t 8" ||
+  fail "phase_probe.sh: last process $(sed -n 4p "$tmp/ph_calls")"
+[ "$(wc -l < "$tmp/ph3/phase.csv")" -eq 2 ] && [ "$(wc -l < "$tmp/ph3/default.csv")" -eq 2 ] ||
+  fail "phase_probe.sh: rows in phase.csv / default.csv"
+refuses "already holds a run" "$tmp/none" "$src/scripts/phase_probe.sh" "$tmp/ph3" "$tmp/ph_list.txt" "$tmp/ph_probe"
+
+[ $status -eq 0 ] && echo "PASS: gpu-run.sh, switch_probe.sh and vpt_rounds.sh refuse bad arguments; switch_probe.sh, vpt_rounds.sh and phase_probe.sh run their plans"
 exit $status

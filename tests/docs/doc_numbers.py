@@ -1117,6 +1117,12 @@ CHECKS = [
            quotes=[(r"\n +reduce +([\d.]+) us .*?rounds ([\d.]+) us.*?hbm ([\d.]+) us", template)])
       for pattern, template in (("ar_res_rms", "rounds {2} -> "), ("ar_res_rms_fp4", " -> {2} us with"),
                                 ("ar_res_rms", "(hbm {3} us, reduce {1} us)"))],
+    *[dict(doc="docs/model.md", cmd=["{arlab}", "predict", "-n", "2", "--hidden", "8192", "-t", "128", "--pattern", pattern,
+                                     "--policy", "explicit", "--tpb", "1024", "--cluster", "1", "--grid", "64", "--emulated",
+                                     "--gpu", "h100_sxm", "--kernel", "reference"],
+           quotes=[(r"\n +reduce +([\d.]+) us .*?rounds ([\d.]+) us.*?hbm ([\d.]+) us", template)])
+      for pattern, template in (("ar_res_rms", "(hbm {3} us, reduce {1} us) where the measured rounds take 5.44"),
+                                ("ar_res_rms_fp4", "(rounds {2} us; measured 9.02 us)"))],
     dict(doc="docs/model.md", cmd=["{arlab}", "save-calibration", "{tmp}/s57.csv", "--gpu", "h100_sxm", "--from-microbench",
                                    "data/calibration/h100_emulated_s57_n2_microbench.csv"],
          derive=lambda out: (lambda g: ["give %s ns per warp-vector at N = 4 and %s ns at N = 8 for the" % (g[0][0], g[2][0]),

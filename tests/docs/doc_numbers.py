@@ -1123,6 +1123,11 @@ CHECKS = [
            quotes=[(r"\n +reduce +([\d.]+) us .*?rounds ([\d.]+) us.*?hbm ([\d.]+) us", template)])
       for pattern, template in (("ar_res_rms", "(hbm {3} us, reduce {1} us) where the measured rounds take 5.44"),
                                 ("ar_res_rms_fp4", "(rounds {2} us; measured 9.02 us)"))],
+    dict(doc="docs/model.md", cmd="{py} scripts/model_hbm_share.py {arlab} data/h100/exp/model-accuracy_emulated_grid3[5-8].csv "
+                                  "--kernel reference --algo oneshot",
+         derive=lambda out: (lambda rows: ["%d of the %d TP2 reference rows below 20 %%" % (
+             sum(int(c[3]) for c in rows if c[2] == "0-20 %"), sum(int(c[3]) for c in rows))])(
+             [c for c in table_cells(out) if len(c) == 6 and c[0] == "2"])),
     dict(doc="docs/model.md", cmd=["{arlab}", "save-calibration", "{tmp}/s57.csv", "--gpu", "h100_sxm", "--from-microbench",
                                    "data/calibration/h100_emulated_s57_n2_microbench.csv"],
          derive=lambda out: (lambda g: ["give %s ns per warp-vector at N = 4 and %s ns at N = 8 for the" % (g[0][0], g[2][0]),

@@ -1128,6 +1128,20 @@ CHECKS = [
          derive=lambda out: (lambda rows: ["%d of the %d TP2 reference rows below 20 %%" % (
              sum(int(c[3]) for c in rows if c[2] == "0-20 %"), sum(int(c[3]) for c in rows))])(
              [c for c in table_cells(out) if len(c) == 6 and c[0] == "2"])),
+    dict(doc="docs/model.md",
+         cmd=" && ".join(f"{{arlab}} validate data/h100/exp/model-accuracy_emulated_grid{g}{t}.csv --out {{tmp}}/s57_{g}{t}.v.csv "
+                         "> /dev/null" for g in (35, 36, 37, 38) for t in ("", "_tp4", "_tp8")) +
+             " && {py} scripts/model_bias.py " +
+             " ".join(f"data/h100/exp/model-accuracy_emulated_grid{g}{t}.csv {{tmp}}/s57_{g}{t}.v.csv"
+                      for g in (35, 36, 37, 38) for t in ("", "_tp4", "_tp8")) +
+             " --by kernel_variant,vecs_per_thread,@round_count --where algo=oneshot --where pattern=ar_res_rms_fp4",
+         derive=lambda out: (lambda b: [
+             "one round is %s %% (lean) and %s %% (reference)" % (b[("lean", "1", "1")], b[("reference", "1", "1")]),
+             "with 17 or more rounds %.1f to %.1f %%" % (
+                 max(float(b[(k, v, "17+")]) for k in ("lean", "reference") for v in ("2", "4")),
+                 min(float(b[(k, v, "17+")]) for k in ("lean", "reference") for v in ("2", "4")))])(
+             {tuple(m[:3]): m[3] for m in re.findall(r"^(lean|reference) (\d) (\S+)\s+\d+\s+[\d.]+ %\s+([-+][\d.]+) %$", out,
+                                                   re.M)})),
     dict(doc="docs/model.md", cmd=["{arlab}", "save-calibration", "{tmp}/s57.csv", "--gpu", "h100_sxm", "--from-microbench",
                                    "data/calibration/h100_emulated_s57_n2_microbench.csv"],
          derive=lambda out: (lambda g: ["give %s ns per warp-vector at N = 4 and %s ns at N = 8 for the" % (g[0][0], g[2][0]),

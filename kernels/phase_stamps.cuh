@@ -6,20 +6,20 @@
 // instruction (slot 0, "entry"), at the body's phase boundaries and at its last instruction, after the
 // closing cluster barrier ("exit"), straight into a record of its own (rank, block) in device memory, one
 // of two that calls take in turn by the parity of a per-call counter that every block of every rank
-// agrees on; at the end of the call it adds the call's shape. On a sampled call (counter % kPhaseSamplePeriod == 0) it then
-// prints the other record, the one its previous call stored, one line per block:
+// agrees on; at the end of the call it adds the call's shape. On a sampled call (counter %
+// kPhaseSamplePeriod == 0) it then prints the other record, the one its previous call stored, one line per
+// block:
 //   ARLAB_PHASE body=<name> n=<N> pattern=<int> rank=<r> block=<b> tokens=<T> hidden=<H> tpb=<tpb>
 //   cluster=<c> grid=<g> vpt=<v> call=<counter> smid=<sm> t0=<ns> stamps=<c1>,...,<c7>
 // c_i being the cycles from the entry to slot i (slot 1: the body's first stamp, where its prologue ends;
 // the slot after the body's last: the exit; later ones 0), t0 the %globaltimer at the body's first stamp
 // (one clock for every SM: it says which rank started last). Until session 57's third version the line
 // had five values counted from the body's first stamp, with no entry or exit (scripts/phase_table.py
-// reads both). The line describes a call that printed
-// nothing (in a printing call, blocks were seen at several times the kernel's median time). Cycles of
-// one SM's counter, so only differences within a block mean anything; scripts/phase_table.py turns them
-// into microseconds with the SM clock of the run and sets them beside `arlab predict`'s terms. The records are a
-// module-scope __device__ array of each kernel's translation unit (one per instantiation; a probe build's
-// scratch, nothing reads it but the hooks).
+// reads both). The line describes a call that printed nothing (in a printing call, blocks were seen at
+// several times the kernel's median time). Cycles of one SM's counter, so only differences within a block
+// mean anything; scripts/phase_table.py turns them into microseconds with the SM clock of the run and sets
+// them beside `arlab predict`'s terms. The records are a module-scope __device__ array of each kernel's
+// translation unit (one per instantiation; a probe build's scratch, nothing reads it but the hooks).
 //
 // WHERE A STAMP SITS: at a point the whole block has passed (after a __syncthreads of the body, or of
 // the hook itself: phase_stamp_synced adds one; the body's next step starts with a block barrier
@@ -29,11 +29,11 @@
 // WHAT A PROBE BUILD COSTS A CALL (scripts/phase_table.py --hooks-cost, docs/kernels.md "Phase stamps"): the
 // first version (session 56) kept the stamps in registers until the call's end and called a non-inlined
 // function holding the printf at the end of every call; on an H100 (session 57) its calls took 1.05-1.35x
-// the default build's one-shot calls and 1.01-1.20x the two-shot ones, 1 us and more at every size and up
-// to 4.6 us at 1024 threads a block. The second holds nothing across the body but the counter the body keeps
+// the default build's one-shot calls (0.8-4.6 us, the most at 1024 threads a block) and 1.01-1.20x the
+// two-shot ones. The second holds nothing across the body but the counter the body keeps
 // anyway (each stamp recomputes its record's address and stores at once), and calls the printing function
 // (scalars and a record pointer) on sampled calls alone: 1.03x (0.97-1.10x) and 1.01x (0.93-1.08x) on
-// another H100, 0.2-0.4 us a call. This third one adds the entry and exit stamps (the entry's cycles held in
+// another H100, about 0.3 us in the median call. This third one adds the entry and exit stamps (the entry's cycles held in
 // a register through the prologue).
 #pragma once
 

@@ -25,7 +25,11 @@ def main():
     points = {}
     try:
         with open(args.file, newline="") as f:
-            for r in csv.DictReader(f):
+            reader = csv.DictReader(f)
+            for column in ("bench", "variant", "metric", "sms", "tpb", "cluster", "size", "value"):
+                if column not in (reader.fieldnames or []):
+                    sys.exit(f"bench_pair: {args.file} is not a microbench CSV (common/microbench_schema.h): no column {column}")
+            for r in reader:
                 if r["bench"] != args.bench or r["metric"] != args.metric or r["variant"] not in (args.variant_a, args.variant_b):
                     continue
                 key = (int(r["sms"]), int(r["tpb"]), int(r["cluster"]), int(float(r["size"])))

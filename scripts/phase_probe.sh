@@ -31,38 +31,33 @@ if [ -n "$default_bin" ]; then
   esac
 fi
 if [ -e "$out/phase.csv" ] || [ -e "$out/logs" ] || [ -e "$out/default.csv" ]; then
-  echo "phase_probe: $out already holds a run (phase.csv or logs/); name a new OUTDIR" >&2; exit 2
+  echo "phase_probe: $out already holds a run (phase.csv, logs/ or default.csv); name a new OUTDIR" >&2; exit 2
 fi
-mkdir -p "$out/logs"
 echo "phase_probe: $version"
 export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
-failed=0 i=0
-while IFS= read -r line || [ -n "$line" ]; do
-  line=${line%%#*}
-  [ -z "${line// }" ] && continue
-  i=$((i + 1))
-  # shellcheck disable=SC2086  # the line is an argument list
-  if ! timeout 120 "$bin" run --experiment phase_probe --csv "$out/phase.csv" $line > "$out/logs/$i.log" 2>&1; then
-    echo "phase_probe: line $i failed: $line (log: $out/logs/$i.log)" >&2
-    failed=$((failed + 1))
-  fi
-done < "$problems"
-echo "phase_probe: $i line(s), $failed failed; rows in $out/phase.csv, phases in $out/logs/"
-if [ -n "$default_bin" ]; then
-  echo "phase_probe: the same list with $("$default_bin" --version 2>&1 | head -1)"
-  mkdir -p "$out/default_logs"
-  i=0
+failed=0
+# run_list BIN EXPERIMENT CSV LOGDIR WHAT: each line of the list as one `BIN run` process, its rows into CSV, its
+# output into LOGDIR/LINE.log; a failing line counted in `failed`; `lines` set to the count.
+run_list() {
+  local bin=$1 experiment=$2 csv=$3 logs=$4 what=$5 line
+  lines=0
+  mkdir -p "$logs"
   while IFS= read -r line || [ -n "$line" ]; do
     line=${line%%#*}
     [ -z "${line// }" ] && continue
-    i=$((i + 1))
+    lines=$((lines + 1))
     # shellcheck disable=SC2086  # the line is an argument list
-    if ! timeout 120 "$default_bin" run --experiment phase_default --csv "$out/default.csv" $line \
-        > "$out/default_logs/$i.log" 2>&1; then
-      echo "phase_probe: default build, line $i failed: $line (log: $out/default_logs/$i.log)" >&2
+    if ! timeout 120 "$bin" run --experiment "$experiment" --csv "$csv" $line > "$logs/$lines.log" 2>&1; then
+      echo "phase_probe: $what, line $lines failed: $line (log: $logs/$lines.log)" >&2
       failed=$((failed + 1))
     fi
   done < "$problems"
+}
+run_list "$bin" phase_probe "$out/phase.csv" "$out/logs" "probe build"
+echo "phase_probe: $lines line(s), $failed failed; rows in $out/phase.csv, phases in $out/logs/"
+if [ -n "$default_bin" ]; then
+  echo "phase_probe: the same list with $("$default_bin" --version 2>&1 | head -1)"
+  run_list "$default_bin" phase_default "$out/default.csv" "$out/default_logs" "default build"
   echo "phase_probe: rows of the default build in $out/default.csv"
 fi
 [ "$failed" -eq 0 ]

@@ -158,7 +158,11 @@ def fused_rows(path):
     if not os.path.isfile(path):
         sys.exit(f"phase_table: no file {path}")
     with open(path) as f:
-        return {tuple(r[c] for c in ROW_KEY): float(r["skewfree_us_median"]) for r in csv.DictReader(f)
+        reader = csv.DictReader(f)
+        missing = [c for c in ROW_KEY + ["implementation", "skewfree_us_median"] if c not in (reader.fieldnames or [])]
+        if missing:
+            sys.exit(f"phase_table: {path} is not a measurement CSV (common/measurement_schema.h): no column {missing[0]}")
+        return {tuple(r[c] for c in ROW_KEY): float(r["skewfree_us_median"]) for r in reader
                 if r["implementation"] == "fused" and r["kernel_variant"] in ("reference", "lean")}
 
 

@@ -24,6 +24,10 @@ echo "$out" | grep -qF "B - A over 2 points: +750 to +1800 ns_per_round" || fail
 out=$("$py" "$src/scripts/bench_pair.py" "$tmp/m.csv" body_round a_slowest c_slowest 2>&1) && fail "no common point accepted"
 echo "$out" | grep -qF "bench_pair: no point of body_round has rows of both a_slowest and c_slowest (ns_per_round)" ||
   fail "no common point is not named ($out)"
+cut -d, -f1-8,10- "$tmp/m.csv" > "$tmp/nobench.csv"
+out=$("$py" "$src/scripts/bench_pair.py" "$tmp/nobench.csv" body_round a_slowest b_slowest 2>&1) && fail "a CSV without bench accepted"
+echo "$out" | grep -qF "bench_pair: $tmp/nobench.csv is not a microbench CSV (common/microbench_schema.h): no column bench" ||
+  fail "the missing column is not named ($out)"
 out=$("$py" "$src/scripts/bench_pair.py" "$tmp/none.csv" body_round a_slowest b_slowest 2>&1) && fail "a missing file accepted"
 echo "$out" | grep -qF "bench_pair: $tmp/none.csv" || fail "the missing file is not named ($out)"
 echo "$out" | grep -q Traceback && fail "a traceback ($out)"

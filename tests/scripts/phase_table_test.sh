@@ -48,6 +48,10 @@ out=$("$py" "$src/scripts/phase_table.py" "$tmp/run" "$tmp/arlab" --hooks-cost "
 echo "$out" | grep -qF "| reference | oneshot | 1 | 1.250 (1.250 - 1.250) |" || fail "the hooks' cost ($out)"
 out=$("$py" "$src/scripts/phase_table.py" "$tmp/run" "$tmp/arlab" --hooks-cost "$tmp/none.csv" 2>&1) && fail "a missing default CSV accepted"
 echo "$out" | grep -qF "phase_table: no file $tmp/none.csv" || fail "the missing file is not named ($out)"
+cut -d, -f2- "$tmp/default.csv" > "$tmp/noimpl.csv"
+out=$("$py" "$src/scripts/phase_table.py" "$tmp/run" "$tmp/arlab" --hooks-cost "$tmp/noimpl.csv" 2>&1) && fail "a CSV without implementation accepted"
+echo "$out" | grep -qF "phase_table: $tmp/noimpl.csv is not a measurement CSV (common/measurement_schema.h): no column implementation" ||
+  fail "the missing column is not named ($out)"
 # a line of six values
 line reference1 0 1004 1000 1,2,3,4,5,6 >> "$tmp/run/logs/1.log"
 out=$("$py" "$src/scripts/phase_table.py" "$tmp/run" "$tmp/arlab" 2>&1) && fail "a six-value line accepted"

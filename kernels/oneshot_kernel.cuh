@@ -112,8 +112,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag);
   __syncthreads();
   pdl_launch_dependents();
-  const PhaseStamps stamps = phase_stamps_begin(p, flag, entry_clock);  // probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
-  phase_stamp<0>(stamps);  // 2 its clear pass done, 3 the last token round's end
+  // Probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
+  // 2 its clear pass done, 3 the last token round's end
+  const PhaseStamps stamps = phase_stamps_begin(p, flag, entry_clock);
+  phase_stamp<0>(stamps);
 
   const LamportBuffers buf = shared_buffers(sh);
 
@@ -170,7 +172,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_fused_kernel(c
   // cluster.sync()'s release waited for this thread's output stores). Every remote total this thread
   // loaded has been consumed (summed into the norm it stored) before this instruction issues.
   if (m.cluster > 1) cluster_lifetime_barrier();
-  phase_stamps_print<4>(stamps, "reference1", N, static_cast<int>(P), p);  // the exit stamp, the record
+  phase_stamps_end<4>(stamps, "reference1", N, static_cast<int>(P), p);  // the exit stamp; the record
 }
 
 // The reference one-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

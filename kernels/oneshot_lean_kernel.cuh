@@ -155,8 +155,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   if (threadIdx.x == 0) arrived_before = arrive_after_flag_read(p, flag0);
   __syncthreads();
   pdl_launch_dependents();
-  const PhaseStamps stamps = phase_stamps_begin(p, flag0, entry_clock);  // probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
-  phase_stamp<0>(stamps);  // 2 past the clear a reference call left (none after a lean one), 3 the last round's end
+  // Probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
+  // 2 past the clear a reference call left (none after a lean one), 3 the last round's end
+  const PhaseStamps stamps = phase_stamps_begin(p, flag0, entry_clock);
+  phase_stamp<0>(stamps);
 
   const LamportBuffers buf = shared_buffers(sh);
 
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) oneshot_lean_kernel(co
   // before this instruction issues, so its load has returned. Measured on the emulated H200 TP2 node,
   // 1 token, clusters of 8: 0.22-0.29 us less than cluster.sync() (docs/kernels.md).
   if (Epilogue::kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cluster_lifetime_barrier();
-  phase_stamps_print<4>(stamps, "lean1", N, static_cast<int>(P), p);  // the exit stamp, the record
+  phase_stamps_end<4>(stamps, "lean1", N, static_cast<int>(P), p);  // the exit stamp; the record
 }
 
 // The lean one-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

@@ -33,8 +33,8 @@
 // two-shot ones. The second holds nothing across the body but the counter the body keeps
 // anyway (each stamp recomputes its record's address and stores at once), and calls the printing function
 // (scalars and a record pointer) on sampled calls alone: 1.03x (0.97-1.10x) and 1.01x (0.93-1.08x) on
-// another H100, about 0.3 us in the median call. This third one adds the entry and exit stamps (the entry's cycles held in
-// a register through the prologue).
+// another H100, about 0.3 us in the median call. This third one adds the entry and exit stamps (the
+// entry's cycles held in a register through the prologue).
 #pragma once
 
 #include <cstdio>
@@ -121,7 +121,7 @@ __device__ __noinline__ void phase_record_print(const PhaseRecord* r, const char
 // exit stamp (slot Stamps + 1) and the call's shape; on a sampled call the previous call's record (the
 // other parity, if that call was the one just before) is printed.
 template <int Stamps>
-__device__ __forceinline__ void phase_stamps_print(const PhaseStamps& s, const char* body, int n, int pattern,
+__device__ __forceinline__ void phase_stamps_end(const PhaseStamps& s, const char* body, int n, int pattern,
                                                    const FusedParams& p) {
   static_assert(Stamps >= 2 && Stamps + 2 <= kMaxPhaseStamps, "a body records 2 to kMaxPhaseStamps - 2 stamps");
   if (threadIdx.x != 0) return;
@@ -146,13 +146,15 @@ __device__ __forceinline__ void phase_stamps_print(const PhaseStamps& s, const c
 #else
 struct PhaseStamps {};
 __device__ __forceinline__ long long phase_entry_clock() { return 0; }
-__device__ __forceinline__ PhaseStamps phase_stamps_begin(const FusedParams&, unsigned long long, long long) { return {}; }
+__device__ __forceinline__ PhaseStamps phase_stamps_begin(const FusedParams&, unsigned long long, long long) {
+  return {};
+}
 template <int I>
 __device__ __forceinline__ void phase_stamp(const PhaseStamps&) {}
 template <int I>
 __device__ __forceinline__ void phase_stamp_synced(const PhaseStamps&) {}
 template <int Stamps>
-__device__ __forceinline__ void phase_stamps_print(const PhaseStamps&, const char*, int, int, const FusedParams&) {}
+__device__ __forceinline__ void phase_stamps_end(const PhaseStamps&, const char*, int, int, const FusedParams&) {}
 #endif
 
 }  // namespace arlab::kernels

@@ -135,8 +135,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   }
   __syncthreads();
   pdl_launch_dependents();
-  const PhaseStamps stamps = phase_stamps_begin(p, epoch / 2u, entry_clock);  // probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 copied, 2 past barrier 1,
-  phase_stamp<0>(stamps);  // 3 reduced, 4 past barrier 2, 5 the epilogue's end
+  // Probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 copied, 2 past barrier 1,
+  // 3 reduced, 4 past barrier 2, 5 the epilogue's end
+  const PhaseStamps stamps = phase_stamps_begin(p, epoch / 2u, entry_clock);
+  phase_stamp<0>(stamps);
 
   const TokenMapping m = token_mapping<T>(p);
   const int chunk = (p.tokens + N - 1) / N;
@@ -264,7 +266,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_fused_kernel(c
   // Keep this block's shared memory alive until no other block of the cluster can still read it
   // (lifetime only, a relaxed arrival: kernels/oneshot_kernel.cuh).
   if (m.cluster > 1) cluster_lifetime_barrier();
-  phase_stamps_print<6>(stamps, "reference2", N, static_cast<int>(P), p);  // the exit stamp, the record
+  phase_stamps_end<6>(stamps, "reference2", N, static_cast<int>(P), p);  // the exit stamp; the record
 }
 
 // The two-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

@@ -116,8 +116,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   }
   __syncthreads();
   pdl_launch_dependents();
-  const PhaseStamps stamps = phase_stamps_begin(p, flag0, entry_clock);  // probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
-  phase_stamp<0>(stamps);  // 2 the owned rows' end (stage 2), 3 the other rows' end (stage 3)
+  // Probe builds only (kernels/phase_stamps.cuh); the body's stamps: 0 the prologue's end, 1 thread 0's pushes issued,
+  // 2 the owned rows' end (stage 2), 3 the other rows' end (stage 3)
+  const PhaseStamps stamps = phase_stamps_begin(p, flag0, entry_clock);
+  phase_stamp<0>(stamps);
 
   const LamportBuffers buf = shared_buffers(sh);
   const int chunk = (p.tokens + N - 1) / N;
@@ -178,7 +180,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1) twoshot_lean_kernel(co
   // Lifetime of this block's shared memory where another block of the cluster may read it (as in the
   // lean one-shot kernel).
   if (kNorm && m.cluster > 1 && !pushed_exchange_applies(m.cluster)) cluster_lifetime_barrier();
-  phase_stamps_print<4>(stamps, "lean2", N, static_cast<int>(P), p);  // the exit stamp, the record
+  phase_stamps_end<4>(stamps, "lean2", N, static_cast<int>(P), p);  // the exit stamp; the record
 }
 
 // The lean two-shot kernel as kernels/instantiate.cuh instantiates it (kernels/families.cmake).

@@ -70,19 +70,22 @@ LINE = re.compile(r"ARLAB_PHASE body=(\w+) n=(\d+) pattern=(\d+) rank=(\d+) bloc
 
 
 NO_STAMP = float("nan")  # the prologue and exit of lines from before the entry and exit stamps
+BODY_SLOTS = 6  # the body's stamps a normalized record holds (the reference two-shot's six), then prologue and exit
 
 
 def normalized(body, values):
     """A line's stamps as [the body's stamps from its first (6, 0 past its last), prologue, exit] in cycles: lines of
     five values count from the body's first stamp and have no entry or exit; lines of seven count from the entry
     (kernels/phase_stamps.cuh), the exit in the slot after the body's last stamp."""
-    if len(values) == 5:
+    if body not in BODIES:
+        sys.exit(f"phase_table: an ARLAB_PHASE line of an unknown body '{body}' (known: {', '.join(BODIES)})")
+    if len(values) == BODY_SLOTS - 1:
         return [0] + values + [NO_STAMP, NO_STAMP]
-    if len(values) != 7:
+    if len(values) != BODY_SLOTS + 1:
         sys.exit(f"phase_table: an ARLAB_PHASE line with {len(values)} stamps (5 or 7 expected)")
     last = BODIES[body][2][-1][2]  # the body's last stamp index
     at = [0] + values  # from the entry
-    body_stamps = [at[1 + i] - at[1] for i in range(last + 1)] + [0] * (5 - last)
+    body_stamps = [at[1 + i] - at[1] for i in range(last + 1)] + [0] * (BODY_SLOTS - 1 - last)
     return body_stamps + [at[1], at[last + 2] - at[last + 1]]
 
 
@@ -112,14 +115,14 @@ def slowest_block_of_late_rank(calls, last, min_samples):
     kept = {b: v for b, v in per_block.items() if len(v) >= min_samples}
     if not kept:
         return None, 0, 0
-    medians = {b: [statistics.median(s[i] for s in v) for i in range(8)] for b, v in kept.items()}
+    medians = {b: [statistics.median(s[i] for s in v) for i in range(BODY_SLOTS + 2)] for b, v in kept.items()}
     block = max(medians, key=lambda b: medians[b][last])
     return medians[block], min(len(v) for v in kept.values()), len(kept)
 
 
 def typical_block(calls):
     every = [v[1] for ranks in calls.values() for v in ranks.values()]
-    return [statistics.median(s[i] for s in every) for i in range(8)], len(every), len(calls)
+    return [statistics.median(s[i] for s in every) for i in range(BODY_SLOTS + 2)], len(every), len(calls)
 
 
 def print_barriers(phases, outdir):

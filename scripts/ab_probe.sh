@@ -11,6 +11,8 @@
 # output to OUTDIR/logs/. Every run is bounded by 80 s. `scripts/ab_table.py OUTDIR/probe.csv`
 # prints the comparison. The probe list of the lean poll change: scripts/probes/lean_poll.txt.
 set -uo pipefail
+# shellcheck source=scripts/problem_lines.sh
+. "$(dirname "$0")/problem_lines.sh"
 if [ $# -ne 4 ]; then
   sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
@@ -23,9 +25,7 @@ done
 mkdir -p "$out/logs"
 export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
 failed=0 i=0
-while IFS= read -r line || [ -n "$line" ]; do
-  line=${line%%#*}
-  [ -z "${line// }" ] && continue
+while IFS= read -r line; do
   i=$((i + 1))
   for tag in before after; do
     bin=$before; [ $tag = after ] && bin=$after
@@ -36,6 +36,6 @@ while IFS= read -r line || [ -n "$line" ]; do
       failed=$((failed + 1))
     fi
   done
-done < "$problems"
+done < <(problem_lines "$problems")
 echo "ab_probe: $i problem(s), $failed failed run(s); rows in $out/probe.csv"
 [ $failed -eq 0 ]

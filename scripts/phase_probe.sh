@@ -12,6 +12,8 @@
 # OUTDIR ARLAB_CPU` sets the measured phases beside the model's terms. The lists: scripts/probes/phase_twoshot.txt,
 # phase_oneshot.txt (sessions 56 and 57).
 set -uo pipefail
+# shellcheck source=scripts/problem_lines.sh
+. "$(dirname "$0")/problem_lines.sh"
 if [ $# -ne 3 ] && [ $# -ne 4 ]; then
   sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
@@ -42,16 +44,14 @@ run_list() {
   local bin=$1 experiment=$2 csv=$3 logs=$4 what=$5 line
   lines=0
   mkdir -p "$logs"
-  while IFS= read -r line || [ -n "$line" ]; do
-    line=${line%%#*}
-    [ -z "${line// }" ] && continue
+  while IFS= read -r line; do
     lines=$((lines + 1))
     # shellcheck disable=SC2086  # the line is an argument list
     if ! timeout 120 "$bin" run --experiment "$experiment" --csv "$csv" $line > "$logs/$lines.log" 2>&1; then
       echo "phase_probe: $what, line $lines failed: $line (log: $logs/$lines.log)" >&2
       failed=$((failed + 1))
     fi
-  done < "$problems"
+  done < <(problem_lines "$problems")
 }
 run_list "$bin" phase_probe "$out/phase.csv" "$out/logs" "probe build"
 echo "phase_probe: $lines line(s), $failed failed; rows in $out/phase.csv, phases in $out/logs/"

@@ -13,6 +13,8 @@
 # PROBLEMS --label switch_v0=... --label switch_NAME=...` prints the table (docs/kernels.md, "The
 # faithful reference"). The probe list of the kept differences: scripts/probes/faithful_switches.txt.
 set -uo pipefail
+# shellcheck source=scripts/problem_lines.sh
+. "$(dirname "$0")/problem_lines.sh"
 if [ $# -lt 3 ]; then
   sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
@@ -34,9 +36,7 @@ for k in "${!bins[@]}"; do echo "switch_probe: ${names[$k]} = $("${bins[$k]}" --
 export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
 order=("${!bins[@]}" 0)  # every build, then the first again
 failed=0 i=0
-while IFS= read -r line || [ -n "$line" ]; do
-  line=${line%%#*}
-  [ -z "${line// }" ] && continue
+while IFS= read -r line; do
   i=$((i + 1))
   pass=0
   for k in "${order[@]}"; do
@@ -48,6 +48,6 @@ while IFS= read -r line || [ -n "$line" ]; do
       failed=$((failed + 1))
     fi
   done
-done < "$problems"
+done < <(problem_lines "$problems")
 echo "switch_probe: $i problem(s) x ${#order[@]} process(es), $failed failed run(s); rows in $out/probe.csv"
 [ "$failed" -eq 0 ]

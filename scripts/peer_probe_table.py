@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/peer_probe_table.py CSV PROBLEMS [--label EXPERIMENTS=TEXT ...]
+"""scripts/peer_probe_table.py CSV PROBLEMS [--kernel BODY] [--label EXPERIMENTS=TEXT ...]
 
 Prints a Markdown table of a probe of the reference beside a peer: each process of CSV (arlab rows,
 one `arlab run --policy trtllm,flashinfer/flashinfer --kernel reference` group per process) gives
@@ -10,6 +10,9 @@ no-switch runs), the ratio at each of PROBLEMS (comma-separated HIDDENxTOKENS, o
 where the CSV holds that H x tokens at more than one N; a range likewise),
 and the shift: the reference's own time against the experiments `PREFIX_v0` of the same build
 (PREFIX: the text before the first '_'), mean (range) over the problems, first process of each.
+With --kernel BODY the trtllm member of that body is the one set beside the peer, for groups that hold
+several (`--kernel reference,lean`, scripts/probes/phase_peer.txt); a group of several trtllm members
+without --kernel is refused. Rows written before the kernel_variant column read as the reference.
 Used for docs/kernels.md, "The faithful reference" (data/h200/faithful_probe_emulated.csv).
 """
 import collections
@@ -18,17 +21,25 @@ import statistics
 import sys
 
 
-def load(path):
-    groups = collections.defaultdict(dict)
+def load(path, kernel):
+    groups = collections.defaultdict(dict)  # group -> member ("trtllm/BODY" or the policy) -> row
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            groups[r["group_id"]][r["policy"]] = r
+            member = r["policy"]
+            if member == "trtllm":
+                member += "/" + (r.get("kernel_variant") or "reference")
+            groups[r["group_id"]][member] = r
     runs = collections.defaultdict(lambda: collections.defaultdict(list))  # experiment -> problem -> [(ratio, ref_us)]
     for gid in sorted(groups, key=lambda g: min(r["date_utc"] for r in groups[g].values())):
         g = groups[gid]
-        if "trtllm" not in g or "flashinfer" not in g:
-            raise SystemExit(f"peer_probe_table: group {gid} lacks the trtllm or the flashinfer row")
-        ref, peer = g["trtllm"], g["flashinfer"]
+        trtllm = sorted(m for m in g if m.startswith("trtllm/"))
+        if kernel is None and len(trtllm) > 1:
+            raise SystemExit(f"peer_probe_table: group {gid} holds several trtllm members ({', '.join(trtllm)}): "
+                             f"name one with --kernel")
+        want = f"trtllm/{kernel}" if kernel is not None else (trtllm[0] if trtllm else "trtllm")
+        if want not in g or "flashinfer" not in g:
+            raise SystemExit(f"peer_probe_table: group {gid} lacks the {want} or the flashinfer row")
+        ref, peer = g[want], g["flashinfer"]
         ref_us, peer_us = float(ref["skewfree_us_median"]), float(peer["skewfree_us_median"])
         key = (int(ref["nranks"]), int(ref["hidden"]), int(ref["tokens"]))
         runs[ref["experiment"]][key].append((peer_us / ref_us, ref_us))
@@ -55,8 +66,16 @@ def main(argv):
     if len(argv) < 3 or argv[1].startswith("-"):
         print(__doc__, file=sys.stderr)
         return 2
+    kernel = None
+    rest = argv[3:]
+    if rest[:1] == ["--kernel"]:
+        if len(rest) < 2 or rest[1] not in ("reference", "lean"):
+            print(f"peer_probe_table: --kernel takes reference or lean, got {' '.join(rest[1:2]) or 'nothing'}",
+                  file=sys.stderr)
+            return 2
+        kernel, rest = rest[1], rest[2:]
     try:
-        runs = load(argv[1])
+        runs = load(argv[1], kernel)
     except (OSError, KeyError, ValueError) as e:
         print(f"peer_probe_table: cannot read {argv[1]} as arlab rows: {e}", file=sys.stderr)
         return 2
@@ -76,7 +95,6 @@ def main(argv):
         print(f"peer_probe_table: {e}", file=sys.stderr)
         return 2
     labels = []
-    rest = argv[3:]
     while rest:
         if rest[0] != "--label" or len(rest) < 2 or "=" not in rest[1]:
             print(f"peer_probe_table: expected --label EXPERIMENTS=TEXT, got {' '.join(rest)}", file=sys.stderr)

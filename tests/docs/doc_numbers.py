@@ -1052,8 +1052,9 @@ ONESHOT_PHASE_ROWS = ["| 8 | ar_res_rms | 8192 x 1 | reference | 128/8/8/1 |", "
 S57 = "data/h100/phase_probe_s57"
 
 
-def hooks_cost_check(probe, default, template):
-    """docs/kernels.md, "Phase stamps": a probe run's cost over a default build's (--hooks-cost summary rows)."""
+def hooks_cost_check(probe, default, template, base=S57):
+    """docs/kernels.md, "Phase stamps": a probe run's cost over a default build's (--hooks-cost summary rows) of the
+    runs under `base`."""
     row = r"\| {} \| (?:oneshot|twoshot) \| (\d+) \| ([\d.]+) \(([\d.]+) - ([\d.]+)\) \|"
     def derive(out):
         cells = {}
@@ -1063,8 +1064,27 @@ def hooks_cost_check(probe, default, template):
                 return ["(no --hooks-cost row for %s)" % body]
             cells[body] = m.groups()
         return [template.format(**{f"{b[0]}{i}": v for b, g in cells.items() for i, v in enumerate(g)})]
-    return dict(doc="docs/kernels.md", cmd=["{py}", "scripts/phase_table.py", f"{S57}/{probe}", "{arlab}", "--hooks-cost",
-                                            f"{S57}/{default}"], derive=derive)
+    return dict(doc="docs/kernels.md", cmd=["{py}", "scripts/phase_table.py", f"{base}/{probe}", "{arlab}", "--hooks-cost",
+                                            f"{base}/{default}"], derive=derive)
+
+
+S58 = "data/h100/phase_probe_s58"
+PEER_PROBLEMS = "2048x1,2048x8,2048x128,4096x1,4096x16,8192x1,8192x64,16384x1"
+
+
+def prologue_ranges(out):
+    """docs/model.md, "Session 58": the one-shot prologue and exit over the rows of both lists, measured against the
+    model's terms."""
+    pro, ratio, exit_ = [], [], []
+    for line in out.splitlines():
+        for a, b in re.findall(r"prologue ([\d.]+) \(([\d.]+)\)", line):
+            pro.append(float(a))
+            ratio.append(float(a) / float(b))
+        exit_ += [float(a) for a in re.findall(r"exit ([\d.]+) \(", line)]
+    if not pro or not exit_:
+        return ["(no prologue or exit phase printed)"]
+    return ["takes %.2f-%.2f us over both lists" % (min(pro), max(pro)), "%.1f-%.1fx the term" % (min(ratio), max(ratio)),
+            "The exit (from the closing barrier to the last instruction) is %.2f-%.2f us" % (min(exit_), max(exit_))]
 
 
 def barrier1_ranges(out):
@@ -1097,6 +1117,19 @@ CHECKS = [
          derive=rows_starting(ONESHOT_PHASE_ROWS)),
     dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S57}/probe_v2_twoshot", "{arlab}", "--barriers"],
          derive=barrier1_ranges),
+    # docs/model.md, "Session 58", and docs/kernels.md, "Phase stamps" and "Beside the peer, phase by phase"
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S58}/probe_v3_oneshot", "{arlab}", "--summary"],
+         derive=table_rows),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S58}/probe_v3_peer", "{arlab}"], derive=table_rows),
+    dict(doc="docs/model.md", cmd=f"{{py}} scripts/phase_table.py {S58}/probe_v3_oneshot {{arlab}} && "
+                                  f"{{py}} scripts/phase_table.py {S58}/probe_v3_peer {{arlab}}", derive=prologue_ranges),
+    hooks_cost_check("probe_v3_oneshot", "default_v3/oneshot.csv", "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x)",
+                     base=S58),
+    hooks_cost_check("probe_v3_peer", "default_v3/peer.csv", "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x)",
+                     base=S58),
+    *[dict(doc="docs/kernels.md", cmd=["{py}", "scripts/peer_probe_table.py", f"{S58}/default_v3/peer.csv", PEER_PROBLEMS,
+                                       "--kernel", body, "--label", f"phase_default={body}"],
+           derive=lambda out: [out.strip()]) for body in ("reference", "lean")],
     hooks_cost_check("probe_v1_oneshot", "default_v1/oneshot.csv",
                      "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x), {r0} rows each"),
     hooks_cost_check("probe_v1_twoshot", "default_v1/twoshot.csv",

@@ -68,10 +68,11 @@ void calibrate_main(const CalibrateOptions& o) {
 void add_calibrate_command(CLI::App& app) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* sub = app.add_subcommand(
-      "calibrate", "microbenchmarks that set the timing model's constants (launch and the last stores' drain, load "
+      "calibrate", "microbenchmarks that set the timing model's constants (launch, the last stores' drain, load "
                    "latency, bandwidth, clear, reductions, atomics, epilogue math and rounds of 1-4 vectors per "
                    "thread (the ar round's too; the NVFP4 and FP8 rounds; the NVFP4 round at an odd block size; the NVFP4 and RMSNorm rounds of 2 and 4 vectors on blocks of 16-32 warps), each one-shot body's round at 2, 4 and 8 ranks (warm, with 2 and 4 vectors also on blocks of 16-32 warps, at 2 ranks also on 2-16 blocks and at 1, 2 and 4 blocks per SM in one pass (both one-shot bodies, the two-shot rounds), with its polls from DRAM, after 0-4 x L2 bytes written between, on the emulated node at N with every partition running it at once, with the FP8 epilogue, with the ar pattern at 2, 4 and 8 ranks, and with the NVFP4 epilogue at 2 ranks), the lean two-shot body's owner and reader rounds at 2, 4 and 8 ranks (apart, and in one run in the fused kernel's order) and the reference two-shot's epilogue round (each with the ar_res_rms and the ar epilogue, alone and with every partition running it), cross-rank stores and flags, one exchange round among 2 .. N ranks and between 2 ranks "
                    "with grids of 1-256 blocks (up to 4 per SM); and, checked against the model, where clusters land; and, as a record, "
+                   "the path from launch to the first store (a control word's read, operand loads, a block barrier), "
                    "the push step on 1-32 blocks, the epilogue rounds at 4 and 12 rounds per cluster, one cluster "
                    "exchange per launch and one round between 2 ranks on one cluster of 1-8 blocks with and without "
                    "the exchange after it, the read, write "

@@ -31,6 +31,21 @@ Several MEASUREMENTS.csv VALIDATION.csv pairs may follow one another: their rows
                         [--where COL=VALUE ...]
   scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --round-cost-tokens
                         [--where COL=VALUE ...]
+  scripts/model_bias.py MEASUREMENTS.csv VALIDATION.csv [MEASUREMENTS.csv VALIDATION.csv ...] --shares COL[,COL...]
+                        [--where COL=VALUE ...]
+
+--shift-us D (with --by or --shares) adds D microseconds to every prediction first: what a constant term of that
+size would do to the groups.
+
+--shares prints, instead, where the model's error lives: over the selected rows, e = ln(predicted / measured),
+and for each grouping (@problem first: the rows of one problem, N, algorithm, pattern, dtype, H and tokens,
+whatever their launch configuration; then each COL, columns or derived groupings as for --by) the groups, the
+share of e's variance between the groups' means (eta squared) and the standard deviation left within them
+(x 100, about %), and the share of the variance within @problem that the grouping takes inside each
+problem (its groups split by problem). A share near 1 is error that a term of that grouping could remove; what
+stays within @problem is the launch configurations' error, which no per-problem term reaches. A grouping of k
+groups over n rows takes about (k - 1) / (n - 1) by chance alone, and inside the problems (K groups of problem
+and grouping, P problems) about (K - P) / (n - P): each printed in brackets beside its share.
 
 --round-cost prints, instead, the cost of one more token round per cluster, measured and predicted:
 for rows that differ only in the grid (the same problem, tpb, cluster and vectors per thread, so only
@@ -122,7 +137,11 @@ def blocks_per_sm_class(m):
     return "le1" if per_sm <= 1 else "1-2" if per_sm <= 2 else "2-4" if per_sm <= 4 else "gt4"
 
 
-DERIVED = {"@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@round_count": round_count_class,
+def problem_key(m):
+    return " ".join(m[c] for c in ("nranks", "algo", "pattern", "dtype", "hidden", "tokens"))
+
+
+DERIVED = {"@problem": problem_key, "@occupancy": occupancy, "@grid": grid_class, "@rounds": rounds_class, "@round_count": round_count_class,
            "@threads": threads_class, "@own_rows": own_rows_class, "@blocks_per_sm": blocks_per_sm_class,
            "@epilogue_rounds": epilogue_rounds_class}
 
@@ -164,8 +183,38 @@ def print_round_cost(points, by_tokens=False):
         if got else f"{body} - (0 rows)" for body, got in costs.items()))
 
 
+def print_shares(rows, columns):
+    """rows: [({grouping: value}, e)] -> one line per grouping: groups, eta squared, the sd within the groups, and
+    the share of the within-@problem variance that the grouping takes inside each problem."""
+    def within_ss(key):
+        by_group = {}
+        for cells, e in rows:
+            by_group.setdefault(key(cells), []).append(e)
+        means = {k: statistics.fmean(v) for k, v in by_group.items()}
+        return sum((e - means[key(cells)]) ** 2 for cells, e in rows), len(by_group)
+    errors = [e for _, e in rows]
+    n = len(rows)
+    total, _ = within_ss(lambda cells: None)
+    in_problem, problems = within_ss(lambda cells: cells["@problem"])
+    print(f"{len(rows)} rows: ln(predicted / measured) mean {100 * statistics.fmean(errors):+.1f} %, sd "
+          f"{100 * statistics.pstdev(errors):.1f} %")
+    print("grouping                 groups  share (chance)  sd within  share within @problem (chance)")
+    for c in columns:
+        ss, groups = within_ss(lambda cells: cells[c])
+        share = 1 - ss / total if total > 0 else 0.0
+        inner = "-"
+        if c != "@problem":
+            ss_both, both = within_ss(lambda cells: (cells["@problem"], cells[c]))
+            inner = (f"{1 - ss_both / in_problem if in_problem > 0 else 0.0:.2f} "
+                     f"({(both - problems) / max(1, n - problems):.2f})")
+        print(f"{c:<24} {groups:6d}  {share:5.2f} ({(groups - 1) / max(1, n - 1):.2f})  {100 * math.sqrt(ss / n):6.1f} %"
+              f"  {inner}")
+
+
 def main(argv):
     by, where, files = [], [], []
+    shares = []
+    shift_us = 0.0
     round_cost = False  # False, "grid" or "tokens": what the rows of one configuration differ in
     i = 0
     while i < len(argv):
@@ -175,8 +224,17 @@ def main(argv):
             round_cost = "tokens" if argv[i] == "--round-cost-tokens" else "grid"
             i += 1
             continue
-        if argv[i] in ("--by", "--where") and i + 1 < len(argv):
-            if argv[i] == "--by":
+        if argv[i] == "--shift-us" and i + 1 < len(argv):
+            try:
+                shift_us = float(argv[i + 1])
+            except ValueError:
+                sys.exit(f"model_bias: --shift-us takes microseconds, got {argv[i + 1]!r}")
+            i += 2
+            continue
+        if argv[i] in ("--by", "--where", "--shares") and i + 1 < len(argv):
+            if argv[i] == "--shares":
+                shares += ["@problem"] + [c for c in argv[i + 1].split(",") if c != "@problem"]
+            elif argv[i] == "--by":
                 by += argv[i + 1].split(",")
             else:
                 where.append(argv[i + 1].split("=", 1))
@@ -184,10 +242,10 @@ def main(argv):
             continue
         files.append(argv[i])
         i += 1
-    if len(files) < 2 or len(files) % 2 or bool(by) == bool(round_cost) or any(
-            len(w) != 2 for w in where):
+    if len(files) < 2 or len(files) % 2 or [bool(by), bool(round_cost), bool(shares)].count(True) != 1 or any(
+            len(w) != 2 for w in where) or (shift_us and round_cost):
         sys.exit(__doc__)
-    unknown = [c for c in by + [w[0] for w in where] if c.startswith("@") and c not in DERIVED]
+    unknown = [c for c in by + shares + [w[0] for w in where] if c.startswith("@") and c not in DERIVED]
     if unknown:
         sys.exit(f"model_bias: unknown derived grouping {unknown[0]!r} (derived: {', '.join(DERIVED)})")
     for path in files:
@@ -195,7 +253,13 @@ def main(argv):
             sys.exit(f"model_bias: cannot read {path!r} (not a file)")
     groups, points = {}, {}
     for pair, (measurements, validation) in enumerate(zip(files[::2], files[1::2])):
-        read_pair(measurements, validation, by, where, round_cost, groups, points, pair)
+        read_pair(measurements, validation, by or shares, where, round_cost, groups, points, pair,
+                  log_error=bool(shares), shift_us=shift_us)
+    if shares:
+        rows = [(dict(zip(shares, key)), e) for key, errors in groups.items() for e in errors]
+        if len(rows) < 2:
+            sys.exit("model_bias: --shares needs at least two predicted rows")
+        return print_shares(rows, shares)
     if round_cost:
         if not points:
             sys.exit("model_bias: no predicted row matches")
@@ -214,9 +278,11 @@ def main(argv):
         print(f"{' '.join(key):<{width}}  {len(e):4d}  {mape:5.1f} %  {bias:+5.1f} %")
 
 
-def read_pair(measurements, validation, by, where, round_cost, groups, points, pair=0):
+def read_pair(measurements, validation, by, where, round_cost, groups, points, pair=0, log_error=False, shift_us=0.0):
     """The predicted rows of one measurement CSV and its validation CSV, into `groups` (or `points`, whose
-    configuration keys end with `pair`, the pair's index, so that two files' configurations stay apart)."""
+    configuration keys end with `pair`, the pair's index, so that two files' configurations stay apart); each
+    row's error predicted / measured - 1, or with log_error ln(predicted / measured); shift_us added to each
+    prediction first."""
     with open(measurements, newline="") as f:
         meas = {line: r for line, r in enumerate(csv.DictReader(f), start=2)}  # header = line 1
     with open(validation, newline="") as f:
@@ -237,7 +303,7 @@ def read_pair(measurements, validation, by, where, round_cost, groups, points, p
                 return m.get(c) or ("reference" if c == "kernel_variant" else "")
             if any(cell(c) != val for c, val in where):
                 continue
-            measured, predicted = float(v["kernel_us_median"]), float(v["predicted_us"])
+            measured, predicted = float(v["kernel_us_median"]), float(v["predicted_us"]) + shift_us
             if round_cost:
                 key = (int(m["grid"] if round_cost == "tokens" else m["tokens"]), int(m["hidden"]), int(m["tpb"]),
                        int(m["cluster"]),
@@ -245,7 +311,8 @@ def read_pair(measurements, validation, by, where, round_cost, groups, points, p
                 by_r = points.setdefault((key, cell("kernel_variant")), {})
                 by_r.setdefault(rounds_of(m), []).append((measured, predicted))
                 continue
-            groups.setdefault(tuple(cell(c) for c in by), []).append(predicted / measured - 1)
+            error = math.log(predicted / measured) if log_error else predicted / measured - 1
+            groups.setdefault(tuple(cell(c) for c in by), []).append(error)
 
 
 if __name__ == "__main__":

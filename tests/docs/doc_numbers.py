@@ -1087,6 +1087,40 @@ def prologue_ranges(out):
             "The exit (from the closing barrier to the last instruction) is %.2f-%.2f us" % (min(exit_), max(exit_))]
 
 
+H100_GRIDS = [f"data/h100/exp/model-accuracy_emulated_grid{g}{t}.csv" for g in (35, 36, 37, 38) for t in ("", "_tp4", "_tp8")]
+SHARE_COLUMNS = ["pattern", "kernel_variant", "vecs_per_thread", "@round_count", "@threads"]
+
+
+def error_shares_command():
+    """docs/model.md, "Session 58": `arlab validate` of the H100's grids 35-38, then `scripts/model_bias.py --shares`
+    per algorithm and N over all twelve pairs."""
+    pairs = " ".join(f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS)
+    validate = " && ".join(f"{{arlab}} validate {g} --out {{tmp}}/shares_{os.path.basename(g)} > /dev/null" for g in H100_GRIDS)
+    runs = "; ".join(f"echo '== {a} {n}' && {{py}} scripts/model_bias.py {pairs} --shares {','.join(SHARE_COLUMNS)} "
+                     f"--where algo={a} --where nranks={n}" for a in ("oneshot", "twoshot") for n in (2, 4, 8))
+    return f"{validate} && {{ {runs}; }}"
+
+
+def error_shares_rows(out):
+    """The table of docs/model.md, "Session 58", one row per algorithm and N from model_bias.py --shares."""
+    rows = []
+    for block in out.split("== ")[1:]:
+        lines = block.splitlines()
+        algo, n = lines[0].split()
+        m = re.match(r"(\d+) rows: ln\(predicted / measured\) mean ([-+][\d.]+) %, sd ([\d.]+) %", lines[1])
+        if not m:
+            return ["(model_bias.py --shares printed no summary for %s N = %s)" % (algo, n)]
+        cells = {}
+        for line in lines[3:]:
+            c = line.split()
+            cells[c[0]] = (c[2], c[3].strip("()"), c[-2], c[-1].strip("()"))
+        problem = cells["@problem"]
+        row = [algo, n, m.group(1), m.group(3) + " %", f"{problem[0]} ({problem[1]})", f"{cells['pattern'][0]}"]
+        row += [f"{cells[c][2]} ({cells[c][3]})" for c in SHARE_COLUMNS[1:]]
+        rows.append("| " + " | ".join(row) + " |")
+    return rows
+
+
 def barrier1_ranges(out):
     """docs/model.md, "Session 57": the late rank's barrier-1 waits by N, and that no peer ended its copy later."""
     waits, later = collections.defaultdict(list), set()
@@ -1123,6 +1157,17 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S58}/probe_v3_peer", "{arlab}"], derive=table_rows),
     dict(doc="docs/model.md", cmd=f"{{py}} scripts/phase_table.py {S58}/probe_v3_oneshot {{arlab}} && "
                                   f"{{py}} scripts/phase_table.py {S58}/probe_v3_peer {{arlab}}", derive=prologue_ranges),
+    dict(doc="docs/model.md", cmd=error_shares_command(), derive=error_shares_rows),
+    *[dict(doc="docs/model.md", cmd=error_shares_command().split(" && {")[0] + " && " + " && ".join(
+               f"{{py}} scripts/model_bias.py " + " ".join(f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS) +
+               f" --by {by} --where algo=oneshot --shift-us {d}" for d in shifts),
+           quotes=[(pattern, template)])
+      for by, shifts, pattern, template in (
+          ("nranks", (0, 0.1, 0.2, 0.3), r"(?m)^2 +\d+ +([\d.]+) %.*\n(?:.*\n)*?^2 +\d+ +([\d.]+) %.*\n(?:.*\n)*?^2 +\d+ +([\d.]+) %"
+           r".*\n(?:.*\n)*?^2 +\d+ +([\d.]+) %", "from {1} % to {2} % at +0.1 and +0.2 us and to {4} % at +0.3 us"),
+          ("pattern", (0, 0.4), r"(?m)^ar_res_rms_fp4 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?^ar_res_rms_out_fp4 +\d+ +[\d.]+ % +([-+][\d.]+) %"
+           r"(?:.*\n)*?^ar_res_rms_fp4 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?^ar_res_rms_out_fp4 +\d+ +[\d.]+ % +([-+][\d.]+) %",
+           "bias {1} % and {2} % at +0 us, {3} % and {4} % at +0.4 us"))],
     hooks_cost_check("probe_v3_oneshot", "default_v3/oneshot.csv", "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x)",
                      base=S58),
     hooks_cost_check("probe_v3_peer", "default_v3/peer.csv", "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x)",

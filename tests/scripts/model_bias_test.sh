@@ -104,5 +104,32 @@ echo "$out" | grep -q '^| 4 blocks, H 4096, 128/1, 4 | 2 -> 8 | 3.00 / 2.00 us |
   fail "--round-cost-tokens: rows at one token count (no pair) accepted"
 "$py" "$src/scripts/model_bias.py" "$tmp/t.csv" "$tmp/vt.csv" --round-cost --round-cost-tokens > /dev/null 2>&1 &&
   fail "both round-cost modes accepted"
-[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, @blocks_per_sm, @epilogue_rounds, refusals, --round-cost over pairs, --round-cost-tokens: ok"
+# --shares: two problems (1 and 8 tokens) at two configurations each (128/1 and 256/2). First the error is the
+# problem's alone (+10 % and -10 % at both configurations): @problem takes all of it, the cluster nothing. Then it
+# is the configuration's alone (cluster 1 +10 %, cluster 2 -10 %, in both problems): the cluster takes all of it,
+# within the problems too, and @problem nothing.
+{
+  echo "$header"
+  echo "2,bf16,ar_res_rms,oneshot,1,4096,128,1,64,1,64,lean"
+  echo "2,bf16,ar_res_rms,oneshot,1,4096,256,2,64,1,64,lean"
+  echo "2,bf16,ar_res_rms,oneshot,8,4096,128,1,64,1,64,lean"
+  echo "2,bf16,ar_res_rms,oneshot,8,4096,256,2,64,1,64,lean"
+} > "$tmp/s.csv"
+{ echo "$vheader"; echo "2,10,11,ok"; echo "3,10,11,ok"; echo "4,10,9,ok"; echo "5,10,9,ok"; } > "$tmp/vs1.csv"
+{ echo "$vheader"; echo "2,10,11,ok"; echo "3,10,9,ok"; echo "4,10,11,ok"; echo "5,10,9,ok"; } > "$tmp/vs2.csv"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/s.csv" "$tmp/vs1.csv" --shares cluster 2>&1) || fail "--shares: exit $? ($out)"
+echo "$out" | grep -Eq '^@problem +2 +1\.00 \(0\.33\) +0\.0 % +-$' || fail "--shares: per-problem error ($out)"
+echo "$out" | grep -Eq '^cluster +2 +0\.00 \(0\.33\) +10\.0 % +0\.00 \(1\.00\)$' || fail "--shares: cluster, none ($out)"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/s.csv" "$tmp/vs2.csv" --shares cluster 2>&1) || fail "--shares 2: exit $? ($out)"
+echo "$out" | grep -Eq '^@problem +2 +0\.00 \(0\.33\) +10\.0 % +-$' || fail "--shares: no per-problem error ($out)"
+echo "$out" | grep -Eq '^cluster +2 +1\.00 \(0\.33\) +0\.0 % +1\.00 \(1\.00\)$' || fail "--shares: the cluster's error ($out)"
+"$py" "$src/scripts/model_bias.py" "$tmp/s.csv" "$tmp/vs1.csv" --shares cluster --by pattern > /dev/null 2>&1 &&
+  fail "--shares with --by accepted"
+# --shift-us 1: file A's two rows (10 -> 11 and 10 -> 8 us) predicted 12 and 9 us: +20 % and -10 %; a shift that is
+# not a number is refused.
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by algo --shift-us 1 2>&1) || fail "--shift-us: exit $?"
+echo "$out" | grep -Eq '^twoshot +2 +15\.0 % +\+5\.0 %$' || fail "--shift-us 1: MAPE 15 %, bias +5 % ($out)"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by algo --shift-us x 2>&1) && fail "--shift-us x accepted"
+echo "$out" | grep -q "model_bias: --shift-us takes microseconds, got 'x'" || fail "--shift-us x: $out"
+[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, @blocks_per_sm, @epilogue_rounds, refusals, --round-cost over pairs, --round-cost-tokens, --shares, --shift-us: ok"
 exit $status

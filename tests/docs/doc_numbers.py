@@ -1158,6 +1158,12 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=f"{{py}} scripts/phase_table.py {S58}/probe_v3_oneshot {{arlab}} && "
                                   f"{{py}} scripts/phase_table.py {S58}/probe_v3_peer {{arlab}}", derive=prologue_ranges),
     dict(doc="docs/model.md", cmd=error_shares_command(), derive=error_shares_rows),
+    dict(doc="docs/model.md", cmd=error_shares_command().split(" && {")[0] + " && {py} scripts/model_bias.py " + " ".join(
+             f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS) +
+             " --by kernel_variant,@round_count --where algo=twoshot --where nranks=4",
+         quotes=[(r"^lean 17\+ +\d+ +[\d.]+ % +([-+][\d.]+) %\n^lean 2-4 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?"
+                  r"^reference 17\+ +\d+ +[\d.]+ % +([-+][\d.]+) %\n^reference 2-4 +\d+ +[\d.]+ % +([-+][\d.]+) %",
+                  "predicted {2} % long at 2-4 token rounds and {1} % short at 17 or more, the reference {4} % and {3} %")]),
     *[dict(doc="docs/model.md", cmd=error_shares_command().split(" && {")[0] + " && " + " && ".join(
                f"{{py}} scripts/model_bias.py " + " ".join(f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS) +
                f" --by {by} --where algo=oneshot --shift-us {d}" for d in shifts),

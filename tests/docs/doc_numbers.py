@@ -1072,6 +1072,15 @@ S58 = "data/h100/phase_probe_s58"
 PEER_PROBLEMS = "2048x1,2048x8,2048x128,4096x1,4096x16,8192x1,8192x64,16384x1"
 
 
+def hooks_cost_us_range(label):
+    """docs/kernels.md, "Phase stamps": the range of probe minus default microseconds over the rows of a --hooks-cost
+    table, labelled."""
+    def derive(out):
+        d = [float(c[6]) - float(c[7]) for c in table_cells(out) if len(c) == 9 and c[0] in ("reference", "lean")]
+        return [f"{label} {min(d):+.2f} to {max(d):+.2f} us"] if d else ["(no --hooks-cost rows)"]
+    return derive
+
+
 def prologue_ranges(out):
     """docs/model.md, "Session 58": the one-shot prologue and exit over the rows of both lists, measured against the
     model's terms."""
@@ -1174,6 +1183,11 @@ CHECKS = [
           ("pattern", (0, 0.4), r"(?m)^ar_res_rms_fp4 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?^ar_res_rms_out_fp4 +\d+ +[\d.]+ % +([-+][\d.]+) %"
            r"(?:.*\n)*?^ar_res_rms_fp4 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?^ar_res_rms_out_fp4 +\d+ +[\d.]+ % +([-+][\d.]+) %",
            "bias {1} % and {2} % at +0 us, {3} % and {4} % at +0.4 us"))],
+    *[dict(doc="docs/kernels.md", cmd=["{py}", "scripts/phase_table.py", f"{base}/{probe}", "{arlab}", "--hooks-cost",
+                                       f"{base}/{default}"], derive=hooks_cost_us_range(label))
+      for base, probe, default, label in ((S57, "probe_v2_oneshot", "default_v2/oneshot.csv", "v2"),
+                                          (S58, "probe_v3_oneshot", "default_v3/oneshot.csv", "v3"),
+                                          (S58, "probe_v3_peer", "default_v3/peer.csv", "it adds"))],
     hooks_cost_check("probe_v3_oneshot", "default_v3/oneshot.csv", "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x)",
                      base=S58),
     hooks_cost_check("probe_v3_peer", "default_v3/peer.csv", "reference {r1}x ({r2}-{r3}x), lean {l1}x ({l2}-{l3}x)",

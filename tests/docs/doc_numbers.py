@@ -1164,9 +1164,20 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S58}/probe_v3_oneshot", "{arlab}", "--summary"],
          derive=table_rows),
     dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S58}/probe_v3_peer", "{arlab}"], derive=table_rows),
+    dict(doc="docs/model.md", cmd=["{py}", "scripts/phase_table.py", f"{S58}/probe_v3_oneshot", "{arlab}"],
+         derive=rows_starting(["| 4 | ar_res_rms_fp4 | 4096 x 32 | reference | 512/1/32/1 |",
+                               "| 4 | ar_res_rms_fp4 | 4096 x 32 | lean | 512/1/32/1 |"])),
     dict(doc="docs/model.md", cmd=f"{{py}} scripts/phase_table.py {S58}/probe_v3_oneshot {{arlab}} && "
                                   f"{{py}} scripts/phase_table.py {S58}/probe_v3_peer {{arlab}}", derive=prologue_ranges),
     dict(doc="docs/model.md", cmd=error_shares_command(), derive=error_shares_rows),
+    dict(doc="docs/model.md", cmd=error_shares_command().split(" && {")[0] + " && {py} scripts/model_bias.py " + " ".join(
+             f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS) + " --by pattern,@round_count --where algo=oneshot",
+         quotes=[(r"^ar 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?^ar_res_rms 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?"
+                  r"^ar_res_rms_fp4 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?^ar_res_rms_fp8 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n"
+                  r"(?:.*\n)*?^ar_res_rms_out_fp4 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?"
+                  r"^ar_res_rms_out_fp8 1 +\d+ +[\d.]+ % +([-+][\d.]+) %",
+                  "predicted {3} % (`ar_res_rms_fp4`) and {5} % (`ar_res_rms_out_fp4`), the FP8 rows {4} % and {6} %, "
+                  "`ar_res_rms` {2} % and `ar` {1} %")]),
     dict(doc="docs/model.md", cmd=error_shares_command().split(" && {")[0] + " && {py} scripts/model_bias.py " + " ".join(
              f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS) +
              " --by kernel_variant,@round_count --where algo=twoshot --where nranks=4",

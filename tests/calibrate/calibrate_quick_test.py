@@ -16,6 +16,8 @@ PUSH_VARIANTS = ["push_store_1", "push_store", "push_store_4", "push_store_8"]
 # The push step on few blocks (round_load) and the stores' drain at a kernel's end (launch).
 FEW_AND_DRAIN = [("round_load", "push_store_few"), ("round_load", "push_store_1_few"), ("launch", "store_1"),
                  ("launch", "store_8")]
+# The path from launch to the first store (launch prologue_*, session 58; a record).
+FEW_AND_DRAIN += [("launch", v) for v in ("prologue_0", "prologue_2", "prologue_2_wait")]
 # The one-shot round of each body at N = 2, 4, 8 (body_round: lean_round_ns_per_extra_rank).
 FEW_AND_DRAIN += [("body_round", f"{body}_n{n}_slowest") for body in ("reference", "lean") for n in (2, 4, 8)]
 # The same round at the node's N (2 here) alone and with every partition running it (emulated node only).

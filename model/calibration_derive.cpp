@@ -185,6 +185,7 @@ class Deriver {
     twoshot_round_delta();
     lean2_round_lines();
     record_twoshot_epilogue_rounds();
+    record_prologue_path();
     shared_sm_rounds();
     check_ranges(out_.calibration);
     return out_;
@@ -1029,6 +1030,35 @@ class Deriver {
                                  fmt(" (%zu rows)", rms.size())) +
               " (blocks x tpb/cluster, H: measured (the model's round), ns):" + per);
         }
+  }
+
+  // The one-shot bodies' path from launch to the first store, alone (launch prologue_0 / prologue_2 /
+  // prologue_2_wait, since session 58): each row's duration beyond the store_1 row of the same grid and tpb,
+  // median per variant, beside what the model's prologue term prices for a body without the pushed exchange
+  // (l2_latency_ns: one L2 hit). The phase stamps measured 0.6-1.5 us for the same path inside the fused
+  // bodies (docs/model.md, "Session 58"); no constant reads these rows yet.
+  void record_prologue_path() {
+    std::map<std::pair<int, int>, double> store_1;
+    for (const auto* r : pick_rows("launch", "store_1", "duration_us", [](const MicrobenchRow& r) { return r.cluster <= 1; }))
+      store_1[{static_cast<int>(r->size), r->tpb}] = r->value;
+    std::string parts;
+    for (const char* variant : {"prologue_0", "prologue_2", "prologue_2_wait"}) {
+      std::vector<double> extra;
+      for (const auto* r : pick_rows("launch", variant, "duration_us", [](const MicrobenchRow& r) { return r.cluster <= 1; })) {
+        const auto it = store_1.find({static_cast<int>(r->size), r->tpb});
+        if (it != store_1.end()) extra.push_back((r->value - it->second) * 1e3);
+      }
+      if (extra.empty()) continue;
+      parts += fmt("; %s ", variant) + fmt("%.0f ns (", median_of(extra)) +
+               fmt("%.0f to ", *std::min_element(extra.begin(), extra.end())) +
+               fmt("%.0f ns over ", *std::max_element(extra.begin(), extra.end())) + fmt("%zu rows)", extra.size());
+    }
+    if (parts.empty()) return;
+    out_.notes.push_back("record, launch prologue_* (no constant reads them): the path from launch to the first store "
+                         "beyond a kernel that only stores (store_1 of the same grid and tpb), median (range): " +
+                         parts.substr(2) +
+                         fmt("; the model's prologue term prices one L2 hit, l2_latency_ns = %.0f ns",
+                             out_.calibration.l2_latency_ns));
   }
 
   // The lean two-shot body's owner and reader rounds at N = 2, 4, 8 (variants lean2_owner_n{N}_slowest,

@@ -1145,6 +1145,62 @@ TEST_CASE("derive_calibration: launch store_1 / store_8 rows give the drain, wit
   CHECK(derive_calibration(fast, spec).calibration.exit_store_drain_ns == 0.0);
 }
 
+TEST_CASE("derive_calibration: launch prologue_* rows are a record beside store_1 of the same grid and tpb") {
+  const std::vector<MicrobenchRow> rows = load_microbench(std::string(ARLAB_SOURCE_DIR) +
+                                                          "/data/calibration/h200_nvlink_microbench.csv");
+  const GpuSpec spec = gpu_preset("h200_sxm");
+  const DerivedCalibration none = derive_calibration(rows, spec);
+  CHECK(count_notes(none, "record, launch prologue_*") == 0);
+  // store_1 rows at every plain row below the partition, then prologue_0 / prologue_2 / prologue_2_wait rows
+  // 300 / 400 / 500 ns beyond them, 100 ns more beside the first store_1 row (the range's top); a prologue row
+  // whose grid has no store_1 row is left out.
+  std::vector<MicrobenchRow> store_rows;
+  for (const MicrobenchRow& plain : rows)
+    if (plain.bench == "launch" && plain.variant == "plain" && plain.size < spec.sm_count) {
+      MicrobenchRow r = plain;
+      r.variant = "store_1";
+      r.value = r.p10 = r.p90 = plain.value + 0.2;
+      store_rows.push_back(r);
+    }
+  REQUIRE(store_rows.size() >= 3);
+  std::vector<MicrobenchRow> with_store = rows;
+  with_store.insert(with_store.end(), store_rows.begin(), store_rows.end());
+  std::vector<MicrobenchRow> with = with_store;
+  for (size_t i = 0; i < store_rows.size(); ++i) {
+    const struct {
+      const char* variant;
+      double ns;
+    } prologue[] = {{"prologue_0", 300.0}, {"prologue_2", 400.0}, {"prologue_2_wait", 500.0}};
+    for (const auto& v : prologue) {
+      MicrobenchRow r = store_rows[i];
+      r.variant = v.variant;
+      r.value = r.p10 = r.p90 = store_rows[i].value + (v.ns + (i == 0 ? 100.0 : 0.0)) / 1e3;
+      with.push_back(r);
+    }
+  }
+  MicrobenchRow orphan = with.back();
+  orphan.size = 3;  // no store_1 row of 3 blocks
+  orphan.value = orphan.p10 = orphan.p90 = 100.0;
+  with.push_back(orphan);
+  const DerivedCalibration d = derive_calibration(with, spec);
+  REQUIRE(count_notes(d, "record, launch prologue_*") == 1);
+  const std::string note = *std::find_if(d.notes.begin(), d.notes.end(), [](const std::string& n) {
+    return n.rfind("record, launch prologue_*", 0) == 0;
+  });
+  INFO(note);
+  const size_t n = store_rows.size();
+  CHECK(note.find(fmt("prologue_0 300 ns (300 to 400 ns over %zu rows)", n)) != std::string::npos);
+  CHECK(note.find(fmt("prologue_2 400 ns (400 to 500 ns over %zu rows)", n)) != std::string::npos);
+  CHECK(note.find(fmt("prologue_2_wait 500 ns (500 to 600 ns over %zu rows)", n)) != std::string::npos);
+  CHECK(note.find(fmt("l2_latency_ns = %.0f ns", d.calibration.l2_latency_ns)) != std::string::npos);
+  // A record only: every constant is what the same rows without the prologue rows derive.
+  const DerivedCalibration only_store = derive_calibration(with_store, spec);
+  for (const auto& info : calibration_constants()) {
+    INFO(info.name);
+    CHECK(get_constant(d.calibration, info.name) == get_constant(only_store.calibration, info.name));
+  }
+}
+
 namespace {
 
 // A synthetic round-bench row (metric ns_per_round, size H) on `base`'s provenance.

@@ -1100,14 +1100,26 @@ H100_GRIDS = [f"data/h100/exp/model-accuracy_emulated_grid{g}{t}.csv" for g in (
 SHARE_COLUMNS = ["pattern", "kernel_variant", "vecs_per_thread", "@round_count", "@threads"]
 
 
+# The H100's grids 35-38 validated into {tmp} (each file with the measured calibration of its node), and the twelve
+# MEASUREMENTS VALIDATION pairs scripts/model_bias.py reads: docs/model.md, "Session 58".
+H100_GRIDS_VALIDATED = " && ".join(f"{{arlab}} validate {g} --out {{tmp}}/shares_{os.path.basename(g)} > /dev/null"
+                                   for g in H100_GRIDS)
+H100_GRID_PAIRS = " ".join(f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS)
+
+
+def h100_grids_bias(*arguments):
+    """A command that validates the H100's grids 35-38, then runs scripts/model_bias.py over their pairs once per
+    argument string."""
+    return H100_GRIDS_VALIDATED + "".join(f" && {{py}} scripts/model_bias.py {H100_GRID_PAIRS} {a}" for a in arguments)
+
+
 def error_shares_command():
-    """docs/model.md, "Session 58": `arlab validate` of the H100's grids 35-38, then `scripts/model_bias.py --shares`
-    per algorithm and N over all twelve pairs."""
-    pairs = " ".join(f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS)
-    validate = " && ".join(f"{{arlab}} validate {g} --out {{tmp}}/shares_{os.path.basename(g)} > /dev/null" for g in H100_GRIDS)
-    runs = "; ".join(f"echo '== {a} {n}' && {{py}} scripts/model_bias.py {pairs} --shares {','.join(SHARE_COLUMNS)} "
-                     f"--where algo={a} --where nranks={n}" for a in ("oneshot", "twoshot") for n in (2, 4, 8))
-    return f"{validate} && {{ {runs}; }}"
+    """docs/model.md, "Session 58": `scripts/model_bias.py --shares` per algorithm and N over the H100's grids 35-38
+    (each block headed by `== ALGO N`)."""
+    runs = "; ".join(f"echo '== {a} {n}' && {{py}} scripts/model_bias.py {H100_GRID_PAIRS} --shares "
+                     f"{','.join(SHARE_COLUMNS)} --where algo={a} --where nranks={n}"
+                     for a in ("oneshot", "twoshot") for n in (2, 4, 8))
+    return f"{H100_GRIDS_VALIDATED} && {{ {runs}; }}"
 
 
 def error_shares_rows(out):
@@ -1170,23 +1182,18 @@ CHECKS = [
     dict(doc="docs/model.md", cmd=f"{{py}} scripts/phase_table.py {S58}/probe_v3_oneshot {{arlab}} && "
                                   f"{{py}} scripts/phase_table.py {S58}/probe_v3_peer {{arlab}}", derive=prologue_ranges),
     dict(doc="docs/model.md", cmd=error_shares_command(), derive=error_shares_rows),
-    dict(doc="docs/model.md", cmd=error_shares_command().split(" && {")[0] + " && {py} scripts/model_bias.py " + " ".join(
-             f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS) + " --by pattern,@round_count --where algo=oneshot",
+    dict(doc="docs/model.md", cmd=h100_grids_bias("--by pattern,@round_count --where algo=oneshot"),
          quotes=[(r"^ar 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?^ar_res_rms 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?"
                   r"^ar_res_rms_fp4 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?^ar_res_rms_fp8 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n"
                   r"(?:.*\n)*?^ar_res_rms_out_fp4 1 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?"
                   r"^ar_res_rms_out_fp8 1 +\d+ +[\d.]+ % +([-+][\d.]+) %",
                   "predicted {3} % (`ar_res_rms_fp4`) and {5} % (`ar_res_rms_out_fp4`), the FP8 rows {4} % and {6} %, "
                   "`ar_res_rms` {2} % and `ar` {1} %")]),
-    dict(doc="docs/model.md", cmd=error_shares_command().split(" && {")[0] + " && {py} scripts/model_bias.py " + " ".join(
-             f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS) +
-             " --by kernel_variant,@round_count --where algo=twoshot --where nranks=4",
+    dict(doc="docs/model.md", cmd=h100_grids_bias("--by kernel_variant,@round_count --where algo=twoshot --where nranks=4"),
          quotes=[(r"^lean 17\+ +\d+ +[\d.]+ % +([-+][\d.]+) %\n^lean 2-4 +\d+ +[\d.]+ % +([-+][\d.]+) %\n(?:.*\n)*?"
                   r"^reference 17\+ +\d+ +[\d.]+ % +([-+][\d.]+) %\n^reference 2-4 +\d+ +[\d.]+ % +([-+][\d.]+) %",
                   "predicted {2} % long at 2-4 token rounds and {1} % short at 17 or more, the reference {4} % and {3} %")]),
-    *[dict(doc="docs/model.md", cmd=error_shares_command().split(" && {")[0] + " && " + " && ".join(
-               f"{{py}} scripts/model_bias.py " + " ".join(f"{g} {{tmp}}/shares_{os.path.basename(g)}" for g in H100_GRIDS) +
-               f" --by {by} --where algo=oneshot --shift-us {d}" for d in shifts),
+    *[dict(doc="docs/model.md", cmd=h100_grids_bias(*(f"--by {by} --where algo=oneshot --shift-us {d}" for d in shifts)),
            quotes=[(pattern, template)])
       for by, shifts, pattern, template in (
           ("nranks", (0, 0.1, 0.2, 0.3), r"(?m)^2 +\d+ +([\d.]+) %.*\n(?:.*\n)*?^2 +\d+ +([\d.]+) %.*\n(?:.*\n)*?^2 +\d+ +([\d.]+) %"

@@ -228,7 +228,9 @@ def main(argv):
             try:
                 shift_us = float(argv[i + 1])
             except ValueError:
-                sys.exit(f"model_bias: --shift-us takes microseconds, got {argv[i + 1]!r}")
+                shift_us = math.nan
+            if not math.isfinite(shift_us):
+                sys.exit(f"model_bias: --shift-us takes microseconds (a finite number), got {argv[i + 1]!r}")
             i += 2
             continue
         if argv[i] in ("--by", "--where", "--shares") and i + 1 < len(argv):
@@ -284,7 +286,14 @@ def read_pair(measurements, validation, by, where, round_cost, groups, points, p
     row's error predicted / measured - 1, or with log_error ln(predicted / measured); shift_us added to each
     prediction first."""
     with open(measurements, newline="") as f:
-        meas = {line: r for line, r in enumerate(csv.DictReader(f), start=2)}  # header = line 1
+        reader = csv.DictReader(f)
+        meas = {line: r for line, r in enumerate(reader, start=2)}  # header = line 1
+        # A grouping or --where column the file lacks would put every row in one empty group: refused. Rows written
+        # before kernel_variant existed read it as the reference.
+        missing = [c for c in list(by) + [w[0] for w in where]
+                   if c not in DERIVED and c != "kernel_variant" and c not in (reader.fieldnames or [])]
+        if missing:
+            sys.exit(f"model_bias: {measurements} has no column {missing[0]!r}")
     with open(validation, newline="") as f:
         for v in csv.DictReader(f):
             if v["status"] != "ok":

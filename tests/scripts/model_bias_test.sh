@@ -130,6 +130,13 @@ echo "$out" | grep -Eq '^cluster +2 +1\.00 \(0\.33\) +0\.0 % +1\.00 \(1\.00\)$' 
 out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by algo --shift-us 1 2>&1) || fail "--shift-us: exit $?"
 echo "$out" | grep -Eq '^twoshot +2 +15\.0 % +\+5\.0 %$' || fail "--shift-us 1: MAPE 15 %, bias +5 % ($out)"
 out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by algo --shift-us x 2>&1) && fail "--shift-us x accepted"
-echo "$out" | grep -q "model_bias: --shift-us takes microseconds, got 'x'" || fail "--shift-us x: $out"
-[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, @blocks_per_sm, @epilogue_rounds, refusals, --round-cost over pairs, --round-cost-tokens, --shares, --shift-us: ok"
+echo "$out" | grep -q "model_bias: --shift-us takes microseconds (a finite number), got 'x'" || fail "--shift-us x: $out"
+out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" --by algo --shift-us inf 2>&1) && fail "--shift-us inf accepted"
+# A grouping or --where column the measurement file lacks: one line naming it (was: every row in one empty group).
+for args in "--by nosuch" "--shares nosuch" "--by algo --where nosuch=1"; do
+  # shellcheck disable=SC2086  # the arguments are a list
+  out=$("$py" "$src/scripts/model_bias.py" "$tmp/a.csv" "$tmp/va.csv" $args 2>&1) && fail "$args accepted"
+  echo "$out" | grep -q "model_bias: $tmp/a.csv has no column 'nosuch'" || fail "$args: $out"
+done
+[ $status -eq 0 ] && echo "model_bias: pooled pairs, @own_rows, @blocks_per_sm, @epilogue_rounds, refusals, --round-cost over pairs, --round-cost-tokens, --shares, --shift-us, unknown columns: ok"
 exit $status
